@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up .venv (created on first use), installs statki with its test tools,
+# then lints, type-checks and runs the tests.  Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m ruff check .
+.venv/bin/python -m mypy
+.venv/bin/python -m pytest -q "$@"

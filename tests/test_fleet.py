@@ -1,0 +1,194 @@
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from statki_net.board import parse_square
+from statki_net.fleet import (
+    Fleet,
+    FleetTextError,
+    fleet_problems,
+    fleet_text,
+    placements,
+    random_fleet,
+    read_fleet_text,
+)
+from statki_net.rules import PRESETS, Ruleset, Touching
+
+CLASSIC = PRESETS["classic"]
+
+
+def fleet_of(*ships: str, rules: Ruleset = CLASSIC) -> Fleet:
+    fleet, problems = read_fleet_text(rules, "\n".join(ships))
+    assert not problems
+    return fleet
+
+
+LEGAL = ["B2-E2", "G2-G4", "A5-A7", "C5-D5", "F6-F7", "H9-I9", "J1", "J4", "D9", "A10"]
+
+
+def kinds(rules: Ruleset, fleet: Fleet) -> list[str]:
+    return [p.kind for p in fleet_problems(rules, fleet)]
+
+
+def test_a_legal_fleet() -> None:
+    assert fleet_problems(CLASSIC, fleet_of(*LEGAL)) == []
+
+
+def test_edge_and_corner_ships_are_legal() -> None:
+    fleet = fleet_of(
+        "A1-D1", "J1-J3", "A10-C10", "J9-J10", "A3-A4", "F1-G1", "C5", "E5", "G5", "J6"
+    )
+    assert fleet_problems(CLASSIC, fleet) == []
+
+
+def test_bent_and_diagonal_ships_are_named() -> None:
+    rules = CLASSIC
+    bent = fleet_of("B2 C2 C3 C4", *LEGAL[1:])
+    problems = fleet_problems(rules, bent)
+    assert "shape" in [p.kind for p in problems]
+    assert any("B2 C2 C3 C4 is not a straight line" in p.message for p in problems)
+    diagonal, _ = read_fleet_text(rules, "\n".join(["B2-E5", *LEGAL[1:]]))
+    assert any(p.kind == "shape" and "B2" in p.message for p in fleet_problems(rules, diagonal))
+
+
+def test_gapped_ship_is_not_a_line() -> None:
+    fleet = fleet_of("B2 C2 E2 F2", *LEGAL[1:])
+    assert "shape" in kinds(CLASSIC, fleet)
+
+
+def test_wrong_counts_say_what_is_wrong() -> None:
+    fleet = fleet_of("B2-F2", *LEGAL[1:])
+    messages = [p.message for p in fleet_problems(CLASSIC, fleet)]
+    assert "1 ship(s) of length 5, the rules want 0" in messages
+    assert "0 ship(s) of length 4, the rules want 1" in messages
+    missing = fleet_of(*LEGAL[:-1])
+    assert [p.message for p in fleet_problems(CLASSIC, missing)] == [
+        "3 ship(s) of length 1, the rules want 4"
+    ]
+
+
+def test_touching_names_ships_and_cells() -> None:
+    corner = fleet_of("B2-E2", "F3-H3", *LEGAL[2:])  # E2 and F3 meet at a corner
+    problems = fleet_problems(CLASSIC, corner)
+    assert [p.kind for p in problems] == ["touching"]
+    assert problems[0].message == "ships B2-E2 and F3-H3 touch by a side or a corner at E2, F3"
+    assert fleet_problems(PRESETS["corners"], corner) == []
+    side = fleet_of("B2-E2", "F2-H2", *LEGAL[2:])
+    assert kinds(PRESETS["corners"], side) == ["touching"]
+    assert kinds(PRESETS["classic"], side) == ["touching"]
+
+
+def test_overlap_is_refused_everywhere() -> None:
+    for name, rules in PRESETS.items():
+        ships = (
+            ["A1-A5", "A1-D1", "C3-C5", "E5-E7", "G7-H7"]
+            if rules.names
+            else ["B2-E2", "C1-C3", *LEGAL[2:]]
+        )
+        fleet, _ = read_fleet_text(rules, "\n".join(ships))
+        assert "overlap" in kinds(rules, fleet), name
+
+
+def test_all_problems_reported() -> None:
+    fleet, off = read_fleet_text(CLASSIC, "B2-E2\nC2-C4\nD9-D12\nA5 B6\nJ1\nJ2")
+    found = {p.kind for p in fleet_problems(CLASSIC, fleet)} | {p.kind for p in off}
+    assert found == {"off-board", "shape", "count", "overlap", "touching"}
+    assert "D9-D12 goes off the board (D12)" in off[0].message
+
+
+@pytest.mark.parametrize("text", ["", "# nothing\n", "hello world", "B2-", "B2-E2-F2", "2B-E2"])
+def test_unreadable_text(text: str) -> None:
+    with pytest.raises(FleetTextError):
+        read_fleet_text(CLASSIC, text)
+
+
+def test_named_ships_take_their_slot() -> None:
+    rules = PRESETS["five-ships"]
+    fleet, _ = read_fleet_text(
+        rules,
+        "submarine: A1-A3\ncruiser: C1-C3\ncarrier: E1-E5\ndestroyer: G1-G2\nbattleship: I1-I4",
+    )
+    assert fleet.ships[2] == (parse_square("C1"), parse_square("C2"), parse_square("C3"))
+    assert fleet.ships[3][0] == parse_square("A1")
+    assert fleet_problems(rules, fleet) == []
+    assert read_fleet_text(rules, fleet_text(rules, fleet))[0] == fleet
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 2**32))
+def test_every_random_fleet_is_legal_and_round_trips(name: str, seed: int) -> None:
+    rules = PRESETS[name]
+    fleet = random_fleet(rules, random.Random(seed))
+    assert fleet_problems(rules, fleet) == []
+    assert [len(s) for s in fleet.ships] == list(rules.fleet)
+    assert read_fleet_text(rules, fleet_text(rules, fleet)) == (fleet, [])
+
+
+def test_same_seed_same_fleet() -> None:
+    assert random_fleet(CLASSIC, random.Random(7)) == random_fleet(CLASSIC, random.Random(7))
+    assert random_fleet(CLASSIC, random.Random(7)) != random_fleet(CLASSIC, random.Random(8))
+
+
+def _all_legal_fleets(rules: Ruleset) -> set[frozenset[frozenset[int]]]:
+    """Every legal fleet, by brute force, as sets of ships (equal ships interchangeable)."""
+    found: set[frozenset[frozenset[int]]] = set()
+    options = [placements(rules, length) for length in rules.fleet]
+
+    def extend(index: int, halo: int, chosen: list[int]) -> None:
+        if index == len(options):
+            found.add(frozenset(frozenset(i for i in range(64) if s >> i & 1) for s in chosen))
+            return
+        for ship, around in options[index]:
+            if not ship & halo:
+                extend(index + 1, halo | around, [*chosen, ship])
+
+    extend(0, 0, [])
+    return found
+
+
+@pytest.mark.parametrize("touching", list(Touching))
+def test_random_placement_is_uniform(touching: Touching) -> None:
+    """Chi-square test of the sampler against the exact list of legal fleets on a 4x4 board."""
+    rules = Ruleset(size=4, fleet=(2, 1, 1), touching=touching)
+    every = _all_legal_fleets(rules)
+    rng = random.Random(2026)
+    draws = 60 * len(every)
+    counts = Counter(
+        frozenset(frozenset(s) for s in random_fleet(rules, rng).ships) for _ in range(draws)
+    )
+    assert set(counts) == every
+    expected = draws / len(every)
+    chi2 = sum((counts[f] - expected) ** 2 / expected for f in every)
+    dof = len(every) - 1
+    # Mean dof, sd sqrt(2 dof): five sd above the mean fails a biased sampler, not a fair one.
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+def test_a_biased_sampler_fails_that_test() -> None:
+    """The uniformity test has teeth: greedy sequential placement is measurably biased."""
+    rules = Ruleset(size=4, fleet=(2, 1, 1))
+    every = sorted(_all_legal_fleets(rules), key=sorted)
+    rng = random.Random(1)
+    counts: Counter[frozenset[frozenset[int]]] = Counter()
+    draws = 60 * len(every)
+    for _ in range(draws):
+        halo, chosen = 0, []
+        for length in rules.fleet:
+            fits = [(s, a) for s, a in placements(rules, length) if not s & halo]
+            ship, around = rng.choice(fits)
+            halo |= around
+            chosen.append(frozenset(i for i in range(16) if ship >> i & 1))
+        counts[frozenset(chosen)] += 1
+    expected = draws / len(every)
+    chi2 = sum((counts[f] - expected) ** 2 / expected for f in every)
+    dof = len(every) - 1
+    assert chi2 > dof + 5 * (2 * dof) ** 0.5
+
+
+def test_pairs_of_ships_checked_once() -> None:
+    fleet = fleet_of(*LEGAL)
+    assert len(list(combinations(fleet.ships, 2))) == 45

@@ -1,0 +1,98 @@
+import contextlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from statki_net.rules import (
+    PRESETS,
+    Report,
+    RulesError,
+    Ruleset,
+    Touching,
+    Turns,
+    preset_name,
+    ruleset_named,
+)
+
+
+def test_classic_is_the_polish_game() -> None:
+    rules = PRESETS["classic"]
+    assert rules.size == 10
+    assert rules.fleet == (4, 3, 3, 2, 2, 2, 1, 1, 1, 1)
+    assert rules.ship_cells == 20
+    assert rules.touching is Touching.NONE
+    assert rules.turns is Turns.CHAIN
+    assert not rules.name_sunk
+
+
+def test_presets() -> None:
+    assert PRESETS["corners"].touching is Touching.CORNERS
+    assert PRESETS["alternate"].turns is Turns.ALTERNATE
+    five = PRESETS["five-ships"]
+    assert five.fleet == (5, 4, 3, 3, 2) and five.ship_cells == 17
+    assert five.names == ("carrier", "battleship", "cruiser", "submarine", "destroyer")
+    assert five.touching is Touching.ANY and five.turns is Turns.ALTERNATE and five.name_sunk
+    assert PRESETS["salvo"].turns is Turns.SALVO and PRESETS["salvo"].report is Report.EACH
+    assert PRESETS["salvo-count"].report is Report.COUNT
+
+
+def test_presets_combine() -> None:
+    rules = ruleset_named("five-ships+salvo")
+    assert rules.fleet == (5, 4, 3, 3, 2)
+    assert rules.turns is Turns.SALVO
+    assert rules.touching is Touching.ANY
+    assert rules.name_sunk
+    assert ruleset_named("corners+alternate").touching is Touching.CORNERS
+    assert ruleset_named("corners+alternate").turns is Turns.ALTERNATE
+
+
+def test_unknown_preset_lists_the_known() -> None:
+    with pytest.raises(RulesError, match="unknown rules tetris; choose from classic"):
+        ruleset_named("tetris")
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_map_round_trip(name: str) -> None:
+    rules = PRESETS[name]
+    assert Ruleset.from_map(rules.to_map()) == rules
+    assert preset_name(Ruleset.from_map(rules.to_map())) == name
+
+
+def test_unknown_keys_are_kept_and_ignored() -> None:
+    rules = Ruleset.from_map({"size": 8, "fleet": [3, 2], "future": {"x": 1}})
+    assert rules.size == 8
+    assert rules.to_map()["future"] == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"size": 0},
+        {"size": 27},
+        {"size": True},
+        {"fleet": []},
+        {"fleet": [1, 4]},
+        {"fleet": [11]},
+        {"fleet": "4321"},
+        {"touching": "sometimes"},
+        {"turns": 3},
+        {"name_sunk": True},
+        {"fleet": [2, 1], "names": ["one"]},
+        {"size": 3, "fleet": [3, 3, 3, 1]},
+    ],
+)
+def test_bad_rule_maps_are_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(RulesError):
+        Ruleset.from_map(bad)
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=5),
+        st.one_of(st.integers(), st.text(), st.booleans(), st.lists(st.integers())),
+    )
+)
+def test_any_map_reads_or_raises_rules_error(rules: dict[str, object]) -> None:
+    with contextlib.suppress(RulesError):
+        Ruleset.from_map(rules)
