@@ -1,23 +1,18 @@
-"""The ``statki`` command line: thin argument handling around the library."""
+"""The ``statki`` command line: one parser, each command in ``statki_net.commands``."""
 
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from collections.abc import Sequence
 
+from .commands import COMMANDS
+from .commands.common import EXIT_BAD_INPUT
 from .errors import StatkiError
-from .fleet import FleetTextError, fleet_problems, fleet_text, random_fleet, read_fleet_text
-from .picture import fleet_picture
-from .rules import PRESETS, ruleset_named
-
-EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
@@ -30,10 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"statki: not a text file: {error.reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as error:
-        print(
-            f"statki: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+        where = f": {error.filename}" if error.filename else ""
+        print(f"statki: {error.strerror or error}{where}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
@@ -42,60 +35,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="statki", description="Battleship of Polish school notebooks, peer to peer."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_fleet(commands)
+    for add in COMMANDS:
+        add(commands)
     return parser
-
-
-def rules_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--rules",
-        default="classic",
-        metavar="NAME",
-        help=f"rules preset, or presets joined by + ({', '.join(PRESETS)})",
-    )
-
-
-def _add_fleet(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    fleet = commands.add_parser("fleet", help="draw or check a fleet")
-    actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
-    draw = actions.add_parser("random", help="print a random legal fleet")
-    rules_argument(draw)
-    draw.add_argument("--seed", type=int, default=None, help="seed for a repeatable fleet")
-    draw.set_defaults(run=_fleet_random)
-    check = actions.add_parser("check", help="check a fleet written one ship a line")
-    check.add_argument("file", metavar="FILE", help="the fleet's text form; - for standard input")
-    rules_argument(check)
-    check.set_defaults(run=_fleet_check)
-
-
-def _fleet_random(args: argparse.Namespace) -> int:
-    rules = ruleset_named(args.rules)
-    rng = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
-    fleet = random_fleet(rules, rng)
-    print(fleet_picture(rules.size, fleet))
-    print()
-    print(fleet_text(rules, fleet), end="")
-    return EXIT_OK
-
-
-def _fleet_check(args: argparse.Namespace) -> int:
-    rules = ruleset_named(args.rules)
-    text = sys.stdin.read() if args.file == "-" else _read_text(args.file)
-    try:
-        fleet, problems = read_fleet_text(rules, text)
-    except FleetTextError as error:
-        print(f"statki: cannot read the fleet: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    problems += fleet_problems(rules, fleet)
-    if not problems:
-        print(f"legal fleet for {args.rules}")
-        return EXIT_OK
-    for problem in problems:
-        print(problem.message)
-    print(f"{len(problems)} problem(s): not a legal fleet for {args.rules}")
-    return EXIT_FOUND
-
-
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8", errors="strict") as file:
-        return file.read()
