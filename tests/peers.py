@@ -1,0 +1,103 @@
+"""Two in-memory peers wired back to back, for tests of the protocol core."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.battle import Cell
+from statki_net.fleet import random_fleet
+from statki_net.rules import Ruleset
+from statki_net.session import Event, GameClosed, RulesProposed, Session
+from statki_net.wire import Role
+
+
+def seeded_entropy(seed: int):  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    return lambda n: rng.randbytes(n)
+
+
+def key_from(seed: int) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(random.Random(seed).randbytes(32))
+
+
+@dataclass
+class Pair:
+    host: Session
+    guest: Session
+    events: dict[Role, list[Event]] = field(default_factory=lambda: {Role.HOST: [], Role.GUEST: []})
+    now: int = 1_000_000
+
+    def session(self, role: Role) -> Session:
+        return self.host if role is Role.HOST else self.guest
+
+    def pump(self) -> None:
+        """Deliver bytes both ways until both are quiet."""
+        moved = True
+        while moved:
+            moved = False
+            for sender in (self.host, self.guest):
+                data = sender.data_to_send()
+                if data:
+                    moved = True
+                    receiver = self.session(sender.role.other)
+                    self.now += 1
+                    self.events[receiver.role] += receiver.receive_data(data, self.now)
+
+    def record(self, role: Role, events: list[Event]) -> None:
+        self.events[role] += events
+
+
+def make_pair(
+    rules: Ruleset,
+    seed: int = 1,
+    host_cls: type[Session] = Session,
+    guest_cls: type[Session] = Session,
+) -> Pair:
+    rng = random.Random(seed)
+    host = host_cls(
+        Role.HOST,
+        key_from(seed * 2),
+        name="Ala",
+        entropy=seeded_entropy(seed * 3),
+        rules=rules,
+        fleet=random_fleet(rules, rng),
+    )
+    guest = guest_cls(
+        Role.GUEST, key_from(seed * 2 + 1), name="Olek", entropy=seeded_entropy(seed * 3 + 1)
+    )
+    return Pair(host, guest)
+
+
+def play(pair: Pair, seed: int = 1, *, resign_at: int | None = None) -> None:
+    """Play a whole game: the guest accepts, both fire at random unknown squares."""
+    rng = random.Random(seed)
+    pair.record(Role.HOST, pair.host.start(pair.now))
+    pair.pump()
+    assert any(isinstance(e, RulesProposed) for e in pair.events[Role.GUEST])
+    rules = pair.guest.rules
+    assert rules is not None
+    pair.record(Role.GUEST, pair.guest.accept(random_fleet(rules, rng), pair.now))
+    pair.pump()
+    volleys = 0
+    while not (pair.host.closed and pair.guest.closed):
+        mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
+        assert mover is not None, "nobody can move, yet the game is not closed"
+        volleys += 1
+        if resign_at is not None and volleys == resign_at:
+            pair.record(mover.role, mover.resign(pair.now))
+        else:
+            view = mover.view
+            assert view is not None
+            unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+            shots = tuple(rng.sample(unknown, min(mover.shots_due, len(unknown))))
+            shots += tuple(rng.sample(range(rules.size**2), mover.shots_due - len(shots)))
+            pair.record(mover.role, mover.shoot(shots, pair.now))
+        pair.pump()
+        assert volleys < 2000
+
+
+def closed(pair: Pair, role: Role) -> GameClosed:
+    return next(e for e in pair.events[role] if isinstance(e, GameClosed))
