@@ -193,7 +193,8 @@ class Transcript:
         frame may not stand here at all.
         """
         header, message = frame.header, frame.message
-        self._check_turn(frame)
+        if self.over:
+            raise fail(Code.OUT_OF_TURN, "the game is over")
         if header.seq != len(self.frames) or header.prev != self.last_digest:
             raise fail(Code.BAD_CHAIN, f"expected message {len(self.frames)} after the last one")
         if header.game != self.game and not isinstance(message, Hello):
@@ -201,13 +202,12 @@ class Transcript:
         key = message.key if isinstance(message, Hello) else self.key(header.sender)
         if key is None or not signature_valid(key, frame):
             raise fail(Code.BAD_SIGNATURE, f"{header.sender}'s signature does not verify")
+        self._check_turn(frame)
         self._apply(frame)
         self.frames.append(frame)
 
     def _check_turn(self, frame: Frame) -> None:
         sender, message = frame.header.sender, frame.message
-        if self.over:
-            raise fail(Code.OUT_OF_TURN, "the game is over")
         if isinstance(message, Error):
             return
         speaker = self.speaker()

@@ -101,3 +101,13 @@ def play(pair: Pair, seed: int = 1, *, resign_at: int | None = None) -> None:
 
 def closed(pair: Pair, role: Role) -> GameClosed:
     return next(e for e in pair.events[role] if isinstance(e, GameClosed))
+
+
+def log_bytes(session: Session, *, role: str = "host") -> bytes:
+    """The log file a peer would have written for its transcript."""
+    import msgpack
+
+    from statki_net.gamelog import MAGIC, frame_record, header_record
+
+    data = MAGIC + msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True)
+    return data + b"".join(frame_record(f) for f in session.transcript.frames)

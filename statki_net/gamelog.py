@@ -1,0 +1,154 @@
+"""The game log file: a magic value, then msgpack records, one per message.
+
+Layout (SPEC.md, "The log file")::
+
+    MAGIC                      11 bytes: 89 'STATKI' 0d 0a 1a 0a
+    {"log": 1, ...}            the header record
+    {"body": bin, "sig": bin}  a frame of the transcript, in transcript order
+    {"note": str, "at": int}   something the writer saw that is not a signed message
+
+Records are appended and flushed one by one, so a log cut short by a crash
+reads up to its last whole record.  Reading is pure (bytes in, records out);
+``LogWriter`` is the thin file layer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import msgpack
+
+from .errors import UsageError
+from .wire import MAX_FRAME, Frame, decode_frame
+
+MAGIC = b"\x89STATKI\r\n\x1a\n"
+LOG_VERSION = 1
+MAX_RECORD = MAX_FRAME + 4096
+
+
+class NotALog(UsageError):
+    """The file is not a statki log at all."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the writer recorded that no one signed: a lost connection, a rejected frame."""
+
+    text: str
+    at: int = 0
+    data: bytes = b""
+    """The raw bytes of a rejected frame, kept as evidence (bounded)."""
+
+
+@dataclass
+class LogContents:
+    header: dict[str, Any]
+    frames: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """Each frame's exact body and signature, in order."""
+    notes: list[Note] = field(default_factory=list)
+    damage: str | None = None
+    """Why reading stopped early, if it did: a cut-off or garbled record."""
+
+
+def header_record(role: str, software: str, started_at: int) -> dict[str, Any]:
+    return {"log": LOG_VERSION, "role": role, "software": software, "started": started_at}
+
+
+def frame_record(frame: Frame) -> bytes:
+    return bytes(msgpack.packb({"body": frame.body, "sig": frame.signature}, use_bin_type=True))
+
+
+def note_record(note: Note) -> bytes:
+    record: dict[str, Any] = {"note": note.text[:500], "at": note.at}
+    if note.data:
+        record["data"] = note.data[:MAX_FRAME]
+    return bytes(msgpack.packb(record, use_bin_type=True))
+
+
+def is_log(start: bytes) -> bool:
+    return start.startswith(MAGIC)
+
+
+def read_log(data: bytes) -> LogContents:
+    """Read a whole log; damage after the header is reported, not raised."""
+    if not is_log(data):
+        raise NotALog("not a statki log (no magic value at the start)")
+    unpacker = msgpack.Unpacker(
+        raw=False, max_buffer_size=max(len(data), 1), max_bin_len=MAX_RECORD, max_str_len=MAX_RECORD
+    )
+    unpacker.feed(data[len(MAGIC) :])
+    contents: LogContents | None = None
+    try:
+        for record in unpacker:
+            if contents is None:
+                if not isinstance(record, dict) or record.get("log") != LOG_VERSION:
+                    raise NotALog("statki log of an unknown version")
+                contents = LogContents(header=record)
+            else:
+                _add_record(contents, record)
+    except NotALog:
+        raise
+    except Exception as error:  # msgpack raises several types for garbage
+        if contents is None:
+            raise NotALog("the log's header is unreadable") from None
+        contents.damage = (
+            f"unreadable record after {len(contents.frames)} messages ({type(error).__name__})"
+        )
+        return contents
+    if contents is None:
+        raise NotALog("the log has no header")
+    consumed = unpacker.tell()
+    if consumed != len(data) - len(MAGIC):
+        contents.damage = f"the log is cut off after {len(contents.frames)} messages"
+    return contents
+
+
+def _add_record(contents: LogContents, record: Any) -> None:
+    if not isinstance(record, dict):
+        raise ValueError("a record must be a map")
+    if "body" in record:
+        body, signature = record.get("body"), record.get("sig")
+        if not isinstance(body, bytes) or not isinstance(signature, bytes):
+            raise ValueError("a frame record holds two bins")
+        contents.frames.append((body, signature))
+    elif "note" in record:
+        text, at, data = record.get("note"), record.get("at", 0), record.get("data", b"")
+        if isinstance(text, str) and isinstance(at, int) and isinstance(data, bytes):
+            contents.notes.append(Note(text, at, data))
+    # Records of unknown kinds are ignored, so later versions can add some.
+
+
+def frames_of(contents: LogContents) -> list[Frame]:
+    """Decode the frames; raises ProtocolError at the first that is not well formed."""
+    return [decode_frame([body, signature]) for body, signature in contents.frames]
+
+
+class LogWriter:
+    """Appends records to one log file and flushes each, so nothing said is lost."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self._file: IO[bytes] = os.fdopen(fd, "wb")
+        self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
+
+    def frame(self, frame: Frame) -> None:
+        self._write(frame_record(frame))
+
+    def note(self, note: Note) -> None:
+        self._write(note_record(note))
+
+    def _write(self, data: bytes) -> None:
+        if self._file.closed:
+            return
+        self._file.write(data)
+        self._file.flush()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            os.fsync(self._file.fileno())
+            self._file.close()
