@@ -109,5 +109,5 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
 
     from statki_net.gamelog import MAGIC, frame_record, header_record
 
-    data = MAGIC + msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True)
+    data = MAGIC + bytes(msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True))
     return data + b"".join(frame_record(f) for f in session.transcript.frames)

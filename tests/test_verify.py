@@ -75,14 +75,14 @@ def test_tampering_is_found() -> None:
 
     from statki_net.gamelog import frame_record, header_record
 
-    head = MAGIC + msgpack.packb(header_record("host", "t", 0), use_bin_type=True)
+    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
 
     def log(fs: list) -> bytes:  # type: ignore[type-arg]
         return head + b"".join(frame_record(f) for f in fs)
 
     cut = judge_log(log(frames[:10] + frames[11:]))
     assert cut.violations[0].kind == "broken-chain"
-    swapped = frames[:10] + [frames[11], frames[10]] + frames[12:]
+    swapped = [*frames[:10], frames[11], frames[10], *frames[12:]]
     assert judge_log(log(swapped)).violations[0].kind in ("broken-chain", "out-of-turn")
     other = make_pair(PRESETS["classic"], seed=8)
     play(other, seed=9)
