@@ -1,0 +1,316 @@
+"""The protocol core under attack: messages out of place, fuzzed bytes, lies found at the reveal."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from peers import Pair, closed, key_from, make_pair, play
+
+from statki_net.battle import Answer, Defence, Outcome
+from statki_net.errors import ProtocolError
+from statki_net.fleet import Fleet, random_fleet, read_fleet_text
+from statki_net.rules import PRESETS
+from statki_net.session import Session
+from statki_net.transcript import TABLE, End, Transcript
+from statki_net.wire import (
+    MAX_FRAME,
+    Code,
+    Error,
+    Frame,
+    FrameReader,
+    Header,
+    Message,
+    Role,
+    TimeClaim,
+    decode_body,
+    sign,
+)
+
+CLASSIC = PRESETS["classic"]
+
+
+def finished_pair(seed: int = 21) -> Pair:
+    pair = make_pair(CLASSIC, seed=seed)
+    play(pair, seed=seed + 1)
+    return pair
+
+
+def keys(pair: Pair) -> dict[Role, object]:
+    return {Role.HOST: pair.host.key, Role.GUEST: pair.guest.key}
+
+
+def resign_frame(t: Transcript, sender: Role, message: Message, pair: Pair) -> Frame:
+    header = Header(sender, len(t.frames), t.last_digest, t.game, 0)
+    return sign(keys(pair)[sender], header, message)  # type: ignore[arg-type]
+
+
+def test_every_message_type_is_rejected_out_of_place() -> None:
+    pair = finished_pair()
+    frames = pair.host.transcript.frames
+    samples = {f.message.TYPE: f.message for f in frames}
+    assert set(samples) >= {
+        "hello",
+        "accept",
+        "commit",
+        "coin",
+        "shot",
+        "answer",
+        "reveal",
+        "verdict",
+    }
+    rejected = 0
+    for cut in range(len(frames)):
+        t = Transcript()
+        for frame in frames[:cut]:
+            t.add(frame)
+        allowed = TABLE[t.phase][1]
+        for kind, message in samples.items():
+            for sender in Role:
+                if kind in allowed and sender is t.speaker():
+                    continue
+                frame = resign_frame(t, sender, message, pair)
+                with pytest.raises(ProtocolError) as caught:
+                    t.add(frame)
+                assert caught.value.code in {c.value for c in Code}
+                assert len(t.frames) == cut, "a rejected frame leaves the transcript as it was"
+                rejected += 1
+    assert rejected > 500
+
+
+def test_time_claim_only_by_the_side_kept_waiting() -> None:
+    pair = finished_pair()
+    frames = pair.host.transcript.frames
+    t = Transcript()
+    for frame in frames[:8]:
+        t.add(frame)
+    speaker = t.speaker()
+    assert speaker is not None
+    with pytest.raises(ProtocolError, match="only the side kept waiting"):
+        t.add(resign_frame(t, speaker, TimeClaim(5), pair))
+    t.add(resign_frame(t, speaker.other, TimeClaim(5), pair))
+    assert t.end is End.TIMEOUT and t.winner is speaker.other and t.over
+
+
+def test_error_ends_the_game_from_either_side() -> None:
+    pair = finished_pair()
+    t = Transcript()
+    for frame in pair.host.transcript.frames[:9]:
+        t.add(frame)
+    t.add(resign_frame(t, Role.GUEST, Error("bad-field", "nope"), pair))
+    assert t.over and t.end is End.ERROR and t.error_from is Role.GUEST
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=5))
+def test_frame_reader_raises_only_protocol_errors(chunks: list[bytes]) -> None:
+    reader = FrameReader()
+    try:
+        for chunk in chunks:
+            list(reader.feed(chunk))
+    except ProtocolError:
+        pass
+
+
+msgpack_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=20)
+    | st.binary(max_size=40),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+TYPES = st.sampled_from(
+    sorted(
+        [
+            "hello",
+            "accept",
+            "refuse",
+            "commit",
+            "coin",
+            "shot",
+            "answer",
+            "resign",
+            "timeout",
+            "reveal",
+            "verdict",
+            "error",
+            "bogus",
+        ]
+    )
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    TYPES,
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "from",
+                "seq",
+                "prev",
+                "game",
+                "at",
+                "key",
+                "rules",
+                "squares",
+                "proofs",
+                "fleet",
+                "secret",
+                "coin",
+                "hits",
+                "sunk",
+                "outcomes",
+                "names",
+                "winner",
+                "limits",
+                "nonce",
+                "protocol",
+                "software",
+                "name",
+                "caps",
+            ]
+        ),
+        msgpack_values,
+    ),
+)
+def test_decoder_raises_only_protocol_errors(kind: str, fields: dict[str, object]) -> None:
+    body = msgpack.packb({"type": kind, **fields}, use_bin_type=True)
+    with contextlib.suppress(ProtocolError):
+        decode_body(body)
+
+
+def test_oversized_frame_is_refused_before_it_is_buffered_whole() -> None:
+    reader = FrameReader()
+    header = msgpack.packb([b"x" * (MAX_FRAME + 10), b"s" * 64], use_bin_type=True)
+    with pytest.raises(ProtocolError) as caught:
+        list(reader.feed(header[: MAX_FRAME // 2]))
+        list(reader.feed(header[MAX_FRAME // 2 :]))
+    assert caught.value.code in (Code.TOO_LARGE.value, Code.MALFORMED.value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**16), st.data())
+def test_valid_messages_in_the_wrong_order_raise_only_protocol_errors(
+    seed: int, data: st.DataObject
+) -> None:
+    pair = finished_pair(seed=seed % 50 + 1)
+    frames = pair.host.transcript.frames
+    order = data.draw(st.permutations(range(len(frames))))
+    t = Transcript()
+    for index in order:
+        try:
+            t.add(frames[index])
+        except ProtocolError:
+            break
+    else:
+        assert list(order) == list(range(len(frames)))
+
+
+# ---------------------------------------------------------------- lies the proofs cannot show
+
+
+class SaysHitForSunk(Session):
+    """Says hit when a ship sinks: the proof shows a ship either way, so only the reveal tells."""
+
+    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+        if (
+            answer.outcomes == (Outcome.SUNK,)
+            and self.defence is not None
+            and len(self.defence.sunk_ships()) == 1
+        ):
+            return Answer((Outcome.HIT,), 1, 0)
+        return answer
+
+
+def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
+    pair = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
+    play(pair, seed=32, resign_at=160)
+    t = pair.host.transcript
+    if t.end is End.SUNK:
+        pytest.fail("the liar's fleet cannot be sunk: one ship was never announced")
+    lies = [f for f in t.findings if f.kind == "false-answer"]
+    assert len(lies) == 1 and lies[0].culprit is Role.GUEST
+    assert "answered hit, the fleet shows sunk" in lies[0].detail
+    assert t.winner is Role.HOST
+    verdict = t.sides[Role.HOST].verdict
+    assert (
+        verdict is not None and verdict.end == "cheated" and "answered hit" in verdict.findings[0]
+    )
+
+
+BENT = "B2 C2 C3 C4\nG2-G4\nA6-A8\nE6-F6\nH6-H7\nH9-I9\nJ1\nJ4\nD9\nA10"
+
+
+class IllegalFleet(Session):
+    def set_fleet(self, fleet: Fleet) -> None:  # skips the legality check on purpose
+        rules = self.rules
+        assert rules is not None
+        bent, _ = read_fleet_text(rules, BENT)
+        self.fleet, self.defence = bent, Defence(rules, bent)
+
+
+def test_illegal_fleet_is_caught_at_the_reveal() -> None:
+    pair = make_pair(CLASSIC, seed=41, guest_cls=IllegalFleet)
+    play(pair, seed=42)
+    t = pair.host.transcript
+    kinds = [f.kind for f in t.findings]
+    assert "illegal-fleet" in kinds
+    assert any("B2 C2 C3 C4 is not a straight line" in f.detail for f in t.findings)
+    assert t.winner is Role.HOST and t.end is End.CHEATED
+    assert closed(pair, Role.HOST).end is End.CHEATED
+
+
+def test_time_claim_from_session() -> None:
+    pair = make_pair(CLASSIC, seed=51)
+    pair.record(Role.HOST, pair.host.start(pair.now))
+    pair.pump()
+    rules = pair.guest.rules
+    assert rules is not None
+    pair.guest.accept(random_fleet(rules, random.Random(5)), pair.now)
+    pair.pump()
+    waiting = pair.host if not pair.host.my_turn else pair.guest
+    due = waiting.deadline()
+    assert due is not None
+    assert waiting.check_time(due - 1) == []
+    events = waiting.check_time(due)
+    assert waiting.closed and waiting.transcript.end is End.TIMEOUT
+    assert waiting.transcript.winner is waiting.role
+    assert any(type(e).__name__ == "GameClosed" for e in events)
+
+
+def test_peer_signing_as_me_is_refused() -> None:
+    pair = make_pair(CLASSIC, seed=61)
+    pair.host.start(pair.now)
+    hello = pair.host.data_to_send()
+    forged = make_pair(CLASSIC, seed=61).host  # same role, same key: a replay of my own hello
+    events = forged.receive_data(hello, 5)
+    assert forged.closed and forged.failure is not None
+    assert forged.failure.code == Code.OUT_OF_TURN.value
+    assert any(type(e).__name__ == "Failed" for e in events)
+
+
+def test_bad_signature_is_answered_with_an_error() -> None:
+    pair = make_pair(CLASSIC, seed=71)
+    pair.host.start(pair.now)
+    data = bytearray(pair.host.data_to_send())
+    data[-1] ^= 1  # last byte of the signature
+    events = pair.guest.receive_data(bytes(data), 10)
+    assert pair.guest.closed
+    assert pair.guest.failure is not None and pair.guest.failure.code == "bad-signature"
+    error = msgpack.unpackb(pair.guest.data_to_send())
+    assert isinstance(error, list)
+    assert events
+
+
+def test_keys_differ() -> None:
+    assert key_from(1).private_bytes_raw() != key_from(2).private_bytes_raw()
