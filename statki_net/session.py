@@ -347,7 +347,7 @@ class Session:
         )
         frame = sign(self.key, header, message)
         try:
-            transcript.add(frame)
+            transcript.add(frame, signed_here=True)
         except ProtocolError as error:
             raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
         self._outbox += frame.encode()
