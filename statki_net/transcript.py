@@ -13,16 +13,17 @@ signed lie is the evidence, and is recorded in ``findings``.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .battle import Outcome, Score, Sea, check_answer_shape, tells_cells
+from .battle import Outcome, Score, Sea, check_answer_shape, hits_of, tells_cells
 from .board import bit, square_name, squares_of
 from .commitment import Opening, coin_commitment, commitment_root, toss
 from .errors import UsageError
 from .fleet import Fleet, fleet_from_lists
 from .replay import Volley, replay
-from .rules import Ruleset
+from .rules import Ruleset, Touching
 from .wire import (
     GENESIS,
     PROTOCOL_VERSION,
@@ -327,7 +328,9 @@ class Transcript:
         assert side.sea is not None
         before = side.sea
         after = before.apply(squares, reply.answer)
-        lie = self._check_proofs(defender, squares, reply, before, after)
+        lie = self._check_proofs(defender, squares, reply, before, after) or self._check_tally(
+            defender, after
+        )
         side.sea = after
         side.volleys.append(Volley(self.move, squares, reply.answer))
         self.score = self.score.after(reply.answer)
@@ -337,6 +340,37 @@ class Transcript:
             self._finish(End.CHEATED, shooter)
         elif self.score.over:
             self._finish(End.SUNK, shooter)
+
+    def _check_tally(self, defender: Role, after: Sea) -> Finding | None:
+        """Totals no honest fleet can give: they show a lie on the move, proofs or not."""
+        rules = self.rules
+        assert rules is not None
+
+        def lie(kind: str, detail: str) -> Finding:
+            return Finding(defender, kind, detail, self.move)
+
+        sunk = len(after.sunk_ships)
+        if hits_of(after) > rules.ship_cells or sunk > len(rules.fleet):
+            return lie(
+                "false-answer",
+                f"more hits or sinks than the fleet has ({rules.ship_cells} squares)",
+            )
+        if hits_of(after) == rules.ship_cells and sunk < len(rules.fleet):
+            return lie(
+                "false-answer",
+                f"all {rules.ship_cells} ship squares are hit, yet only {sunk} of "
+                f"{len(rules.fleet)} ships were announced sunk",
+            )
+        if len(set(after.sunk_names)) != len(after.sunk_names):
+            return lie("false-answer", "a ship was announced sunk twice")
+        known = [len(ship) for ship in after.sunk_ships if ship]
+        if (
+            rules.touching is not Touching.ANY
+            and tells_cells(rules)
+            and not _fits(known, rules.fleet)
+        ):
+            return lie("illegal-fleet", f"a sunk ship of {known[-1]} squares is not in the fleet")
+        return None
 
     def _check_proofs(
         self, defender: Role, squares: tuple[int, ...], reply: Reply, before: Sea, after: Sea
@@ -408,7 +442,8 @@ class Transcript:
         try:
             fleet = fleet_from_lists(self.rules, reveal.fleet)
         except UsageError as error:
-            raise fail(Code.BAD_FIELD, str(error)) from None
+            self._found(Finding(sender, "bad-reveal", f"the revealed fleet is unreadable: {error}"))
+            return
         side.fleet = fleet
         assert side.commit is not None
         area = self.rules.size**2
@@ -444,6 +479,12 @@ class Transcript:
 
     def findings_against(self, role: Role) -> list[Finding]:
         return [f for f in self.findings if f.culprit is role]
+
+
+def _fits(lengths: list[int], fleet: tuple[int, ...]) -> bool:
+    """Whether these ship lengths can all be ships of the fleet."""
+    need, have = Counter(lengths), Counter(fleet)
+    return all(have[length] >= count for length, count in need.items())
 
 
 def _name(square: int, size: int) -> str:

@@ -14,6 +14,7 @@ from peers import Pair, closed, key_from, make_pair, play
 from statki_net.battle import Answer, Defence, Outcome
 from statki_net.errors import ProtocolError
 from statki_net.fleet import Fleet, random_fleet, read_fleet_text
+from statki_net.replay import replay
 from statki_net.rules import PRESETS
 from statki_net.session import Session
 from statki_net.transcript import TABLE, End, Transcript
@@ -232,16 +233,34 @@ class SaysHitForSunk(Session):
         return answer
 
 
-def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
-    pair = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
-    play(pair, seed=32, resign_at=160)
+def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> None:
+    # With these seeds the host hits all 20 ship squares before its own fleet sinks.
+    pair = make_pair(PRESETS["alternate"], seed=34, guest_cls=SaysHitForSunk)
+    play(pair, seed=35)
     t = pair.host.transcript
-    if t.end is End.SUNK:
-        pytest.fail("the liar's fleet cannot be sunk: one ship was never announced")
-    lies = [f for f in t.findings if f.kind == "false-answer"]
-    assert len(lies) == 1 and lies[0].culprit is Role.GUEST
-    assert "answered hit, the fleet shows sunk" in lies[0].detail
-    assert t.winner is Role.HOST
+    [lie] = t.findings
+    assert lie.culprit is Role.GUEST and lie.kind == "false-answer"
+    assert "all 20 ship squares are hit, yet only 9 of 10 ships were announced sunk" in lie.detail
+    assert t.end is End.CHEATED and t.winner is Role.HOST
+    assert lie.move == t.move, "caught on the move that hit the last ship square"
+
+
+def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
+    probe = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
+    play(probe, seed=32)
+    assert probe.guest.fleet is not None
+    truth = replay(
+        PRESETS["alternate"], probe.guest.fleet, probe.host.transcript.sides[Role.HOST].volleys
+    )
+    lie_move = truth.contradictions[0].move
+    # Same game, but the liar resigns on its next turn, before the tally could show the lie.
+    pair = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
+    play(pair, seed=32, resign_at=lie_move + 1)
+    t = pair.host.transcript
+    assert t.end is End.CHEATED and t.winner is Role.HOST
+    [lie] = t.findings
+    assert lie.culprit is Role.GUEST and lie.move == lie_move
+    assert "answered hit, the fleet shows sunk" in lie.detail
     verdict = t.sides[Role.HOST].verdict
     assert (
         verdict is not None and verdict.end == "cheated" and "answered hit" in verdict.findings[0]
