@@ -179,6 +179,8 @@ class Session:
         self._outbox = bytearray()
         self._events: list[Event] = []
         self.closed = False
+        self.resigning = False
+        """The player resigned while the peer was shooting: resign instead of the next answer."""
         self.failure: Failed | None = None
         self.last_heard = 0
         """When the peer last spoke (or the session started), in ms."""
@@ -281,13 +283,18 @@ class Session:
         return self._take_events()
 
     def resign(self, now: int) -> list[Event]:
-        """Give up; allowed whenever it is this side's turn to speak in the battle."""
-        if (
-            self.transcript.phase not in (Phase.SHOOT, Phase.ANSWER)
-            or self.transcript.speaker() is not self.role
-        ):
-            raise UsageError("you can resign only when it is your turn")
-        self._send(Resign(), now)
+        """Give up the battle.
+
+        The protocol lets a side speak only in its turn, so while the peer is
+        shooting the resignation waits and replaces this side's next answer.
+        """
+        t = self.transcript
+        if t.phase not in (Phase.SHOOT, Phase.ANSWER) or self.closed:
+            raise UsageError("there is no battle to resign")
+        if t.speaker() is self.role:
+            self._send(Resign(), now)
+        else:
+            self.resigning = True
         return self._take_events()
 
     def deadline(self) -> int | None:
@@ -314,7 +321,7 @@ class Session:
 
     def abort(self, code: str, detail: str, now: int) -> list[Event]:
         """Stop the game with an error message, for local failures."""
-        self._fail(code, detail, now, by_peer=False)
+        self._fail(code, detail, now)  # this side reports it: by_peer=False
         return self._take_events()
 
     # ------------------------------------------------------------ internals
@@ -414,7 +421,7 @@ class Session:
         elif phase is Phase.SHOOT:
             self._events.append(YourTurn(self.shots_due))
         elif phase is Phase.ANSWER:
-            self._send(self._reply(), now)
+            self._send(Resign() if self.resigning else self._reply(), now)
         elif phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
             assert self.fleet is not None
             self._send(Reveal(self.fleet.ships, self._secret), now)

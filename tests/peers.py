@@ -71,7 +71,9 @@ def make_pair(
     return Pair(host, guest)
 
 
-def play(pair: Pair, seed: int = 1, *, resign_at: int | None = None) -> None:
+def play(
+    pair: Pair, seed: int = 1, *, resign_at: int | None = None, stop_after: int | None = None
+) -> None:
     """Play a whole game: the guest accepts, both fire at random unknown squares."""
     rng = random.Random(seed)
     pair.record(Role.HOST, pair.host.start(pair.now))
@@ -85,6 +87,8 @@ def play(pair: Pair, seed: int = 1, *, resign_at: int | None = None) -> None:
     while not (pair.host.closed and pair.guest.closed):
         mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
         assert mover is not None, "nobody can move, yet the game is not closed"
+        if stop_after is not None and volleys == stop_after:
+            return
         volleys += 1
         if resign_at is not None and volleys == resign_at:
             pair.record(mover.role, mover.resign(pair.now))

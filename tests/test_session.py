@@ -24,3 +24,23 @@ def test_whole_game_in_memory(preset: str) -> None:
         v is not None and v.winner == pair.host.transcript.winner and v.findings == ()
         for v in verdicts
     )
+
+
+def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
+    from peers import Pair
+
+    from statki_net.battle import Cell
+
+    pair: Pair = make_pair(PRESETS["classic"], seed=8)
+    play(pair, seed=9, resign_at=10**6, stop_after=3)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    waiting = pair.session(mover.role.other)
+    assert waiting.resign(pair.now) == [], "nothing is sent while the peer is to shoot"
+    view = mover.view
+    assert view is not None
+    target = next(s for s in range(100) if view.cell(s) is Cell.UNKNOWN)
+    mover.shoot((target,), pair.now)
+    pair.pump()
+    t = mover.transcript
+    assert t.end is End.RESIGNED and t.winner is mover.role
+    assert t.over and t.findings == []
