@@ -192,3 +192,27 @@ def test_a_biased_sampler_fails_that_test() -> None:
 def test_pairs_of_ships_checked_once() -> None:
     fleet = fleet_of(*LEGAL)
     assert len(list(combinations(fleet.ships, 2))) == 45
+
+
+@given(
+    st.integers(0, 8),
+    st.integers(0, 8),
+    st.sampled_from([(1, 1), (1, -1), (-1, 1), (-1, -1)]),
+)
+def test_ships_touching_at_a_corner(row: int, column: int, direction: tuple[int, int]) -> None:
+    """Two single ships meeting at a corner: classic refuses, corners and five-ships accept."""
+    dr, dc = direction
+    other_row, other_column = row + dr, column + dc
+    if not (0 <= other_row < 10 and 0 <= other_column < 10):
+        return
+    ships = ((row * 10 + column,), (other_row * 10 + other_column,))
+    for name, refused in (("classic", True), ("corners", False), ("five-ships", False)):
+        rules = Ruleset(fleet=(1, 1), touching=PRESETS[name].touching)
+        kinds_found = [p.kind for p in fleet_problems(rules, Fleet(ships))]
+        assert kinds_found == (["touching"] if refused else []), name
+
+
+@given(st.integers(0, 99), st.sampled_from(sorted(PRESETS)))
+def test_overlapping_ships_refused_under_every_preset(square: int, name: str) -> None:
+    rules = Ruleset(fleet=(1, 1), touching=PRESETS[name].touching)
+    assert [p.kind for p in fleet_problems(rules, Fleet(((square,), (square,))))] == ["overlap"]
