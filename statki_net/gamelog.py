@@ -73,7 +73,12 @@ def is_log(start: bytes) -> bool:
 
 
 def read_log(data: bytes) -> LogContents:
-    """Read a whole log; damage after the header is reported, not raised."""
+    """Read a whole log; damage after the magic value is reported, not raised.
+
+    Raises ``NotALog`` only when the magic value is missing or the header names
+    a log version this software does not know; a log with the magic value is a
+    statki log, however damaged.
+    """
     if not is_log(data):
         raise NotALog("not a statki log (no magic value at the start)")
     unpacker = msgpack.Unpacker(
@@ -84,26 +89,37 @@ def read_log(data: bytes) -> LogContents:
     try:
         for record in unpacker:
             if contents is None:
-                if not isinstance(record, dict) or record.get("log") != LOG_VERSION:
-                    raise NotALog("statki log of an unknown version")
-                contents = LogContents(header=record)
+                contents = _header(record)
             else:
                 _add_record(contents, record)
     except NotALog:
         raise
     except Exception as error:  # msgpack raises several types for garbage
         if contents is None:
-            raise NotALog("the log's header is unreadable") from None
-        contents.damage = (
+            return LogContents(header={}, damage="the log's header is unreadable")
+        contents.damage = contents.damage or (
             f"unreadable record after {len(contents.frames)} messages ({type(error).__name__})"
         )
         return contents
     if contents is None:
-        raise NotALog("the log has no header")
+        return LogContents(header={}, damage="the log has no header")
     consumed = unpacker.tell()
     if consumed != len(data) - len(MAGIC):
-        contents.damage = f"the log is cut off after {len(contents.frames)} messages"
+        contents.damage = contents.damage or (
+            f"the log is cut off after {len(contents.frames)} messages"
+        )
     return contents
+
+
+def _header(record: Any) -> LogContents:
+    version = record.get("log") if isinstance(record, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version != LOG_VERSION:
+        raise NotALog(f"statki log of version {version}; this software reads version {LOG_VERSION}")
+    if version != LOG_VERSION:
+        # Keep reading: the frames after a damaged header may still be judged.
+        return LogContents(header={}, damage="the log's header record is damaged")
+    assert isinstance(record, dict)
+    return LogContents(header=record)
 
 
 def _add_record(contents: LogContents, record: Any) -> None:

@@ -10,14 +10,15 @@ fleet's legality and every answer against the revealed fleet.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import ProtocolError
+from .board import square_name
+from .errors import ProtocolError, UsageError
 from .gamelog import LogContents, read_log
 from .rules import preset_name
 from .transcript import End, Finding, Phase, Transcript
-from .wire import Code, Role, decode_frame
+from .wire import Code, Coin, Frame, Hello, Reveal, Role, decode_frame
 
 VALID, INVALID = "valid", "invalid"
 
@@ -25,7 +26,17 @@ CODE_KINDS = {
     Code.BAD_SIGNATURE.value: "bad-signature",
     Code.BAD_CHAIN.value: "broken-chain",
     Code.OUT_OF_TURN.value: "out-of-turn",
+    Code.BAD_SHOT.value: "bad-shot",
+    Code.BAD_ANSWER.value: "bad-answer",
+    Code.VERSION.value: "unsupported-version",
 }
+"""Violation kinds for a frame the transcript refuses, by the protocol error's code."""
+
+FINDING_KINDS = {"bad-reveal": "commitment-mismatch"}
+"""Violation kinds for the transcript's findings, where the referee's word differs."""
+
+UNSIGNED = frozenset({"bad-signature", "broken-chain", "malformed"})
+"""Kinds that no signature ties to a player: anyone holding the file could have caused them."""
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -37,12 +48,16 @@ def fingerprint(public_key: bytes) -> str:
 @dataclass(frozen=True)
 class Violation:
     kind: str
-    """bad-signature, broken-chain, out-of-turn, malformed, false-answer, bad-reveal,
-    illegal-fleet, missing-reveal, timeout, unfinished, aborted, damaged."""
+    """bad-signature, broken-chain, commitment-mismatch, illegal-fleet, false-answer,
+    out-of-turn, bad-shot, bad-answer, bad-hello, malformed, unsupported-version, wrong-verdict,
+    missing-reveal, timeout, unfinished, aborted, damaged."""
     detail: str
     culprit: Role | None = None
+    """The player a signed message proves did it; None when no signature says who."""
     move: int | None = None
     square: int | None = None
+    cell: str | None = None
+    """``square`` as players name it ("B7")."""
 
 
 @dataclass
@@ -51,6 +66,7 @@ class Judgement:
 
     status: str = INVALID
     winner: Role | None = None
+    size: int = 10
     end: str | None = None
     rules: str | None = None
     players: dict[Role, dict[str, str]] = field(default_factory=dict)
@@ -83,9 +99,20 @@ class Judgement:
         who = f"{self.player(first.culprit)}: " if first.culprit else ""
         return f"INVALID {first.kind}: {who}{first.detail}{more}"
 
+    def describe(self, violation: Violation) -> str:
+        """One violation on one line: the player, the move and the square, then what."""
+        where = [self.player(violation.culprit)] if violation.culprit else []
+        if violation.move is not None:
+            where.append(f"move {violation.move}")
+        if violation.cell is not None:
+            where.append(violation.cell)
+        prefix = f" ({', '.join(where)})" if where else ""
+        return f"{violation.kind}{prefix}: {violation.detail}"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status,
+            "headline": self.headline(),
             "winner": self.winner.value if self.winner else None,
             "end": self.end,
             "rules": self.rules,
@@ -99,6 +126,7 @@ class Judgement:
                     "culprit": v.culprit.value if v.culprit else None,
                     "move": v.move,
                     "square": v.square,
+                    "cell": v.cell,
                 }
                 for v in self.violations
             ],
@@ -112,29 +140,57 @@ def judge_log(data: bytes) -> Judgement:
 
 def judge(contents: LogContents) -> Judgement:
     transcript, judgement = Transcript(), Judgement()
+    rejected = None
     for index, (body, signature) in enumerate(contents.frames):
-        try:
-            transcript.add(decode_frame([body, signature]))
-        except ProtocolError as error:
-            kind = CODE_KINDS.get(error.code, "malformed")
-            judgement.violations.append(
-                Violation(kind, f"message {index}: {error.detail}", _claimed_sender(body))
-            )
+        rejected = _add(transcript, index, body, signature)
+        if rejected is not None:
+            # Nothing after a refused frame can be trusted to follow from it.
             break
     _describe(transcript, judgement)
-    if contents.damage and not judgement.violations:
-        judgement.violations.append(Violation("damaged", contents.damage))
-    judgement.violations += _ending_violations(transcript)
+    found = [rejected] if rejected else []
+    if contents.damage and not rejected:
+        found.append(Violation("damaged", contents.damage))
+    found += _ending_violations(transcript, contents, stopped_early=bool(found))
+    judgement.violations = [_placed(v, judgement.size) for v in found]
     if not judgement.violations:
         judgement.status = VALID
     return judgement
 
 
-def _claimed_sender(body: bytes) -> Role | None:
+def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> Violation | None:
+    """Add one frame; the violation it commits if the transcript refuses it."""
     try:
-        return decode_frame([body, bytes(64)]).header.sender
-    except ProtocolError:
-        return None
+        frame = decode_frame([body, signature])
+    except ProtocolError as error:
+        return Violation("malformed", f"message {index} cannot be read: {error.detail}")
+    try:
+        transcript.add(frame)
+    except ProtocolError as error:
+        kind = _refusal_kind(error.code, frame)
+        # A frame refused before its signature was checked proves nothing of its sender.
+        culprit = None if kind in UNSIGNED else frame.header.sender
+        return Violation(kind, f"message {index}: {error.detail}", culprit, transcript.move or None)
+    except UsageError as error:  # a rules-engine complaint the transcript did not translate
+        return Violation("malformed", f"message {index}: {error}", frame.header.sender)
+    return None
+
+
+def _refusal_kind(code: str, frame: Frame) -> str:
+    if code == Code.BAD_FIELD.value:
+        # The transcript refuses these only once the frame decoded and its signature held.
+        if isinstance(frame.message, Coin):
+            return "commitment-mismatch"
+        if isinstance(frame.message, Reveal):
+            return "illegal-fleet"
+        if isinstance(frame.message, Hello):
+            return "bad-hello"
+    return CODE_KINDS.get(code, "malformed")
+
+
+def _placed(violation: Violation, size: int) -> Violation:
+    if violation.square is None or violation.square >= size * size:
+        return violation
+    return replace(violation, cell=square_name(violation.square, size))
 
 
 def _describe(transcript: Transcript, judgement: Judgement) -> None:
@@ -142,6 +198,7 @@ def _describe(transcript: Transcript, judgement: Judgement) -> None:
     judgement.winner, judgement.end = transcript.winner, transcript.end
     if transcript.rules is not None:
         judgement.rules = preset_name(transcript.rules) or "custom rules"
+        judgement.size = transcript.rules.size
     for role in Role:
         hello = transcript.sides[role].hello
         if hello is not None:
@@ -153,28 +210,61 @@ def _describe(transcript: Transcript, judgement: Judgement) -> None:
         judgement.shots[role] = transcript.shots_by(role)
 
 
-def _ending_violations(t: Transcript) -> list[Violation]:
+def _ending_violations(
+    t: Transcript, contents: LogContents, *, stopped_early: bool
+) -> list[Violation]:
     found = [_from_finding(f) for f in t.findings]
     if t.error is not None:
-        found.append(Violation("aborted", f"{t.error.code}: {t.error.detail}", t.error_from))
+        assert t.error_from is not None
+        found.append(
+            Violation(
+                "aborted",
+                f"{t.error_from} stopped the game with error {t.error.code}: {t.error.detail}",
+                t.error_from,
+            )
+        )
     if t.end is End.TIMEOUT:
-        assert t.frames
         claimant = t.frames[-1].header.sender
-        found.append(Violation("timeout", f"{claimant} claimed the win on time", claimant.other))
+        found.append(
+            Violation(
+                "timeout", f"{claimant} claimed the win on time", claimant.other, t.move or None
+            )
+        )
     elif t.end is End.REFUSED:
         found.append(Violation("unfinished", "the guest refused the rules; no game was played"))
-    elif not t.over and not found:
-        speaker = t.speaker()
-        kind = (
-            "missing-reveal"
-            if t.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL)
-            else "unfinished"
-        )
-        found.append(
-            Violation(kind, f"the log stops at {t.phase}: {speaker} never answered", speaker)
-        )
+    elif not t.over and not found and not stopped_early:
+        found.append(_unfinished(t, contents))
+    found += _verdict_violations(t)
+    return found
+
+
+def _unfinished(t: Transcript, contents: LogContents) -> Violation:
+    speaker = t.speaker()
+    revealing = t.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL)
+    kind = "missing-reveal" if revealing else "unfinished"
+    detail = f"the log stops at {t.phase}: {speaker} never sent the next message"
+    if contents.notes:
+        # Unsigned, but it is what the log's writer saw, and often says why.
+        detail += f" (the log's writer noted: {contents.notes[-1].text})"
+    return Violation(kind, detail, speaker, t.move or None)
+
+
+def _verdict_violations(t: Transcript) -> list[Violation]:
+    """A side whose signed verdict disagrees with what the transcript proves."""
+    found = []
+    for role in Role:
+        verdict = t.sides[role].verdict
+        if verdict is None or t.end is None:
+            continue
+        if verdict.winner != t.winner or verdict.end != t.end.value:
+            said = f"{verdict.winner or 'nobody'} won ({verdict.end})"
+            truth = f"{t.winner or 'nobody'} won ({t.end.value})"
+            found.append(
+                Violation("wrong-verdict", f"{role} stated {said}; the log shows {truth}", role)
+            )
     return found
 
 
 def _from_finding(finding: Finding) -> Violation:
-    return Violation(finding.kind, finding.detail, finding.culprit, finding.move, finding.square)
+    kind = FINDING_KINDS.get(finding.kind, finding.kind)
+    return Violation(kind, finding.detail, finding.culprit, finding.move, finding.square)

@@ -1,0 +1,92 @@
+"""The referee names each kind of wrong, and who did it where a signature proves it."""
+
+from __future__ import annotations
+
+import msgpack
+from peers import log_bytes, make_pair, play
+from test_verify import LiesAboutFirstHit
+
+from statki_net.commitment import SECRET_SIZE
+from statki_net.gamelog import MAGIC, Note, frame_record, header_record, note_record
+from statki_net.rules import PRESETS
+from statki_net.session import Session
+from statki_net.verify import judge_log
+from statki_net.wire import Commit, Role, Verdict
+
+
+class RevealsAnotherSecret(Session):
+    """Commits honestly, then opens with a different secret."""
+
+    def _commit(self) -> Commit:
+        commit = super()._commit()
+        self._secret = bytes(SECRET_SIZE)
+        return commit
+
+
+class ClaimsTheWin(Session):
+    def _verdict(self) -> Verdict:
+        return Verdict(self.role, "sunk")
+
+
+def test_a_reveal_that_does_not_open_the_commitment_is_a_commitment_mismatch() -> None:
+    pair = make_pair(PRESETS["classic"], seed=41, guest_cls=RevealsAnotherSecret)
+    play(pair, seed=42, resign_at=3)
+    judgement = judge_log(log_bytes(pair.host))
+    [violation] = judgement.violations
+    assert violation.kind == "commitment-mismatch" and violation.culprit is Role.GUEST
+
+
+def test_a_false_verdict_is_named() -> None:
+    pair = make_pair(PRESETS["classic"], seed=43, guest_cls=ClaimsTheWin)
+    play(pair, seed=44, resign_at=2)
+    judgement = judge_log(log_bytes(pair.host))
+    assert pair.host.transcript.winner is Role.HOST
+    [violation] = judgement.violations
+    assert violation.kind == "wrong-verdict" and violation.culprit is Role.GUEST
+    assert "guest stated guest won (sunk)" in violation.detail
+
+
+def test_a_false_answer_names_the_move_and_the_cell() -> None:
+    pair = make_pair(PRESETS["classic"], seed=4, guest_cls=LiesAboutFirstHit)
+    play(pair, seed=5)
+    judgement = judge_log(log_bytes(pair.host))
+    lie = judgement.violations[0]
+    assert lie.cell is not None and lie.move is not None
+    line = judgement.describe(lie)
+    assert line.startswith(f"false-answer (Olek (guest), move {lie.move}, {lie.cell}): ")
+    assert "answered water, the commitment holds a ship" in line
+
+
+def test_a_bad_signature_blames_no_player() -> None:
+    pair = make_pair(PRESETS["classic"], seed=45)
+    play(pair, seed=46, resign_at=3)
+    log = bytearray(log_bytes(pair.host))
+    last = pair.host.transcript.frames[-1]
+    log[log.rfind(last.signature) + 5] ^= 0x40
+    [violation] = judge_log(bytes(log)).violations
+    assert violation.kind == "bad-signature" and violation.culprit is None
+
+
+def test_an_unfinished_game_says_who_stopped_and_what_the_writer_saw() -> None:
+    pair = make_pair(PRESETS["classic"], seed=47)
+    play(pair, seed=48)
+    frames = pair.host.transcript.frames[:20]
+    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
+    log = head + b"".join(frame_record(f) for f in frames)
+    log += note_record(Note("the connection closed", 5))
+    [violation] = judge_log(log).violations
+    assert violation.kind == "unfinished"
+    assert violation.culprit is not None
+    assert f"{violation.culprit} never sent the next message" in violation.detail
+    assert "the connection closed" in violation.detail
+
+
+def test_a_damaged_header_is_damage_not_a_foreign_file() -> None:
+    pair = make_pair(PRESETS["classic"], seed=49)
+    play(pair, seed=50, resign_at=2)
+    log = bytearray(log_bytes(pair.host))
+    log[len(MAGIC)] = 0xC1  # never used by msgpack
+    judgement = judge_log(bytes(log))
+    assert [v.kind for v in judgement.violations] == ["damaged"]
+    kinds = [v.kind for v in judge_log(MAGIC).violations]
+    assert kinds == ["damaged"]
