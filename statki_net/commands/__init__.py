@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import fleet
+from . import fleet, play, selfplay
 from .common import AddCommand
 
-COMMANDS: list[AddCommand] = [fleet.add]
+COMMANDS: list[AddCommand] = [fleet.add, play.add, selfplay.add]
 
 __all__ = ["COMMANDS"]

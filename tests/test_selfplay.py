@@ -1,0 +1,33 @@
+"""``statki selfplay``: two computer players over real loopback TCP, one process."""
+
+from pathlib import Path
+
+from conftest import Run
+
+from statki_net.verify import judge_log
+
+
+def test_selfplay_plays_whole_signed_games_and_logs_them(statki: Run, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    done = statki(
+        "selfplay", "--rules", "five-ships", "--games", "2", "--seed", "4", "--log-dir", str(logs)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "games: 2" in done.stdout
+    wins = next(line for line in done.stdout.splitlines() if line.startswith("wins:"))
+    numbers = [int(word.strip(",")) for word in wins.split() if word.strip(",").isdigit()]
+    assert sum(numbers) == 2
+    files = sorted(logs.iterdir())
+    assert len(files) == 4  # each side of each game keeps its own log
+    for path in files:
+        judgement = judge_log(path.read_bytes())
+        assert judgement.valid, judgement.headline()
+        assert judgement.rules == "five-ships"
+
+
+def test_selfplay_refuses_nonsense(statki: Run) -> None:
+    done = statki("selfplay", "--games", "0")
+    assert done.returncode == 2
+    assert done.stderr.startswith("statki: ") and done.stderr[-1] == "\n"
+    done = statki("selfplay", "--bot", "clairvoyant", "--games", "1")
+    assert done.returncode == 2 and "unknown strategy" in done.stderr
