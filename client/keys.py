@@ -1,0 +1,131 @@
+"""Keys acting on the model, and the full-screen prompt_toolkit application.
+
+``press(model, key)`` is the whole meaning of every key, as a plain function
+of the model; ``build_app`` binds prompt_toolkit's keys to it.  Input and
+output are passed in, so tests drive the real application with a pipe input
+and a dummy output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import Style
+
+from .layout import STYLES, screen
+from .model import Model, Overlay, Stage
+
+ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
+"""Typed squares in battle: columns A-J (lower or upper case) and row digits."""
+COMMAND_KEYS = ["?", "f1", "escape", "q", "c-c", "y", "n", "r", "d", "s", "p", "tab", "s-tab"]
+
+
+def press(model: Model, key: str) -> None:
+    """What ``key`` (prompt_toolkit's name for it) does to ``model`` now."""
+    if model.overlay is Overlay.QUIT:
+        if key in ("y", "Y"):
+            model.confirm_quit()
+        elif key in ("n", "N", "escape", "q"):
+            model.cancel_quit()
+        return
+    if model.overlay is not None:
+        if key == "q":
+            model.overlay = None
+            model.ask_quit()
+        elif key in ("escape", "?", "f1", "p", "enter"):
+            model.overlay = None
+        return
+    if key in ("?", "f1"):
+        model.toggle_overlay(Overlay.HELP)
+    elif key == "p":
+        model.toggle_overlay(Overlay.HISTORY)
+    elif key in ("q", "c-c"):
+        model.ask_quit()
+    elif model.stage is Stage.PLACING:
+        _placing(model, key)
+    elif model.stage is Stage.OVER:
+        if key == "r":
+            model.rematch()
+    elif model.stage in (Stage.BATTLE, Stage.WAITING, Stage.FINISHING):
+        _battle(model, key)
+
+
+def _placing(model: Model, key: str) -> None:
+    if key in ARROWS:
+        model.move_ship(*ARROWS[key])
+    elif key == "tab":
+        model.select(1)
+    elif key == "s-tab":
+        model.select(-1)
+    elif key in ("r", " "):
+        model.rotate()
+    elif key == "n":
+        model.reroll()
+    elif key == "enter":
+        model.ready()
+    elif key == "d":
+        model.decline()
+
+
+def _battle(model: Model, key: str) -> None:
+    if key in ARROWS:
+        model.typed = ""
+        model.move_cursor(*ARROWS[key])
+    elif len(key) == 1 and key in COORDINATE_KEYS:
+        model.type_key(key)
+    elif key == "enter":
+        model.choose()
+    elif key == " ":
+        model.toggle_mark()
+    elif key == "s":
+        model.toggle_hints()
+    elif key == "escape":
+        model.typed = ""
+
+
+def no_color() -> bool:
+    """Whether the person asked for no colour (https://no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def build_app(
+    model: Model,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    on_key: Callable[[], None] | None = None,
+) -> Application[None]:
+    """The full-screen client for ``model``; it exits once the player has quit."""
+    bindings = KeyBindings()
+
+    def bind(key: str, name: str) -> None:
+        @bindings.add(key)
+        def _(event: KeyPressEvent) -> None:
+            press(model, name)
+            if on_key is not None:
+                on_key()
+            if model.done:
+                event.app.exit()
+
+    for key in dict.fromkeys([*ARROWS, *COMMAND_KEYS, *COORDINATE_KEYS, "Y", "N"]):
+        bind(key, key)
+    bind("enter", "enter")
+    bind("space", " ")
+    control = FormattedTextControl(lambda: screen(model), focusable=True, show_cursor=False)
+    return Application(
+        layout=Layout(Window(control)),
+        key_bindings=bindings,
+        style=Style.from_dict(STYLES),
+        full_screen=True,
+        input=input,
+        output=output,
+        color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
+    )

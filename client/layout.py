@@ -1,0 +1,414 @@
+"""The screen drawn from the model: two seas side by side, as on squared paper.
+
+``screen(model)`` returns styled text (prompt_toolkit's ``(style, text)``
+pairs) that fits 80x24; ``plain(screen(model))`` is the same without styles,
+for the line prompt and for tests.  Every square's state is told by its
+character (``statki_net.picture.GLYPHS`` and a few more below), so nothing
+depends on colour; the styles only add it where the terminal has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from statki_net.battle import Cell, Defence, Sea
+from statki_net.board import bit, square_name
+from statki_net.fleet import Fleet
+from statki_net.picture import GLYPHS
+from statki_net.rules import Ruleset, Touching, Turns
+
+from .model import Ending, Model, Overlay, Stage
+
+WIDTH, HEIGHT = 80, 24
+SELECTED = "*"
+"""A square of the ship picked for moving."""
+BAD = "!"
+"""A square of a ship that breaks the rules where it stands."""
+MARKED = "+"
+"""A square marked for the salvo being aimed."""
+NO_FIT = "~"
+"""A hint: no ship still afloat fits on this square."""
+LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor"
+PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules  [ ] cursor"
+
+STYLE_OF = {
+    GLYPHS["ship"]: "class:ship",
+    GLYPHS[Cell.MISS]: "class:miss",
+    GLYPHS[Cell.HIT]: "class:hit",
+    GLYPHS[Cell.SUNK]: "class:sunk",
+    GLYPHS[Cell.EMPTY]: "class:empty",
+    GLYPHS[Cell.SHOT]: "class:hit",
+    SELECTED: "class:selected",
+    BAD: "class:bad",
+    MARKED: "class:mark",
+    NO_FIT: "class:hint",
+}
+
+STYLES = {
+    "title": "reverse bold",
+    "ship": "fg:ansicyan bold",
+    "selected": "fg:ansiyellow bold reverse",
+    "bad": "fg:ansired bold reverse",
+    "hit": "fg:ansired bold",
+    "sunk": "fg:ansired",
+    "miss": "fg:ansiblue",
+    "empty": "fg:ansibrightblack",
+    "mark": "fg:ansiyellow bold",
+    "hint": "fg:ansibrightblack",
+    "cursor": "bold",
+    "trouble": "fg:ansired bold",
+    "keys": "reverse",
+    "box": "bold",
+}
+"""Style classes for prompt_toolkit; under NO_COLOR only bold and reverse remain."""
+
+Line = list[tuple[str, str]]
+Glyph = Callable[[int], str]
+
+
+# ---------------------------------------------------------------- boards
+
+
+def board(size: int, glyph: Glyph, cursor: int | None = None) -> list[Line]:
+    """A sea: letters over the columns, numbers beside the rows, the cursor in brackets."""
+    lines: list[Line] = [[("", "  " + "".join(f" {chr(ord('A') + c)}" for c in range(size)) + " ")]]
+    for row in range(size):
+        line: Line = [("", f"{row + 1:>2}")]
+        for column in range(size + 1):
+            square = row * size + column
+            if cursor is not None and column < size and cursor == square:
+                line.append(("class:cursor", "["))
+            elif cursor is not None and column > 0 and cursor == square - 1:
+                line.append(("class:cursor", "]"))
+            else:
+                line.append(("", " "))
+            if column < size:
+                char = glyph(square)
+                line.append((STYLE_OF.get(char, ""), char))
+        lines.append(line)
+    return lines
+
+
+def defence_glyph(defence: Defence) -> Glyph:
+    """My sea: ships, and the opponent's shots on it."""
+    ships = defence.fleet.board
+    sunk = 0
+    for index in defence.sunk_ships():
+        for square in defence.fleet.ships[index]:
+            sunk |= bit(square)
+    marked = defence.marked
+
+    def glyph(square: int) -> str:
+        mask = bit(square)
+        if sunk & mask:
+            return GLYPHS[Cell.SUNK]
+        if ships & mask:
+            return GLYPHS[Cell.HIT] if defence.shot & mask else GLYPHS["ship"]
+        if defence.shot & mask:
+            return GLYPHS[Cell.MISS]
+        if marked & mask:
+            return GLYPHS[Cell.EMPTY]
+        return GLYPHS["water"]
+
+    return glyph
+
+
+def sea_glyph(sea: Sea, marks: list[int], hints: int, revealed: Fleet | None = None) -> Glyph:
+    """The opponent's sea as I know it, with my marks, hints, and their fleet once revealed."""
+    ships = revealed.board if revealed else 0
+
+    def glyph(square: int) -> str:
+        if square in marks:
+            return MARKED
+        cell = sea.cell(square)
+        if cell is Cell.UNKNOWN:
+            if ships & bit(square):
+                return GLYPHS["ship"]
+            if hints & bit(square):
+                return NO_FIT
+        return GLYPHS[cell]
+
+    return glyph
+
+
+def placing_glyph(model: Model) -> Glyph:
+    fleet = model.fleet
+    ships, bad = fleet.board, model.bad_squares()
+    chosen = bit(0) * 0
+    if model.ships:
+        for square in fleet.ships[model.selected]:
+            chosen |= bit(square)
+
+    def glyph(square: int) -> str:
+        mask = bit(square)
+        if bad & mask:
+            return BAD
+        if chosen & mask:
+            return SELECTED
+        return GLYPHS["ship"] if ships & mask else GLYPHS["water"]
+
+    return glyph
+
+
+def side_by_side(left: list[Line], right: list[Line], gap: int = 8) -> list[Line]:
+    width = max(_width(line) for line in left)
+    rows = max(len(left), len(right))
+    left = left + [[]] * (rows - len(left))
+    right = right + [[]] * (rows - len(right))
+    return [
+        [*a, ("", " " * (width - _width(a) + gap)), *b] for a, b in zip(left, right, strict=True)
+    ]
+
+
+def _width(line: Line) -> int:
+    return sum(len(text) for _, text in line)
+
+
+# ---------------------------------------------------------------- the screen
+
+
+def screen(model: Model, width: int = WIDTH, height: int = HEIGHT) -> StyleAndTextTuples:
+    """The whole screen for ``model``, at most ``width`` x ``height``."""
+    if model.overlay is Overlay.HELP:
+        lines = help_lines(model)
+    elif model.overlay is Overlay.HISTORY:
+        lines = history_lines(model, width)
+    elif model.stage is Stage.OVER and model.ending is not None:
+        lines = end_lines(model, model.ending, width)
+    elif model.stage in (Stage.CONNECTING, Stage.PLACING) or (
+        model.stage is Stage.WAITING and model.view is None
+    ):
+        lines = placing_lines(model)
+    else:
+        lines = battle_lines(model)
+    lines = [title_line(model, width), *lines]
+    if model.overlay is Overlay.QUIT:
+        lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
+    lines = [_clip(line, width) for line in lines[: height - 1]]
+    lines += [[]] * (height - 1 - len(lines))
+    lines.append(_clip([("class:keys", keys_line(model))], width))
+    fragments: StyleAndTextTuples = []
+    for index, line in enumerate(lines):
+        if index:
+            fragments.append(("", "\n"))
+        fragments.extend(line)
+    return fragments
+
+
+def plain(fragments: StyleAndTextTuples) -> str:
+    """The screen's text alone, trailing spaces trimmed."""
+    text = "".join(fragment[1] for fragment in fragments)
+    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n")
+
+
+def _clip(line: Line, width: int) -> Line:
+    out: Line = []
+    room = width
+    for style, text in line:
+        if room <= 0:
+            break
+        out.append((style, text[:room]))
+        room -= len(text[:room])
+    return out
+
+
+def title_line(model: Model, width: int) -> Line:
+    role = model.session.role.value
+    text = f" statki  {model.rules_name()}  {model.session.name or 'you'} ({role})"
+    if model.opponent_key:
+        text += f"  vs {model.opponent_name or '?'} [{model.opponent_key}]"
+    elif model.stage is Stage.CONNECTING:
+        text += "  waiting for the opponent"
+    return [("class:title", text[:width].ljust(width))]
+
+
+def placing_lines(model: Model) -> list[Line]:
+    rules = model.rules
+    if rules is None or not model.ships:
+        words = model.notice or "Waiting for the opponent to connect and for the rules"
+        return [[], [("", words)]]
+    cursor_free = None
+    left = [[("class:box", "Your fleet")], *board(rules.size, placing_glyph(model), cursor_free)]
+    right: list[Line] = [[("class:box", "The rules")]]
+    right += [[("", text)] for text in rules_words(rules)]
+    if model.stage is Stage.PLACING:
+        right += [[], [("", "Ships:")]]
+        for index in range(len(rules.fleet)):
+            mark = ">" if index == model.selected else " "
+            right.append([("", f" {mark} {rules.ship_label(index)}")])
+    lines = [[], *side_by_side(left, right, gap=6)[: 1 + rules.size + 6], []]
+    lines.append(_notice(model))
+    lines += [[], [("", PLACING_LEGEND)]]
+    return lines
+
+
+def rules_words(rules: Ruleset) -> list[str]:
+    fleet = ",".join(str(n) for n in rules.fleet)
+    touching = {
+        Touching.NONE: "ships may not touch, even at a corner",
+        Touching.CORNERS: "ships may touch only at corners",
+        Touching.ANY: "ships may touch, never overlap",
+    }[rules.touching]
+    turns = {
+        Turns.CHAIN: "a hit earns another shot",
+        Turns.ALTERNATE: "one shot a turn",
+        Turns.SALVO: "a salvo: a shot per ship afloat",
+    }[rules.turns]
+    return [f"{rules.size}x{rules.size}, fleet {fleet}", touching, turns]
+
+
+def battle_lines(model: Model) -> list[Line]:
+    rules, view, defence = model.rules, model.view, model.defence
+    assert rules is not None
+    size = rules.size
+    sea = view or Sea(rules)
+    hints = model.hint_squares() if model.hints else 0
+    cursor = model.cursor if model.stage is Stage.BATTLE else None
+    mine = board(size, defence_glyph(defence), None) if defence else board(size, lambda s: ".")
+    theirs = board(size, sea_glyph(sea, model.marks, hints), cursor)
+    titles: Line = [
+        ("class:box", f"Your sea: {model.ships_left(True)} afloat".ljust(_width(mine[0]) + 8)),
+        ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
+    ]
+    lines = [titles, *side_by_side(mine, theirs)]
+    lines += [[], [("", turn_words(model))], *last_lines(model)]
+    lines.append(
+        [
+            (
+                "",
+                f"Shots: you {model.shots_fired(True)}, opponent {model.shots_fired(False)}"
+                f"   Hints: {'on' if model.hints else 'off'}",
+            )
+        ]
+    )
+    lines.append(_notice(model))
+    lines += [[("", LEGEND)]]
+    return lines
+
+
+def turn_words(model: Model) -> str:
+    size = model.size
+    if model.stage is Stage.WAITING:
+        return "Waiting for the opponent's fleet and the coin toss"
+    if model.stage is Stage.FINISHING:
+        return "The battle is over: revealing and checking both fleets"
+    if model.my_turn:
+        due = model.shots_due
+        typed = f"  typing {model.typed}" if model.typed else ""
+        aim = square_name(model.cursor, size)
+        if due > 1:
+            return f"YOUR TURN: salvo of {due}, {len(model.marks)} marked; cursor {aim}{typed}"
+        return f"YOUR TURN: cursor on {aim}, Enter fires{typed}"
+    limits = model.session.transcript.limits
+    return f"Opponent's turn; if they stay silent {limits.move_ms // 1000} s, you win on time"
+
+
+def last_lines(model: Model) -> list[Line]:
+    """The last answer each side got: ``B4: hit``, or a salvo square by square."""
+    mine = next((v for v in reversed(model.volleys) if v.mine), None)
+    theirs = next((v for v in reversed(model.volleys) if not v.mine), None)
+    you = mine.words(model.size) if mine else "-"
+    them = theirs.words(model.size) if theirs else "-"
+    return [[("", f"Your last shot  {you}")], [("", f"Their last shot {them}")]]
+
+
+def _notice(model: Model) -> Line:
+    return [("class:trouble" if model.trouble else "", model.notice)]
+
+
+def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
+    rules = model.rules
+    assert rules is not None
+    size = rules.size
+    defence = model.defence
+    if defence is None and ending.my_fleet is not None:
+        defence = Defence(rules, ending.my_fleet)
+    mine = board(size, defence_glyph(defence)) if defence else board(size, lambda s: ".")
+    sea = model.view or Sea(rules)
+    theirs = board(size, sea_glyph(sea, [], 0, ending.their_fleet))
+    hidden = "" if ending.their_fleet else " (never revealed)"
+    titles: Line = [
+        ("class:box", "Your fleet".ljust(_width(mine[0]) + 8)),
+        ("class:box", f"Their fleet{hidden}"),
+    ]
+    lines = [titles, *side_by_side(mine, theirs), []]
+    lines.append([("class:title", f" {ending.verdict} ")])
+    for finding in ending.findings[:2]:
+        lines.append([("class:trouble", f"Cheating found: {finding}")])
+    if len(ending.findings) > 2:
+        lines.append([("class:trouble", f"... and {len(ending.findings) - 2} more in the log")])
+    lines.append([("", f"Shots: you {ending.my_shots}, opponent {ending.their_shots}")])
+    if ending.log_path is not None:
+        path = str(ending.log_path)
+        room = width - len("Log: ")
+        if len(path) > room:
+            path = "..." + path[-(room - 3) :]
+        lines.append([("", f"Log: {path}")])
+    if model.notice and model.trouble:
+        lines.append(_notice(model))
+    return lines
+
+
+def help_lines(model: Model) -> list[Line]:
+    keys = [
+        ("Setting up", ""),
+        ("  Tab / Shift-Tab", "pick the next / previous ship (or click it)"),
+        ("  arrows", "move the picked ship"),
+        ("  r or Space", "rotate the picked ship"),
+        ("  n", "a new random fleet"),
+        ("  Enter", "start the battle (accept the rules, as the guest)"),
+        ("  d", "decline the host's rules (guest)"),
+        ("Battle", ""),
+        ("  arrows", "move the cursor on the opponent's sea"),
+        ("  a-j then 1-10", "type a square, like b4 or j10: the cursor jumps there"),
+        ("  Enter", "fire at the cursor (salvo: mark it; all marked: fire)"),
+        ("  Space", "mark or unmark a square of the salvo"),
+        ("  s", "shade squares where no ship left fits (hints)"),
+        ("Anywhere", ""),
+        ("  p", "past games and wins per opponent"),
+        ("  ? or F1", "this help;  Esc closes it"),
+        ("  q", "quit (asks first; in battle it resigns)"),
+        ("  r (at the end)", "rematch: the other side shoots first"),
+    ]
+    lines: list[Line] = [[("class:box", "Keys")]]
+    for key, words in keys:
+        lines.append([("class:box" if not words else "", f"{key:<20}{words}")])
+    return lines
+
+
+def history_lines(model: Model, width: int) -> list[Line]:
+    games, tallies = model.history
+    lines: list[Line] = [[("class:box", "Past games, newest first (result, end, rules, shots)")]]
+    if not games:
+        lines.append([("", "  no games yet")])
+    for row in games[:9]:
+        when = datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+        result = row.result or "unfinished"
+        text = (
+            f"  {when}  {result:<10} {row.end_reason or '':<9}{row.rules:<12}"
+            f"{row.my_shots:>3}:{row.their_shots:<3} {row.opponent_name}"
+        )
+        lines.append([("", text)])
+    lines += [[], [("class:box", "Wins per opponent")]]
+    for tally in tallies[:6]:
+        text = f"  {tally.label}: {tally.won} won, {tally.lost} lost of {tally.games}"
+        lines.append([("", text)])
+    return lines
+
+
+def keys_line(model: Model) -> str:
+    if model.overlay is Overlay.QUIT:
+        return " y quit  n stay"
+    if model.overlay is not None:
+        return " Esc back  q quit"
+    if model.stage is Stage.PLACING:
+        decide = "  d decline" if model.must_decide else ""
+        return f" Tab ship  arrows move  r rotate  n new fleet  Enter start{decide}  ? help  q quit"
+    if model.stage is Stage.OVER:
+        return " r rematch  p past games  q quit  ? help"
+    if model.salvo:
+        return " arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit"
+    return " arrows or b4 aim  Enter fire  s hints  p past games  ? help  q quit"

@@ -1,0 +1,293 @@
+"""A game against the computer in one process: two sessions wired back to back.
+
+``LocalGame`` is the model's ``Link`` for ``statki play``.  The player's
+session and the computer's exchange their bytes in memory, with every
+message signed, proved and checked exactly as over a network; the player's
+log is written and the game recorded in the history as any real game is.
+The computer answers at once, so every action returns with the game moved
+on to the player's next decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import random
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.battle import Sea
+from statki_net.errors import StatkiError, UsageError
+from statki_net.fleet import Fleet, random_fleet
+from statki_net.gamelog import LogWriter, header_record
+from statki_net.history import GameRow, History
+from statki_net.rules import Ruleset, preset_name
+from statki_net.session import (
+    Entropy,
+    Event,
+    FrameAdded,
+    GameClosed,
+    GameStarted,
+    RulesProposed,
+    Session,
+    YourTurn,
+)
+from statki_net.verify import fingerprint, judge_log
+from statki_net.wire import Role
+
+Clock = Callable[[], int]
+Chooser = Callable[[Sea, int], tuple[int, ...]]
+"""The computer's aim: (its view, shots due) -> squares."""
+SOFTWARE = "statki 0.1.0"
+MAX_TOSSES = 64
+"""Coin tosses tried for a rematch in which the other side must start (each 1/2)."""
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def computer_key(strategy: str) -> Ed25519PrivateKey:
+    """The computer's key: the same for every game with one strategy, so stats add up.
+
+    The computer keeps no secret worth a private key; a fixed key only gives
+    it a stable fingerprint in the history.
+    """
+    seed = hashlib.sha256(b"statki computer player " + strategy.encode()).digest()
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
+def simple_chooser(rng: random.Random) -> Chooser:
+    """Fire at random squares not known yet (any squares once none are left)."""
+
+    def choose(view: Sea, count: int) -> tuple[int, ...]:
+        area = view.rules.size**2
+        unknown = [s for s in range(area) if not view.known >> s & 1]
+        shots = rng.sample(unknown, min(count, len(unknown)))
+        return tuple(shots + rng.sample(range(area), count - len(shots)))
+
+    return choose
+
+
+class GameRecord:
+    """The player's log file and history row for one game."""
+
+    def __init__(self, home: Path, history: History | None, clock: Clock) -> None:
+        self.log_dir = home / "logs"
+        self.history = history
+        self.clock = clock
+        self.log: LogWriter | None = None
+        self.game_id = ""
+        self.finished = False
+
+    def open(self, session: Session) -> None:
+        """Start the log with every frame so far, and record the game as started."""
+        now = self.clock()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now / 1000))
+        name = f"{stamp}-{session.role.value}-{secrets.token_hex(4)}.statki"
+        header = header_record(session.role.value, SOFTWARE, now)
+        header["peer"] = "computer, in-process"
+        self.log = LogWriter(self.log_dir / name, header)
+        for frame in session.transcript.frames:
+            self.log.frame(frame)
+        self.game_id = session.transcript.game.hex()
+        hello = session.transcript.sides[session.peer].hello
+        if self.history is not None and hello is not None:
+            rules = session.rules
+            self.history.started(
+                GameRow(
+                    game_id=self.game_id,
+                    started=now,
+                    my_role=session.role.value,
+                    opponent_key=fingerprint(hello.key),
+                    opponent_name=hello.name,
+                    rules=(preset_name(rules) or "custom rules") if rules else "",
+                    log_path=str(self.log.path),
+                )
+            )
+
+    def events(self, events: list[Event]) -> None:
+        if self.log is None:
+            return
+        for event in events:
+            if isinstance(event, FrameAdded):
+                self.log.frame(event.frame)
+
+    def close(self, session: Session) -> None:
+        """Close the log, judge it as a referee would, record the end; idempotent."""
+        if self.finished or self.log is None:
+            return
+        self.finished = True
+        self.log.close()
+        try:
+            verdict = judge_log(self.log.path.read_bytes()).headline()
+        except (StatkiError, OSError) as error:
+            verdict = f"cannot judge the log: {error}"
+        t, me = session.transcript, session.role
+        if t.winner is None or t.end is None:
+            result = "none"
+        else:
+            result = "won" if t.winner is me else "lost"
+        if self.history is not None:
+            with contextlib.suppress(Exception):  # a full disk must not hide the result
+                self.history.ended(
+                    self.game_id,
+                    ended=self.clock(),
+                    result=result,
+                    end_reason=t.end.value if t.end else "closed",
+                    my_shots=t.shots_by(me),
+                    their_shots=t.shots_by(me.other),
+                    verdict=verdict,
+                )
+
+
+class LocalGame:
+    """The player (host, proposing ``rules``) against a computer guest; a ``Link``."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        key: Ed25519PrivateKey,
+        *,
+        name: str,
+        strategy: str,
+        chooser: Chooser,
+        rng: random.Random,
+        home: Path | None = None,
+        history: History | None = None,
+        clock: Clock = wall_clock_ms,
+        entropy: Entropy = secrets.token_bytes,
+        starter: Role | None = None,
+    ) -> None:
+        self.rules = rules
+        self.key = key
+        self.name = name
+        self.strategy = strategy
+        self.chooser = chooser
+        self.rng = rng
+        self.home = home
+        self.history = history
+        self.clock = clock
+        self.entropy = entropy
+        self.starter = starter
+        """Who must shoot first (a rematch); None lets the coin decide."""
+        self.first: Role | None = None
+        self.record: GameRecord | None = None
+        self._listeners: list[Callable[[list[Event]], None]] = []
+        self._session, self._bot = self._pair()
+
+    def _pair(self) -> tuple[Session, Session]:
+        player = Session(
+            Role.HOST, self.key, name=self.name, entropy=self.entropy, rules=self.rules
+        )
+        bot = Session(
+            Role.GUEST,
+            computer_key(self.strategy),
+            name=f"computer ({self.strategy})",
+            entropy=self.entropy,
+        )
+        return player, bot
+
+    # ------------------------------------------------------------ the Link
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.record.log.path if self.record and self.record.log else None
+
+    def listen(self, listener: Callable[[list[Event]], None]) -> None:
+        self._listeners = [listener]
+
+    def begin(self, fleet: Fleet) -> None:
+        if self._session.transcript.frames:
+            raise UsageError("the game has begun already")
+        for _ in range(MAX_TOSSES):
+            self._session.set_fleet(fleet)
+            events = self._handshake()
+            if self.starter is None or self.first is self.starter:
+                break
+            # Both coins were honest; this toss only gave the wrong side the
+            # first shot, so the rematch starts over before anyone has fired.
+            self._session, self._bot = self._pair()
+        if self.home is not None:
+            self.record = GameRecord(self.home, self.history, self.clock)
+            self.record.open(self._session)
+        self._deliver([e for e in events if not isinstance(e, FrameAdded)])
+
+    def decline(self, reason: str) -> None:
+        raise UsageError("the player proposes the rules against the computer")
+
+    def shoot(self, squares: tuple[int, ...]) -> None:
+        self._run(self._session.shoot(squares, self.clock()))
+
+    def resign(self) -> None:
+        self._run(self._session.resign(self.clock()))
+
+    def rematch(self) -> LocalGame:
+        """The same opponent and rules; the side that did not shoot first now does."""
+        starter = self.first.other if self.first else None
+        return LocalGame(
+            self.rules,
+            self.key,
+            name=self.name,
+            strategy=self.strategy,
+            chooser=self.chooser,
+            rng=self.rng,
+            home=self.home,
+            history=self.history,
+            clock=self.clock,
+            entropy=self.entropy,
+            starter=starter,
+        )
+
+    # ------------------------------------------------------------ moving bytes
+
+    def _handshake(self) -> list[Event]:
+        """Hello, accept, commit and toss, up to the first shot."""
+        events = self._session.start(self.clock())
+        events += self._exchange()
+        self.first = next((e.first for e in events if isinstance(e, GameStarted)), None)
+        return events
+
+    def _exchange(self) -> list[Event]:
+        """Carry bytes both ways, letting the computer act, until both sides are quiet."""
+        mine: list[Event] = []
+        for _ in range(100_000):  # bounded: a whole game is a few hundred messages
+            moved = False
+            data = self._session.data_to_send()
+            if data:
+                moved = True
+                self._computer(self._bot.receive_data(data, self.clock()))
+            data = self._bot.data_to_send()
+            if data:
+                moved = True
+                mine += self._session.receive_data(data, self.clock())
+            if not moved:
+                break
+        return mine
+
+    def _computer(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, RulesProposed):
+                self._bot.accept(random_fleet(event.rules, self.rng), self.clock())
+            elif isinstance(event, YourTurn) and self._bot.view is not None:
+                self._bot.shoot(self.chooser(self._bot.view, event.shots), self.clock())
+
+    def _run(self, events: list[Event]) -> None:
+        events = events + self._exchange()
+        if self.record:
+            self.record.events(events)
+            if any(isinstance(e, GameClosed) for e in events):
+                self.record.close(self._session)
+        self._deliver([e for e in events if not isinstance(e, FrameAdded)])
+
+    def _deliver(self, events: list[Event]) -> None:
+        for listener in self._listeners:
+            listener(events)

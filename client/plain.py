@@ -1,0 +1,135 @@
+"""The line prompt: the same model, boards printed after each move, squares typed.
+
+For scripts, screen readers and terminals that cannot do more.  Every line
+read is one command; piping squares into standard input plays a whole game
+(``A1`` to ``J10``, one a line, sinks every fleet).  The end of the input
+resigns a game in progress and leaves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from statki_net.board import parse_square
+from statki_net.errors import UsageError
+
+from .layout import plain, screen
+from .model import Model, Overlay, Stage
+
+ReadLine = Callable[[str], str | None]
+"""Show a prompt, return the line read (without its newline), None at the end of input."""
+Write = Callable[[str], None]
+
+HELP = """\
+Setting up:  Enter or "ok" starts with the fleet shown; "new" draws another;
+             "d" declines the host's rules (guest).
+Battle:      type squares, like b4 or J10 (a salvo: several on a line, or one a
+             line until the salvo is full: it fires then); "hints" toggles the
+             shading of squares where no ship left fits.
+Anywhere:    "history" lists past games; "q" quits (in battle it resigns).
+At the end:  "r" for a rematch in which the other side shoots first; "q" leaves."""
+
+_SPLIT = re.compile(r"[\s,;]+")
+
+
+def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
+    """Play until the player leaves or the input ends."""
+    _show(model, write)
+    while not model.done:
+        stage, volleys = model.stage, len(model.volleys)
+        line = read_line(_prompt(model))
+        if line is None:
+            _end_of_input(model)
+            break
+        _command(model, line.strip(), read_line, write)
+        if model.overlay is Overlay.HISTORY or model.overlay is Overlay.HELP:
+            write(plain(screen(model)))
+            model.overlay = None
+        elif model.stage is not stage or len(model.volleys) != volleys:
+            _show(model, write)
+        elif model.notice:
+            write(model.notice)
+    if model.stage is Stage.OVER and model.ending is not None:
+        write(f"{model.ending.verdict}")
+
+
+def _prompt(model: Model) -> str:
+    if model.stage is Stage.PLACING:
+        return "fleet (Enter starts, new, q)> "
+    if model.stage is Stage.OVER:
+        return "r rematch, q quit> "
+    if model.salvo and model.my_turn:
+        return f"salvo, {model.shots_due - len(model.marks)} to mark> "
+    return "shot> "
+
+
+def _show(model: Model, write: Write) -> None:
+    """The screen without its key line (the prompt says what to type) or blank runs."""
+    lines = plain(screen(model)).split("\n")[:-1]
+    kept = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
+    write("\n".join(kept).rstrip())
+
+
+def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None:
+    word = line.lower()
+    if word in ("q", "quit", "exit"):
+        model.ask_quit()
+        if model.overlay is Overlay.QUIT:
+            answer = read_line(model.quit_consequence() + " ")
+            if answer is None or answer.strip().lower() in ("y", "yes"):
+                model.confirm_quit()
+            else:
+                model.cancel_quit()
+        return
+    if word in ("?", "help"):
+        write(HELP)
+        return
+    if word in ("history", "p"):
+        model.toggle_overlay(Overlay.HISTORY)
+        return
+    if model.stage is Stage.PLACING:
+        if word in ("", "ok", "start", "y", "yes"):
+            model.ready()
+        elif word in ("n", "new"):
+            model.reroll()
+        elif word in ("d", "decline"):
+            model.decline()
+        else:
+            model.say(f"{line!r}: Enter starts, 'new' draws another fleet", trouble=True)
+        return
+    if model.stage is Stage.OVER:
+        if word in ("r", "rematch"):
+            model.rematch()
+        else:
+            model.say("The game is over: r starts a rematch, q leaves")
+        return
+    if word in ("s", "hints"):
+        model.toggle_hints()
+        return
+    for text in _SPLIT.split(line):
+        if text:
+            _shoot(model, text)
+
+
+def _shoot(model: Model, text: str) -> None:
+    if model.stage is not Stage.BATTLE:
+        return
+    try:
+        model.cursor = parse_square(text, model.size)
+    except UsageError as error:
+        model.say(str(error), trouble=True)
+        return
+    model.choose()
+    if model.salvo and model.my_turn and len(model.marks) == model.shots_due:
+        model.fire()
+
+
+def _end_of_input(model: Model) -> None:
+    """No more lines: resign a battle in progress (so nothing hangs), then leave."""
+    if model.stage is Stage.OVER:
+        model.quitting = True
+        return
+    model.ask_quit()
+    if model.overlay is Overlay.QUIT:
+        model.confirm_quit()

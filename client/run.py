@@ -1,0 +1,106 @@
+"""Entry points the command line calls: the thin layer with files, stdin and the terminal."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import sys
+from pathlib import Path
+
+from statki_net.errors import UsageError
+from statki_net.history import History
+from statki_net.identity import load_identity
+from statki_net.rules import Ruleset
+
+from .keys import build_app
+from .local import Chooser, LocalGame, simple_chooser
+from .model import HistorySource, Model
+from .plain import run_plain
+
+HISTORY_ROWS = 50
+
+
+def computer_chooser(strategy: str, rng: random.Random) -> Chooser:
+    """The computer player named ``strategy`` (``statki_net.strategies``) with ``rng`` bound."""
+    try:
+        strategies = importlib.import_module("statki_net.strategies")
+    except ImportError:  # the strategies module is not part of this build
+        if strategy != "random":
+            raise UsageError(f"unknown strategy {strategy!r}; choose from random") from None
+        return simple_chooser(rng)
+    names = strategies.STRATEGIES
+    if strategy not in names:
+        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(names)}")
+
+    def choose(view: object, count: int) -> tuple[int, ...]:
+        return tuple(strategies.choose_shots(strategy, view, count, rng))
+
+    return choose
+
+
+def history_source(history: History) -> HistorySource:
+    return lambda: (history.games(HISTORY_ROWS), history.tally("opponent"))
+
+
+def wants_plain(plain: bool) -> bool:
+    """The line prompt when asked for, or when there is no terminal to draw on."""
+    if plain or os.environ.get("TERM") == "dumb":
+        return True
+    return not (sys.stdin.isatty() and sys.stdout.isatty())
+
+
+def read_line(prompt: str) -> str | None:
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        sys.stdout.write("\n")
+        return None
+    return line.rstrip("\r\n")
+
+
+def write_line(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def play_computer(
+    rules: Ruleset,
+    *,
+    home: Path,
+    strategy: str,
+    name: str,
+    plain: bool,
+    seed: int | None = None,
+) -> int:
+    """``statki play``: the player hosts, the computer joins, in this process."""
+    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+    chooser = computer_chooser(strategy, rng)
+    key = load_identity(home)
+    history = History.in_home(home)
+    try:
+        link = LocalGame(
+            rules,
+            key,
+            name=name,
+            strategy=strategy,
+            chooser=chooser,
+            rng=rng,
+            home=home,
+            history=history,
+        )
+        model = Model(link, rng, history_source(history))
+        try:
+            if wants_plain(plain):
+                run_plain(model, read_line, write_line)
+            else:
+                build_app(model).run()
+        except KeyboardInterrupt:
+            model.resign_now()
+            raise
+        if model.ending is not None and model.ending.log_path is not None:
+            print(f"statki: log saved at {model.ending.log_path}", file=sys.stderr)
+    finally:
+        history.close()
+    return 0

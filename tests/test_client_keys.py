@@ -1,0 +1,79 @@
+"""Keys through the real prompt_toolkit application: pipe input, dummy output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from statki_client.keys import build_app
+from statki_client.layout import plain, screen
+from statki_client.model import Model, Overlay, Stage
+from test_client_model import CLASSIC_FLEET, game, place
+
+RIGHT, DOWN, UP = "\x1b[C", "\x1b[B", "\x1b[A"
+
+
+def run_keys(model: Model, keys: str) -> list[str]:
+    """Feed ``keys`` to the application; return the screen after each key."""
+    screens: list[str] = []
+    with create_pipe_input() as pipe:
+        app = build_app(
+            model,
+            input=pipe,
+            output=DummyOutput(),
+            on_key=lambda: screens.append(plain(screen(model))),
+        )
+        pipe.send_text(keys)
+        pipe.send_text("qy")  # leave, whatever state the keys left
+        app.run()
+    return screens
+
+
+def test_keys_place_the_fleet_then_fire_and_quit_resigns(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    place(model, CLASSIC_FLEET)
+    screens = run_keys(model, f"\t\t\t{DOWN}r{UP}" + "?" + "?" + "\r" + "j10\r")
+    ship = model.fleet.ships[3]
+    assert model.stage is Stage.OVER
+    assert ship == (8, 18), "Tab picked I1-J1, down moved it, r turned it, up moved it"
+    assert any("Keys" in s and "rotate" in s for s in screens), "? opens the help"
+    assert model.shots_fired(True) >= 1
+    assert model.session.transcript.sides[model.session.role].volleys[0].shots == (99,)
+    assert model.ending is not None
+    assert model.ending.verdict == "You resigned: the opponent wins"
+    assert "You resigned" in screens[-1] and "Their fleet" in screens[-1]
+
+
+def test_enter_is_refused_while_the_fleet_is_illegal(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    place(model, CLASSIC_FLEET)
+    model.selected = 9  # C7
+    screens = run_keys(model, UP + "\r")
+    assert any("! " in s and "cannot start" in s for s in screens)
+    assert model.stage is Stage.PLACING
+
+
+def test_quit_asks_first_and_n_stays(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    model.ready()
+    with create_pipe_input() as pipe:
+        app = build_app(model, input=pipe, output=DummyOutput())
+        pipe.send_text("qn")
+        pipe.send_text("p")
+        pipe.send_text("p")
+        pipe.send_text("sqy")
+        app.run()
+    assert model.hints
+    assert model.overlay is None
+    assert model.ending is not None and "resigned" in model.ending.verdict
+
+
+def test_the_history_overlay_shows_past_games(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    model.ready()
+    model.confirm_quit()
+    model.quitting = False
+    screens = run_keys(model, "p")
+    assert any("Past games" in s and "computer (random)" in s for s in screens)
+    assert model.overlay is None or model.overlay is Overlay.HISTORY
