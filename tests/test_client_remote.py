@@ -1,0 +1,94 @@
+"""The client's model over real loopback TCP, as a guest against a computer host."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from statki_client.model import Model, Stage
+from statki_client.remote import ClientConnection, ConnectionLink
+
+from statki_net.computer import ComputerPlayer
+from statki_net.connection import GameConnection, attach_computer
+from statki_net.fleet import random_fleet
+from statki_net.history import History
+from statki_net.rules import ruleset_named
+from statki_net.session import Session
+from statki_net.verify import judge_log
+from statki_net.wire import Limits, Role
+
+LIMITS = Limits(move_ms=30_000, reveal_ms=30_000)
+
+
+async def guest_game(tmp_path: Path) -> Model:
+    rules = ruleset_named("classic")
+    rng = random.Random(11)
+    accepted: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await accepted.put((reader, writer))
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    host = Session(
+        Role.HOST,
+        Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
+        name="computer",
+        entropy=rng.randbytes,
+        rules=rules,
+        limits=LIMITS,
+        fleet=random_fleet(rules, rng),
+    )
+    guest = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
+        name="Ola",
+        entropy=rng.randbytes,
+        limits=LIMITS,
+    )
+    link = ConnectionLink(guest)
+    model = Model(link, rng)
+    assert model.stage is Stage.CONNECTING, "the guest waits for the host's rules"
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    host_reader, host_writer = await accepted.get()
+    host_conn = GameConnection(host, host_reader, host_writer, log_dir=None)
+    attach_computer(host_conn, ComputerPlayer("random", random.Random(5)))
+    guest_conn = ClientConnection(
+        guest, reader, writer, log_dir=tmp_path / "logs", history=History.in_home(tmp_path)
+    )
+    link.attach(guest_conn)
+
+    async def player() -> None:
+        square = 0
+        while model.stage is not Stage.OVER:
+            if model.stage is Stage.PLACING and model.must_decide:
+                assert model.rules_name() == "classic"
+                assert model.opponent_name == "computer" and model.opponent_key
+                assert model.ready()
+            elif model.my_turn:
+                while model.refusal(square % 100) is not None:
+                    square += 1
+                model.choose(square % 100)
+            await asyncio.sleep(0.001)
+
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(host_conn.run(), guest_conn.run(), player()), timeout=60
+        )
+    finally:
+        server.close()
+        await server.wait_closed()
+    return model
+
+
+def test_the_model_plays_a_whole_game_over_tcp_as_the_guest(tmp_path: Path) -> None:
+    model = asyncio.run(guest_game(tmp_path))
+    ending = model.ending
+    assert ending is not None and ending.their_fleet is not None
+    assert ending.verdict.startswith(("You won", "You lost"))
+    assert ending.log_path is not None
+    assert judge_log(ending.log_path.read_bytes()).valid
+    (row,) = History.in_home(tmp_path).games()
+    assert row.my_role == "guest" and row.opponent_name == "computer"
