@@ -12,7 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import UsageError
+
 DB_FILE = "history.sqlite3"
+SCHEMA_VERSION = 1
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -55,10 +58,14 @@ class Tally:
     """Wins and losses against one opponent or under one ruleset."""
 
     label: str
+    """The opponent's latest name, or the rules."""
     games: int
     won: int
     lost: int
     unfinished: int
+    """Games nobody won: still on, broken off, refused, or both sides caught cheating."""
+    key: str = ""
+    """The opponent's fingerprint (empty for a tally per rules)."""
 
 
 class History:
@@ -66,7 +73,18 @@ class History:
         self.path = path
         self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
+        with self._transaction() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UsageError(f"{path} was written by a newer statki (schema {version})")
+            db.execute(SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @classmethod
     def in_home(cls, home: Path) -> History:
@@ -120,21 +138,34 @@ class History:
         cursor = self._db.execute(
             "SELECT game_id, started, my_role, opponent_key, opponent_name, rules, log_path,"
             " ended, result, end_reason, my_shots, their_shots, verdict"
-            " FROM games ORDER BY started DESC LIMIT ?",
+            " FROM games ORDER BY started DESC, rowid DESC LIMIT ?",
             (limit,),
         )
         return [GameRow(*row) for row in cursor.fetchall()]
 
     def tally(self, by: str) -> list[Tally]:
-        """Wins per opponent (``by="opponent"``) or per ruleset (``by="rules"``)."""
-        column = {"opponent": "opponent_name || ' ' || opponent_key", "rules": "rules"}[by]
-        cursor = self._db.execute(
-            f"SELECT {column}, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'),"
-            " SUM(result IS NULL) FROM games GROUP BY 1 ORDER BY 3 DESC, 2 DESC"
-        )
+        """Wins per opponent (``by="opponent"``) or per ruleset (``by="rules"``), most wins first.
+
+        An opponent is their key: a new display name does not make a new opponent.
+        """
+        if by == "opponent":
+            query = (
+                "SELECT (SELECT opponent_name FROM games AS latest"
+                "        WHERE latest.opponent_key = games.opponent_key"
+                "        ORDER BY started DESC, rowid DESC LIMIT 1),"
+                " COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), opponent_key"
+                " FROM games GROUP BY opponent_key ORDER BY 3 DESC, 2 DESC, 1"
+            )
+        elif by == "rules":
+            query = (
+                "SELECT rules, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), ''"
+                " FROM games GROUP BY rules ORDER BY 3 DESC, 2 DESC, 1"
+            )
+        else:
+            raise UsageError(f"no tally by {by!r}: by opponent or by rules")
         return [
-            Tally(label, games, won or 0, lost or 0, open_ or 0)
-            for label, games, won, lost, open_ in cursor
+            Tally(label, games, won or 0, lost or 0, games - (won or 0) - (lost or 0), key)
+            for label, games, won, lost, key in self._db.execute(query)
         ]
 
     def close(self) -> None:

@@ -96,8 +96,7 @@ class Judgement:
             )
         first = self.violations[0] if self.violations else Violation("unknown", "no verdict")
         more = f" (+{len(self.violations) - 1} more)" if len(self.violations) > 1 else ""
-        who = f"{self.player(first.culprit)}: " if first.culprit else ""
-        return f"INVALID {first.kind}: {who}{first.detail}{more}"
+        return f"INVALID {self.describe(first)}{more}"
 
     def describe(self, violation: Violation) -> str:
         """One violation on one line: the player, the move and the square, then what."""

@@ -1,11 +1,13 @@
-"""What every command shares: exit codes, the --rules argument."""
+"""What every command shares: exit codes, the --rules and --home arguments."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeAlias
 
+from ..identity import home_dir
 from ..rules import PRESETS
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
@@ -21,3 +23,19 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"rules preset, or presets joined by + ({', '.join(PRESETS)})",
     )
+
+
+def home_argument(parser: argparse.ArgumentParser) -> None:
+    """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``)."""
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        default=None,
+        help="statki's directory for the key, logs and history "
+        "(default: $STATKI_HOME, else ~/.local/share/statki)",
+    )
+
+
+def home_of(args: argparse.Namespace) -> Path:
+    """statki's home for this command: ``--home``, else ``STATKI_HOME``, else the default."""
+    return home_dir(getattr(args, "home", None))

@@ -1,0 +1,104 @@
+"""``statki history`` and ``statki stats`` over a real SQLite file, as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import Run
+
+from statki_net.history import GameRow, History
+
+OLEK, ZOSIA = "0b134-cfd06-cbb20-fc827", "1e2be-0eb34-abf35-32d9a"
+
+
+def record(home: Path, number: int, key: str, name: str, rules: str, result: str | None) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    with History.in_home(home) as history:
+        game = f"{number:064x}"
+        history.started(
+            GameRow(
+                game, 1_700_000_000_000 + number * 60_000, "host", key, name, rules, f"/l/{number}"
+            )
+        )
+        if result is not None:
+            history.ended(
+                game,
+                ended=1_700_000_000_000 + number * 60_000 + 30_000,
+                result=result,
+                end_reason="sunk",
+                my_shots=40 + number,
+                their_shots=50,
+                verdict=f"valid: game {number}",
+            )
+
+
+def fill(home: Path) -> None:
+    record(home, 1, OLEK, "Olek", "classic", "won")
+    record(home, 2, OLEK, "Olek", "classic", "won")
+    record(home, 3, OLEK, "Olek the Great", "salvo", "lost")
+    record(home, 4, ZOSIA, "Zosia", "classic", "lost")
+    record(home, 5, ZOSIA, "Zosia", "classic", None)
+
+
+def test_empty_history_says_so(statki: Run) -> None:
+    for command in ("history", "stats"):
+        done = statki(command)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("no games recorded yet (history: ")
+    assert json.loads(statki("history", "--json").stdout) == []
+    empty = json.loads(statki("stats", "--json").stdout)
+    assert empty["opponents"] == [] and empty["total"]["games"] == 0
+
+
+def test_history_lists_every_game_newest_first(statki: Run, tmp_path: Path) -> None:
+    fill(tmp_path / "home")
+    done = statki("history")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    games = [line for line in lines if not line.startswith("    ")][:-1]
+    assert [g.split("  ")[1].split()[0] for g in games] == [
+        "unfinished",
+        "lost",
+        "lost",
+        "won",
+        "won",
+    ]
+    assert f"against Olek the Great [{OLEK}]  salvo, you as host  shots 43:50" in games[2]
+    assert "    log: /l/3" in lines
+    assert "    no verdict: the game never ended" in lines
+    assert lines[-1] == "5 game(s)"
+    rows = json.loads(statki("history", "--json", "--limit", "2").stdout)
+    assert [r["log_path"] for r in rows] == ["/l/5", "/l/4"]
+
+
+def test_stats_keep_score_per_opponent_and_rules(statki: Run, tmp_path: Path) -> None:
+    fill(tmp_path / "home")
+    done = statki("stats")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "all games: 2 : 2 (level, you win 50%); 5 game(s), 1 without a winner" in out
+    # An opponent is a key: Olek's new name does not make him someone else.
+    assert f"  Olek the Great [{OLEK}]: 2 : 1 (you lead, you win 66%); 3 game(s)" in out
+    assert f"  Zosia [{ZOSIA}]: 0 : 1 (they lead, you win 0%); 2 game(s), 1 without" in out
+    assert "  classic: 2 : 1 (you lead, you win 66%); 4 game(s), 1 without a winner" in out
+    assert "  salvo: 0 : 1 (they lead, you win 0%); 1 game(s)" in out
+    as_json = json.loads(statki("stats", "--json").stdout)
+    assert as_json["total"] == {
+        "label": "all",
+        "games": 5,
+        "won": 2,
+        "lost": 2,
+        "unfinished": 1,
+        "key": "",
+    }
+    assert [t["key"] for t in as_json["opponents"]] == [OLEK, ZOSIA]
+
+
+def test_home_option_points_elsewhere(statki: Run, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    fill(other)
+    assert statki("history").stdout.startswith("no games recorded yet")
+    done = statki("history", "--home", str(other))
+    assert done.stdout.splitlines()[-1] == "5 game(s)"
+    assert statki("stats", "--home", str(other)).stdout.startswith("all games: 2 : 2")
