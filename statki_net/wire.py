@@ -528,7 +528,10 @@ def decode_body(body: bytes) -> tuple[Header, Message]:
         sender=Role(sender),
         seq=_count(value, "seq"),
         prev=_bytes(value, "prev", HASH_SIZE),
-        game=_bytes(value, "game", HASH_SIZE) if kind != "hello" else b"",
+        # Hellos come before the game id exists, and so may an error about a hello.
+        game=b""
+        if kind == "hello" or (kind == "error" and "game" not in value)
+        else _bytes(value, "game", HASH_SIZE),
         at=_need(value, "at", int, "a whole number") if "at" in value else 0,
     )
     return header, decoder(value)
@@ -544,6 +547,8 @@ def decode_frame(value: Any) -> Frame:
     ):
         raise fail(Code.MALFORMED, "a frame is [body, signature], two bins")
     body, signature = value
+    if len(body) > MAX_FRAME:
+        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes")
     if len(signature) != 64:
         raise fail(Code.MALFORMED, "a signature is 64 bytes")
     header, message = decode_body(body)
@@ -553,11 +558,19 @@ def decode_frame(value: Any) -> Frame:
 class FrameReader:
     """Splits a byte stream into frames, refusing anything over ``MAX_FRAME``."""
 
+    BUFFER = MAX_FRAME + 1024
+    PIECE = 512
+    """Bytes fed to the unpacker at a time: with whole frames drained between
+    pieces, the buffer holds at most one unfinished frame and a piece, so many
+    frames arriving in one read are never mistaken for one large frame."""
+
     def __init__(self) -> None:
         self._unpacker = msgpack.Unpacker(
             raw=False,
-            max_buffer_size=MAX_FRAME + 1024,
-            max_bin_len=MAX_FRAME,
+            max_buffer_size=self.BUFFER,
+            # As large as the buffer, so an oversized body shows as a full buffer
+            # (too-large), never as msgpack's ValueError (malformed).
+            max_bin_len=self.BUFFER,
             max_str_len=1024,
             max_array_len=2,
             max_map_len=0,
@@ -566,10 +579,14 @@ class FrameReader:
 
     def feed(self, data: bytes) -> Iterator[Frame]:
         """The frames completed by ``data``; raises ProtocolError on the first bad one."""
-        try:
-            self._unpacker.feed(data)
-        except msgpack.BufferFull:
-            raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+        for start in range(0, len(data), self.PIECE):
+            try:
+                self._unpacker.feed(data[start : start + self.PIECE])
+            except msgpack.BufferFull:
+                raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+            yield from self._drain()
+
+    def _drain(self) -> Iterator[Frame]:
         while True:
             try:
                 value = next(self._unpacker)
