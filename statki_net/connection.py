@@ -334,6 +334,7 @@ class GameConnection:
                     "first": first.value,
                     "you_first": first is me,
                     "game": self.game_id,
+                    "size": self.session.rules.size if self.session.rules else 10,
                     "boards": self.boards(),
                 }
             case YourTurn(shots=shots):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from . import fleet, history, identity, play, selfplay, verify
+from . import daemon, fleet, history, identity, netplay, play, selfplay, verify
 from .common import AddCommand
 
 COMMANDS: list[AddCommand] = [
     fleet.add,
     play.add,
     selfplay.add,
+    netplay.add,
+    daemon.add,
     verify.add,
     identity.add,
     history.add,

@@ -1,0 +1,323 @@
+"""``statki host`` and ``statki join``: the everyday way to play one game.
+
+Both use the running daemon when there is one (through its control socket)
+and otherwise play in this process.  Until the full-screen client lands the
+person plays at a line prompt (``--plain``); ``--bot STRATEGY`` lets the
+computer play instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import random
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..computer import STRATEGIES, ComputerPlayer, check_strategy
+from ..connection import GameConnection, attach_computer, enable_keepalive
+from ..control import ControlClient, RemoteHandle
+from ..errors import UsageError
+from ..fleet import Fleet, fleet_problems, read_fleet_text
+from ..history import History
+from ..identity import home_dir, load_identity
+from ..invite import (
+    DEFAULT_PORT,
+    Invite,
+    format_address,
+    format_invite,
+    parse_address,
+    parse_invite,
+)
+from ..lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
+from ..listen import (
+    bound_addresses,
+    connect_any,
+    default_listen,
+    listen,
+    peer_text,
+    visible_addresses,
+)
+from ..rules import Ruleset, ruleset_named
+from ..session import Session, public_key_bytes
+from ..wire import Limits, Role
+from .common import EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+
+FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
+"""Ends of a game played out (or declined); anything else exits 1."""
+
+
+def player_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
+    parser.add_argument("--name", help="the name your opponent sees (default: your user name)")
+    parser.add_argument(
+        "--bot",
+        metavar="STRATEGY",
+        help=f"let the computer play this side ({', '.join(STRATEGIES)})",
+    )
+    parser.add_argument(
+        "--plain", action="store_true", help="play at a line prompt (the only front end for now)"
+    )
+    parser.add_argument(
+        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+    )
+    parser.add_argument(
+        "--move-timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS
+    )  # short limits for tests and trials
+
+
+def add(commands: Subcommands) -> None:
+    host = commands.add_parser("host", help="host a game: print an invite and wait for a guest")
+    rules_argument(host)
+    host.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any)",
+    )
+    host.add_argument(
+        "--advertise",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
+    )
+    player_arguments(host)
+    host.set_defaults(run=_host)
+    join = commands.add_parser("join", help="join a game from its invite (statki://...)")
+    join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    player_arguments(join)
+    join.set_defaults(run=_join)
+
+
+@dataclass
+class Player:
+    """Who plays this side, and where its files are."""
+
+    home: Path
+    name: str
+    bot: str | None
+    fleet_file: str | None
+    limits: Limits | None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Player:
+        limits = None
+        if args.move_timeout is not None:
+            if not 0.1 <= args.move_timeout <= 86_400:
+                raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
+            ms = int(args.move_timeout * 1000)
+            limits = Limits(move_ms=ms, reveal_ms=ms)
+        return cls(
+            home=home_dir(args.home),
+            name=(args.name if args.name is not None else _user_name())[:200],
+            bot=check_strategy(args.bot) if args.bot else None,
+            fleet_file=args.fleet,
+            limits=limits,
+        )
+
+    def fleet(self, rules: Ruleset) -> Fleet | None:
+        if self.fleet_file is None:
+            return None
+        with open(self.fleet_file, encoding="utf-8") as file:
+            fleet, problems = read_fleet_text(rules, file.read())
+        problems += fleet_problems(rules, fleet)
+        if problems:
+            raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
+        return fleet
+
+
+def _user_name() -> str:
+    with contextlib.suppress(Exception):
+        return getpass.getuser()
+    return ""
+
+
+def _host(args: argparse.Namespace) -> int:
+    player = Player.from_args(args)
+    rules = ruleset_named(args.rules)
+    fleet = player.fleet(rules)
+    if not 0 <= args.port < 65536:
+        raise UsageError("--port must be between 0 and 65535")
+    return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise))
+
+
+def _join(args: argparse.Namespace) -> int:
+    player = Player.from_args(args)
+    invite = parse_invite(args.invite)
+    if invite.key is None:
+        print(
+            "statki: warning: a bare address cannot be authenticated;"
+            " whoever answers there plays as the host",
+            file=sys.stderr,
+        )
+    return asyncio.run(_join_game(player, invite))
+
+
+# ---------------------------------------------------------------- hosting
+
+
+async def _host_game(
+    player: Player, rules: Ruleset, fleet: Fleet | None, port: int, advertise: list[str]
+) -> int:
+    client = await ControlClient.connect(player.home)
+    if client is not None:
+        try:
+            request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
+            request.update(_remote_options(player, fleet))
+            request["advertise"] = advertise
+            reply = await client.request("host", **request)
+            _print_invite(reply["invite"], "the daemon hosts the game")
+            return await _play(player, RemoteHandle(client, reply["game"]), rules)
+        finally:
+            await client.close()
+    key = load_identity(player.home)
+    arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await arrived.put((reader, writer))
+
+    servers = await listen(default_listen(port), on_connect)
+    try:
+        bound = bound_addresses(servers)
+        addresses = [parse_address(a, bound[0][1]) for a in advertise]
+        addresses += [a for a in visible_addresses(bound[0][1]) if a not in addresses]
+        _print_invite(
+            format_invite(addresses, public_key_bytes(key)),
+            "listening on " + ", ".join(format_address(a) for a in bound),
+        )
+        reader, writer = await arrived.get()
+    finally:
+        for server in servers:
+            server.close()
+    _turn_away(arrived)
+    if fleet is None:
+        fleet = ComputerPlayer("random", random.SystemRandom()).fleet(rules)
+    session = Session(
+        Role.HOST,
+        key,
+        name=player.name,
+        entropy=secrets.token_bytes,
+        rules=rules,
+        limits=player.limits or Limits(),
+        fleet=fleet,
+    )
+    return await _play_here(player, session, reader, writer, rules, expect_key=None)
+
+
+def _turn_away(arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+    while not arrived.empty():
+        arrived.get_nowait()[1].close()
+
+
+def _print_invite(invite: str, where: str) -> None:
+    print(f"{where}; give your opponent this invite:", flush=True)
+    print(invite, flush=True)
+
+
+def _rules_spec(rules: Ruleset) -> str:
+    from ..rules import preset_name
+
+    name = preset_name(rules)
+    if name is None:
+        raise UsageError("the daemon takes preset rules only")
+    return name
+
+
+def _remote_options(player: Player, fleet: Fleet | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if player.bot:
+        options["bot"] = player.bot
+    if fleet is not None:
+        options["fleet"] = fleet.to_lists()
+    if player.limits is not None:
+        options["move_ms"] = player.limits.move_ms
+    return options
+
+
+# ---------------------------------------------------------------- joining
+
+
+async def _join_game(player: Player, invite: Invite) -> int:
+    client = await ControlClient.connect(player.home)
+    if client is not None:
+        try:
+            request: dict[str, Any] = {"invite": _invite_text(invite), "subscribe": True}
+            request.update(_remote_options(player, None))
+            reply = await client.request("connect", **request)
+            return await _play(player, RemoteHandle(client, reply["game"]), None)
+        finally:
+            await client.close()
+    key = load_identity(player.home)
+    reader, writer, address = await connect_any(invite.addresses)
+    print(f"connected to {format_address(address)}", flush=True)
+    session = Session(
+        Role.GUEST,
+        key,
+        name=player.name,
+        entropy=secrets.token_bytes,
+        limits=player.limits or Limits(),
+    )
+    return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
+
+
+def _invite_text(invite: Invite) -> str:
+    if invite.key is None:
+        return format_address(invite.addresses[0])
+    return format_invite(invite.addresses, invite.key)
+
+
+# ---------------------------------------------------------------- playing
+
+
+async def _play_here(
+    player: Player,
+    session: Session,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    rules: Ruleset | None,
+    *,
+    expect_key: bytes | None,
+) -> int:
+    enable_keepalive(writer)
+    history = History.in_home(player.home)
+    try:
+        conn = GameConnection(
+            session,
+            reader,
+            writer,
+            log_dir=player.home / "logs",
+            history=history,
+            expect_key=expect_key,
+            peer_address=peer_text(writer),
+        )
+        if player.bot:
+            attach_computer(conn, ComputerPlayer(player.bot, random.Random()))
+        handle = LocalHandle(conn)
+        game = asyncio.ensure_future(conn.run())
+        try:
+            return await _play(player, handle, rules)
+        finally:
+            await game
+    finally:
+        history.close()
+
+
+async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
+    lines = None if player.bot else await LineInput.from_stdin()
+    fleet = player.fleet(rules) if rules is not None else None
+    front = PromptPlayer(handle, lines, sys.stdout, fleet=fleet, quiet=player.bot is not None)
+    closed = await front.play()
+    failure = closed.get("failure") or ""
+    if "wrong-key" in failure:
+        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+        return EXIT_FOUND
+    if closed.get("end") not in FINISHED:
+        print(f"statki: the game did not finish: {failure or closed.get('end')}", file=sys.stderr)
+        return EXIT_FOUND
+    return EXIT_OK

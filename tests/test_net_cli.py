@@ -1,0 +1,117 @@
+"""``statki host`` and ``statki join`` as separate processes over loopback TCP.
+
+Each player has its own STATKI_HOME, as two people on one machine would.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from netproc import finish, line_starting, run, start
+
+from statki_net.history import History
+from statki_net.verify import judge_log
+
+
+def _host(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    process = start(home, "host", "--port", "0", "--advertise", "127.0.0.1", *args)
+    invite = line_starting(process, "statki://", [])
+    return process, invite
+
+
+def _only_log(home: Path) -> Path:
+    logs = list((home / "logs").iterdir())
+    assert len(logs) == 1, logs
+    return logs[0]
+
+
+def test_two_bots_play_a_whole_game_between_two_processes(tmp_path: Path) -> None:
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    host = start(
+        alice,
+        "host",
+        "--port",
+        "0",
+        "--advertise",
+        "127.0.0.1",
+        "--bot",
+        "random",
+        "--rules",
+        "salvo",
+        "--name",
+        "Alice",
+    )
+    invite = line_starting(host, "statki://", [])
+    joined = run(bob, "join", invite, "--bot", "random", "--name", "Bob")
+    status, out, err = finish(host)
+    assert joined.returncode == 0, joined.stderr
+    assert status == 0, err
+    assert "opponent: Alice" in joined.stdout and "opponent: Bob" in out
+    results = {
+        line
+        for text in (out, joined.stdout)
+        for line in text.splitlines()
+        if line.startswith(("you won", "you lost"))
+    }
+    assert results == {"you won (sunk)", "you lost (sunk)"}
+    for home in (alice, bob):
+        judgement = judge_log(_only_log(home).read_bytes())
+        assert judgement.valid and judgement.rules == "salvo", judgement.headline()
+        history = History.in_home(home)
+        [row] = history.games()
+        history.close()
+        assert row.result in ("won", "lost") and row.end_reason == "sunk"
+        assert row.verdict is not None and row.verdict.startswith("valid")
+        assert row.my_shots > 0 and row.their_shots > 0
+
+
+def test_a_person_at_the_line_prompt_plays_a_bot(tmp_path: Path) -> None:
+    """Bad input gets one line and a new prompt; every square in turn ends the game."""
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "alternate")
+    squares = [f"{column}{row}" for row in range(1, 11) for column in "ABCDEFGHIJ"]
+    script = "\n".join(["maybe", "y", "Z99", "A1 A2", "", *squares]) + "\n"
+    joined = run(tmp_path / "guest", "join", invite, "--plain", stdin=script)
+    finish(host)
+    assert joined.returncode == 0, joined.stderr
+    out = joined.stdout
+    assert "answer y or n" in out
+    assert "! 'Z99': column Z is off the board (A-J)" in out
+    assert "! fire exactly 1 shot, not 2" in out
+    assert "you fired A1: " in out
+    assert "your fleet" in out and "their sea" in out
+    assert ("you won (sunk)" in out) != ("you lost (sunk)" in out)
+    assert "verdict: valid" in out
+
+
+def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> None:
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--move-timeout", "5")
+    forged = invite[:-64] + "ab" * 32
+    joined = run(tmp_path / "guest", "join", forged, "--bot", "random")
+    status, _, _ = finish(host)
+    assert joined.returncode == 1
+    assert joined.stderr.count("\n") == 1
+    assert "is not the key in the invite" in joined.stderr and "refusing to play" in joined.stderr
+    assert status == 1  # the host's guest left before the game began
+    log = judge_log(_only_log(tmp_path / "guest").read_bytes())
+    assert not log.valid and log.messages == 1  # the host's hello only: we said nothing
+
+
+def test_a_bare_address_plays_with_a_warning(tmp_path: Path) -> None:
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "five-ships")
+    address = invite.removeprefix("statki://").split(",")[0].split("/")[0]
+    joined = run(tmp_path / "guest", "join", address, "--bot", "random")
+    finish(host)
+    assert joined.returncode == 0, joined.stderr
+    assert "cannot be authenticated" in joined.stderr
+
+
+def test_bad_invites_get_one_line(tmp_path: Path) -> None:
+    for invite, words in [
+        ("statki://127.0.0.1:1/abcd", "64 hex digits"),
+        ("http://example.org", "must begin statki://"),
+        ("127.0.0.1:99999", "port must be"),
+    ]:
+        done = run(tmp_path, "join", invite)
+        assert done.returncode == 2
+        assert words in done.stderr and done.stderr.count("\n") == 1, done.stderr
