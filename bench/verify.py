@@ -1,0 +1,169 @@
+"""Benchmark: game logs verified per second, beside the floor of their cryptography.
+
+Run from the checkout:  python bench/verify.py [--logs N]
+
+It plays honest games in memory under every preset (tests/peers.py), then
+measures in one run:
+
+- judge: ``statki_net.verify.judge_log`` over every log, in this process;
+- floor: the very Ed25519 verifications and SHA-256 / HMAC-SHA-256 hashes the
+  judge computes for those logs (recorded by watching one judging pass),
+  computed alone with nothing else;
+- the ratio judge / floor (1.0 would mean the referee costs nothing beyond
+  its cryptography);
+- ``statki verify DIR`` as a real subprocess on all cores, wall clock
+  (start-up included), for the figure a referee sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
+from peers import log_bytes, make_pair, play  # noqa: E402
+
+from statki_net import commitment, transcript, verify, wire  # noqa: E402
+from statki_net.rules import PRESETS  # noqa: E402
+from statki_net.verify import judge_log  # noqa: E402
+
+Work = tuple[list[tuple[bytes, bytes, bytes]], list[bytes], list[tuple[bytes, bytes]]]
+"""One log's cryptography: (key, signature, signed bytes), SHA-256 inputs, HMAC (key, message)."""
+
+
+def make_logs(count: int) -> list[bytes]:
+    presets = sorted(PRESETS)
+    logs = []
+    for n in range(count):
+        pair = make_pair(PRESETS[presets[n % len(presets)]], seed=1000 + n)
+        play(pair, seed=2000 + n)
+        logs.append(log_bytes(pair.host))
+    return logs
+
+
+@contextmanager
+def watching() -> Iterator[Work]:
+    """Record every signature check and hash the judge makes while inside."""
+    signatures: list[tuple[bytes, bytes, bytes]] = []
+    hashes: list[bytes] = []
+    macs: list[tuple[bytes, bytes]] = []
+
+    def sha256(data: bytes = b"") -> Any:
+        hashes.append(bytes(data))
+        return hashlib.sha256(data)
+
+    def hmac_new(key: bytes, msg: bytes, digestmod: object) -> hmac.HMAC:
+        macs.append((key, msg))
+        return hmac.new(key, msg, hashlib.sha256)
+
+    def signature_valid(key: bytes, frame: wire.Frame) -> bool:
+        signatures.append((key, frame.signature, wire.SIGN_LABEL + frame.body))
+        return wire.signature_valid(key, frame)
+
+    fake_hashlib = types.SimpleNamespace(sha256=sha256)
+    saved = (wire.hashlib, commitment.hashlib, verify.hashlib, commitment.hmac)
+    saved_check = transcript.signature_valid
+    wire.hashlib = commitment.hashlib = verify.hashlib = fake_hashlib  # type: ignore[assignment]
+    commitment.hmac = types.SimpleNamespace(new=hmac_new)  # type: ignore[assignment]
+    transcript.signature_valid = signature_valid  # type: ignore[assignment]
+    try:
+        yield signatures, hashes, macs
+    finally:
+        wire.hashlib, commitment.hashlib, verify.hashlib, commitment.hmac = saved
+        transcript.signature_valid = saved_check  # type: ignore[assignment]
+
+
+def cryptography_alone(work: list[Work]) -> None:
+    sha256, from_bytes, new = hashlib.sha256, Ed25519PublicKey.from_public_bytes, hmac.new
+    for signatures, hashes, macs in work:
+        for key, signature, signed in signatures:
+            from_bytes(key).verify(signature, signed)
+        for data in hashes:
+            sha256(data).digest()
+        for mac_key, message in macs:
+            new(mac_key, message, sha256).digest()
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def best_of(rounds: int, run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", type=int, default=48, help="logs to verify (default 48)")
+    parser.add_argument("--rounds", type=int, default=5, help="best of this many (default 5)")
+    args = parser.parse_args()
+
+    logs = make_logs(args.logs)
+    work = []
+    for log in logs:
+        with watching() as seen:
+            assert judge_log(log).valid
+        work.append(seen)
+    frames = sum(len(s) for s, _, _ in work)
+    hashes = sum(len(h) + 2 * len(m) for _, h, m in work)
+
+    judge_time = best_of(args.rounds, lambda: [judge_log(log) for log in logs])
+    floor_time = best_of(args.rounds, lambda: cryptography_alone(work))
+
+    with tempfile.TemporaryDirectory() as directory:
+        for n, log in enumerate(logs):
+            Path(directory, f"{n}.statki").write_bytes(log)
+        command = [sys.executable, "-m", "statki_net", "verify", directory]
+
+        def cli() -> None:
+            subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+
+        cli_time = best_of(max(1, args.rounds // 2), cli)
+
+    size = sum(map(len, logs))
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.machine()}")
+    print(f"python {platform.python_version()}, {platform.system()} {platform.release()}")
+    print(
+        f"logs: {len(logs)} honest games over {len(PRESETS)} presets, "
+        f"{frames} signed messages, {size / 2**20:.1f} MiB"
+    )
+    print(
+        f"cryptography per log: {frames / len(logs):.0f} Ed25519 verifications, "
+        f"{hashes / len(logs):.0f} SHA-256 hashes (an HMAC counted as 2)"
+    )
+    judged, floor = len(logs) / judge_time, len(logs) / floor_time
+    print(f"judge_log, one core:        {judged:8.1f} logs/s")
+    print(f"floor (crypto alone):       {floor:8.1f} logs/s")
+    print(f"ratio judge / floor:        {judge_time / floor_time:8.2f}x the floor's time")
+    cli_rate = len(logs) / cli_time
+    print(f"statki verify DIR, all cores: {cli_rate:8.1f} logs/s (process start included)")
+
+
+if __name__ == "__main__":
+    main()
