@@ -35,8 +35,8 @@ CODE_KINDS = {
 FINDING_KINDS = {"bad-reveal": "commitment-mismatch"}
 """Violation kinds for the transcript's findings, where the referee's word differs."""
 
-UNSIGNED = frozenset({"bad-signature", "broken-chain", "malformed"})
-"""Kinds that no signature ties to a player: anyone holding the file could have caused them."""
+UNSIGNED = frozenset({"bad-signature", "broken-chain"})
+"""Refusals made before the signature is checked: anyone holding the file could cause them."""
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -162,12 +162,13 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
         frame = decode_frame([body, signature])
     except ProtocolError as error:
         return Violation("malformed", f"message {index} cannot be read: {error.detail}")
+    after_the_end = transcript.over
     try:
         transcript.add(frame)
     except ProtocolError as error:
         kind = _refusal_kind(error.code, frame)
         # A frame refused before its signature was checked proves nothing of its sender.
-        culprit = None if kind in UNSIGNED else frame.header.sender
+        culprit = None if kind in UNSIGNED or after_the_end else frame.header.sender
         return Violation(kind, f"message {index}: {error.detail}", culprit, transcript.move or None)
     except UsageError as error:  # a rules-engine complaint the transcript did not translate
         return Violation("malformed", f"message {index}: {error}", frame.header.sender)

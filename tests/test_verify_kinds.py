@@ -90,3 +90,12 @@ def test_a_damaged_header_is_damage_not_a_foreign_file() -> None:
     assert [v.kind for v in judgement.violations] == ["damaged"]
     kinds = [v.kind for v in judge_log(MAGIC).violations]
     assert kinds == ["damaged"]
+
+
+def test_a_message_after_the_end_blames_no_player() -> None:
+    pair = make_pair(PRESETS["classic"], seed=51)
+    play(pair, seed=52, resign_at=2)
+    log = log_bytes(pair.host) + frame_record(pair.host.transcript.frames[-1])
+    [violation] = judge_log(log).violations
+    assert violation.kind == "out-of-turn" and violation.culprit is None
+    assert "the game is over" in violation.detail
