@@ -1,0 +1,188 @@
+"""A real ``statki daemon`` process: honest games at once, hostile peers, a peer killed mid-game."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from netproc import finish, line_starting, run, start, stop
+
+from statki_net.computer import ComputerPlayer
+from statki_net.connection import GameConnection, Outcome, attach_computer
+from statki_net.control import ControlClient, socket_path
+from statki_net.gamelog import read_log
+from statki_net.session import Session, public_key_bytes
+from statki_net.verify import judge_log
+from statki_net.wire import (
+    MAX_FRAME,
+    Code,
+    Error,
+    FrameReader,
+    Header,
+    Hello,
+    Role,
+    Shot,
+    decode_frame,
+    game_id,
+    message_hash,
+    sign,
+)
+
+MOVE_TIMEOUT = "2"
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[tuple[Path, int, subprocess.Popen[str]]]:
+    home = tmp_path / "d"
+    process = start(
+        home,
+        "daemon",
+        "--listen",
+        "127.0.0.1:0",
+        "--bot",
+        "random",
+        "--rules",
+        "alternate",
+        "--move-timeout",
+        MOVE_TIMEOUT,
+    )
+    line = line_starting(process, "listening on 127.0.0.1:", [])
+    line_starting(process, "control socket", [])
+    yield home, int(line.rsplit(":", 1)[1]), process
+    stop(process)
+
+
+async def _honest_guest(port: int, seed: int) -> Outcome:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    rng = random.Random(seed)
+    session = Session(
+        Role.GUEST, Ed25519PrivateKey.generate(), name=f"guest{seed}", entropy=rng.randbytes
+    )
+    conn = GameConnection(session, reader, writer, log_dir=None)
+    attach_computer(conn, ComputerPlayer("random", rng))
+    return await conn.run()
+
+
+def _guest_hello(key: Ed25519PrivateKey, host_body: bytes, *, signer: Ed25519PrivateKey) -> bytes:
+    hello = Hello(1, "hostile", public_key_bytes(key), "mallory", bytes(32))
+    frame = sign(signer, Header(Role.GUEST, 1, message_hash(host_body)), hello)
+    return frame.encode()
+
+
+async def _hostile(port: int, kind: str) -> tuple[str, list[object]]:
+    """Connect, take the daemon's hello, misbehave in one way; the frames the daemon sent."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    frames = FrameReader()
+    received = list(frames.feed(await reader.read(MAX_FRAME)))
+    host_hello = received[0]
+    key = Ed25519PrivateKey.generate()
+    if kind == "garbage":
+        writer.write(b"\xc1" * 16)
+    elif kind == "oversized":
+        # Just past what the reader buffers, so the daemon has read it all when it hangs up.
+        writer.write(b"\x92\xc6" + (MAX_FRAME * 2).to_bytes(4, "big") + bytes(MAX_FRAME + 1100))
+    elif kind == "bad-signature":
+        writer.write(_guest_hello(key, host_hello.body, signer=Ed25519PrivateKey.generate()))
+    elif kind == "out-of-turn":
+        hello = _guest_hello(key, host_hello.body, signer=key)
+        guest_hello = decode_frame(msgpack.unpackb(hello))
+        game = game_id(host_hello.body, guest_hello.body)
+        shot = sign(key, Header(Role.GUEST, 2, guest_hello.digest, game), Shot((0,)))
+        writer.write(hello + shot.encode())
+    # "silence" says nothing at all and waits to be timed out.
+    try:
+        while data := await asyncio.wait_for(reader.read(MAX_FRAME), 30):
+            received += list(frames.feed(data))
+    except ConnectionError:
+        pass  # the daemon hung up; what it said before that is in ``received``
+    writer.close()
+    return kind, [f.message for f in received]
+
+
+def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
+    daemon: tuple[Path, int, subprocess.Popen[str]],
+) -> None:
+    home, port, process = daemon
+    kinds = ["garbage", "oversized", "bad-signature", "out-of-turn", "silence"]
+
+    async def scenario() -> tuple[list[Outcome], list[tuple[str, list[object]]], list[object]]:
+        honest = [_honest_guest(port, seed) for seed in range(3)]
+        hostile = [_hostile(port, kind) for kind in kinds]
+        results = await asyncio.gather(*honest, *hostile)
+        client = await ControlClient.connect(home)
+        assert client is not None
+        games = (await client.request("games"))["games"]
+        await client.request("stop")
+        await client.close()
+        return results[:3], results[3:], games  # type: ignore[return-value]
+
+    outcomes, hostile, games = asyncio.run(scenario())
+    status, _, err = finish(process)
+    assert status == 0, err
+    assert not socket_path(home).exists()
+    for outcome in outcomes:
+        assert outcome.end == "sunk" and outcome.failure is None
+    expected = {
+        "garbage": Code.MALFORMED,
+        "oversized": Code.TOO_LARGE,
+        "bad-signature": Code.BAD_SIGNATURE,
+        "out-of-turn": Code.OUT_OF_TURN,
+        "silence": Code.TIMEOUT,
+    }
+    for kind, messages in hostile:
+        last = messages[-1]
+        assert isinstance(last, Error) and last.code == expected[kind].value, (kind, messages)
+    assert len(games) == 8 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
+    notes = []
+    verdicts = []
+    for log in (home / "logs").iterdir():
+        data = log.read_bytes()
+        notes += [n.text for n in read_log(data).notes]
+        verdicts.append(judge_log(data).headline())
+    assert sum(v.startswith("valid") for v in verdicts) == 3
+    for kind in kinds:
+        assert any(expected[kind].value in text for text in notes), (kind, notes)
+
+
+def test_a_peer_killed_mid_game_leaves_an_unfinished_log(
+    daemon: tuple[Path, int, subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    home, port, _ = daemon
+    guest = start(tmp_path / "g", "join", f"127.0.0.1:{port}", "--plain", stdin="")
+    assert guest.stdin is not None
+    guest.stdin.write("y\n")
+    guest.stdin.flush()
+    seen: list[str] = []
+    line_starting(guest, "#", seen)  # the legend under the boards: the game has begun
+    guest.kill()
+    guest.communicate(timeout=30)
+
+    async def wait_until_over() -> None:
+        client = await ControlClient.connect(home)
+        assert client is not None
+        for _ in range(100):
+            games = (await client.request("games"))["games"]
+            if games and all(g["status"] == "over" for g in games):
+                break
+            await asyncio.sleep(0.1)
+        await client.close()
+
+    asyncio.run(wait_until_over())
+    [log] = list((home / "logs").iterdir())
+    judgement = judge_log(log.read_bytes())
+    assert not judgement.valid
+    kinds = {v.kind for v in judgement.violations}
+    assert kinds == {"unfinished"}, judgement.headline()
+    assert judgement.violations[0].culprit is Role.GUEST, judgement.headline()
+    assert "guest never" in judgement.headline()
+    notes = [n.text for n in read_log(log.read_bytes()).notes]
+    assert any("connection" in n for n in notes), notes  # closed or reset, as the kernel saw it
+    verdict = run(tmp_path, "verify", str(log))
+    assert verdict.returncode == 1
+    assert "unfinished" in verdict.stdout.lower() and "guest" in verdict.stdout
