@@ -186,3 +186,23 @@ def test_a_peer_killed_mid_game_leaves_an_unfinished_log(
     verdict = run(tmp_path, "verify", str(log))
     assert verdict.returncode == 1
     assert "unfinished" in verdict.stdout.lower() and "guest" in verdict.stdout
+
+
+def test_host_and_join_use_a_running_daemon(tmp_path: Path) -> None:
+    alice, bob = tmp_path / "a", tmp_path / "b"
+    daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
+    line_starting(daemon, "control socket", [])
+    try:
+        host = start(
+            alice, "host", "--bot", "random", "--rules", "corners", "--advertise", "x.invalid"
+        )
+        invite = line_starting(host, "statki://", [])
+        assert invite.startswith("statki://x.invalid:")  # the advertised address comes first
+        joined = run(bob, "join", invite.replace("x.invalid", "127.0.0.1", 1), "--bot", "random")
+        status, out, err = finish(host)
+        assert joined.returncode == 0, joined.stderr
+        assert status == 0, err
+        assert "verdict: valid" in out and "corners" in out
+        assert len(list((alice / "logs").iterdir())) == 1  # the daemon kept the host's log
+    finally:
+        stop(daemon)
