@@ -132,6 +132,8 @@ class GameConnection:
         """The host key the invite named: the guest refuses any other."""
         self.peer_address = peer_address
         self.listeners: list[Listener] = []
+        self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
+        """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
         self.log: LogWriter | None = None
         self.recorded = False
         self.outcome: Outcome | None = None
@@ -181,6 +183,9 @@ class GameConnection:
             defence_lines(defence) if defence else sea_lines(Sea(rules))
         )  # no fleet yet: empty water
         return side_by_side(left, sea_lines(view), ("your fleet", "their sea")) + "\n" + LEGEND
+
+    def _drawn_boards(self) -> str:
+        return self.boards() if self.wants_boards() else ""
 
     def state(self) -> Notice:
         """A summary a front end can draw from at any moment."""
@@ -335,7 +340,7 @@ class GameConnection:
                     "you_first": first is me,
                     "game": self.game_id,
                     "size": self.session.rules.size if self.session.rules else 10,
-                    "boards": self.boards(),
+                    "boards": self._drawn_boards(),
                 }
             case YourTurn(shots=shots):
                 return {"event": "turn", "shots": shots}
@@ -348,7 +353,7 @@ class GameConnection:
                     "move": move,
                     "squares": [_square_text(s, size) for s in squares],
                     "answer": answer.words(),
-                    "boards": self.boards(),
+                    "boards": self._drawn_boards(),
                 }
             case BattleOver(winner=winner, end=end):
                 return {"event": "over", "result": _result(winner, me), "end": end.value}

@@ -274,6 +274,7 @@ class Daemon:
             )
             game.conn = conn
             conn.listeners.append(game.publish)
+            conn.wants_boards = lambda: bool(game.subscribers)
             if player is not None:
                 attach_computer(conn, player)
             await conn.run()

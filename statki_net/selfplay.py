@@ -13,6 +13,7 @@ import asyncio
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,10 +67,11 @@ async def play_one(
     strategy: str = "random",
     log_dir: Path | None = None,
     limits: Limits = MOVE_LIMIT,
+    make_player: Callable[[str, random.Random], ComputerPlayer] = ComputerPlayer,
 ) -> tuple[Outcome, Outcome]:
     """One game between two computer players over a fresh loopback connection."""
-    host_player = ComputerPlayer(strategy, random.Random(rng.getrandbits(64)))
-    guest_player = ComputerPlayer(strategy, random.Random(rng.getrandbits(64)))
+    host_player = make_player(strategy, random.Random(rng.getrandbits(64)))
+    guest_player = make_player(strategy, random.Random(rng.getrandbits(64)))
     host = Session(
         Role.HOST,
         _key(rng),
@@ -105,6 +107,7 @@ async def selfplay(
     *,
     strategy: str = "random",
     log_dir: Path | None = None,
+    make_player: Callable[[str, random.Random], ComputerPlayer] = ComputerPlayer,
 ) -> SelfplayReport:
     """Play ``games`` games one after another; see the module docstring."""
     rng = random.Random(seed)
@@ -120,7 +123,13 @@ async def selfplay(
     try:
         for _ in range(games):
             host_outcome, guest_outcome = await play_one(
-                rules, rng, port, accepted, strategy=strategy, log_dir=log_dir
+                rules,
+                rng,
+                port,
+                accepted,
+                strategy=strategy,
+                log_dir=log_dir,
+                make_player=make_player,
             )
             report.games += 1
             report.outcomes.append((host_outcome, guest_outcome))
