@@ -158,6 +158,7 @@ class Session:
         limits: Limits | None = None,
         fleet: Fleet | None = None,
         caps: tuple[str, ...] = (),
+        first: Role | None = None,
     ) -> None:
         if role is Role.HOST and rules is None:
             raise UsageError("the host must propose rules")
@@ -169,6 +170,8 @@ class Session:
         self.caps = caps
         self.proposed_rules = rules
         self.proposed_limits = limits or Limits()
+        self.proposed_first = first
+        """Host only: who starts, when agreed instead of tossed (a rematch)."""
         self.transcript = Transcript()
         self.fleet: Fleet | None = None
         self.defence: Defence | None = None
@@ -345,6 +348,7 @@ class Session:
             caps=self.caps,
             rules=self.proposed_rules if host else None,
             limits=self.proposed_limits if host else None,
+            first=self.proposed_first if host else None,
         )
 
     def _send(self, message: Message, now: int) -> None:

@@ -295,7 +295,9 @@ class Transcript:
         if sender is Role.GUEST:
             host_coin = self.sides[Role.HOST].coin
             assert host_coin is not None
-            self._start(Role(toss(self.game, host_coin, message.coin)))
+            agreed = self.sides[Role.HOST].hello
+            first = agreed.first if agreed is not None else None
+            self._start(first or Role(toss(self.game, host_coin, message.coin)))
 
     def _start(self, first: Role) -> None:
         assert self.rules is not None

@@ -102,6 +102,9 @@ class Hello:
     """The host's proposal; absent from the guest's hello."""
     limits: Limits | None = None
     """The host's time limits; absent from the guest's hello."""
+    first: Role | None = None
+    """Host only, optional: who shoots first, agreed with the rules instead of left
+    to the coin toss (a rematch in which the other player starts)."""
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,8 @@ def _fields(message: Message) -> dict[str, Any]:
                     "move_ms": message.limits.move_ms,
                     "reveal_ms": message.limits.reveal_ms,
                 }
+            if message.first is not None:
+                fields["first"] = message.first.value
             return fields
         case Accept() | Resign():
             return {}
@@ -453,7 +458,14 @@ def _hello(body: Mapping[str, Any]) -> Hello:
         caps=_list(body, "caps", _short_text) if "caps" in body else (),
         rules=rules,
         limits=limits,
+        first=_role(body["first"]) if "first" in body else None,
     )
+
+
+def _role(value: Any) -> Role:
+    if value not in ("host", "guest"):
+        raise fail(Code.BAD_FIELD, "a role is host or guest")
+    return Role(value)
 
 
 def _reply(body: Mapping[str, Any]) -> Reply:

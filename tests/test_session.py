@@ -44,3 +44,39 @@ def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
     t = mover.transcript
     assert t.end is End.RESIGNED and t.winner is mover.role
     assert t.over and t.findings == []
+
+
+@pytest.mark.parametrize("first", list(Role))
+def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
+    import random
+
+    from peers import key_from, seeded_entropy
+
+    from statki_net.fleet import random_fleet
+    from statki_net.session import GameStarted, Session
+
+    rules = PRESETS["classic"]
+    for seed in range(4):  # whatever the coins say, the agreed side starts
+        host = Session(
+            Role.HOST,
+            key_from(seed + 100),
+            name="A",
+            entropy=seeded_entropy(seed),
+            rules=rules,
+            fleet=random_fleet(rules, random.Random(seed)),
+            first=first,
+        )
+        guest = Session(
+            Role.GUEST, key_from(seed + 200), name="B", entropy=seeded_entropy(seed + 50)
+        )
+        from peers import Pair
+
+        pair = Pair(host, guest)
+        pair.record(Role.HOST, host.start(0))
+        pair.pump()
+        pair.record(Role.GUEST, guest.accept(random_fleet(rules, random.Random(seed + 1)), 0))
+        pair.pump()
+        started = [e for e in pair.events[Role.GUEST] if isinstance(e, GameStarted)]
+        assert [e.first for e in started] == [first]
+        proposal = guest.transcript.sides[Role.HOST].hello
+        assert proposal is not None and proposal.first is first
