@@ -153,8 +153,8 @@ EXACT_RULES = [
 @pytest.mark.parametrize("rules", EXACT_RULES, ids=lambda r: f"{r.size}x{r.size}-{r.touching}")
 def test_exact_probabilities_match_brute_force(rules: Ruleset) -> None:
     fleets = list(every_fleet(rules))
-    for seed in range(4):
-        for volleys in (4, 8, 12):
+    for seed in range(3):
+        for volleys in (4, 10):
             sea, said = position(rules, seed, volleys)
             if sea.afloat == 0:
                 continue

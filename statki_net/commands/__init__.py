@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import daemon, fleet, history, identity, netplay, play, selfplay, verify
+from . import bench, daemon, fleet, history, identity, netplay, play, selfplay, verify
 from .common import AddCommand
 
 COMMANDS: list[AddCommand] = [
@@ -14,6 +14,7 @@ COMMANDS: list[AddCommand] = [
     verify.add,
     identity.add,
     history.add,
+    bench.add,
 ]
 
 __all__ = ["COMMANDS"]

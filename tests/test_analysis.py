@@ -1,0 +1,83 @@
+"""Post-game analysis, and ``statki bench ai`` as a real command."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from conftest import Run
+
+from statki_net.analysis import FleetDifficulty, analyze, review_shots
+from statki_net.fleet import random_fleet
+from statki_net.rules import PRESETS, Ruleset, Touching
+from statki_net.strategies import play
+
+SMALL = Ruleset(size=6, fleet=(3, 2, 1), touching=Touching.NONE)
+
+
+def test_density_own_shots_are_always_best() -> None:
+    rng = random.Random(5)
+    fleet = random_fleet(SMALL, rng)
+    game = play(SMALL, fleet, "density", random.Random(1))
+    review = review_shots(SMALL, game.volleys, random.Random(1))
+    assert len(review.shots) == game.shots
+    assert review.accuracy == pytest.approx(1.0)
+    assert review.best_shots == game.shots
+
+
+def test_random_shots_score_below_the_best_and_report_progress() -> None:
+    fleet = random_fleet(SMALL, random.Random(2))
+    game = play(SMALL, fleet, "random", random.Random(3))
+    seen: list[tuple[int, int]] = []
+    analysis = analyze(
+        SMALL,
+        game.volleys,
+        fleet,
+        random.Random(4),
+        fleet_games=2,
+        reference_fleets=4,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    review = analysis.shots
+    assert 0 < review.accuracy < 1
+    assert all(0 <= s.chance <= s.best_chance + 1e-9 <= 1 + 1e-9 for s in review.shots)
+    assert seen[-1][0] == seen[-1][1] == len(game.volleys) + 2 + 4
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert analysis.fleet is not None
+    assert 0 <= analysis.fleet.percentile <= 100
+    data = json.loads(json.dumps(analysis.to_map()))
+    assert data["shots"][0]["square"][0] in "ABCDEF"
+
+
+def test_salvo_shots_are_ranked_against_the_best_set() -> None:
+    rules = PRESETS["salvo"]
+    game = play(rules, random_fleet(rules, random.Random(1)), "hunt", random.Random(1))
+    first = game.volleys[:1]
+    review = review_shots(rules, first, random.Random(0), samples=200)
+    assert len(review.shots) == 10
+    assert len({s.best_square for s in review.shots}) == 10
+
+
+def test_percentile_counts_fleets_found_sooner() -> None:
+    assert FleetDifficulty(50.0, (40, 45, 50, 60)).percentile == pytest.approx(62.5)
+    assert "harder to find than 62% of fleets" in FleetDifficulty(50.0, (40, 45, 50, 60)).words()
+
+
+def test_bench_ai_command(statki: Run) -> None:
+    result = statki(
+        "bench", "ai", "--rules", "classic", "--games", "2", "--seed", "3",
+        "--strategies", "random,per-ship,hunt", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    table = json.loads(result.stdout)
+    assert set(table) == {"random", "per-ship", "hunt"}
+    for row in table.values():
+        assert {"mean", "stderr", "median", "p90", "max", "misses", "ms_p50", "ms_p99"} <= set(row)
+        assert 20 <= row["mean"] <= 100
+    assert "vs_per-ship" in table["hunt"]
+    text = statki("bench", "ai", "--games", "1", "--strategies", "per-ship,density")
+    assert text.returncode == 0, text.stderr
+    assert "density - per-ship:" in text.stdout
+    wrong = statki("bench", "ai", "--strategies", "psychic")
+    assert wrong.returncode == 2 and "unknown strategy" in wrong.stderr
