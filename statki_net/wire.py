@@ -193,7 +193,7 @@ class Verdict:
     winner: Role | None
     """Who won, or None when the game ended without a winner."""
     end: str
-    """How it ended: sunk, resigned, timeout, cheated, refused, aborted."""
+    """How it ended: sunk, resigned, timeout, cheated, refused, error (transcript.End)."""
     findings: tuple[str, ...] = ()
     """Each thing the sender found wrong with the other side, in words; empty when honest."""
 
