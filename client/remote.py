@@ -1,11 +1,11 @@
 """The model's ``Link`` over TCP: ``statki_net.connection.GameConnection``.
 
-``ClientConnection`` is a ``GameConnection`` that also hands the session's
-events to the client (the connection's own notices are maps for other front
-ends; the model reads the events themselves).  ``ConnectionLink`` adapts it
-to the model: events reach the model on the next turn of the event loop, so
-the model may act (resign when its turn comes) without re-entering the
-connection, and ``on_change`` redraws the screen.
+The model reads the session's events themselves (the connection's notices
+are maps for other front ends), through ``GameConnection.event_listeners``.
+``ConnectionLink`` adapts the connection to the model: events reach the
+model on the next turn of the event loop, so the model may act (resign
+when its turn comes) without re-entering the connection, and ``on_change``
+redraws the screen.
 
 The host commits to its fleet before the guest can accept, so a host's
 front end awaits ``fleet_ready`` before it runs the connection.
@@ -22,8 +22,8 @@ from typing import Any
 from statki_net.connection import GameConnection
 from statki_net.errors import UsageError
 from statki_net.fleet import Fleet
-from statki_net.session import Event, FrameAdded, Session
-from statki_net.wire import Role
+from statki_net.session import Event, Failed, GameClosed, Session
+from statki_net.wire import Code, Role
 
 from .keys import build_app
 from .model import Model
@@ -32,15 +32,9 @@ CLOSE_GRACE = 30.0
 """Seconds a quitting player's client waits for the reveal and verdict to go out."""
 
 
-class ClientConnection(GameConnection):
-    """A ``GameConnection`` that also passes every batch of events to ``event_listeners``."""
-
-    event_listeners: list[Callable[[list[Event]], None]]
-
-    def _handle(self, events: list[Event]) -> None:
-        super()._handle(events)
-        for listener in list(getattr(self, "event_listeners", [])):
-            listener([e for e in events if not isinstance(e, FrameAdded)])
+ClientConnection = GameConnection
+"""The connection the client drives: a plain ``GameConnection`` (its ``event_listeners``
+hand the session's events to the model).  The name stays for callers written against it."""
 
 
 class ConnectionLink:
@@ -56,10 +50,24 @@ class ConnectionLink:
         self.on_change = on_change
         self.fleet_ready = asyncio.Event()
         self._listener: Callable[[list[Event]], None] | None = None
+        self.closed_seen = False
 
     def attach(self, conn: ClientConnection) -> None:
         self.conn = conn
-        conn.event_listeners = [self._deliver]
+        conn.event_listeners.append(self._deliver)
+
+    def connection_ended(self) -> None:
+        """Tell the model a game ended that it never heard end (a wrong host key, a crash).
+
+        Some endings stop the connection without an event: the guest that finds
+        the wrong key in the host's hello says nothing and hears nothing more.
+        """
+        if self.closed_seen:
+            return
+        session = self.session
+        failure = session.failure or Failed(Code.CLOSED.value, "the connection ended", False)
+        t = session.transcript
+        self._to_model([failure, GameClosed(t.winner if t.end else None, t.end, ())])
 
     @property
     def session(self) -> Session:
@@ -77,6 +85,7 @@ class ConnectionLink:
             asyncio.get_running_loop().call_soon(self._to_model, events)
 
     def _to_model(self, events: list[Event]) -> None:
+        self.closed_seen |= any(isinstance(event, GameClosed) for event in events)
         if self._listener is not None:
             self._listener(events)
         self.on_change()
@@ -130,6 +139,8 @@ async def play_over_connection(
         link.attach(conn)
         app.invalidate()
         await conn.run()
+        await asyncio.sleep(0)  # the last events reach the model first
+        link.connection_ended()
         app.invalidate()
 
     task = asyncio.ensure_future(game())

@@ -132,6 +132,9 @@ class GameConnection:
         """The host key the invite named: the guest refuses any other."""
         self.peer_address = peer_address
         self.listeners: list[Listener] = []
+        self.event_listeners: list[Callable[[list[Event]], None]] = []
+        """Called with each batch of the session's own events (no frames), for front ends
+        that keep their own state (the full-screen client); same rule as ``listeners``."""
         self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
         """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
         self.log: LogWriter | None = None
@@ -296,6 +299,9 @@ class GameConnection:
             self._record_start()
         self._write()
         self._changed.set()
+        told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
+        for event_listener in list(self.event_listeners):
+            event_listener(told)
 
     def _impostor(self, events: list[Event]) -> bool:
         """The guest's check of the host's key, before it says a word to that host."""
