@@ -32,7 +32,7 @@ MARKED = "+"
 NO_FIT = "~"
 """A hint: no ship still afloat fits on this square."""
 LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor"
-PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules  [ ] cursor"
+PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules"
 
 STYLE_OF = {
     GLYPHS["ship"]: "class:ship",
@@ -137,8 +137,8 @@ def sea_glyph(sea: Sea, marks: list[int], hints: int, revealed: Fleet | None = N
 def placing_glyph(model: Model) -> Glyph:
     fleet = model.fleet
     ships, bad = fleet.board, model.bad_squares()
-    chosen = bit(0) * 0
-    if model.ships:
+    chosen = 0
+    if model.ships and model.stage is Stage.PLACING:
         for square in fleet.ships[model.selected]:
             chosen |= bit(square)
 
@@ -181,7 +181,7 @@ def screen(model: Model, width: int = WIDTH, height: int = HEIGHT) -> StyleAndTe
     elif model.stage in (Stage.CONNECTING, Stage.PLACING) or (
         model.stage is Stage.WAITING and model.view is None
     ):
-        lines = placing_lines(model)
+        lines = placing_lines(model, width)
     else:
         lines = battle_lines(model)
     lines = [title_line(model, width), *lines]
@@ -220,12 +220,12 @@ def title_line(model: Model, width: int) -> Line:
     text = f" statki  {model.rules_name()}  {model.session.name or 'you'} ({role})"
     if model.opponent_key:
         text += f"  vs {model.opponent_name or '?'} [{model.opponent_key}]"
-    elif model.stage is Stage.CONNECTING:
+    elif model.invite or model.stage is Stage.CONNECTING:
         text += "  waiting for the opponent"
     return [("class:title", text[:width].ljust(width))]
 
 
-def placing_lines(model: Model) -> list[Line]:
+def placing_lines(model: Model, width: int = WIDTH) -> list[Line]:
     rules = model.rules
     if rules is None or not model.ships:
         words = model.notice or "Waiting for the opponent to connect and for the rules"
@@ -233,19 +233,29 @@ def placing_lines(model: Model) -> list[Line]:
     cursor_free = None
     left = [[("class:box", "Your fleet")], *board(rules.size, placing_glyph(model), cursor_free)]
     right: list[Line] = [[("class:box", "The rules")]]
-    right += [[("", text)] for text in rules_words(rules)]
+    right += [[("", text)] for text in rules_words(rules, model.limits.move_ms // 1000)]
     if model.stage is Stage.PLACING:
         right += [[], [("", "Ships:")]]
         for index in range(len(rules.fleet)):
             mark = ">" if index == model.selected else " "
             right.append([("", f" {mark} {rules.ship_label(index)}")])
-    lines = [[], *side_by_side(left, right, gap=6)[: 1 + rules.size + 6], []]
-    lines.append(_notice(model))
-    lines += [[], [("", PLACING_LEGEND)]]
+    block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
+    if model.invite and not model.opponent_key:  # room for an invite of three lines
+        return [*block, _notice(model), [], *invite_lines(model.invite, width)]
+    return [[], *block, [], _notice(model), [], [("", PLACING_LEGEND)]]
+
+
+def invite_lines(invite: str, width: int) -> list[Line]:
+    """The invite to pass on, cut into full lines (the terminal above holds it on one line)."""
+    lines: list[Line] = [
+        [("class:box", "Invite for your opponent (they run: statki join INVITE):")]
+    ]
+    for start in range(0, len(invite), width):
+        lines.append([("", invite[start : start + width])])
     return lines
 
 
-def rules_words(rules: Ruleset) -> list[str]:
+def rules_words(rules: Ruleset, seconds: int | None = None) -> list[str]:
     fleet = ",".join(str(n) for n in rules.fleet)
     touching = {
         Touching.NONE: "ships may not touch, even at a corner",
@@ -257,6 +267,8 @@ def rules_words(rules: Ruleset) -> list[str]:
         Turns.ALTERNATE: "one shot a turn",
         Turns.SALVO: "a salvo: a shot per ship afloat",
     }[rules.turns]
+    if seconds is not None:
+        turns += f"; {seconds} s a move"
     return [f"{rules.size}x{rules.size}, fleet {fleet}", touching, turns]
 
 
@@ -302,8 +314,9 @@ def turn_words(model: Model) -> str:
         if due > 1:
             return f"YOUR TURN: salvo of {due}, {len(model.marks)} marked; cursor {aim}{typed}"
         return f"YOUR TURN: cursor on {aim}, Enter fires{typed}"
-    limits = model.session.transcript.limits
-    return f"Opponent's turn; if they stay silent {limits.move_ms // 1000} s, you win on time"
+    seconds = model.limits.move_ms // 1000
+    who = model.opponent_label()
+    return f"{who[:1].upper()}{who[1:]}'s turn; silent {seconds} s and you win on time"
 
 
 def last_lines(model: Model) -> list[Line]:
@@ -336,6 +349,8 @@ def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
     ]
     lines = [titles, *side_by_side(mine, theirs), []]
     lines.append([("class:title", f" {ending.verdict} ")])
+    if ending.their_fleet is not None and not ending.findings:
+        lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
     for finding in ending.findings[:2]:
         lines.append([("class:trouble", f"Cheating found: {finding}")])
     if len(ending.findings) > 2:
@@ -405,10 +420,14 @@ def keys_line(model: Model) -> str:
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.PLACING:
-        decide = "  d decline" if model.must_decide else ""
-        return f" Tab ship  arrows move  r rotate  n new fleet  Enter start{decide}  ? help  q quit"
+        if model.must_decide:
+            return " Tab/arrows/r place  n new fleet  Enter accept  d decline  ? help  q quit"
+        return " Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit"
+    if model.stage in (Stage.CONNECTING, Stage.WAITING):
+        return " waiting for the opponent   p past games  ? help  q quit"
     if model.stage is Stage.OVER:
-        return " r rematch  p past games  q quit  ? help"
+        rematch = " r rematch " if model.can_rematch else ""
+        return f"{rematch} p past games  q quit  ? help"
     if model.salvo:
         return " arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit"
     return " arrows or b4 aim  Enter fire  s hints  p past games  ? help  q quit"

@@ -21,7 +21,15 @@ from typing import Protocol
 from statki_net.battle import Answer, Defence, Sea, tells_cells
 from statki_net.board import bit, parse_square, row_col, square_name, squares_of
 from statki_net.errors import UsageError
-from statki_net.fleet import Fleet, FleetProblem, fleet_problems, placements, random_fleet
+from statki_net.fleet import (
+    Fleet,
+    FleetProblem,
+    FleetTextError,
+    fleet_problems,
+    placements,
+    random_fleet,
+    read_fleet_text,
+)
 from statki_net.history import GameRow, Tally
 from statki_net.rules import Ruleset, Touching, Turns, preset_name
 from statki_net.session import (
@@ -38,7 +46,7 @@ from statki_net.session import (
 )
 from statki_net.transcript import End, Phase
 from statki_net.verify import fingerprint
-from statki_net.wire import Code, Role
+from statki_net.wire import Code, Limits, Role
 
 
 class Link(Protocol):
@@ -196,6 +204,12 @@ class Model:
     quitting: bool = False
     """The player asked to leave; the front end exits once ``done``."""
     history: tuple[list[GameRow], list[Tally]] = field(default_factory=lambda: ([], []))
+    invite: str = ""
+    """The host's invite, shown until the guest arrives."""
+    fleet_text: str = ""
+    """A fleet to start from (``--fleet``), one ship a line; random when it breaks the rules."""
+    can_rematch: bool = True
+    """Whether ``r`` at the end offers a rematch (over a network it is a new invite)."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
@@ -251,6 +265,14 @@ class Model:
             return self.defence.afloat if self.defence else len(self.rules.fleet)
         return self.view.afloat if self.view else len(self.rules.fleet)
 
+    @property
+    def limits(self) -> Limits:
+        """The time limits: the host's proposal until the hello settles them."""
+        session = self.session
+        if session.role is Role.HOST and not session.transcript.frames:
+            return session.proposed_limits
+        return session.transcript.limits
+
     def rules_name(self) -> str:
         if self.rules is None:
             return "rules not known yet"
@@ -284,11 +306,10 @@ class Model:
         self.rules = rules
         self.stage = Stage.PLACING
         self.reroll()
+        if self.fleet_text and not self._place_given_fleet(rules):
+            return
         if self.must_decide:
-            self.say(
-                f"{self.opponent_label()} proposes {self.rules_name()}: "
-                "place your fleet and press Enter to accept, d to decline"
-            )
+            self.say(f"{self.opponent_label()} proposes these rules: Enter accepts, d declines")
         else:
             self.say("Place your fleet: Tab picks a ship, arrows move it, r rotates; Enter starts")
 
@@ -298,6 +319,22 @@ class Model:
         self.ships = [Placed.of(ship, self.rules.size) for ship in fleet.ships]
         self.selected = 0
         self.say("A new random fleet")
+
+    def _place_given_fleet(self, rules: Ruleset) -> bool:
+        """Start from ``fleet_text``; False (a random fleet and the reason) if it is illegal."""
+        try:
+            fleet, problems = read_fleet_text(rules, self.fleet_text)
+        except FleetTextError as error:
+            fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
+        problems = problems or fleet_problems(rules, fleet)
+        if problems:
+            self.say(
+                f"Your fleet file does not fit: {problems[0].message}; a random fleet instead",
+                trouble=True,
+            )
+            return False
+        self.ships = [Placed.of(ship, rules.size) for ship in fleet.ships]
+        return True
 
     def select(self, step: int = 1) -> None:
         if self.ships:
@@ -369,7 +406,10 @@ class Model:
         fleet = self.fleet
         self.must_decide = False
         self.stage = Stage.WAITING
-        self.say("Fleet committed; waiting for the opponent")
+        if self.invite and not self.opponent_key:
+            self.say("Fleet committed; the game starts when a guest joins with your invite")
+        else:
+            self.say("Fleet committed; waiting for the opponent")
         try:
             self.link.begin(fleet)
         except UsageError as error:
@@ -568,6 +608,9 @@ class Model:
     def rematch(self) -> bool:
         if self.stage is not Stage.OVER:
             return False
+        if not self.can_rematch:
+            self.say("A rematch over the network is a new game: host again and send a new invite")
+            return False
         link = self.link.rematch()
         if link is None:
             self.say("A rematch is not possible here", trouble=True)
@@ -575,6 +618,7 @@ class Model:
         fresh = Model(link, self.rng, self.history_source)
         fresh.hints = self.hints
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
+        fresh.fleet_text = self.fleet_text
         self.__dict__.update(fresh.__dict__)
         self.link.listen(self.handle)
         return True
@@ -600,9 +644,9 @@ class Model:
                 self.first = first
                 self.stage = Stage.BATTLE
                 you = first is self.session.role
-                self.say(
-                    "You won the toss: you shoot first" if you else "The opponent shoots first"
-                )
+                them = self.opponent_label()
+                them = them[:1].upper() + them[1:]
+                self.say("You won the toss: you shoot first" if you else f"{them} shoots first")
             case YourTurn(shots=shots):
                 self.marks = []
                 if self.resign_pending:

@@ -6,17 +6,21 @@ import importlib
 import os
 import random
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from statki_net.connection import GameConnection, Outcome
 from statki_net.errors import UsageError
 from statki_net.history import History
 from statki_net.identity import load_identity
 from statki_net.rules import Ruleset
+from statki_net.session import Session
 
 from .keys import build_app
 from .local import Chooser, LocalGame, simple_chooser
 from .model import HistorySource, Model
 from .plain import run_plain
+from .remote import ConnectionLink, play_over_connection
 
 HISTORY_ROWS = 50
 
@@ -104,3 +108,29 @@ def play_computer(
     finally:
         history.close()
     return 0
+
+
+async def play_connection_on_screen(
+    session: Session,
+    connect: Callable[[], Awaitable[GameConnection]],
+    *,
+    history: History,
+    invite: str = "",
+    fleet_text: str = "",
+) -> Outcome | None:
+    """``statki host`` / ``statki join`` on the full screen; the game's outcome, if it began.
+
+    ``connect`` waits for the guest (host) or returns the connection to the
+    host (guest); the host's screen shows ``invite`` until the guest arrives.
+    """
+    link = ConnectionLink(session)
+    model = Model(
+        link,
+        random.SystemRandom(),
+        history_source(history),
+        invite=invite,
+        fleet_text=fleet_text,
+        can_rematch=False,
+    )
+    await play_over_connection(model, link, connect)
+    return link.conn.outcome if link.conn is not None else None

@@ -1,9 +1,10 @@
 """``statki host`` and ``statki join``: the everyday way to play one game.
 
 Both use the running daemon when there is one (through its control socket)
-and otherwise play in this process.  Until the full-screen client lands the
-person plays at a line prompt (``--plain``); ``--bot STRATEGY`` lets the
-computer play instead.
+and otherwise play in this process.  In this process a person plays on the
+full screen (``statki_client``) when there is a terminal, else at the line
+prompt (``--plain``, also the front end for a daemon's game); ``--bot
+STRATEGY`` lets the computer play instead.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import getpass
 import random
 import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..computer import STRATEGIES, ComputerPlayer, check_strategy
 from ..connection import GameConnection, attach_computer, enable_keepalive
@@ -61,7 +65,9 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"let the computer play this side ({', '.join(STRATEGIES)})",
     )
     parser.add_argument(
-        "--plain", action="store_true", help="play at a line prompt (the only front end for now)"
+        "--plain",
+        action="store_true",
+        help="a line prompt instead of the full screen (scripts, screen readers)",
     )
     parser.add_argument(
         "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
@@ -104,6 +110,8 @@ class Player:
     bot: str | None
     fleet_file: str | None
     limits: Limits | None
+    on_screen: bool = False
+    """A person plays on the full screen (a terminal, no ``--plain``, no ``--bot``)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
@@ -119,7 +127,14 @@ class Player:
             bot=check_strategy(args.bot) if args.bot else None,
             fleet_file=args.fleet,
             limits=limits,
+            on_screen=not args.bot and not _wants_plain(args.plain),
         )
+
+    def fleet_text(self) -> str:
+        if self.fleet_file is None:
+            return ""
+        with open(self.fleet_file, encoding="utf-8") as file:
+            return file.read()
 
     def fleet(self, rules: Ruleset) -> Fleet | None:
         if self.fleet_file is None:
@@ -130,6 +145,13 @@ class Player:
         if problems:
             raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
         return fleet
+
+
+def _wants_plain(plain: bool) -> bool:
+    # The client is imported only when asked about, so bots and scripts stay light.
+    from statki_client.run import wants_plain
+
+    return bool(wants_plain(plain))
 
 
 def _user_name() -> str:
@@ -187,10 +209,10 @@ async def _host_game(
         bound = bound_addresses(servers)
         addresses = [parse_address(a, bound[0][1]) for a in advertise]
         addresses += [a for a in visible_addresses(bound[0][1]) if a not in addresses]
-        _print_invite(
-            format_invite(addresses, public_key_bytes(key)),
-            "listening on " + ", ".join(format_address(a) for a in bound),
-        )
+        invite = format_invite(addresses, public_key_bytes(key))
+        _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
+        if player.on_screen:
+            return await _host_on_screen(player, rules, key, invite, servers, arrived)
         reader, writer = await arrived.get()
     finally:
         for server in servers:
@@ -208,6 +230,34 @@ async def _host_game(
         fleet=fleet,
     )
     return await _play_here(player, session, reader, writer, rules, expect_key=None)
+
+
+async def _host_on_screen(
+    player: Player,
+    rules: Ruleset,
+    key: Ed25519PrivateKey,
+    invite: str,
+    servers: list[asyncio.Server],
+    arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+) -> int:
+    """The host places its fleet on screen while it waits; the game starts once both are done."""
+    session = Session(
+        Role.HOST,
+        key,
+        name=player.name,
+        entropy=secrets.token_bytes,
+        rules=rules,
+        limits=player.limits or Limits(),
+    )
+
+    async def guest(history: History) -> GameConnection:
+        reader, writer = await arrived.get()
+        for server in servers:
+            server.close()
+        _turn_away(arrived)
+        return _connection(player, session, reader, writer, history, expect_key=None)
+
+    return await _on_screen(player, session, guest, invite=invite)
 
 
 def _turn_away(arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
@@ -263,6 +313,12 @@ async def _join_game(player: Player, invite: Invite) -> int:
         entropy=secrets.token_bytes,
         limits=player.limits or Limits(),
     )
+    if player.on_screen:
+
+        async def host(history: History) -> GameConnection:
+            return _connection(player, session, reader, writer, history, expect_key=invite.key)
+
+        return await _on_screen(player, session, host)
     return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
 
 
@@ -284,18 +340,9 @@ async def _play_here(
     *,
     expect_key: bytes | None,
 ) -> int:
-    enable_keepalive(writer)
     history = History.in_home(player.home)
     try:
-        conn = GameConnection(
-            session,
-            reader,
-            writer,
-            log_dir=player.home / "logs",
-            history=history,
-            expect_key=expect_key,
-            peer_address=peer_text(writer),
-        )
+        conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
             attach_computer(conn, ComputerPlayer(player.bot, random.Random()))
         handle = LocalHandle(conn)
@@ -306,6 +353,64 @@ async def _play_here(
             await game
     finally:
         history.close()
+
+
+def _connection(
+    player: Player,
+    session: Session,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    history: History,
+    *,
+    expect_key: bytes | None,
+) -> GameConnection:
+    enable_keepalive(writer)
+    return GameConnection(
+        session,
+        reader,
+        writer,
+        log_dir=player.home / "logs",
+        history=history,
+        expect_key=expect_key,
+        peer_address=peer_text(writer),
+    )
+
+
+async def _on_screen(
+    player: Player,
+    session: Session,
+    connect: Callable[[History], Awaitable[GameConnection]],
+    *,
+    invite: str = "",
+) -> int:
+    """Play on the full screen; then say how it ended on stdout, as the line prompt does."""
+    from statki_client.run import play_connection_on_screen
+
+    history = History.in_home(player.home)
+    try:
+        outcome = await play_connection_on_screen(
+            session,
+            lambda: connect(history),
+            history=history,
+            invite=invite,
+            fleet_text=player.fleet_text(),
+        )
+    finally:
+        history.close()
+    if outcome is None:
+        print("statki: you left before the game began", file=sys.stderr)
+        return EXIT_FOUND
+    print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
+    if outcome.log_path is not None:
+        print(f"log: {outcome.log_path}")
+    failure = outcome.failure or ""
+    if "wrong-key" in failure:
+        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+        return EXIT_FOUND
+    if outcome.end not in FINISHED:
+        print(f"statki: the game did not finish: {failure or outcome.end}", file=sys.stderr)
+        return EXIT_FOUND
+    return EXIT_OK
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
