@@ -9,6 +9,7 @@ depends on colour; the styles only add it where the terminal has it.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -333,6 +334,32 @@ def _notice(model: Model) -> Line:
 
 
 def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
+    lines: list[Line] = [[]]
+    if model.rules is not None:  # a game can end before the host's rules arrive
+        lines = end_boards(model, ending)
+    lines.append([("class:title", f" {ending.verdict} ")])
+    if ending.reason:
+        lines += wrapped(ending.reason, width, "class:trouble")
+    if ending.their_fleet is not None and not ending.findings:
+        lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
+    for finding in ending.findings[:2]:
+        lines += wrapped(f"Cheating found: {finding}", width, "class:trouble")
+    if len(ending.findings) > 2:
+        lines.append([("class:trouble", f"... and {len(ending.findings) - 2} more in the log")])
+    lines.append([("", f"Shots: you {ending.my_shots}, opponent {ending.their_shots}")])
+    if ending.log_path is not None:
+        path = str(ending.log_path)
+        room = width - len("Log: ")
+        if len(path) > room:
+            path = "..." + path[-(room - 3) :]
+        lines.append([("", f"Log: {path}")])
+    if model.notice and model.notice != ending.reason:
+        lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
+    return lines
+
+
+def end_boards(model: Model, ending: Ending) -> list[Line]:
+    """Both fleets revealed side by side, with every shot on them."""
     rules = model.rules
     assert rules is not None
     size = rules.size
@@ -347,24 +374,12 @@ def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
         ("class:box", "Your fleet".ljust(_width(mine[0]) + 8)),
         ("class:box", f"Their fleet{hidden}"),
     ]
-    lines = [titles, *side_by_side(mine, theirs), []]
-    lines.append([("class:title", f" {ending.verdict} ")])
-    if ending.their_fleet is not None and not ending.findings:
-        lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
-    for finding in ending.findings[:2]:
-        lines.append([("class:trouble", f"Cheating found: {finding}")])
-    if len(ending.findings) > 2:
-        lines.append([("class:trouble", f"... and {len(ending.findings) - 2} more in the log")])
-    lines.append([("", f"Shots: you {ending.my_shots}, opponent {ending.their_shots}")])
-    if ending.log_path is not None:
-        path = str(ending.log_path)
-        room = width - len("Log: ")
-        if len(path) > room:
-            path = "..." + path[-(room - 3) :]
-        lines.append([("", f"Log: {path}")])
-    if model.notice and model.trouble:
-        lines.append(_notice(model))
-    return lines
+    return [titles, *side_by_side(mine, theirs), []]
+
+
+def wrapped(text: str, width: int, style: str = "") -> list[Line]:
+    """``text`` over as many lines as it needs, broken between words."""
+    return [[(style, line)] for line in textwrap.wrap(text, width) or [""]]
 
 
 def help_lines(model: Model) -> list[Line]:

@@ -158,6 +158,8 @@ class Ending:
     log_path: Path | None
     won: bool | None
     """True, False, or None when nobody won."""
+    reason: str = ""
+    """Why the game stopped before its end, in words; empty when it was played out."""
 
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]
@@ -674,9 +676,13 @@ class Model:
 
     def _failure_words(self, failure: Failed) -> str:
         if failure.code == Code.CLOSED.value:
-            return "Connection lost: the game ends unfinished; the log so far is kept"
+            return (
+                "Connection lost: the game ends unfinished and counts for no one; the log is kept"
+            )
         if failure.code == Code.TIMEOUT.value:
             return "The opponent did not answer in time: the game ends here"
+        if failure.code == "wrong-key":
+            return f"Not the host your invite names: {failure.detail}"
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
         return f"{who} {failure.code}: {failure.detail}"
 
@@ -696,6 +702,7 @@ class Model:
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
             won=won,
+            reason=self._failure_words(self.failure) if self.failure and not closed.end else "",
         )
 
     def _verdict(self, end: End | None, won: bool | None) -> str:
@@ -706,15 +713,16 @@ class Model:
         if end is End.TIMEOUT:
             if won is None:
                 return "No game: the opponent fell silent before the battle"
-            return "You won on time: the opponent stopped answering" if won else "You lost on time"
+            if won:
+                return "You won on time: the opponent stopped answering"
+            return "You lost on time: you did not move within the time limit"
         if end is End.CHEATED:
             if won is None:
                 return "Nobody won: both sides broke the rules"
             return "You won: the opponent cheated" if won else "You lost: your side broke the rules"
         if end is End.REFUSED:
             return "No game: the rules were declined"
-        detail = f" ({self.failure.code}: {self.failure.detail})" if self.failure else ""
-        return f"The game ended unfinished{detail}"
+        return "The game ended unfinished: nobody won"
 
 
 def remaining_lengths(view: Sea) -> list[int]:

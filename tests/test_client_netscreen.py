@@ -1,0 +1,117 @@
+"""The full-screen client's model for ``statki host`` / ``statki join``, without a terminal.
+
+The model drives a real ``Session`` through a ``ConnectionLink`` with no
+connection attached yet (as the host is before its guest arrives); events
+that would come over the network are the session's own event types.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from statki_client.keys import press
+from statki_client.layout import keys_line, plain, screen
+from statki_client.model import Model, Stage
+from statki_client.remote import ConnectionLink
+from test_client_model import game, play_out
+
+from statki_net.rules import ruleset_named
+from statki_net.session import Failed, PeerHello, Session, public_key_bytes
+from statki_net.verify import fingerprint
+from statki_net.wire import Hello, Role
+
+INVITE = "statki://127.0.0.1:47470,[2001:db8::7]:47470/" + "ab" * 32
+HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+GUEST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+
+
+def host_model(**options: object) -> Model:
+    session = Session(
+        Role.HOST,
+        HOST_KEY,
+        name="Ala",
+        entropy=random.Random(1).randbytes,
+        rules=ruleset_named("alternate"),
+    )
+    return Model(ConnectionLink(session), random.Random(2), **options)
+
+
+def guest_arrives(model: Model) -> None:
+    hello = Hello(1, "statki", public_key_bytes(GUEST_KEY), "Ola", bytes(32))
+    model.handle([PeerHello(Role.GUEST, hello)])
+
+
+def test_the_host_sees_the_invite_whole_until_the_guest_arrives() -> None:
+    model = host_model(invite=INVITE)
+    text = plain(screen(model))
+    lines = text.splitlines()
+    start = lines.index(INVITE[:80])
+    assert "".join(lines[start : start + 2]) == INVITE, text
+    assert len(lines) == 24 and "waiting for the opponent" in lines[0]
+    press(model, "enter")
+    assert model.stage is Stage.WAITING
+    assert "the game starts when a guest joins" in model.notice
+    waiting = plain(screen(model))
+    assert INVITE[:80] in waiting and "*" not in waiting, "no ship is picked once committed"
+    assert "Enter fire" not in keys_line(model), "no battle keys before the battle"
+    guest_arrives(model)
+    met = plain(screen(model))
+    assert INVITE[:80] not in met
+    assert f"vs Ola [{fingerprint(public_key_bytes(GUEST_KEY))}]" in met
+
+
+def test_a_fleet_file_that_fits_is_the_fleet_to_start_from() -> None:
+    text = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
+    model = host_model(fleet_text=text)
+    assert model.fleet.ships[0] == (0, 1, 2, 3) and model.problems() == []
+    assert not model.trouble
+
+
+def test_a_fleet_file_that_does_not_fit_gives_a_random_fleet_and_the_reason() -> None:
+    model = host_model(fleet_text="A1-D1\nB2\n")
+    assert model.problems() == [] and len(model.ships) == 10
+    assert model.trouble and "Your fleet file does not fit" in model.notice
+    broken = host_model(fleet_text="this is no fleet")
+    assert broken.trouble and len(broken.ships) == 10
+
+
+def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
+    session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(1).randbytes)
+    link = ConnectionLink(session)
+    model = Model(link, random.Random(2))
+    assert model.stage is Stage.CONNECTING
+    session.failure = Failed("wrong-key", "the host's key is not the key in the invite", False)
+    link.connection_ended()
+    assert model.stage is Stage.OVER and model.ending is not None
+    text = plain(screen(model))
+    assert "The game ended unfinished: nobody won" in text
+    assert "Not the host your invite names: the host's key is not the key" in text
+    link.connection_ended()  # told once only
+    assert len(text.splitlines()) == 24
+
+
+def test_over_the_network_the_end_offers_no_rematch(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    model.can_rematch = False
+    assert model.ready()
+    play_out(model)
+    assert model.stage is Stage.OVER
+    assert "rematch" not in keys_line(model)
+    press(model, "r")
+    assert model.stage is Stage.OVER and "new invite" in model.notice
+
+
+def test_a_long_reason_at_the_end_is_wrapped_not_cut() -> None:
+    model = host_model()
+    press(model, "enter")
+    guest_arrives(model)
+    detail = "the peer sent a frame " + "much too long " * 10
+    link = model.link
+    assert isinstance(link, ConnectionLink)
+    link.session.failure = Failed("too-large", detail, True)
+    link.connection_ended()
+    text = plain(screen(model))
+    assert " ".join(text.split()).count("much too long") == 10, text
+    assert all(len(line) <= 80 for line in text.splitlines())
