@@ -24,8 +24,7 @@ from .fleet import (
 )
 from .replay import Contradiction, ReplayReport, Volley, replay
 from .rules import PRESETS, Report, Ruleset, Touching, Turns, ruleset_named
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "PRESETS",

@@ -113,6 +113,25 @@ def commitment_root(game: bytes, secret: bytes, ship_board: int, squares: int) -
     return FleetCommitment(game, secret, ship_board, squares).root
 
 
+SHIPS_LABEL = b"statki/ships"
+
+
+def ships_digest(game: bytes, secret: bytes, ships: Sequence[Sequence[int]]) -> bytes:
+    """Binds how the ship squares split into ships, which the tree alone does not.
+
+    Where ships may touch, the same squares can be cut into ships in more than
+    one way; this digest, sent beside the root, fixes the cut.  Each ship is
+    its length as one byte then its squares in ascending order, two bytes
+    each; the ships stand in the order they will be revealed.
+    """
+    data = bytearray(SHIPS_LABEL + game + secret)
+    for ship in ships:
+        data.append(len(ship))
+        for square in sorted(ship):
+            data += square.to_bytes(2, "big")
+    return hashlib.sha256(bytes(data)).digest()
+
+
 def path_length(squares: int) -> int:
     return tree_width(squares).bit_length() - 1
 

@@ -130,17 +130,18 @@ def _count_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
                 cells,
             )
         )
-    if not problems and rules.names:
-        misplaced = [
-            index for index, ship in enumerate(fleet.ships) if len(ship) != rules.fleet[index]
-        ]
-        for index in misplaced:
+    if problems:
+        return problems
+    # Ship i is the rules' ship i: that is how a sink names it and how a reveal is read.
+    for index, ship in enumerate(fleet.ships):
+        if len(ship) != rules.fleet[index]:
+            label = f"the {rules.names[index]}" if rules.names else f"ship {index + 1}"
             problems.append(
                 FleetProblem(
                     "count",
-                    f"the {rules.names[index]} must be {rules.fleet[index]} long, "
-                    f"not {len(fleet.ships[index])}",
-                    fleet.ships[index],
+                    f"{label} must be {rules.fleet[index]} long, not {len(ship)} "
+                    "(ships are listed in the order of the rules' fleet)",
+                    ship,
                 )
             )
     return problems

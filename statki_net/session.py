@@ -20,11 +20,12 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from .battle import Answer, Defence, Sea, tells_cells
 from .board import squares_of
-from .commitment import SECRET_SIZE, FleetCommitment, Opening, coin_commitment
+from .commitment import SECRET_SIZE, FleetCommitment, Opening, coin_commitment, ships_digest
 from .errors import ProtocolError, UsageError
 from .fleet import Fleet, fleet_problems
 from .rules import Ruleset
 from .transcript import End, Finding, Phase, Transcript
+from .version import SOFTWARE
 from .wire import (
     PROTOCOL_VERSION,
     Accept,
@@ -153,7 +154,7 @@ class Session:
         *,
         name: str,
         entropy: Entropy,
-        software: str = "statki",
+        software: str = SOFTWARE,
         rules: Ruleset | None = None,
         limits: Limits | None = None,
         fleet: Fleet | None = None,
@@ -243,6 +244,8 @@ class Session:
             for frame in self._reader.feed(data):
                 if frame.header.sender is self.role:
                     raise ProtocolError(Code.OUT_OF_TURN.value, f"the peer signed as {self.role}")
+                if self._unchained_error(frame):
+                    break
                 self.transcript.add(frame)
                 self._events.append(FrameAdded(frame, outgoing=False))
                 self._after(frame, now)
@@ -251,6 +254,24 @@ class Session:
         except ProtocolError as error:
             self._fail(error.code, error.detail, now)
         return self._take_events()
+
+    def _unchained_error(self, frame: Frame) -> bool:
+        """Honour an error that does not fit the chain, and stop.
+
+        A peer that refuses one of our frames drops it from its transcript and
+        so numbers its error in that frame's place: the error cannot join our
+        chain, yet it is the peer's last word and must end the game all the same.
+        """
+        message = frame.message
+        t = self.transcript
+        if not isinstance(message, Error) or (
+            frame.header.seq == len(t.frames) and frame.header.prev == t.last_digest
+        ):
+            return False
+        self.failure = Failed(message.code, message.detail, by_peer=True)
+        self.closed = True
+        self._events += [self.failure, self._closed_event()]
+        return True
 
     def data_to_send(self) -> bytes:
         data = bytes(self._outbox)
@@ -398,7 +419,8 @@ class Session:
         message, sender, t = frame.message, frame.header.sender, self.transcript
         if isinstance(message, Hello) and sender is self.peer:
             self._events.append(PeerHello(sender, message))
-        if isinstance(message, Coin) and sender is Role.GUEST and t.score is not None:
+        if isinstance(message, Coin | TimeClaim) and t.phase is Phase.SHOOT and t.move == 0:
+            assert t.score is not None
             self._events.append(GameStarted(Role.HOST if t.score.to_move == 0 else Role.GUEST))
         if isinstance(message, Reply):
             shooter = sender.other
@@ -427,8 +449,7 @@ class Session:
         elif phase is Phase.ANSWER:
             self._send(Resign() if self.resigning else self._reply(), now)
         elif phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
-            assert self.fleet is not None
-            self._send(Reveal(self.fleet.ships, self._secret), now)
+            self._send(self._reveal(), now)
         elif phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT):
             self._send(self._verdict(), now)
 
@@ -441,8 +462,11 @@ class Session:
         self.commitment = FleetCommitment(
             self.transcript.game, self._secret, self.fleet.board, rules.size**2
         )
+        game = self.transcript.game
         return Commit(
-            self.commitment.root, coin_commitment(self.transcript.game, self.role.value, self._coin)
+            self.commitment.root,
+            ships_digest(game, self._secret, self.fleet.ships),
+            coin_commitment(game, self.role.value, self._coin),
         )
 
     def _reply(self) -> Reply:
@@ -469,6 +493,10 @@ class Session:
         opened = self.transcript.sides[self.role].opened
         wanted = dict.fromkeys([*squares, *squares_of(marked)])
         return [self.commitment.open(s) for s in wanted if s not in opened]
+
+    def _reveal(self) -> Reveal:
+        assert self.fleet is not None
+        return Reveal(self.fleet.ships, self._secret)
 
     def _verdict(self) -> Verdict:
         t = self.transcript

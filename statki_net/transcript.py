@@ -19,7 +19,14 @@ from typing import Literal
 
 from .battle import Outcome, Score, Sea, check_answer_shape, hits_of, tells_cells
 from .board import bit, square_name, squares_of
-from .commitment import Opening, coin_commitment, commitment_root, toss
+from .commitment import (
+    Opening,
+    coin_commitment,
+    commitment_root,
+    path_length,
+    ships_digest,
+    toss,
+)
 from .errors import UsageError
 from .fleet import Fleet, fleet_from_lists
 from .replay import Volley, replay
@@ -87,6 +94,9 @@ TABLE: dict[Phase, tuple[Speaker, dict[str, Phase]]] = {
     Phase.DONE: ("nobody", {}),
 }
 """Who speaks in each phase, and where each message they may send leads."""
+
+COIN_PHASES = (Phase.HOST_COIN, Phase.GUEST_COIN)
+"""A time claim here wins the toss and play begins; in any other phase it ends the game."""
 
 PLAYER = {Role.HOST: 0, Role.GUEST: 1}
 ROLE = (Role.HOST, Role.GUEST)
@@ -259,6 +269,8 @@ class Transcript:
         self.phase = self._next_phase(message)
 
     def _next_phase(self, message: Message) -> Phase:
+        if isinstance(message, TimeClaim) and self.phase in COIN_PHASES:
+            return Phase.SHOOT
         if isinstance(message, (Error, TimeClaim)):
             return Phase.DONE
         if isinstance(message, Reply) and self.end is not None:
@@ -388,7 +400,10 @@ class Transcript:
             return Finding(defender, "false-answer", detail, self.move, square)
 
         given: dict[int, Opening] = {}
+        area = size * size
         for opening in reply.proofs:
+            if opening.square >= area or len(opening.path) != path_length(area):
+                return lie(f"the proof for square {opening.square} has the wrong shape", None)
             if opening.root(self.game) != commit.fleet:
                 return lie(
                     f"the proof for {_name(opening.square, size)} does not open the commitment",
@@ -426,9 +441,13 @@ class Transcript:
     def _time_claim(self, claimant: Role) -> None:
         if self.phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT):
             return  # the game is decided; a missing verdict changes nothing
+        if self.phase in COIN_PHASES:
+            # Not opening the coin loses the toss, so aborting cannot veto it.
+            self._start(claimant)
+            return
         before_start = self.phase in (Phase.DECISION, Phase.HOST_COMMIT, Phase.GUEST_COMMIT)
-        # From the coin toss on, the side that falls silent forfeits: not opening
-        # the coin loses the toss, and leaving without revealing loses the game.
+        # Once play has begun, the side that falls silent forfeits, and so
+        # does a side that leaves without revealing.
         self.end, self.winner = End.TIMEOUT, None if before_start else claimant
 
     def _finish(self, end: End, winner: Role | None) -> None:
@@ -453,6 +472,12 @@ class Transcript:
             self._found(
                 Finding(sender, "bad-reveal", "the revealed fleet does not open its commitment")
             )
+            return
+        if ships_digest(self.game, reveal.secret, reveal.fleet) != side.commit.ships:
+            detail = (
+                "the revealed ships are cut from the committed squares differently than committed"
+            )
+            self._found(Finding(sender, "bad-reveal", detail))
             return
         report = replay(self.rules, fleet, self.sides[sender.other].volleys)
         for problem in report.fleet_problems:

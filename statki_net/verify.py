@@ -220,7 +220,9 @@ def _ending_violations(
             Violation(
                 "aborted",
                 f"{t.error_from} stopped the game with error {t.error.code}: {t.error.detail}",
-                t.error_from,
+                # The frame an error answers was refused, so it is not in the
+                # chain: the log cannot show whether the error was deserved.
+                None,
             )
         )
     if t.end is End.TIMEOUT:

@@ -129,6 +129,8 @@ class Commit:
     TYPE: ClassVar[str] = "commit"
     fleet: bytes
     """The Merkle root over the sender's board (SPEC.md, "The fleet commitment")."""
+    ships: bytes
+    """The digest binding how the board's ship squares split into ships."""
     coin: bytes
     """SHA-256 of the coin label, game id, role and the sender's coin."""
 
@@ -300,7 +302,7 @@ def _fields(message: Message) -> dict[str, Any]:
         case Refuse():
             return {"reason": message.reason}
         case Commit():
-            return {"fleet": message.fleet, "coin": message.coin}
+            return {"fleet": message.fleet, "ships": message.ships, "coin": message.coin}
         case Coin():
             return {"coin": message.coin}
         case Shot():
@@ -491,7 +493,9 @@ DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     "accept": lambda body: Accept(),
     "refuse": lambda body: Refuse(_text(body, "reason")),
     "commit": lambda body: Commit(
-        _bytes(body, "fleet", HASH_SIZE), _bytes(body, "coin", HASH_SIZE)
+        _bytes(body, "fleet", HASH_SIZE),
+        _bytes(body, "ships", HASH_SIZE),
+        _bytes(body, "coin", HASH_SIZE),
     ),
     "coin": lambda body: Coin(_bytes(body, "coin", 32)),
     "shot": lambda body: Shot(_list(body, "squares", _square)),

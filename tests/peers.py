@@ -72,9 +72,18 @@ def make_pair(
 
 
 def play(
-    pair: Pair, seed: int = 1, *, resign_at: int | None = None, stop_after: int | None = None
+    pair: Pair,
+    seed: int = 1,
+    *,
+    resign_at: int | None = None,
+    stop_after: int | None = None,
+    resigner: Role | None = None,
 ) -> None:
-    """Play a whole game: the guest accepts, both fire at random unknown squares."""
+    """Play a whole game: the guest accepts, both fire at random unknown squares.
+
+    ``resign_at``: the mover of that volley resigns (with ``resigner``, the
+    first volley from then on that this side fires).
+    """
     rng = random.Random(seed)
     pair.record(Role.HOST, pair.host.start(pair.now))
     pair.pump()
@@ -90,7 +99,12 @@ def play(
         if stop_after is not None and volleys == stop_after:
             return
         volleys += 1
-        if resign_at is not None and volleys == resign_at:
+        if (
+            resign_at is not None
+            and volleys >= resign_at
+            and (resigner is None or mover.role is resigner)
+            and (resigner is not None or volleys == resign_at)
+        ):
             pair.record(mover.role, mover.resign(pair.now))
         else:
             view = mover.view

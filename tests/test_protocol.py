@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from dataclasses import replace
 
 import msgpack
 import pytest
@@ -12,12 +13,13 @@ from hypothesis import strategies as st
 from peers import Pair, closed, key_from, make_pair, play
 
 from statki_net.battle import Answer, Defence, Outcome
+from statki_net.commitment import Opening
 from statki_net.errors import ProtocolError
 from statki_net.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.replay import replay
 from statki_net.rules import PRESETS
-from statki_net.session import Session
-from statki_net.transcript import TABLE, End, Transcript
+from statki_net.session import GameStarted, Session
+from statki_net.transcript import TABLE, End, Phase, Transcript
 from statki_net.wire import (
     MAX_FRAME,
     Code,
@@ -26,7 +28,9 @@ from statki_net.wire import (
     FrameReader,
     Header,
     Message,
+    Reveal,
     Role,
+    Shot,
     TimeClaim,
     decode_body,
     sign,
@@ -333,3 +337,101 @@ def test_bad_signature_is_answered_with_an_error() -> None:
 
 def test_keys_differ() -> None:
     assert key_from(1).private_bytes_raw() != key_from(2).private_bytes_raw()
+
+
+FIVE_IN_A_ROW = (
+    "carrier: A1-A5\ndestroyer: A6-A7\nbattleship: C1-C4\ncruiser: E1-E3\nsubmarine: G1-G3"
+)
+
+
+class RecutsAtTheReveal(Session):
+    """Commits carrier A1-A5 + destroyer A6-A7, then reveals carrier A3-A7 + destroyer A1-A2."""
+
+    def set_fleet(self, fleet: Fleet) -> None:
+        rules = self.rules
+        assert rules is not None
+        super().set_fleet(read_fleet_text(rules, FIVE_IN_A_ROW)[0])
+
+    def _reveal(self) -> Reveal:
+        rules = self.rules
+        assert rules is not None and self.fleet is not None
+        recut = (
+            "carrier: A3-A7\ndestroyer: A1-A2\nbattleship: C1-C4\ncruiser: E1-E3\nsubmarine: G1-G3"
+        )
+        fleet = read_fleet_text(rules, recut)[0]
+        assert fleet.board == self.fleet.board, "the same squares, cut differently"
+        return Reveal(fleet.ships, self._secret)
+
+
+def test_a_reveal_cutting_the_squares_differently_is_caught() -> None:
+    pair = make_pair(PRESETS["five-ships"], seed=81, guest_cls=RecutsAtTheReveal)
+    play(pair, seed=82, resign_at=3, resigner=Role.GUEST)
+    t = pair.host.transcript
+    [finding] = t.findings
+    assert finding.kind == "bad-reveal" and finding.culprit is Role.GUEST
+    assert "cut from the committed squares differently" in finding.detail
+
+
+def test_a_side_that_does_not_open_its_coin_loses_the_toss() -> None:
+    pair = make_pair(CLASSIC, seed=91)
+    pair.host.start(pair.now)
+    pair.pump()
+    rules = pair.guest.rules
+    assert rules is not None
+    pair.guest.accept(random_fleet(rules, random.Random(1)), pair.now)
+    # Deliver everything but the guest's coin: the host waits at the guest's coin.
+    senders = [pair.host, pair.guest]
+    while pair.host.transcript.phase is not Phase.GUEST_COIN:
+        sender = senders[0]
+        senders.reverse()
+        data = sender.data_to_send()
+        if data:
+            pair.session(sender.role.other).receive_data(data, pair.now)
+    pair.guest.receive_data(pair.host.data_to_send(), pair.now)  # the host's coin
+    assert pair.guest.data_to_send(), "the guest's coin is held back"
+    due = pair.host.deadline()
+    assert due is not None
+    events = pair.host.check_time(due)
+    started = [e.first for e in events if isinstance(e, GameStarted)]
+    assert started == [Role.HOST]
+    assert pair.host.my_turn and not pair.host.closed
+    assert pair.host.transcript.end is None
+    claim = pair.host.transcript.frames[-1].message
+    assert isinstance(claim, TimeClaim)
+    assert pair.host.transcript.speaker() is Role.HOST
+
+
+def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
+    class ShortProofs(Session):
+        def _proofs(self, squares: tuple[int, ...], answer: Answer) -> list[Opening]:
+            return [replace(p, path=p.path[:-1]) for p in super()._proofs(squares, answer)]
+
+    pair = make_pair(CLASSIC, seed=93, guest_cls=ShortProofs)
+    play(pair, seed=94)
+    [finding] = pair.host.transcript.findings
+    assert finding.culprit is Role.GUEST and "wrong shape" in finding.detail
+
+
+def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
+    pair = make_pair(CLASSIC, seed=95)
+    pair.host.start(pair.now)
+    pair.pump()
+    rules = pair.guest.rules
+    assert rules is not None
+    pair.guest.accept(random_fleet(rules, random.Random(2)), pair.now)
+    pair.pump()
+    shooter = pair.host if pair.host.my_turn else pair.guest
+    other = pair.session(shooter.role.other)
+    # A frame the peer will refuse: a shot signed with a stranger's key.
+    t = shooter.transcript
+    forged = sign(
+        key_from(999), Header(shooter.role, len(t.frames), t.last_digest, t.game, 0), Shot((0,))
+    )
+    other.receive_data(forged.encode(), pair.now)
+    assert other.closed and other.failure is not None and other.failure.code == "bad-signature"
+    # The shooter sent nothing, so the error cannot chain onto its transcript; it is honoured.
+    shooter.shoot((5,), pair.now)
+    events = shooter.receive_data(other.data_to_send(), pair.now)
+    assert shooter.closed
+    assert shooter.failure is not None and shooter.failure.code == "bad-signature"
+    assert any(type(e).__name__ == "GameClosed" for e in events)

@@ -38,7 +38,7 @@ def test_a_reveal_that_does_not_open_the_commitment_is_a_commitment_mismatch() -
 
 def test_a_false_verdict_is_named() -> None:
     pair = make_pair(PRESETS["classic"], seed=43, guest_cls=ClaimsTheWin)
-    play(pair, seed=44, resign_at=2)
+    play(pair, seed=44, resign_at=2, resigner=Role.GUEST)
     judgement = judge_log(log_bytes(pair.host))
     assert pair.host.transcript.winner is Role.HOST
     [violation] = judgement.violations
