@@ -37,14 +37,12 @@ from statki_net.session import (
     YourTurn,
 )
 from statki_net.verify import fingerprint, judge_log
+from statki_net.version import SOFTWARE
 from statki_net.wire import Role
 
 Clock = Callable[[], int]
 Chooser = Callable[[Sea, int], tuple[int, ...]]
 """The computer's aim: (its view, shots due) -> squares."""
-SOFTWARE = "statki 0.1.0"
-MAX_TOSSES = 64
-"""Coin tosses tried for a rematch in which the other side must start (each 1/2)."""
 
 
 def wall_clock_ms() -> int:
@@ -174,7 +172,7 @@ class LocalGame:
         self.clock = clock
         self.entropy = entropy
         self.starter = starter
-        """Who must shoot first (a rematch); None lets the coin decide."""
+        """Who shoots first, proposed in the hello (a rematch); None lets the coin decide."""
         self.first: Role | None = None
         self.record: GameRecord | None = None
         self._listeners: list[Callable[[list[Event]], None]] = []
@@ -182,7 +180,12 @@ class LocalGame:
 
     def _pair(self) -> tuple[Session, Session]:
         player = Session(
-            Role.HOST, self.key, name=self.name, entropy=self.entropy, rules=self.rules
+            Role.HOST,
+            self.key,
+            name=self.name,
+            entropy=self.entropy,
+            rules=self.rules,
+            first=self.starter,
         )
         bot = Session(
             Role.GUEST,
@@ -208,14 +211,8 @@ class LocalGame:
     def begin(self, fleet: Fleet) -> None:
         if self._session.transcript.frames:
             raise UsageError("the game has begun already")
-        for _ in range(MAX_TOSSES):
-            self._session.set_fleet(fleet)
-            events = self._handshake()
-            if self.starter is None or self.first is self.starter:
-                break
-            # Both coins were honest; this toss only gave the wrong side the
-            # first shot, so the rematch starts over before anyone has fired.
-            self._session, self._bot = self._pair()
+        self._session.set_fleet(fleet)
+        events = self._handshake()
         if self.home is not None:
             self.record = GameRecord(self.home, self.history, self.clock)
             self.record.open(self._session)
