@@ -335,7 +335,7 @@ def _notice(model: Model) -> Line:
 
 def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
     lines: list[Line] = [[]]
-    if model.rules is not None:  # a game can end before the host's rules arrive
+    if model.rules is not None and model.view is not None:  # no boards if no battle began
         lines = end_boards(model, ending)
     lines.append([("class:title", f" {ending.verdict} ")])
     if ending.reason:

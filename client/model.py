@@ -667,6 +667,8 @@ class Model:
                 self.failure = event
                 self.say(self._failure_words(event), trouble=True)
             case GameClosed():
+                if not self.trouble:  # the last word before the end is stale now
+                    self.say("")
                 self.stage = Stage.OVER
                 self.must_decide = False
                 self.resign_pending = False
