@@ -77,7 +77,17 @@ class Tmux:
         raise AssertionError(f"{name}'s screen never showed {seen!r}; it shows:\n{text}")
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.server, "kill-server"], capture_output=True, timeout=10)
+        """Stop the server and everything in it, and remove its socket (tmux leaves it)."""
+        where = ["tmux", "-L", self.server]
+        found = subprocess.run(
+            [*where, "display-message", "-p", "#{socket_path}"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        subprocess.run([*where, "kill-server"], capture_output=True, timeout=10)
+        if found.returncode == 0 and found.stdout.strip():
+            Path(found.stdout.strip()).unlink(missing_ok=True)
 
 
 def square(screen: str, column: int, square_name: str) -> str:
