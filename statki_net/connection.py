@@ -554,10 +554,21 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
         with contextlib.suppress(UsageError):  # the game may have ended meanwhile
             action()
 
-    def fire() -> None:
+    thinking: set[asyncio.Task[None]] = set()
+
+    async def fire() -> None:
         session = conn.session
-        if session.my_turn and session.view is not None:
-            conn.shoot(player.volley(session.view, session.shots_due))
+        if not session.my_turn or session.view is None:
+            return
+        # A strong strategy may think for a second or two; it does so in a
+        # thread, so the event loop (and every other game on it) never waits.
+        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
+        act(lambda: conn.shoot(shots))
+
+    def start_thinking() -> None:
+        task = loop.create_task(fire())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
 
     def on_notice(notice: Notice) -> None:
         if notice["event"] == "rules":
@@ -566,7 +577,7 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
             fleet = player.fleet(rules)
             loop.call_soon(act, lambda: conn.accept(fleet))
         elif notice["event"] == "turn":
-            loop.call_soon(act, fire)
+            loop.call_soon(start_thinking)
 
     conn.listeners.append(on_notice)
 
