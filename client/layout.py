@@ -18,7 +18,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from statki_net.battle import Cell, Defence, Sea
 from statki_net.board import bit, square_name
 from statki_net.fleet import Fleet
-from statki_net.picture import GLYPHS
+from statki_net.picture import GLYPHS, defence_glyph
 from statki_net.rules import Ruleset, Touching, Turns
 
 from .model import Ending, Model, Overlay, Stage
@@ -91,30 +91,6 @@ def board(size: int, glyph: Glyph, cursor: int | None = None) -> list[Line]:
                 line.append((STYLE_OF.get(char, ""), char))
         lines.append(line)
     return lines
-
-
-def defence_glyph(defence: Defence) -> Glyph:
-    """My sea: ships, and the opponent's shots on it."""
-    ships = defence.fleet.board
-    sunk = 0
-    for index in defence.sunk_ships():
-        for square in defence.fleet.ships[index]:
-            sunk |= bit(square)
-    marked = defence.marked
-
-    def glyph(square: int) -> str:
-        mask = bit(square)
-        if sunk & mask:
-            return GLYPHS[Cell.SUNK]
-        if ships & mask:
-            return GLYPHS[Cell.HIT] if defence.shot & mask else GLYPHS["ship"]
-        if defence.shot & mask:
-            return GLYPHS[Cell.MISS]
-        if marked & mask:
-            return GLYPHS[Cell.EMPTY]
-        return GLYPHS["water"]
-
-    return glyph
 
 
 def sea_glyph(sea: Sea, marks: list[int], hints: int, revealed: Fleet | None = None) -> Glyph:

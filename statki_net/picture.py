@@ -48,6 +48,11 @@ def sea_lines(sea: Sea) -> list[str]:
 
 def defence_lines(defence: Defence) -> list[str]:
     """A player's own sea: ships, and the opponent's shots on it."""
+    return grid(defence.rules.size, defence_glyph(defence))
+
+
+def defence_glyph(defence: Defence) -> Callable[[int], str]:
+    """How each square of a player's own sea is drawn."""
     board = defence.fleet.board
     sunk = 0
     for index in defence.sunk_ships():
@@ -67,7 +72,7 @@ def defence_lines(defence: Defence) -> list[str]:
             return GLYPHS[Cell.EMPTY]
         return GLYPHS["water"]
 
-    return grid(defence.rules.size, glyph)
+    return glyph
 
 
 def side_by_side(left: list[str], right: list[str], titles: tuple[str, str], gap: int = 6) -> str:
