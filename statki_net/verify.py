@@ -138,13 +138,8 @@ def judge_log(data: bytes) -> Judgement:
 
 
 def judge(contents: LogContents) -> Judgement:
-    transcript, judgement = Transcript(), Judgement()
-    rejected = None
-    for index, (body, signature) in enumerate(contents.frames):
-        rejected = _add(transcript, index, body, signature)
-        if rejected is not None:
-            # Nothing after a refused frame can be trusted to follow from it.
-            break
+    judgement = Judgement()
+    transcript, rejected = replay_log(contents)
     _describe(transcript, judgement)
     found = [rejected] if rejected else []
     if contents.damage and not rejected:
@@ -154,6 +149,17 @@ def judge(contents: LogContents) -> Judgement:
     if not judgement.violations:
         judgement.status = VALID
     return judgement
+
+
+def replay_log(contents: LogContents) -> tuple[Transcript, Violation | None]:
+    """The log's transcript, as far as it holds, and the violation that stopped it, if any."""
+    transcript = Transcript()
+    for index, (body, signature) in enumerate(contents.frames):
+        rejected = _add(transcript, index, body, signature)
+        if rejected is not None:
+            # Nothing after a refused frame can be trusted to follow from it.
+            return transcript, rejected
+    return transcript, None
 
 
 def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> Violation | None:

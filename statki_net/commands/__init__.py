@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import bench, daemon, fleet, history, identity, netplay, play, selfplay, verify
+from . import analyze, bench, daemon, fleet, history, identity, netplay, play, selfplay, verify
 from .common import AddCommand
 
 COMMANDS: list[AddCommand] = [
@@ -15,6 +15,7 @@ COMMANDS: list[AddCommand] = [
     identity.add,
     history.add,
     bench.add,
+    analyze.add,
 ]
 
 __all__ = ["COMMANDS"]
