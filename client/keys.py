@@ -1,7 +1,8 @@
-"""Keys acting on the model, and the full-screen prompt_toolkit application.
+"""Keys and clicks acting on the model, and the full-screen prompt_toolkit application.
 
-``press(model, key)`` is the whole meaning of every key, as a plain function
-of the model; ``build_app`` binds prompt_toolkit's keys to it.  Input and
+``press(model, key)`` is the whole meaning of every key, and ``click(model,
+board, row, column)`` of every mouse click on a board, as plain functions of
+the model; ``build_app`` binds prompt_toolkit's keys and mouse to them.  Input and
 output are passed in, so tests drive the real application with a pipe input
 and a dummy output.
 """
@@ -19,13 +20,15 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from .layout import STYLES, screen
+from .layout import STYLES, BoardName, screen
 from .model import Model, Overlay, Stage
 
 ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 """Typed squares in battle: columns A-J (lower or upper case) and row digits."""
-COMMAND_KEYS = ["?", "f1", "escape", "q", "c-c", "y", "n", "r", "d", "s", "p", "tab", "s-tab"]
+COMMAND_KEYS = [
+    *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"]
+]
 
 
 def press(model: Model, key: str) -> None:
@@ -49,6 +52,11 @@ def press(model: Model, key: str) -> None:
         model.toggle_overlay(Overlay.HISTORY)
     elif key in ("q", "c-c"):
         model.ask_quit()
+    elif model.stage is Stage.RULES:
+        if key in ("up", "down"):
+            model.move_rules_cursor(ARROWS[key][0])
+        elif key == "enter":
+            model.choose_rules()
     elif model.stage is Stage.PLACING:
         _placing(model, key)
     elif model.stage is Stage.OVER:
@@ -73,6 +81,25 @@ def _placing(model: Model, key: str) -> None:
         model.ready()
     elif key == "d":
         model.decline()
+    elif key == "R":
+        model.revisit_rules()
+
+
+def click(model: Model, board: BoardName, row: int, column: int) -> None:
+    """What a click on ``board`` at (``row``, ``column``) does to ``model`` now.
+
+    Placing: a ship is picked, an empty square takes the picked ship's bow.
+    Battle: a square of the opponent's sea is aimed at (marked, in a salvo);
+    a second click on it fires.
+    """
+    if model.overlay is not None or not 0 <= min(row, column) <= max(row, column) < model.size:
+        return
+    square = row * model.size + column
+    if model.stage is Stage.PLACING and board == "mine":
+        if not model.select_at(square):
+            model.move_ship_to(square)
+    elif model.stage is Stage.BATTLE and board == "theirs":
+        model.aim_click(square)
 
 
 def _battle(model: Model, key: str) -> None:
@@ -119,12 +146,21 @@ def build_app(
         bind(key, key)
     bind("enter", "enter")
     bind("space", " ")
-    control = FormattedTextControl(lambda: screen(model), focusable=True, show_cursor=False)
+
+    def on_click(board: BoardName, row: int, column: int) -> None:
+        click(model, board, row, column)
+        if on_key is not None:
+            on_key()
+
+    control = FormattedTextControl(
+        lambda: screen(model, click=on_click), focusable=True, show_cursor=False
+    )
     return Application(
         layout=Layout(Window(control)),
         key_bindings=bindings,
         style=Style.from_dict(STYLES),
         full_screen=True,
+        mouse_support=True,
         input=input,
         output=output,
         color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,

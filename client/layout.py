@@ -12,14 +12,19 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTuples
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+
+if TYPE_CHECKING:  # defined for type checkers only
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 from statki_net.battle import Cell, Defence, Sea
 from statki_net.board import bit, square_name
 from statki_net.fleet import Fleet
 from statki_net.picture import GLYPHS, defence_glyph
-from statki_net.rules import Ruleset, Touching, Turns
+from statki_net.rules import PRESETS, Report, Ruleset, Touching, Turns
 
 from .model import Ending, Model, Overlay, Stage
 
@@ -66,31 +71,65 @@ STYLES = {
 }
 """Style classes for prompt_toolkit; under NO_COLOR only bold and reverse remain."""
 
-Line = list[tuple[str, str]]
+Line = list[OneStyleAndTextTuple]
 Glyph = Callable[[int], str]
+BoardName = Literal["mine", "theirs"]
+"""The player's own sea (left) or the opponent's (right)."""
+Click = Callable[[BoardName, int, int], None]
+"""A click on a board's square: (board, row, column), rows and columns from 0."""
+SquareClick = Callable[[int, int], None]
 
 
 # ---------------------------------------------------------------- boards
 
 
-def board(size: int, glyph: Glyph, cursor: int | None = None) -> list[Line]:
-    """A sea: letters over the columns, numbers beside the rows, the cursor in brackets."""
+def board(
+    size: int, glyph: Glyph, cursor: int | None = None, click: SquareClick | None = None
+) -> list[Line]:
+    """A sea: letters over the columns, numbers beside the rows, the cursor in brackets.
+
+    With ``click``, a mouse click on a square (its character or the gap
+    before it) calls ``click(row, column)``.
+    """
     lines: list[Line] = [[("", "  " + "".join(f" {chr(ord('A') + c)}" for c in range(size)) + " ")]]
     for row in range(size):
         line: Line = [("", f"{row + 1:>2}")]
         for column in range(size + 1):
             square = row * size + column
             if cursor is not None and column < size and cursor == square:
-                line.append(("class:cursor", "["))
+                gap = ("class:cursor", "[")
             elif cursor is not None and column > 0 and cursor == square - 1:
-                line.append(("class:cursor", "]"))
+                gap = ("class:cursor", "]")
             else:
-                line.append(("", " "))
-            if column < size:
-                char = glyph(square)
-                line.append((STYLE_OF.get(char, ""), char))
+                gap = ("", " ")
+            if column == size:
+                line.append(gap)
+                break
+            char = glyph(square)
+            fragments = [gap, (STYLE_OF.get(char, ""), char)]
+            if click is None:
+                line += fragments
+            else:
+                handler = _on_release(click, row, column)
+                line += [(style, text, handler) for style, text in fragments]
         lines.append(line)
     return lines
+
+
+def _on_release(
+    click: SquareClick, row: int, column: int
+) -> Callable[[MouseEvent], NotImplementedOrNone]:
+    """A mouse handler acting when the button is released (a click), as buttons do."""
+
+    def handler(event: MouseEvent) -> NotImplementedOrNone:
+        if event.event_type is not MouseEventType.MOUSE_UP:
+            return NotImplemented
+        if event.button not in (MouseButton.LEFT, MouseButton.UNKNOWN):
+            return NotImplemented
+        click(row, column)
+        return None
+
+    return handler
 
 
 def sea_glyph(sea: Sea, marks: list[int], hints: int, revealed: Fleet | None = None) -> Glyph:
@@ -141,26 +180,36 @@ def side_by_side(left: list[Line], right: list[Line], gap: int = 8) -> list[Line
 
 
 def _width(line: Line) -> int:
-    return sum(len(text) for _, text in line)
+    return sum(len(fragment[1]) for fragment in line)
 
 
 # ---------------------------------------------------------------- the screen
 
 
-def screen(model: Model, width: int = WIDTH, height: int = HEIGHT) -> StyleAndTextTuples:
-    """The whole screen for ``model``, at most ``width`` x ``height``."""
+def screen(
+    model: Model, width: int = WIDTH, height: int = HEIGHT, click: Click | None = None
+) -> StyleAndTextTuples:
+    """The whole screen for ``model``, at most ``width`` x ``height``.
+
+    ``click`` receives clicks on the board squares that mean something now
+    (the fleet while placing, the opponent's sea in battle); none under an overlay.
+    """
+    if model.overlay is not None:
+        click = None
     if model.overlay is Overlay.HELP:
         lines = help_lines(model)
     elif model.overlay is Overlay.HISTORY:
         lines = history_lines(model, width)
     elif model.stage is Stage.OVER and model.ending is not None:
         lines = end_lines(model, model.ending, width)
+    elif model.stage is Stage.RULES:
+        lines = rules_screen_lines(model)
     elif model.stage in (Stage.CONNECTING, Stage.PLACING) or (
         model.stage is Stage.WAITING and model.view is None
     ):
-        lines = placing_lines(model, width)
+        lines = placing_lines(model, width, click)
     else:
-        lines = battle_lines(model)
+        lines = battle_lines(model, click)
     lines = [title_line(model, width), *lines]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
@@ -184,11 +233,12 @@ def plain(fragments: StyleAndTextTuples) -> str:
 def _clip(line: Line, width: int) -> Line:
     out: Line = []
     room = width
-    for style, text in line:
+    for fragment in line:
         if room <= 0:
             break
-        out.append((style, text[:room]))
-        room -= len(text[:room])
+        text = fragment[1][:room]
+        out.append((fragment[0], text, *fragment[2:]))
+        room -= len(text)
     return out
 
 
@@ -202,13 +252,18 @@ def title_line(model: Model, width: int) -> Line:
     return [("class:title", text[:width].ljust(width))]
 
 
-def placing_lines(model: Model, width: int = WIDTH) -> list[Line]:
+def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:
     rules = model.rules
     if rules is None or not model.ships:
         words = model.notice or "Waiting for the opponent to connect and for the rules"
         return [[], [("", words)]]
-    cursor_free = None
-    left = [[("class:box", "Your fleet")], *board(rules.size, placing_glyph(model), cursor_free)]
+    on_fleet: SquareClick | None = None
+    if click is not None and model.stage is Stage.PLACING:
+        on_fleet = lambda row, column: click("mine", row, column)  # noqa: E731
+    left: list[Line] = [
+        [("class:box", "Your fleet")],
+        *board(rules.size, placing_glyph(model), None, on_fleet),
+    ]
     right: list[Line] = [[("class:box", "The rules")]]
     right += [[("", text)] for text in rules_words(rules, model.limits.move_ms // 1000)]
     if model.stage is Stage.PLACING:
@@ -232,6 +287,43 @@ def invite_lines(invite: str, width: int) -> list[Line]:
     return lines
 
 
+def rules_screen_lines(model: Model) -> list[Line]:
+    """The host's choice of rules: every preset in a line, the highlighted one in full."""
+    lines: list[Line] = [[], [("class:box", "Choose the rules for this game")], []]
+    for index, name in enumerate(model.rule_choices):
+        chosen = index == model.rules_cursor
+        text = f" {'>' if chosen else ' '} {name:<12} {rules_summary(PRESETS[name])}"
+        lines.append([("class:selected" if chosen else "", text)])
+    if model.rule_choices:
+        highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
+        lines += [[], [("class:box", "In full:")]]
+        lines += [[("", "  " + text)] for text in rules_words(highlighted)]
+    lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
+    if model.invite and not model.opponent_key:
+        lines += [[], *invite_lines(model.invite, WIDTH)]
+    return lines
+
+
+def rules_summary(rules: Ruleset) -> str:
+    """The rules in one line, as players say them: ``10 ships, no touching, ...``."""
+    ships = f"{len(rules.fleet)} named ships" if rules.names else f"{len(rules.fleet)} ships"
+    if rules.size != 10:
+        ships += f" on {rules.size}x{rules.size}"
+    touching = {
+        Touching.NONE: "no touching",
+        Touching.CORNERS: "touching at corners only",
+        Touching.ANY: "ships may touch",
+    }[rules.touching]
+    turns = {
+        Turns.CHAIN: "a hit earns another shot",
+        Turns.ALTERNATE: "one shot a turn",
+        Turns.SALVO: "a salvo: one shot per ship afloat",
+    }[rules.turns]
+    if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
+        turns = "a salvo, only how many hit is told"
+    return f"{ships}, {touching}, {turns}"
+
+
 def rules_words(rules: Ruleset, seconds: int | None = None) -> list[str]:
     fleet = ",".join(str(n) for n in rules.fleet)
     touching = {
@@ -249,15 +341,18 @@ def rules_words(rules: Ruleset, seconds: int | None = None) -> list[str]:
     return [f"{rules.size}x{rules.size}, fleet {fleet}", touching, turns]
 
 
-def battle_lines(model: Model) -> list[Line]:
+def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
     rules, view, defence = model.rules, model.view, model.defence
     assert rules is not None
     size = rules.size
     sea = view or Sea(rules)
     hints = model.hint_squares() if model.hints else 0
     cursor = model.cursor if model.stage is Stage.BATTLE else None
+    on_sea: SquareClick | None = None
+    if click is not None and model.stage is Stage.BATTLE:
+        on_sea = lambda row, column: click("theirs", row, column)  # noqa: E731
     mine = board(size, defence_glyph(defence), None) if defence else board(size, lambda s: ".")
-    theirs = board(size, sea_glyph(sea, model.marks, hints), cursor)
+    theirs = board(size, sea_glyph(sea, model.marks, hints), cursor, on_sea)
     titles: Line = [
         ("class:box", f"Your sea: {model.ships_left(True)} afloat".ljust(_width(mine[0]) + 8)),
         ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
@@ -367,11 +462,13 @@ def help_lines(model: Model) -> list[Line]:
         ("  n", "a new random fleet"),
         ("  Enter", "start the battle (accept the rules, as the guest)"),
         ("  d", "decline the host's rules (guest)"),
+        ("  R", "choose the rules again (host, before the battle)"),
         ("Battle", ""),
         ("  arrows", "move the cursor on the opponent's sea"),
         ("  a-j then 1-10", "type a square, like b4 or j10: the cursor jumps there"),
         ("  Enter", "fire at the cursor (salvo: mark it; all marked: fire)"),
         ("  Space", "mark or unmark a square of the salvo"),
+        ("  mouse", "click a ship, then a square; in battle click twice to fire"),
         ("  s", "shade squares where no ship left fits (hints)"),
         ("Anywhere", ""),
         ("  p", "past games and wins per opponent"),
@@ -410,9 +507,13 @@ def keys_line(model: Model) -> str:
         return " y quit  n stay"
     if model.overlay is not None:
         return " Esc back  q quit"
+    if model.stage is Stage.RULES:
+        return " up/down choose the rules  Enter confirm  ? help  q quit"
     if model.stage is Stage.PLACING:
         if model.must_decide:
             return " Tab/arrows/r place  n new fleet  Enter accept  d decline  ? help  q quit"
+        if model.can_choose_rules:
+            return " Tab ship  arrows move  r rotate  n new fleet  R rules  Enter start  ? help"
         return " Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit"
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
         return " waiting for the opponent   p past games  ? help  q quit"

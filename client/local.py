@@ -227,6 +227,13 @@ class LocalGame:
     def resign(self) -> None:
         self._run(self._session.resign(self.clock()))
 
+    def propose(self, rules: Ruleset) -> None:
+        """Play under ``rules`` instead: both sessions start afresh, nothing having been said."""
+        if self._session.transcript.frames:
+            raise UsageError("the game has begun already")
+        self.rules = rules
+        self._session, self._bot = self._pair()
+
     def rematch(self) -> LocalGame:
         """The same opponent and rules; the side that did not shoot first now does."""
         starter = self.first.other if self.first else None

@@ -31,7 +31,7 @@ from statki_net.fleet import (
     read_fleet_text,
 )
 from statki_net.history import GameRow, Tally
-from statki_net.rules import Ruleset, Touching, Turns, preset_name
+from statki_net.rules import PRESETS, Ruleset, Touching, Turns, preset_name
 from statki_net.session import (
     BattleOver,
     Event,
@@ -76,10 +76,15 @@ class Link(Protocol):
     def rematch(self) -> Link | None:
         """A new game with the same opponent in which the other side starts, if possible."""
 
+    def propose(self, rules: Ruleset) -> None:
+        """The host proposes ``rules`` instead: only before ``begin``; ``session`` may change."""
+
 
 class Stage(enum.StrEnum):
     CONNECTING = "connecting"
     """Waiting for the opponent, or for the host's rules."""
+    RULES = "rules"
+    """The host picks the rules from the presets (before the battle, revisited with R)."""
     PLACING = "placing"
     WAITING = "waiting"
     """The fleet is committed; the opponent is placing theirs or the coin is being tossed."""
@@ -212,12 +217,21 @@ class Model:
     """A fleet to start from (``--fleet``), one ship a line; random when it breaks the rules."""
     can_rematch: bool = True
     """Whether ``r`` at the end offers a rematch (over a network it is a new invite)."""
+    rule_choices: tuple[str, ...] = ()
+    """Presets the host picks from on the rules screen; empty: no rules screen."""
+    rules_cursor: int = 0
+    """The preset highlighted on the rules screen."""
+    clicked: int | None = None
+    """The square the last click aimed at; a second click on it fires."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
         rules = self.session.rules
         if rules is not None and self.session.role is Role.HOST:
-            self._start_placing(rules)
+            if self.rule_choices:
+                self._show_rules(rules)
+            else:
+                self._start_placing(rules)
 
     # ------------------------------------------------------------ what is known
 
@@ -276,12 +290,64 @@ class Model:
         return session.transcript.limits
 
     def rules_name(self) -> str:
+        if self.stage is Stage.RULES:
+            return "choosing the rules"
         if self.rules is None:
             return "rules not known yet"
         return preset_name(self.rules) or "custom rules"
 
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble
+
+    # ------------------------------------------------------------ choosing the rules
+
+    @property
+    def can_choose_rules(self) -> bool:
+        """The host may (re)choose the rules: a rules screen, and the fleet not committed."""
+        return bool(self.rule_choices) and self.stage in (Stage.RULES, Stage.PLACING)
+
+    def _show_rules(self, current: Ruleset) -> None:
+        name = preset_name(current)
+        if name in self.rule_choices:
+            self.rules_cursor = self.rule_choices.index(name)
+        self.stage = Stage.RULES
+        self.say("Choose the rules: arrows pick, Enter confirms")
+
+    def revisit_rules(self) -> bool:
+        """R in placement: back to the rules screen, the fleet kept unless the fleet changes."""
+        if self.stage is not Stage.PLACING or not self.can_choose_rules:
+            return False
+        assert self.rules is not None
+        self._show_rules(self.rules)
+        return True
+
+    def move_rules_cursor(self, step: int) -> None:
+        if self.stage is Stage.RULES and self.rule_choices:
+            self.rules_cursor = (self.rules_cursor + step) % len(self.rule_choices)
+
+    def choose_rules(self) -> bool:
+        """Enter on the rules screen: propose the highlighted preset and place the fleet."""
+        if self.stage is not Stage.RULES or not self.rule_choices:
+            return False
+        chosen = PRESETS[self.rule_choices[self.rules_cursor]]
+        before = self.rules
+        try:
+            self.link.propose(chosen)
+        except UsageError as error:
+            self.say(f"Cannot change the rules now: {error}", trouble=True)
+            return False
+        same_fleet = (
+            bool(self.ships)
+            and before is not None
+            and (before.size, before.fleet) == (chosen.size, chosen.fleet)
+        )
+        if not same_fleet:
+            self._start_placing(chosen)
+            return True
+        self.rules, self.stage = chosen, Stage.PLACING
+        self.say(f"Rules: {self.rules_name()}; your fleet is kept (R chooses again)")
+        self._report_problems()
+        return True
 
     # ------------------------------------------------------------ placing
 
@@ -312,6 +378,8 @@ class Model:
             return
         if self.must_decide:
             self.say(f"{self.opponent_label()} proposes these rules: Enter accepts, d declines")
+        elif self.rule_choices:
+            self.say(f"Rules: {self.rules_name()}. Place your fleet; R chooses the rules again")
         else:
             self.say("Place your fleet: Tab picks a ship, arrows move it, r rotates; Enter starts")
 
@@ -375,6 +443,14 @@ class Model:
         self._report_problems()
         return True
 
+    def move_ship_to(self, square: int) -> bool:
+        """Put the selected ship's bow on ``square`` (a click); legal or not, as the arrows do."""
+        if self.stage is not Stage.PLACING or not self.ships:
+            return False
+        ship = self.ships[self.selected]
+        row, column = row_col(square, self.size)
+        return self.move_ship(row - ship.row, column - ship.column)
+
     def rotate(self) -> None:
         """Turn the selected ship about its bow, sliding it back onto the board if needed."""
         if self.stage is not Stage.PLACING or not self.ships:
@@ -428,6 +504,7 @@ class Model:
     # ------------------------------------------------------------ shooting
 
     def move_cursor(self, rows: int, columns: int) -> None:
+        self.clicked = None
         row, column = row_col(self.cursor, self.size)
         row = min(max(row + rows, 0), self.size - 1)
         column = min(max(column + columns, 0), self.size - 1)
@@ -435,6 +512,7 @@ class Model:
 
     def type_key(self, char: str) -> None:
         """Typing a coordinate: a letter starts one, digits follow; the cursor jumps there."""
+        self.clicked = None
         if char.isalpha():
             self.typed = char.upper()
         elif char.isdigit() and self.typed:
@@ -450,6 +528,30 @@ class Model:
                     self.cursor = row_col(self.cursor, self.size)[0] * self.size + column
                     return
             self.say(f"{self.typed} is not a square of this board", trouble=True)
+
+    def aim_click(self, square: int) -> bool:
+        """A click on the opponent's sea: aim there; a second click on it fires.
+
+        In a salvo a click marks the square (or unmarks a marked one) and
+        Enter fires as with the keys.  Returns whether a shot was chosen.
+        """
+        if self.stage is not Stage.BATTLE:
+            return False
+        self.typed = ""
+        if self.salvo:
+            self.cursor = square
+            return self.toggle_mark(square)
+        if self.clicked == square and self.cursor == square:
+            self.clicked = None
+            return self.choose(square)
+        self.cursor, self.clicked = square, square
+        name = square_name(square, self.size)
+        reason = self.refusal(square)
+        if reason:
+            self.say(reason, trouble=True)
+        else:
+            self.say(f"Aiming at {name}: click it again (or Enter) to fire")
+        return False
 
     def refusal(self, square: int) -> str | None:
         """Why ``square`` may not be chosen now, or None if it may."""

@@ -22,6 +22,7 @@ from typing import Any
 from statki_net.connection import GameConnection
 from statki_net.errors import UsageError
 from statki_net.fleet import Fleet
+from statki_net.rules import Ruleset
 from statki_net.session import Event, Failed, GameClosed, Session
 from statki_net.wire import Code, Role
 
@@ -102,6 +103,27 @@ class ConnectionLink:
         else:
             self._connection().accept(fleet)
 
+    def propose(self, rules: Ruleset) -> None:
+        """The host proposes ``rules`` instead, before its hello: a new session carries them.
+
+        The connection starts only once the fleet is committed, so until then
+        nothing has been said and the session is simply made again.
+        """
+        old = self._session
+        if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
+            raise UsageError("the rules are settled once the host's fleet is committed")
+        self._session = Session(
+            old.role,
+            old.key,
+            name=old.name,
+            entropy=old.entropy,
+            software=old.software,
+            rules=rules,
+            limits=old.proposed_limits,
+            caps=old.caps,
+            first=old.proposed_first,
+        )
+
     def decline(self, reason: str) -> None:
         self._connection().refuse(reason)
 
@@ -119,14 +141,15 @@ class ConnectionLink:
 async def play_over_connection(
     model: Model,
     link: ConnectionLink,
-    connect: Callable[[], Awaitable[ClientConnection]],
+    connect: Callable[[Session], Awaitable[ClientConnection]],
     **app_options: Any,
 ) -> None:
     """Run the full-screen client and the game together until the player leaves.
 
     ``connect`` waits for the guest (host) or dials the host (guest) and
-    returns the connection.  The host's game starts once its fleet is
-    committed; a player who quits mid-game resigns, and the reveal and
+    returns the connection for the session it is given.  The host's game
+    starts once its rules are chosen and its fleet committed (so the hello
+    carries the rules chosen on screen); a player who quits mid-game resigns, and the reveal and
     verdict are given time to go out.
     """
     app = build_app(model, **app_options)
@@ -135,7 +158,7 @@ async def play_over_connection(
     async def game() -> None:
         if link.session.role is Role.HOST:
             await link.fleet_ready.wait()
-        conn = await connect()
+        conn = await connect(link.session)
         link.attach(conn)
         app.invalidate()
         await conn.run()

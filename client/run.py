@@ -13,7 +13,7 @@ from statki_net.connection import GameConnection, Outcome
 from statki_net.errors import UsageError
 from statki_net.history import History
 from statki_net.identity import load_identity
-from statki_net.rules import Ruleset
+from statki_net.rules import PRESETS, Ruleset
 from statki_net.session import Session
 
 from .keys import build_app
@@ -77,8 +77,13 @@ def play_computer(
     name: str,
     plain: bool,
     seed: int | None = None,
+    choose_rules: bool = False,
 ) -> int:
-    """``statki play``: the player hosts, the computer joins, in this process."""
+    """``statki play``: the player hosts, the computer joins, in this process.
+
+    With ``choose_rules`` the full screen opens on the rules screen, ``rules``
+    preselected; the line prompt plays ``rules`` as given.
+    """
     rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
     chooser = computer_chooser(strategy, rng)
     key = load_identity(home)
@@ -94,9 +99,11 @@ def play_computer(
             home=home,
             history=history,
         )
-        model = Model(link, rng, history_source(history))
+        on_screen = not wants_plain(plain)
+        choices = tuple(PRESETS) if choose_rules and on_screen else ()
+        model = Model(link, rng, history_source(history), rule_choices=choices)
         try:
-            if wants_plain(plain):
+            if not on_screen:
                 run_plain(model, read_line, write_line)
             else:
                 build_app(model).run()
@@ -112,16 +119,19 @@ def play_computer(
 
 async def play_connection_on_screen(
     session: Session,
-    connect: Callable[[], Awaitable[GameConnection]],
+    connect: Callable[[Session], Awaitable[GameConnection]],
     *,
     history: History,
     invite: str = "",
     fleet_text: str = "",
+    choose_rules: bool = False,
 ) -> Outcome | None:
     """``statki host`` / ``statki join`` on the full screen; the game's outcome, if it began.
 
     ``connect`` waits for the guest (host) or returns the connection to the
-    host (guest); the host's screen shows ``invite`` until the guest arrives.
+    host (guest) for the session it is given: the host's may be made anew
+    when the host chooses the rules on screen (``choose_rules``).  The host's
+    screen shows ``invite`` until the guest arrives.
     """
     link = ConnectionLink(session)
     model = Model(
@@ -131,6 +141,7 @@ async def play_connection_on_screen(
         invite=invite,
         fleet_text=fleet_text,
         can_rematch=False,
+        rule_choices=tuple(PRESETS) if choose_rules else (),
     )
     await play_over_connection(model, link, connect)
     return link.conn.outcome if link.conn is not None else None

@@ -126,11 +126,17 @@ def test_two_players_play_a_game_on_the_full_screen(tmp_path: Path) -> None:
 
 def _play(tmux: Tmux, tmp_path: Path) -> None:
     alice, bob = tmp_path / "alice", tmp_path / "bob"
-    host_args = ["host", "--rules", "alternate", "--port", "0", "--advertise", "127.0.0.1"]
+    host_args = ["host", "--port", "0", "--advertise", "127.0.0.1"]
     tmux.start("host", alice, *host_args, "--name", "Alice")
 
+    # No --rules: the host picks them on screen (classic preselected; two down is alternate).
+    tmux.wait("host", "> classic      10 ships, no touching, a hit earns another shot")
+    tmux.keys("host", "Down", "Down", "Enter")
+
     # Setting up: the fleet placed at random, the rules, and the invite to pass on.
-    setup = tmux.wait("host", "Invite for your opponent")
+    setup = tmux.wait(
+        "host", lambda text: "Invite for your opponent" in text and "Your fleet" in text
+    )
     assert "Your fleet" in setup and "The rules" in setup and "10x10, fleet 4,3,3,2" in setup
     assert "4-mast ship" in setup and "one shot a turn" in setup
     board_rows = setup.splitlines()[3:13]

@@ -80,6 +80,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
 def add(commands: Subcommands) -> None:
     host = commands.add_parser("host", help="host a game: print an invite and wait for a guest")
     rules_argument(host)
+    host.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     host.add_argument(
         "--port",
         type=int,
@@ -112,6 +113,8 @@ class Player:
     limits: Limits | None
     on_screen: bool = False
     """A person plays on the full screen (a terminal, no ``--plain``, no ``--bot``)."""
+    choose_rules: bool = False
+    """The host picks the rules on screen (no ``--rules`` given)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
@@ -162,7 +165,8 @@ def _user_name() -> str:
 
 def _host(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
-    rules = ruleset_named(args.rules)
+    player.choose_rules = args.rules is None
+    rules = ruleset_named(args.rules or "classic")
     fleet = player.fleet(rules)
     if not 0 <= args.port < 65536:
         raise UsageError("--port must be between 0 and 65535")
@@ -240,7 +244,11 @@ async def _host_on_screen(
     servers: list[asyncio.Server],
     arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
 ) -> int:
-    """The host places its fleet on screen while it waits; the game starts once both are done."""
+    """The host chooses the rules and places its fleet on screen while it waits.
+
+    The connection (and with it the hello, which carries the rules) starts
+    only once the fleet is committed, with the session as the screen left it.
+    """
     session = Session(
         Role.HOST,
         key,
@@ -250,7 +258,7 @@ async def _host_on_screen(
         limits=player.limits or Limits(),
     )
 
-    async def guest(history: History) -> GameConnection:
+    async def guest(history: History, session: Session) -> GameConnection:
         reader, writer = await arrived.get()
         for server in servers:
             server.close()
@@ -315,7 +323,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
     )
     if player.on_screen:
 
-        async def host(history: History) -> GameConnection:
+        async def host(history: History, session: Session) -> GameConnection:
             return _connection(player, session, reader, writer, history, expect_key=invite.key)
 
         return await _on_screen(player, session, host)
@@ -379,7 +387,7 @@ def _connection(
 async def _on_screen(
     player: Player,
     session: Session,
-    connect: Callable[[History], Awaitable[GameConnection]],
+    connect: Callable[[History, Session], Awaitable[GameConnection]],
     *,
     invite: str = "",
 ) -> int:
@@ -390,10 +398,11 @@ async def _on_screen(
     try:
         outcome = await play_connection_on_screen(
             session,
-            lambda: connect(history),
+            lambda current: connect(history, current),
             history=history,
             invite=invite,
             fleet_text=player.fleet_text(),
+            choose_rules=player.choose_rules and session.role is Role.HOST,
         )
     finally:
         history.close()

@@ -13,6 +13,7 @@ from .common import Subcommands, rules_argument
 def add(commands: Subcommands) -> None:
     play = commands.add_parser("play", help="play against the computer")
     rules_argument(play)
+    play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     play.add_argument("--bot", default="random", metavar="STRATEGY", help="the computer's strategy")
     play.add_argument(
         "--plain",
@@ -29,7 +30,7 @@ def _play(args: argparse.Namespace) -> int:
     # The client is imported here so commands that never draw a board stay light.
     from statki_client.run import play_computer
 
-    rules = ruleset_named(args.rules)
+    rules = ruleset_named(args.rules or "classic")
     return int(
         play_computer(
             rules,
@@ -38,6 +39,7 @@ def _play(args: argparse.Namespace) -> int:
             name=args.name if args.name is not None else _user(),
             plain=args.plain,
             seed=args.seed,
+            choose_rules=args.rules is None,
         )
     )
 
