@@ -30,12 +30,14 @@ from .commitment import (
     LEAF_LABEL,
     PAD,
     SALT_LABEL,
+    SHIPS_LABEL,
     TOSS_LABEL,
     FleetCommitment,
     coin_commitment,
     leaf,
     node,
     salt,
+    ships_digest,
     toss,
     tree_width,
 )
@@ -765,6 +767,8 @@ def commitment_example(
             tiers.append([node(below[j], below[j + 1]) for j in range(0, len(below), 2)])
         example["levels"] = [[h.hex() for h in tier] for tier in tiers[1:]]
     example["root"] = tree.root.hex()
+    # commit.ships: the ships in the listed order, each its length then its squares ascending.
+    example["ships_digest"] = ships_digest(game, secret, ships).hex()
     example["openings"] = []
     for square in openings:
         opening = tree.open(square)
@@ -791,7 +795,13 @@ def commitment_file() -> bytes:
             "32 zero bytes to 'width'; 'levels' are the tree's rows above the leaves, "
             "the last being the root.  An opening is [square, ship, salt, path], path "
             "from the leaf's sibling upward.",
-            "labels": {"SALT_LABEL": SALT_LABEL.hex(), "LEAF_LABEL": LEAF_LABEL.hex()},
+            "ships_digest": "SHA-256(SHIPS_LABEL || game || secret || for each ship in "
+            "order: u8(length) || its squares ascending, u16be each)",
+            "labels": {
+                "SALT_LABEL": SALT_LABEL.hex(),
+                "LEAF_LABEL": LEAF_LABEL.hex(),
+                "SHIPS_LABEL": SHIPS_LABEL.hex(),
+            },
             "examples": [
                 commitment_example(
                     "3x3 board, ships A1-B1 and C3",
