@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.battle import Sea
 from statki_net.errors import StatkiError, UsageError
-from statki_net.fleet import Fleet, random_fleet
+from statki_net.fleet import Fleet
 from statki_net.gamelog import LogWriter, header_record
 from statki_net.history import GameRow, History
 from statki_net.rules import Ruleset, preset_name
@@ -36,6 +36,7 @@ from statki_net.session import (
     Session,
     YourTurn,
 )
+from statki_net.strategies import place_fleet
 from statki_net.verify import fingerprint, judge_log
 from statki_net.version import SOFTWARE
 from statki_net.wire import Role
@@ -153,6 +154,7 @@ class LocalGame:
         *,
         name: str,
         strategy: str,
+        placement: str = "random",
         chooser: Chooser,
         rng: random.Random,
         home: Path | None = None,
@@ -165,6 +167,8 @@ class LocalGame:
         self.key = key
         self.name = name
         self.strategy = strategy
+        self.placement = placement
+        """How the computer places its fleet: ``random`` or ``hard``."""
         self.chooser = chooser
         self.rng = rng
         self.home = home
@@ -242,6 +246,7 @@ class LocalGame:
             self.key,
             name=self.name,
             strategy=self.strategy,
+            placement=self.placement,
             chooser=self.chooser,
             rng=self.rng,
             home=self.home,
@@ -280,7 +285,8 @@ class LocalGame:
     def _computer(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, RulesProposed):
-                self._bot.accept(random_fleet(event.rules, self.rng), self.clock())
+                fleet = place_fleet(event.rules, self.placement, self.rng)
+                self._bot.accept(fleet, self.clock())
             elif isinstance(event, YourTurn) and self._bot.view is not None:
                 self._bot.shoot(self.chooser(self._bot.view, event.shots), self.clock())
 

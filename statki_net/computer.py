@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from . import strategies
 from .battle import Sea
 from .errors import UsageError
-from .fleet import Fleet, random_fleet
+from .fleet import Fleet
 from .rules import Ruleset
 
 STRATEGIES = list(strategies.STRATEGIES)
@@ -25,13 +25,25 @@ def check_strategy(name: str) -> str:
     return name
 
 
+PLACEMENTS = list(strategies.PLACEMENTS)
+"""The names ``--placement`` takes."""
+
+
+def check_placement(name: str) -> str:
+    if name not in PLACEMENTS:
+        raise UsageError(f"unknown placement {name!r}; choose from {', '.join(PLACEMENTS)}")
+    return name
+
+
 @dataclass
 class ComputerPlayer:
     strategy: str
     rng: random.Random
+    placement: str = "random"
+    """How it places its own fleet: uniformly at random, or ``hard`` to find."""
 
     def fleet(self, rules: Ruleset) -> Fleet:
-        return random_fleet(rules, self.rng)
+        return strategies.place_fleet(rules, self.placement, self.rng)
 
     def volley(self, view: Sea, count: int) -> tuple[int, ...]:
         return strategies.choose_shots(self.strategy, view, count, self.rng)

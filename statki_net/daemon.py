@@ -28,7 +28,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .computer import ComputerPlayer, check_strategy
+from .computer import ComputerPlayer, check_placement, check_strategy
 from .connection import GameConnection, Notice, attach_computer, enable_keepalive
 from .control import pack, socket_path, unpacker
 from .errors import StatkiError, UsageError
@@ -116,6 +116,7 @@ class Daemon:
         name: str,
         listen_on: list[Address],
         bot: str | None = None,
+        placement: str = "random",
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
@@ -125,6 +126,7 @@ class Daemon:
         self.name = name
         self.listen_on = listen_on
         self.bot = check_strategy(bot) if bot else None
+        self.placement = check_placement(placement)
         self.rules = rules
         self.limits = limits
         self.max_games = max_games
@@ -246,7 +248,7 @@ class Daemon:
         try:
             enable_keepalive(writer)
             player = (
-                ComputerPlayer(game.bot, random.Random(self.rng.getrandbits(64)))
+                ComputerPlayer(game.bot, random.Random(self.rng.getrandbits(64)), self.placement)
                 if (game.bot)
                 else None
             )

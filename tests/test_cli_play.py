@@ -49,3 +49,16 @@ def test_an_unknown_strategy_is_one_line(statki: Run) -> None:
     done = statki("play", "--plain", "--bot", "nonsense")
     assert done.returncode == 2
     assert done.stderr.startswith("statki: unknown strategy") and done.stderr.count("\n") == 1
+
+
+def test_a_hard_placement_for_the_computer_is_legal(statki: Run, tmp_path: Path) -> None:
+    """--placement hard: the computer's fleet, revealed at the end, passes the referee."""
+    done = statki(
+        "play", "--plain", "--placement", "hard", "--seed", "5", stdin="\n" + EVERY_SQUARE
+    )
+    assert done.returncode == 0, done.stderr
+    log = Path(done.stderr.removeprefix("statki: log saved at ").strip())
+    judgement = judge_log(log.read_bytes())
+    assert judgement.valid, judgement.headline()
+    refused = statki("play", "--plain", "--placement", "sneaky")
+    assert refused.returncode == 2 and "invalid choice" in refused.stderr

@@ -25,6 +25,16 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def placement_argument(parser: argparse.ArgumentParser) -> None:
+    """``--placement``: how the computer places its own fleet."""
+    parser.add_argument(
+        "--placement",
+        default="random",
+        choices=["random", "hard"],
+        help="the computer's fleet: uniformly random (default), or hard for density to find",
+    )
+
+
 def home_argument(parser: argparse.ArgumentParser) -> None:
     """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``)."""
     parser.add_argument(

@@ -16,7 +16,7 @@ from ..invite import DEFAULT_PORT, format_address, parse_address
 from ..listen import default_listen
 from ..rules import ruleset_named
 from ..wire import Limits
-from .common import EXIT_OK, Subcommands, rules_argument
+from .common import EXIT_OK, Subcommands, placement_argument, rules_argument
 
 
 def add(commands: Subcommands) -> None:
@@ -35,6 +35,7 @@ def add(commands: Subcommands) -> None:
         metavar="STRATEGY",
         help=f"accept every challenge and play it ({', '.join(STRATEGIES)})",
     )
+    placement_argument(parser)
     rules_argument(parser)
     parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
     parser.add_argument("--name", default="statki daemon", help="the name opponents see")
@@ -60,6 +61,7 @@ def _daemon(args: argparse.Namespace) -> int:
             name=args.name[:200],
             listen_on=addresses or default_listen(),
             bot=args.bot,
+            placement=args.placement,
             rules=rules,
             limits=limits,
         )

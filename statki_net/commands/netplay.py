@@ -50,7 +50,7 @@ from ..listen import (
 from ..rules import Ruleset, ruleset_named
 from ..session import Session, public_key_bytes
 from ..wire import Limits, Role
-from .common import EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+from .common import EXIT_FOUND, EXIT_OK, Subcommands, placement_argument, rules_argument
 
 FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
 """Ends of a game played out (or declined); anything else exits 1."""
@@ -64,6 +64,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="STRATEGY",
         help=f"let the computer play this side ({', '.join(STRATEGIES)})",
     )
+    placement_argument(parser)
     parser.add_argument(
         "--plain",
         action="store_true",
@@ -113,6 +114,8 @@ class Player:
     limits: Limits | None
     on_screen: bool = False
     """A person plays on the full screen (a terminal, no ``--plain``, no ``--bot``)."""
+    placement: str = "random"
+    """How the computer places this side's fleet, with ``--bot``."""
     choose_rules: bool = False
     """The host picks the rules on screen (no ``--rules`` given)."""
 
@@ -131,6 +134,7 @@ class Player:
             fleet_file=args.fleet,
             limits=limits,
             on_screen=not args.bot and not _wants_plain(args.plain),
+            placement=args.placement,
         )
 
     def fleet_text(self) -> str:
@@ -223,7 +227,8 @@ async def _host_game(
             server.close()
     _turn_away(arrived)
     if fleet is None:
-        fleet = ComputerPlayer("random", random.SystemRandom()).fleet(rules)
+        placement = player.placement if player.bot else "random"
+        fleet = ComputerPlayer("random", random.SystemRandom(), placement).fleet(rules)
     session = Session(
         Role.HOST,
         key,
@@ -352,7 +357,7 @@ async def _play_here(
     try:
         conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
-            attach_computer(conn, ComputerPlayer(player.bot, random.Random()))
+            attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
         handle = LocalHandle(conn)
         game = asyncio.ensure_future(conn.run())
         try:

@@ -7,7 +7,7 @@ import getpass
 
 from ..identity import home_dir
 from ..rules import ruleset_named
-from .common import Subcommands, rules_argument
+from .common import Subcommands, placement_argument, rules_argument
 
 
 def add(commands: Subcommands) -> None:
@@ -15,6 +15,7 @@ def add(commands: Subcommands) -> None:
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     play.add_argument("--bot", default="random", metavar="STRATEGY", help="the computer's strategy")
+    placement_argument(play)
     play.add_argument(
         "--plain",
         action="store_true",
@@ -36,6 +37,7 @@ def _play(args: argparse.Namespace) -> int:
             rules,
             home=home_dir(args.home),
             strategy=args.bot,
+            placement=args.placement,
             name=args.name if args.name is not None else _user(),
             plain=args.plain,
             seed=args.seed,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 from pathlib import Path
 
-from ..computer import STRATEGIES, check_strategy
+from ..computer import STRATEGIES, ComputerPlayer, check_strategy
 from ..errors import UsageError
 from ..rules import ruleset_named
 from ..selfplay import selfplay
-from .common import EXIT_OK, Subcommands, rules_argument
+from .common import EXIT_OK, Subcommands, placement_argument, rules_argument
 
 
 def add(commands: Subcommands) -> None:
@@ -28,6 +29,7 @@ def add(commands: Subcommands) -> None:
         metavar="STRATEGY",
         help=f"the strategy both sides play ({', '.join(STRATEGIES)})",
     )
+    placement_argument(parser)
     parser.add_argument("--log-dir", metavar="DIR", help="write each side's log of each game here")
     parser.set_defaults(run=_selfplay)
 
@@ -38,7 +40,21 @@ def _selfplay(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
     strategy = check_strategy(args.bot)
     log_dir = Path(args.log_dir) if args.log_dir else None
-    report = asyncio.run(selfplay(rules, args.games, args.seed, strategy=strategy, log_dir=log_dir))
+    placement = args.placement
+
+    def make_player(name: str, rng: random.Random) -> ComputerPlayer:
+        return ComputerPlayer(name, rng, placement)
+
+    report = asyncio.run(
+        selfplay(
+            rules,
+            args.games,
+            args.seed,
+            strategy=strategy,
+            log_dir=log_dir,
+            make_player=make_player,
+        )
+    )
     print(f"rules: {args.rules}")
     print(report.summary())
     invalid = [
