@@ -69,7 +69,6 @@ READ_SIZE = 64 * 1024
 """Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
-SOFTWARE = "statki 0.1.0"
 
 
 def wall_clock_ms() -> int:
@@ -271,8 +270,10 @@ class GameConnection:
             self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
             self._handle(self.session.check_time(self.now()))
             await self._flush()
-        # Wake the reader, which may be waiting on a silent peer.
-        self.reader.feed_eof()
+        # Wake the reader, which may be waiting on a silent peer: closing the
+        # stream sends what is written (the claim) and then ends the read.
+        # (Feeding the reader an end of its own races with data still arriving.)
+        self.writer.close()
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
@@ -431,7 +432,7 @@ class GameConnection:
             return
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.now() / 1000))
         name = f"{stamp}-{self.session.role.value}-{secrets.token_hex(4)}.statki"
-        header = header_record(self.session.role.value, SOFTWARE, self.now())
+        header = header_record(self.session.role.value, self.session.software, self.now())
         if self.peer_address:
             header["peer"] = self.peer_address[:200]
         self.log = LogWriter(self.log_dir / name, header)
