@@ -15,6 +15,9 @@ from typing import Any
 from .board import MAX_SIZE
 from .errors import UsageError
 
+MAX_NAME = 40
+"""Longest ship name."""
+
 
 class RulesError(UsageError, ValueError):
     """A ruleset that is not well formed."""
@@ -87,6 +90,10 @@ class Ruleset:
             problems.append("ship lengths must be listed longest first")
         if self.names and len(self.names) != len(self.fleet):
             problems.append("give a name for every ship or for none")
+        if len(set(self.names)) != len(self.names):
+            problems.append("ship names must differ")
+        if any(not 1 <= len(name) <= MAX_NAME for name in self.names):
+            problems.append(f"a ship name is 1-{MAX_NAME} characters")
         if self.name_sunk and not self.names:
             problems.append("name_sunk needs ship names")
         if sum(self.fleet) > self.size * self.size:

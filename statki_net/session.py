@@ -188,6 +188,8 @@ class Session:
         self.failure: Failed | None = None
         self.last_heard = 0
         """When the peer last spoke (or the session started), in ms."""
+        self.waiting_since = 0
+        """When the peer's turn to speak began: the later of our last message and theirs."""
         if fleet is not None:
             self.set_fleet(fleet)
 
@@ -326,11 +328,12 @@ class Session:
         speaker = self.transcript.speaker()
         if self.closed or speaker is None or speaker is self.role:
             return None
+        start = max(self.last_heard, self.waiting_since)
         if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
-            return self.last_heard + self.proposed_limits.move_ms
+            return start + self.proposed_limits.move_ms
         limits = self.transcript.limits
         wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
-        return self.last_heard + wait
+        return start + wait
 
     def check_time(self, now: int) -> list[Event]:
         """Claim the win on time if the peer is overdue (or give up before a game exists)."""
@@ -340,7 +343,7 @@ class Session:
         if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
             self._fail(Code.TIMEOUT.value, "no hello in time", now)
         else:
-            self._send(TimeClaim(now - self.last_heard), now)
+            self._send(TimeClaim(now - max(self.last_heard, self.waiting_since)), now)
         return self._take_events()
 
     def abort(self, code: str, detail: str, now: int) -> list[Event]:
@@ -383,6 +386,7 @@ class Session:
         except ProtocolError as error:
             raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
         self._outbox += frame.encode()
+        self.waiting_since = now
         self._events.append(FrameAdded(frame, outgoing=True))
         self._after(frame, now)
 

@@ -508,6 +508,14 @@ DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
 }
 
 
+def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map with each key once: two readers must never take different values from one body."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("a key is repeated in a map")
+    return result
+
+
 def decode_body(body: bytes) -> tuple[Header, Message]:
     """Read a message body, checking every field's type; raises ProtocolError."""
     try:
@@ -520,6 +528,7 @@ def decode_body(body: bytes) -> tuple[Header, Message]:
             max_array_len=MAX_LIST,
             max_map_len=64,
             max_ext_len=0,
+            object_pairs_hook=_map_without_repeats,
         )
     except (
         ValueError,

@@ -435,3 +435,17 @@ def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
     assert shooter.closed
     assert shooter.failure is not None and shooter.failure.code == "bad-signature"
     assert any(type(e).__name__ == "GameClosed" for e in events)
+
+
+def test_a_repeated_key_is_malformed() -> None:
+    """Readers that keep the first or the last of two values must not disagree on signed bytes."""
+    pair = finished_pair()
+    shot = next(f for f in pair.host.transcript.frames if isinstance(f.message, Shot))
+    # Append a second "squares" to the map: same bytes, one more key.
+    body = bytearray(shot.body)
+    assert body[0] & 0xF0 == 0x80  # a fixmap
+    body[0] += 1
+    body += msgpack.packb("squares") + msgpack.packb([1])
+    with pytest.raises(ProtocolError) as caught:
+        decode_body(bytes(body))
+    assert caught.value.code == Code.MALFORMED.value

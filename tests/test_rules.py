@@ -96,3 +96,10 @@ def test_bad_rule_maps_are_refused(bad: dict[str, object]) -> None:
 def test_any_map_reads_or_raises_rules_error(rules: dict[str, object]) -> None:
     with contextlib.suppress(RulesError):
         Ruleset.from_map(rules)
+
+
+def test_ship_names_are_distinct_and_short() -> None:
+    with pytest.raises(RulesError, match="ship names must differ"):
+        Ruleset(fleet=(2, 1), names=("boat", "boat"))
+    with pytest.raises(RulesError, match="1-40 characters"):
+        Ruleset(fleet=(2, 1), names=("x" * 41, "y"))

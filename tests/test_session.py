@@ -80,3 +80,22 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
         assert [e.first for e in started] == [first]
         proposal = guest.transcript.sides[Role.HOST].hello
         assert proposal is not None and proposal.first is first
+
+
+def test_the_peers_time_starts_when_its_turn_begins() -> None:
+    """Time spent over our own move is not taken from the peer's next wait."""
+    from peers import Pair
+
+    from statki_net.battle import Cell
+
+    pair: Pair = make_pair(PRESETS["alternate"], seed=12)
+    play(pair, seed=13, stop_after=2)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    assert mover.deadline() is None, "nobody waits on us while it is our own move"
+    view = mover.view
+    assert view is not None
+    late = pair.now + 100_000  # we thought for 100 s before firing
+    mover.shoot((next(s for s in range(100) if view.cell(s) is Cell.UNKNOWN),), late)
+    limit = mover.transcript.limits.move_ms
+    assert mover.deadline() == late + limit
+    assert mover.check_time(late + limit - 1) == []
