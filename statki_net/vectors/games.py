@@ -1,0 +1,459 @@
+"""The logs of protocol/logs/: scripted games between two sessions, honest or not.
+
+Each ``Scenario`` is one log and what it is meant to show.  Honest games are
+two ``Session``s wired back to back; dishonest peers are ``Session``
+subclasses overriding ``falsify`` (the answer sent) or ``_speak`` (what is
+said unprompted); tampered logs edit the bytes of an honest one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..battle import Answer, Cell, Defence, Outcome
+from ..errors import UsageError
+from ..fleet import Fleet, fleet_problems, random_fleet
+from ..gamelog import MAGIC, Note, frame_record, header_record, note_record
+from ..rules import PRESETS, Ruleset
+from ..session import Session
+from ..transcript import Phase
+from ..verify import judge_log
+from ..wire import Frame, Header, Role, Shot, sign
+from .encoding import dump
+from .seeds import SOFTWARE, START, Drbg, test_key
+
+# ---------------------------------------------------------------- games
+
+
+class Game:
+    """Two sessions wired back to back, with a clock that ticks once a delivery."""
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        seed: int,
+        host_cls: type[Session] = Session,
+        guest_cls: type[Session] = Session,
+    ) -> None:
+        self.rules = rules
+        self.rng = random.Random(seed)
+        self.now = START
+        self.host = host_cls(
+            Role.HOST,
+            test_key(Role.HOST),
+            name="Ala",
+            software=SOFTWARE,
+            entropy=Drbg(f"statki vectors {seed} host"),
+            rules=rules,
+            fleet=random_fleet(rules, self.rng),
+        )
+        self.guest = guest_cls(
+            Role.GUEST,
+            test_key(Role.GUEST),
+            name="Olek",
+            software=SOFTWARE,
+            entropy=Drbg(f"statki vectors {seed} guest"),
+        )
+        self.volleys = 0
+
+    def session(self, role: Role) -> Session:
+        return self.host if role is Role.HOST else self.guest
+
+    def pump(self) -> None:
+        """Deliver bytes both ways until both sides are quiet."""
+        moved = True
+        while moved:
+            moved = False
+            for sender in (self.host, self.guest):
+                data = sender.data_to_send()
+                if data:
+                    moved = True
+                    self.now += 1
+                    self.session(sender.role.other).receive_data(data, self.now)
+
+    def open(self, guest_fleet: Fleet | None = None) -> None:
+        """Hellos, acceptance, commitments and the coin toss."""
+        self.host.start(self.now)
+        self.pump()
+        fleet = guest_fleet or random_fleet(self.rules, self.rng)
+        self.guest.accept(fleet, self.now)
+        self.pump()
+
+    def mover(self) -> Session | None:
+        return next((s for s in (self.host, self.guest) if s.my_turn), None)
+
+    def volley(self) -> None:
+        """The side to move fires at squares it knows nothing of, chosen at random."""
+        mover = self.mover()
+        assert mover is not None and mover.view is not None
+        area = self.rules.size**2
+        unknown = [s for s in range(area) if mover.view.cell(s) is Cell.UNKNOWN]
+        due = mover.shots_due
+        shots = self.rng.sample(unknown, min(due, len(unknown)))
+        shots += self.rng.sample(range(area), due - len(shots))
+        self.volleys += 1
+        mover.shoot(tuple(shots), self.now)
+        self.pump()
+
+    def play(self, *, until: Callable[[Game], bool] = lambda game: False) -> None:
+        """Fire volleys until nobody can shoot or ``until`` says stop."""
+        while self.mover() is not None and not until(self):
+            self.volley()
+            if self.volleys > 3000:
+                raise UsageError("the game does not end")
+
+    def resign(self) -> None:
+        mover = self.mover()
+        assert mover is not None
+        mover.resign(self.now)
+        self.pump()
+
+    def frames(self, role: Role = Role.HOST) -> list[Frame]:
+        return list(self.session(role).transcript.frames)
+
+
+def log_file(frames: list[Frame], role: Role = Role.HOST, notes: tuple[Note, ...] = ()) -> bytes:
+    """The log file a peer in ``role`` writes for these frames, notes last."""
+    header = header_record(role.value, SOFTWARE, START)
+    data = MAGIC + bytes(msgpack.packb(header, use_bin_type=True))
+    data += b"".join(frame_record(frame) for frame in frames)
+    return data + b"".join(note_record(note) for note in notes)
+
+
+def resign_after(volleys: int) -> Callable[[Game], bool]:
+    return lambda game: game.volleys >= volleys
+
+
+# ---------------------------------------------------------------- dishonest peers
+
+
+class SaysMissForFirstHit(Session):
+    """Answers 'miss' for the first shot that hits: its proof shows the lie on the move."""
+
+    lied_at: int | None = None
+
+    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+        if self.lied_at is None and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
+            self.lied_at = self.transcript.move
+            return Answer((Outcome.MISS,), 0, 0)
+        return answer
+
+
+class SaysHitForFirstSink(Session):
+    """Answers 'hit' for the first sinking shot: no proof can show it, the reveal does."""
+
+    lied_at: int | None = None
+
+    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+        if self.lied_at is None and answer.outcomes == (Outcome.SUNK,):
+            self.lied_at = self.transcript.move
+            return Answer((Outcome.HIT,), 1, 0)
+        return answer
+
+
+class PlacesIllegally(Session):
+    """Commits to a fleet that breaks the touching rule, and answers honestly from it."""
+
+    def set_fleet(self, fleet: Fleet) -> None:
+        rules = self.rules
+        assert rules is not None
+        self.fleet, self.defence = fleet, Defence(rules, fleet)
+
+
+class RevealsAnotherFleet(Session):
+    """Plays honestly, then reveals a different (legal) fleet than the one committed."""
+
+    decoy: Fleet | None = None
+
+    def _speak(self, now: int) -> None:
+        if self.transcript.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
+            self.fleet = self.decoy
+        super()._speak(now)
+
+
+class NeverReveals(Session):
+    """Plays honestly and falls silent when it should reveal."""
+
+    def _speak(self, now: int) -> None:
+        if self.transcript.phase not in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
+            super()._speak(now)
+
+
+def touching_fleet(rules: Ruleset, rng: random.Random) -> Fleet:
+    """A fleet legal but for one pair of ships touching at a corner."""
+    fleet = random_fleet(rules, rng)
+    rest = fleet.ships[:-1]
+    for square in range(rules.size**2):
+        candidate = Fleet((*rest, (square,)))
+        problems = fleet_problems(rules, candidate)
+        if len(problems) == 1 and problems[0].kind == "touching":
+            return candidate
+    raise UsageError("no touching placement found")
+
+
+def forged(key: Ed25519PrivateKey, sender: Role, after: list[Frame], message: Shot) -> Frame:
+    """A frame correctly chained after ``after`` and signed, for tampered logs."""
+    last = after[-1]
+    header = Header(sender, len(after), last.digest, last.header.game, last.header.at + 1)
+    return sign(key, header, message)
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+@dataclass
+class Scenario:
+    """One game log of protocol/logs/ and what it is meant to show."""
+
+    name: str
+    description: str
+    log: bytes
+    frames: list[Frame] = field(default_factory=list)
+    """The frames of the log, for frames.json."""
+
+
+def honest(preset: str, seed: int) -> Scenario:
+    game = Game(PRESETS[preset], seed)
+    game.open()
+    game.play()
+    return Scenario(
+        f"honest-{preset}",
+        f"An honest game under the {preset} preset, played until a fleet sank.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+
+def scenarios() -> Iterator[Scenario]:
+    for seed, preset in enumerate(PRESETS, start=1):
+        yield honest(preset, seed)
+
+    game = Game(PRESETS["classic"], 20)
+    game.open()
+    game.play(until=resign_after(9))
+    game.resign()
+    yield Scenario(
+        "honest-resigned",
+        "An honest classic game in which the side to move resigns at the tenth volley; "
+        "both fleets are still revealed.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 21)
+    game.host.start(game.now)
+    game.pump()
+    game.guest.refuse("I play salvo only", game.now)
+    game.pump()
+    yield Scenario(
+        "refused",
+        "The guest refuses the host's rules: no game is played (verdict: unfinished).",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 22, guest_cls=SaysMissForFirstHit)
+    game.open()
+    game.play()
+    yield Scenario(
+        "false-answer-on-move",
+        "The guest answers 'miss' to the first shot that hits one of its ships; the opening "
+        "it must send with the answer shows a ship, so the lie is caught on that move and "
+        "play stops (no reveal is needed).",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 23, guest_cls=SaysHitForFirstSink)
+    game.open()
+    liar = game.guest
+    assert isinstance(liar, SaysHitForFirstSink)
+    game.play(until=lambda g: liar.lied_at is not None and g.volleys >= liar.lied_at + 4)
+    game.resign()
+    yield Scenario(
+        "false-answer-at-reveal",
+        "The guest answers 'hit' where its ship sank.  The opening proves only that the "
+        "square holds a ship, so the lie is found at the reveal by replaying every answer "
+        "against the revealed fleet.  The game ends by resignation a few volleys later.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 24, guest_cls=PlacesIllegally)
+    game.open(touching_fleet(game.rules, random.Random(24)))
+    game.play(until=resign_after(12))
+    game.resign()
+    yield Scenario(
+        "illegal-fleet",
+        "The guest committed to a fleet in which two ships touch at a corner and answered "
+        "truthfully from it; the reveal shows the illegal fleet.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 25, guest_cls=RevealsAnotherFleet)
+    decoy = random_fleet(game.rules, random.Random(2500))
+    assert isinstance(game.guest, RevealsAnotherFleet)
+    game.guest.decoy = decoy
+    game.open()
+    game.play(until=resign_after(12))
+    game.resign()
+    yield Scenario(
+        "bad-reveal",
+        "The guest reveals a legal fleet other than the one it committed to: the revealed "
+        "fleet and secret do not give the committed Merkle root.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    base = Game(PRESETS["classic"], 26)
+    base.open()
+    base.play(until=resign_after(12))
+    base.resign()
+    frames = base.frames()
+    yield Scenario(
+        "honest-short",
+        "An honest classic game resigned at the thirteenth volley: the untouched original "
+        "of the tampered logs below.",
+        log_file(frames),
+        frames,
+    )
+
+    record = frame_record(frames[9])
+    spoiled = bytearray(record)
+    spoiled[-1] ^= 0x01  # the last byte of the record is the last byte of the signature
+    intact = log_file(frames)
+    yield Scenario(
+        "bad-signature",
+        "honest-short with one bit of message 9's signature flipped.",
+        intact.replace(record, bytes(spoiled)),
+    )
+
+    yield Scenario(
+        "reordered",
+        "honest-short with messages 10 and 11 swapped.",
+        log_file([*frames[:10], frames[11], frames[10], *frames[12:]]),
+    )
+
+    other = Game(PRESETS["classic"], 27)
+    other.open()
+    other.play(until=resign_after(12))
+    other.resign()
+    yield Scenario(
+        "spliced",
+        "The first 12 messages of honest-short followed by the rest of another game between "
+        "the same two keys: every message is well signed, but the chain breaks at the joint.",
+        log_file(frames[:12] + other.frames()[12:]),
+    )
+
+    whole = log_file(frames[:20])
+    yield Scenario(
+        "truncated",
+        "honest-short cut in the middle of message 20's record, as a crash would leave it.",
+        whole + frame_record(frames[20])[:40],
+    )
+
+    yield Scenario(
+        "unfinished",
+        "honest-short cut cleanly after message 20, in the middle of the battle.",
+        whole,
+    )
+
+    at = next(i for i in range(14, len(frames)) if isinstance(frames[i].message, Shot))
+    turn = frames[at].header.sender  # the shooter
+    intruder = turn.other
+    forgery = forged(test_key(intruder), intruder, frames[:at], Shot((0,)))
+    yield Scenario(
+        "out-of-turn",
+        f"honest-short up to message {at - 1}, then a shot signed by the {intruder}, "
+        f"correctly chained, while it is the {turn}'s turn to shoot.",
+        log_file([*frames[:at], forgery]),
+        [*frames[:at], forgery],
+    )
+
+    game = Game(PRESETS["classic"], 28, guest_cls=NeverReveals)
+    game.open()
+    game.play(until=resign_after(8))
+    if game.mover() is game.guest:
+        game.play(until=resign_after(9))
+    game.resign()  # the host resigns, so the guest wins and must reveal first
+    silent = game.frames()
+    yield Scenario(
+        "missing-reveal",
+        "The host resigns; the guest, who won and must reveal first, never does. "
+        "The log stops there.",
+        log_file(silent),
+    )
+    game.now += game.host.transcript.limits.reveal_ms
+    game.host.check_time(game.now)
+    yield Scenario(
+        "timeout-at-reveal",
+        "missing-reveal, then the host claims the game on time: the guest forfeits.",
+        log_file(game.frames()),
+        game.frames(),
+    )
+
+    game = Game(PRESETS["classic"], 29)
+    game.open()
+    game.play(until=resign_after(6))
+    mover = game.mover()
+    assert mover is not None
+    waiter = game.session(mover.role.other)
+    game.now += game.host.transcript.limits.move_ms
+    waiter.check_time(game.now)
+    yield Scenario(
+        "timeout-in-battle",
+        "The side to shoot falls silent; the other claims the game on time.",
+        log_file(game.frames(waiter.role), waiter.role),
+        game.frames(waiter.role),
+    )
+
+    game = Game(PRESETS["classic"], 30)
+    game.open()
+    game.play(until=resign_after(4))
+    mover = game.mover()
+    assert mover is not None
+    defender = game.session(mover.role.other)
+    bad = forged(test_key(mover.role), mover.role, game.frames(), Shot((1, 2)))
+    raw = bad.encode()
+    game.now += 1
+    defender.receive_data(raw, game.now)
+    game.pump()
+    note = Note("rejected a frame: bad-shot", game.now, raw)
+    yield Scenario(
+        "aborted",
+        f"The {mover.role} fires two shots where one is due; the {defender.role} rejects the "
+        "frame (kept as a note record, unsigned evidence) and stops the game with a signed "
+        "error message.",
+        log_file(game.frames(defender.role), defender.role, (note,)),
+        game.frames(defender.role),
+    )
+
+
+# ---------------------------------------------------------------- logs/ and its index
+
+
+def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    index = []
+    for scenario in all_scenarios:
+        judgement = judge_log(scenario.log)
+        files[f"logs/{scenario.name}.statki"] = scenario.log
+        files[f"logs/{scenario.name}.json"] = dump(
+            {
+                "log": f"{scenario.name}.statki",
+                "description": scenario.description,
+                "sha256": hashlib.sha256(scenario.log).hexdigest(),
+                "expected": judgement.to_json(),
+            }
+        )
+        first = judgement.violations[0].kind if judgement.violations else None
+        index.append({"name": scenario.name, "status": judgement.status, "first": first})
+    files["logs/index.json"] = dump(index)
+    return files
