@@ -2,8 +2,8 @@
 
 The pure core (values in, values out): ``rules``, ``board``, ``fleet``,
 ``battle``, ``replay`` (the game); ``commitment``, ``wire``, ``transcript``,
-``session`` (the protocol, sans I/O); ``verify`` (the referee); ``strategies``
-and ``analysis`` (the computer player).  Around it, thin layers: ``gamelog``,
+``session`` (the protocol, sans I/O); ``verify`` (the referee); ``strategies``,
+``density`` and ``analysis`` (the computer player).  Around it, thin layers: ``gamelog``,
 ``history``, ``identity`` (files), ``connection``, ``daemon`` (asyncio) and the
 command line in ``commands``.
 """

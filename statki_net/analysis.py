@@ -15,10 +15,11 @@ from typing import Any
 
 from .battle import Sea
 from .board import square_name
+from .density import DEFAULT_SAMPLES, hit_probabilities
 from .fleet import Fleet, random_fleet
 from .replay import Volley
 from .rules import Ruleset
-from .strategies import DEFAULT_SAMPLES, hit_probabilities, play
+from .strategies import play
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while an analysis runs."""
