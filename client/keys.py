@@ -9,7 +9,9 @@ and a dummy output.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
@@ -22,6 +24,7 @@ from prompt_toolkit.styles import Style
 
 from .layout import STYLES, BoardName, screen
 from .model import Model, Overlay, Stage
+from .review import AnalysisJob, Report, Runner, Update
 
 ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
@@ -29,6 +32,8 @@ COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 COMMAND_KEYS = [
     *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"]
 ]
+CLOSING_KEYS = ("escape", "?", "f1", "p", "enter")
+"""Keys that close any overlay but the question before quitting; ``a`` closes the analysis."""
 
 
 def press(model: Model, key: str) -> None:
@@ -43,7 +48,7 @@ def press(model: Model, key: str) -> None:
         if key == "q":
             model.overlay = None
             model.ask_quit()
-        elif key in ("escape", "?", "f1", "p", "enter"):
+        elif key in CLOSING_KEYS or (key == "a" and model.overlay is Overlay.ANALYSIS):
             model.overlay = None
         return
     if key in ("?", "f1"):
@@ -62,6 +67,8 @@ def press(model: Model, key: str) -> None:
     elif model.stage is Stage.OVER:
         if key == "r":
             model.rematch()
+        elif key == "a":
+            model.analyse()
     elif model.stage in (Stage.BATTLE, Stage.WAITING, Stage.FINISHING):
         _battle(model, key)
 
@@ -118,6 +125,33 @@ def _battle(model: Model, key: str) -> None:
         model.typed = ""
 
 
+def in_a_thread(app: Application[None]) -> Runner:
+    """Run analysis jobs in a thread, handing each report to the model on the screen's loop.
+
+    The model is only ever changed on the loop that draws it; the thread
+    posts its reports there and the screen is redrawn after each one.
+    """
+
+    def start(job: AnalysisJob, report: Report) -> None:
+        loop = asyncio.get_running_loop()  # a key's handler runs on the screen's loop
+
+        def on_loop(update: Update) -> None:
+            report(update)
+            app.invalidate()
+
+        def from_thread(update: Update) -> None:
+            try:
+                loop.call_soon_threadsafe(on_loop, update)
+            except RuntimeError:  # the loop is closed: nobody is left to show it to
+                job.cancel()
+
+        threading.Thread(
+            target=job.run, args=(from_thread,), name="statki-analysis", daemon=True
+        ).start()
+
+    return start
+
+
 def no_color() -> bool:
     """Whether the person asked for no colour (https://no-color.org)."""
     return bool(os.environ.get("NO_COLOR"))
@@ -140,6 +174,7 @@ def build_app(
             if on_key is not None:
                 on_key()
             if model.done:
+                model.cancel_analysis()
                 event.app.exit()
 
     for key in dict.fromkeys([*ARROWS, *COMMAND_KEYS, *COORDINATE_KEYS, "Y", "N"]):
@@ -155,7 +190,7 @@ def build_app(
     control = FormattedTextControl(
         lambda: screen(model, click=on_click), focusable=True, show_cursor=False
     )
-    return Application(
+    app: Application[None] = Application(
         layout=Layout(Window(control)),
         key_bindings=bindings,
         style=Style.from_dict(STYLES),
@@ -165,3 +200,5 @@ def build_app(
         output=output,
         color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
     )
+    model.background = in_a_thread(app)
+    return app

@@ -27,6 +27,7 @@ from statki_net.picture import GLYPHS, defence_glyph
 from statki_net.rules import PRESETS, Report, Ruleset, Touching, Turns
 
 from .model import Ending, Model, Overlay, Stage
+from .review import AnalysisStatus
 
 WIDTH, HEIGHT = 80, 24
 SELECTED = "*"
@@ -200,6 +201,8 @@ def screen(
         lines = help_lines(model)
     elif model.overlay is Overlay.HISTORY:
         lines = history_lines(model, width)
+    elif model.overlay is Overlay.ANALYSIS:
+        lines = analysis_lines(model, width)
     elif model.stage is Stage.OVER and model.ending is not None:
         lines = end_lines(model, model.ending, width)
     elif model.stage is Stage.RULES:
@@ -424,6 +427,9 @@ def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
         if len(path) > room:
             path = "..." + path[-(room - 3) :]
         lines.append([("", f"Log: {path}")])
+    if model.why_no_analysis() is None:
+        failed = model.analysis.status is AnalysisStatus.FAILED
+        lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
     if model.notice and model.notice != ending.reason:
         lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
     return lines
@@ -453,6 +459,17 @@ def wrapped(text: str, width: int, style: str = "") -> list[Line]:
     return [[(style, line)] for line in textwrap.wrap(text, width) or [""]]
 
 
+def analysis_lines(model: Model, width: int) -> list[Line]:
+    """The analysis: the player's shots beside the best ones, how hard each fleet was."""
+    lines: list[Line] = [[("class:box", "Analysis of this game")], []]
+    opponent = model.opponent_label()
+    for text in model.analysis.lines(model.size, opponent[:1].upper() + opponent[1:]):
+        indent = len(text) - len(text.lstrip())
+        for line in textwrap.wrap(text, width, subsequent_indent=" " * (indent + 2)) or [""]:
+            lines.append([("", line)])
+    return lines
+
+
 def help_lines(model: Model) -> list[Line]:
     keys = [
         ("Setting up", ""),
@@ -474,7 +491,7 @@ def help_lines(model: Model) -> list[Line]:
         ("  p", "past games and wins per opponent"),
         ("  ? or F1", "this help;  Esc closes it"),
         ("  q", "quit (asks first; in battle it resigns)"),
-        ("  r (at the end)", "rematch: the other side shoots first"),
+        ("  r / a (at the end)", "rematch (the other side starts) / analyse the game"),
     ]
     lines: list[Line] = [[("class:box", "Keys")]]
     for key, words in keys:
@@ -505,6 +522,8 @@ def history_lines(model: Model, width: int) -> list[Line]:
 def keys_line(model: Model) -> str:
     if model.overlay is Overlay.QUIT:
         return " y quit  n stay"
+    if model.overlay is Overlay.ANALYSIS:
+        return " a or Esc back  q quit"
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.RULES:
@@ -519,7 +538,8 @@ def keys_line(model: Model) -> str:
         return " waiting for the opponent   p past games  ? help  q quit"
     if model.stage is Stage.OVER:
         rematch = " r rematch " if model.can_rematch else ""
-        return f"{rematch} p past games  q quit  ? help"
+        analyse = " a analyse " if model.why_no_analysis() is None else ""
+        return f"{rematch}{analyse} p past games  q quit  ? help"
     if model.salvo:
         return " arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit"
     return " arrows or b4 aim  Enter fire  s hints  p past games  ? help  q quit"

@@ -48,6 +48,8 @@ from statki_net.transcript import End, Phase
 from statki_net.verify import fingerprint
 from statki_net.wire import Code, Limits, Role
 
+from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now
+
 
 class Link(Protocol):
     """What the model needs from whatever carries its session's messages.
@@ -98,6 +100,7 @@ class Overlay(enum.StrEnum):
     HELP = "help"
     HISTORY = "history"
     QUIT = "quit"
+    ANALYSIS = "analysis"
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,11 @@ class Model:
     """The preset highlighted on the rules screen."""
     clicked: int | None = None
     """The square the last click aimed at; a second click on it fires."""
+    analysis: AnalysisState = field(default_factory=AnalysisState)
+    """The post-game analysis: asked for with ``analyse`` at the end."""
+    background: Runner = run_now
+    """How the analysis runs: at once here; the full screen runs it in a thread."""
+    _job: AnalysisJob | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
@@ -719,13 +727,68 @@ class Model:
         if link is None:
             self.say("A rematch is not possible here", trouble=True)
             return False
-        fresh = Model(link, self.rng, self.history_source)
+        self.cancel_analysis()
+        fresh = Model(link, self.rng, self.history_source, background=self.background)
         fresh.hints = self.hints
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text = self.fleet_text
         self.__dict__.update(fresh.__dict__)
         self.link.listen(self.handle)
         return True
+
+    # ------------------------------------------------------------ the analysis
+
+    def why_no_analysis(self) -> str | None:
+        """Why the game cannot be analysed now, or None if it can."""
+        if self.stage is not Stage.OVER:
+            return "The analysis comes at the end of the game"
+        t = self.session.transcript
+        if self.rules is None or not any(t.sides[role].volleys for role in Role):
+            return "No shot was fired: there is nothing to analyse"
+        return None
+
+    def analyse(self) -> bool:
+        """``a`` at the end: start the analysis (once; again after a failure) and show it."""
+        reason = self.why_no_analysis()
+        if reason:
+            self.say(reason, trouble=True)
+            return False
+        self.overlay = Overlay.ANALYSIS
+        if self.analysis.status in (AnalysisStatus.NOT_ASKED, AnalysisStatus.FAILED):
+            self._start_analysis()
+        return True
+
+    def _start_analysis(self) -> None:
+        assert self.rules is not None
+        t, me = self.session.transcript, self.session.role
+        # My own fleet is known here even when the game ended before the reveal.
+        mine = t.sides[me].fleet or self.session.fleet
+        theirs = t.sides[self.session.peer].fleet
+        volleys = t.sides[me].volleys, t.sides[me.other].volleys
+        job = job_for(self.rules, *volleys, mine, theirs, t.game)
+        self._job = job
+        self.analysis = AnalysisState(status=AnalysisStatus.SHOTS, effort=job.effort)
+        if theirs is None:
+            self.analysis.missing = (
+                f"{self._capitalised(self.opponent_label())}'s fleet was never revealed (the game"
+                " ended before the reveal), so how hard it was to find is not known."
+            )
+        self.background(job, lambda update: self._take(job, update))
+
+    def _take(self, job: AnalysisJob, update: Update) -> None:
+        """A report from ``job``; one from a job given up (a rematch) is ignored."""
+        if job is self._job:
+            self.analysis.take(update)
+
+    def cancel_analysis(self) -> None:
+        """Stop a running analysis (the player leaves, or plays again)."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    @staticmethod
+    def _capitalised(text: str) -> str:
+        return text[:1].upper() + text[1:]
 
     # ------------------------------------------------------------ events
 

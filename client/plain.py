@@ -16,6 +16,7 @@ from statki_net.errors import UsageError
 
 from .layout import plain, screen
 from .model import Model, Overlay, Stage
+from .review import AnalysisJob, AnalysisStatus, Report, ShotsReviewed, Update, accuracy_words
 
 ReadLine = Callable[[str], str | None]
 """Show a prompt, return the line read (without its newline), None at the end of input."""
@@ -28,7 +29,9 @@ Battle:      type squares, like b4 or J10 (a salvo: several on a line, or one a
              line until the salvo is full: it fires then); "hints" toggles the
              shading of squares where no ship left fits.
 Anywhere:    "history" lists past games; "q" quits (in battle it resigns).
-At the end:  "r" for a rematch in which the other side shoots first; "q" leaves."""
+At the end:  "a" analyses the game (your shots beside the best ones, how hard
+             each fleet was to find); "r" for a rematch in which the other side
+             shoots first; "q" leaves."""
 
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -58,7 +61,8 @@ def _prompt(model: Model) -> str:
     if model.stage is Stage.PLACING:
         return "fleet (Enter starts, new, q)> "
     if model.stage is Stage.OVER:
-        return "r rematch, q quit> "
+        analyse = "a analyse, " if model.why_no_analysis() is None else ""
+        return f"{analyse}r rematch, q quit> "
     if model.salvo and model.my_turn:
         return f"salvo, {model.shots_due - len(model.marks)} to mark> "
     return "shot> "
@@ -101,8 +105,10 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
     if model.stage is Stage.OVER:
         if word in ("r", "rematch"):
             model.rematch()
+        elif word in ("a", "analyse", "analyze"):
+            _analyse(model, write)
         else:
-            model.say("The game is over: r starts a rematch, q leaves")
+            model.say("The game is over: a analyses it, r starts a rematch, q leaves")
         return
     if word in ("s", "hints"):
         model.toggle_hints()
@@ -123,6 +129,42 @@ def _shoot(model: Model, text: str) -> None:
     model.choose()
     if model.salvo and model.my_turn and len(model.marks) == model.shots_due:
         model.fire()
+
+
+def _analyse(model: Model, write: Write) -> None:
+    """The analysis, at once, in words; a word as the shots are reviewed, then all of it."""
+    reason = model.why_no_analysis()
+    if reason:
+        write(reason)
+        return
+    if model.analysis.status is AnalysisStatus.DONE:
+        _write_analysis(model, write)
+        return
+
+    def tell_as_it_goes(job: AnalysisJob, report: Report) -> None:
+        def on_update(update: Update) -> None:
+            report(update)
+            if isinstance(update, ShotsReviewed):
+                write(f"Your shots: {accuracy_words(update.mine)}")
+                write("Estimating how hard the fleets were to find...")
+
+        job.run(on_update)
+
+    runner, model.background = model.background, tell_as_it_goes
+    write("Analysing the game: reviewing the shots...")
+    try:
+        model.analyse()
+    finally:
+        model.background = runner
+        model.overlay = None
+    _write_analysis(model, write)
+    model.say("")
+
+
+def _write_analysis(model: Model, write: Write) -> None:
+    opponent = model.opponent_label()
+    lines = model.analysis.lines(model.size, opponent[:1].upper() + opponent[1:])
+    write("\n".join(lines).rstrip())
 
 
 def _end_of_input(model: Model) -> None:

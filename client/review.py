@@ -1,0 +1,344 @@
+"""The analysis on the end screen: the job that runs it and the state the model keeps.
+
+``AnalysisJob.run(report)`` does the work (``statki_net.analysis``, pure)
+and tells how it goes through ``report``: progress, the shot review as soon
+as it is ready, then the fleets' difficulty.  It neither knows nor cares
+which thread it runs in; the full screen runs it in a thread of its own
+(``keys.build_app``), the line prompt and the tests at once.  The model
+folds the reports into an ``AnalysisState``, plain data the screen draws.
+
+It must be pleasant on the classic board, so the fleets are ranked against
+a small reference (``QUICK``): an estimate, and the screen says so;
+``statki analyze LOG`` measures finer.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from statki_net.analysis import (
+    FleetDifficulty,
+    ShotReview,
+    ShotsReview,
+    fleet_difficulty,
+    reference_shots,
+    review_shots,
+)
+from statki_net.board import square_name
+from statki_net.fleet import Fleet
+from statki_net.replay import Volley
+from statki_net.rules import Ruleset
+
+
+@dataclass(frozen=True)
+class Effort:
+    """How much ``density`` plays to rank a fleet: fewer is quicker and coarser."""
+
+    reference_fleets: int
+    """Random fleets to rank against."""
+    fleet_games: int
+    """Games ``density`` plays against each fleet."""
+
+
+QUICK = Effort(reference_fleets=6, fleet_games=2)
+"""Measured on a 2-core machine, classic, a game of 64 shots a side: 10 s to review
+both sides' shots, then about 3.5 s a game of ``density``: 42 s in all (59 s with 8
+reference fleets, too close to the minute a player waits for it)."""
+
+
+class AnalysisStatus(enum.StrEnum):
+    NOT_ASKED = "not asked"
+    SHOTS = "reviewing the shots"
+    FLEETS = "estimating how hard the fleets were to find"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Progress:
+    status: AnalysisStatus
+    percent: int
+
+
+@dataclass(frozen=True)
+class ShotsReviewed:
+    mine: ShotsReview
+    theirs: ShotsReview
+
+
+@dataclass(frozen=True)
+class FleetsRanked:
+    mine: FleetDifficulty | None
+    """How hard the player's own fleet was to find; None when not known."""
+    theirs: FleetDifficulty | None
+
+
+@dataclass(frozen=True)
+class AnalysisFailed:
+    reason: str
+
+
+Update = Progress | ShotsReviewed | FleetsRanked | AnalysisFailed
+Report = Callable[[Update], None]
+Runner = Callable[["AnalysisJob", Report], None]
+"""Starts a job: ``runner(job, report)``; the full screen's runs it in a thread."""
+
+
+def run_now(job: AnalysisJob, report: Report) -> None:
+    """Run ``job`` to its end before returning (the line prompt, the tests)."""
+    job.run(report)
+
+
+class _Cancelled(Exception):
+    """The job was cancelled: the player left or started another game."""
+
+
+@dataclass
+class AnalysisJob:
+    """One game's analysis, from both sides, with everything it needs copied in."""
+
+    rules: Ruleset
+    my_volleys: tuple[Volley, ...]
+    their_volleys: tuple[Volley, ...]
+    my_fleet: Fleet | None
+    their_fleet: Fleet | None
+    seed: int
+    effort: Effort = QUICK
+    cancelled: bool = False
+    """Set from any thread; the job stops at its next step."""
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def run(self, report: Report) -> None:
+        """Review the shots, report them, rank the fleets, report them; stop when cancelled."""
+        try:
+            self._run(report)
+        except _Cancelled:
+            return
+        except Exception as error:  # in a thread nobody else would hear of it: tell the screen
+            report(AnalysisFailed(f"{type(error).__name__}: {error}"))
+
+    def _run(self, report: Report) -> None:
+        rng = random.Random(self.seed)
+        ticker = _Ticker(self, report, AnalysisStatus.SHOTS)
+        ticker(0, 1)
+        mine_count = len(self.my_volleys)
+        total = mine_count + len(self.their_volleys)
+        mine = review_shots(
+            self.rules, self.my_volleys, rng, progress=lambda done, _: ticker(done, total)
+        )
+        theirs = review_shots(
+            self.rules,
+            self.their_volleys,
+            rng,
+            progress=lambda done, _: ticker(mine_count + done, total),
+        )
+        report(ShotsReviewed(mine, theirs))
+        fleets = [fleet for fleet in (self.my_fleet, self.their_fleet) if fleet is not None]
+        if not fleets:
+            report(FleetsRanked(None, None))
+            return
+        effort = self.effort
+        ticker = _Ticker(self, report, AnalysisStatus.FLEETS)
+        games = effort.reference_fleets + effort.fleet_games * len(fleets)
+        reference = reference_shots(
+            self.rules,
+            rng,
+            fleets=effort.reference_fleets,
+            progress=lambda done, _: ticker(done, games),
+        )
+        played = effort.reference_fleets
+        ranked: list[FleetDifficulty | None] = []
+        for fleet in (self.my_fleet, self.their_fleet):
+            if fleet is None:
+                ranked.append(None)
+                continue
+            ranked.append(
+                fleet_difficulty(
+                    self.rules,
+                    fleet,
+                    rng,
+                    games=effort.fleet_games,
+                    reference=reference,
+                    progress=ticker.after(played, games),
+                )
+            )
+            played += effort.fleet_games
+        report(FleetsRanked(ranked[0], ranked[1]))
+
+
+class _Ticker:
+    """Progress in whole percent, reported when it changes; the check for cancelling."""
+
+    def __init__(self, job: AnalysisJob, report: Report, status: AnalysisStatus) -> None:
+        self.job, self.report, self.status = job, report, status
+        self.last = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.job.cancelled:
+            raise _Cancelled
+        percent = 100 * done // total if total else 100
+        if percent != self.last:
+            self.last = percent
+            self.report(Progress(self.status, percent))
+
+    def after(self, start: int, total: int) -> Callable[[int, int], None]:
+        """Progress of a part that begins once ``start`` of ``total`` steps are done."""
+        return lambda done, _: self(start + done, total)
+
+
+@dataclass
+class AnalysisState:
+    """What the end screen knows of the analysis: plain data, folded from the job's reports."""
+
+    status: AnalysisStatus = AnalysisStatus.NOT_ASKED
+    percent: int = 0
+    mine: ShotsReview | None = None
+    """The player's shots."""
+    theirs: ShotsReview | None = None
+    my_fleet: FleetDifficulty | None = None
+    """How hard the player's own fleet was to find."""
+    their_fleet: FleetDifficulty | None = None
+    missing: str = ""
+    """Why how hard a fleet was is not told, when it is not."""
+    error: str = ""
+    effort: Effort = field(default=QUICK)
+
+    @property
+    def running(self) -> bool:
+        return self.status in (AnalysisStatus.SHOTS, AnalysisStatus.FLEETS)
+
+    def take(self, update: Update) -> None:
+        match update:
+            case Progress(status=status, percent=percent):
+                self.status, self.percent = status, percent
+            case ShotsReviewed(mine=mine, theirs=theirs):
+                self.mine, self.theirs = mine, theirs
+                self.status, self.percent = AnalysisStatus.FLEETS, 0
+            case FleetsRanked(mine=mine_fleet, theirs=their_fleet):
+                self.my_fleet, self.their_fleet = mine_fleet, their_fleet
+                self.status, self.percent = AnalysisStatus.DONE, 100
+            case AnalysisFailed(reason=reason):
+                self.status, self.error = AnalysisStatus.FAILED, reason
+
+    # ------------------------------------------------------------ in words
+
+    def progress_words(self) -> str:
+        """One line while it runs: what it is doing and how far it has got."""
+        if self.status is AnalysisStatus.FLEETS:
+            return f"Analysing: {self.status.value} (an estimate), {self.percent}%"
+        return f"Analysing: {self.status.value}, {self.percent}%"
+
+    def lines(self, size: int, opponent: str) -> list[str]:
+        """The analysis as text, one item a line (the screen wraps long ones)."""
+        if self.status is AnalysisStatus.NOT_ASKED:
+            return ["Not analysed yet: press a to analyse the game."]
+        lines: list[str] = []
+        if self.mine is not None and self.theirs is not None:
+            lines.append(f"You: {accuracy_words(self.mine)}")
+            worst = worst_shots(self.mine)
+            if worst:
+                lines.append("  The shots that missed the best square by the most:")
+                lines += ["    " + shot_words(shot, size) for shot in worst]
+            lines.append(f"  Your fleet: {self._fleet_words(self.my_fleet)}")
+            lines.append("")
+            lines.append(f"{opponent}: {accuracy_words(self.theirs)}")
+            lines.append(f"  Their fleet: {self._fleet_words(self.their_fleet)}")
+            lines.append("")
+        if self.running:
+            lines.append(self.progress_words())
+        if self.status is AnalysisStatus.FAILED:
+            lines.append(f"The analysis failed: {self.error}")
+        if self.status is AnalysisStatus.DONE and self.missing:
+            lines.append(self.missing)
+        if self.mine is not None:
+            effort = self.effort
+            lines.append(
+                "Accuracy: the hits your shots could expect over those the best squares could"
+            )
+            lines.append(
+                f"Fleets: an estimate ({effort.reference_fleets} random fleets, "
+                f"{effort.fleet_games} games each); statki analyze LOG is finer"
+            )
+        return lines
+
+    def _fleet_words(self, difficulty: FleetDifficulty | None) -> str:
+        if difficulty is not None:
+            return (
+                f"harder to find than {difficulty.percentile:.0f}% of fleets "
+                f"(density needed {difficulty.shots:.1f} shots)"
+            )
+        if self.status is AnalysisStatus.DONE:
+            return "not known"
+        if self.status is AnalysisStatus.FAILED:
+            return "not estimated"
+        return "being estimated..."
+
+    def summary(self) -> str:
+        """The end screen's few words about the analysis (two lines at most)."""
+        if self.status is AnalysisStatus.NOT_ASKED:
+            return "a analyses the game: the best shots, and how hard each fleet was to find"
+        if self.status is AnalysisStatus.FAILED:
+            return f"The analysis failed: {self.error}"
+        if self.mine is None:
+            return self.progress_words() + " (a shows it)"
+        words = (
+            f"Analysis (a shows it): your accuracy {100 * self.mine.accuracy:.0f}% (the best"
+            f" square {self.mine.best_shots} of {len(self.mine.shots)} times)"
+        )
+        if self.running:
+            return f"{words}; the fleets: {self.percent}%"
+        if self.my_fleet is not None:
+            words += (
+                f"; your fleet was harder to find than {self.my_fleet.percentile:.0f}% of fleets"
+            )
+        return words
+
+
+def accuracy_words(review: ShotsReview) -> str:
+    """``41 shots, accuracy 78% (the best square 18 of 41 times)``."""
+    shots = len(review.shots)
+    return (
+        f"{shots} shots, accuracy {100 * review.accuracy:.0f}% "
+        f"(the best square {review.best_shots} of {shots} times)"
+    )
+
+
+def worst_shots(review: ShotsReview, count: int = 3) -> list[ShotReview]:
+    """The shots whose chance fell furthest below the best square's, worst first."""
+    missed = [shot for shot in review.shots if shot.best_chance - shot.chance > 0.005]
+    missed.sort(key=lambda shot: (shot.chance - shot.best_chance, shot.move))
+    return missed[:count]
+
+
+def shot_words(shot: ShotReview, size: int) -> str:
+    """``move 12  C4 12%, the best E5 48%``."""
+    return (
+        f"move {shot.move:3d}  {square_name(shot.square, size):>3} {100 * shot.chance:3.0f}%,"
+        f" the best {square_name(shot.best_square, size):>3} {100 * shot.best_chance:3.0f}%"
+    )
+
+
+def job_for(
+    rules: Ruleset,
+    my_volleys: Sequence[Volley],
+    their_volleys: Sequence[Volley],
+    my_fleet: Fleet | None,
+    their_fleet: Fleet | None,
+    game_id: bytes,
+    effort: Effort = QUICK,
+) -> AnalysisJob:
+    """The job for one game; seeded by the game, so the same game reads the same."""
+    return AnalysisJob(
+        rules,
+        tuple(my_volleys),
+        tuple(their_volleys),
+        my_fleet,
+        their_fleet,
+        int.from_bytes(game_id[:8], "big"),
+        effort,
+    )
