@@ -117,7 +117,13 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
         results = await asyncio.gather(*honest, *hostile)
         client = await ControlClient.connect(home)
         assert client is not None
-        games = (await client.request("games"))["games"]
+        # Our side of each game may end a moment before the daemon's side has
+        # written its log and history: wait (bounded) until it says all are over.
+        for _ in range(300):
+            games = (await client.request("games"))["games"]
+            if {g["status"] for g in games} == {"over"}:
+                break
+            await asyncio.sleep(0.1)
         await client.request("stop")
         await client.close()
         return results[:3], results[3:], games  # type: ignore[return-value]
