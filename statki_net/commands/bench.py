@@ -24,7 +24,7 @@ from ..battle import Sea
 from ..errors import UsageError
 from ..fleet import random_fleet
 from ..rules import Ruleset, ruleset_named
-from ..strategies import STRATEGIES, sink_fleet, strategy_named
+from ..strategies import STRATEGIES, hard_fleet, play, sink_fleet, strategy_named
 from .common import EXIT_OK, Subcommands, rules_argument
 
 YARDSTICK = "per-ship"
@@ -47,6 +47,48 @@ def add(commands: Subcommands) -> None:
     ai.add_argument("--jobs", type=int, default=1, metavar="J", help="games played in parallel")
     ai.add_argument("--json", action="store_true", help="one JSON object keyed by strategy")
     ai.set_defaults(run=_bench_ai)
+    placement = kinds.add_parser(
+        "placement", help="shots density needs against hard fleets and random ones"
+    )
+    rules_argument(placement)
+    placement.add_argument("--games", type=int, default=40, metavar="N", help="fleets of each kind")
+    placement.add_argument("--seed", type=int, default=1, metavar="S", help="seed")
+    placement.add_argument("--json", action="store_true", help="one JSON object")
+    placement.set_defaults(run=_bench_placement)
+
+
+def _bench_placement(args: argparse.Namespace) -> int:
+    """Density against N hard fleets and N random ones, paired game by game."""
+    if args.games < 2:
+        raise UsageError("--games must be at least 2")
+    rules = ruleset_named(args.rules)
+    hard, uniform = [], []
+    for game in range(args.games):
+        rng = random.Random(f"placement:{args.seed}:{game}")
+        fleets = (hard_fleet(rules, rng), random_fleet(rules, rng))
+        shots = [
+            play(rules, fleet, "density", random.Random(f"bot:{args.seed}:{game}")).shots
+            for fleet in fleets
+        ]
+        hard.append(shots[0])
+        uniform.append(shots[1])
+        print(f"\r{game + 1}/{args.games}", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    diffs = [a - b for a, b in zip(hard, uniform, strict=True)]
+    result = {
+        "hard": round(statistics.fmean(hard), 2),
+        "random": round(statistics.fmean(uniform), 2),
+        "difference": round(statistics.fmean(diffs), 2),
+        "stderr": round(statistics.stdev(diffs) / math.sqrt(len(diffs)), 2),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"density needs {result['hard']} shots for hard fleets, {result['random']} for random "
+            f"ones: {result['difference']:+} ± {result['stderr']} shots ({args.games} of each)"
+        )
+    return EXIT_OK
 
 
 @dataclass(frozen=True)
