@@ -225,7 +225,9 @@ class GameConnection:
             with contextlib.suppress(BaseException):
                 await timer
             await self._close_stream()
-            self._finish()
+            # Judging reads the whole log: off the event loop, so other games go on.
+            verdict = await asyncio.to_thread(self._close_and_judge_log)
+            self._finish(verdict)
         assert self.outcome is not None
         return self.outcome
 
@@ -460,19 +462,22 @@ class GameConnection:
             )
         )
 
-    def _finish(self) -> None:
-        """Close the log, judge it, record the end; idempotent."""
+    def _close_and_judge_log(self) -> str | None:
+        """The referee's line on this game's log (None without a log); never raises."""
+        if not self.log:
+            return None
+        try:
+            self.log.close()
+            return judge_log(self.log.path.read_bytes()).headline()
+        except (StatkiError, OSError) as error:
+            return f"cannot judge the log: {error}"
+
+    def _finish(self, verdict: str | None) -> None:
+        """Record the end and tell whoever listens; idempotent."""
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
         failure = self.session.failure
-        verdict: str | None = None
-        if self.log:
-            self.log.close()
-            try:
-                verdict = judge_log(self.log.path.read_bytes()).headline()
-            except (StatkiError, OSError) as error:
-                verdict = f"cannot judge the log: {error}"
         if t.end is not None:
             end = t.end.value
         elif failure is not None:
@@ -566,6 +571,24 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
         shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
         act(lambda: conn.shoot(shots))
 
+    async def place() -> None:
+        rules = conn.session.rules
+        assert rules is not None
+        # A hard placement plays hundreds of fleets, and the rules came from
+        # the peer: off the event loop, like the aiming.
+        try:
+            fleet = await asyncio.to_thread(player.fleet, rules)
+        except UsageError as error:  # rules no fleet fits: decline them
+            reason = str(error)
+            act(lambda: conn.refuse(reason))
+            return
+        act(lambda: conn.accept(fleet))
+
+    def start_placing() -> None:
+        task = loop.create_task(place())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
+
     def start_thinking() -> None:
         task = loop.create_task(fire())
         thinking.add(task)
@@ -573,10 +596,7 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
 
     def on_notice(notice: Notice) -> None:
         if notice["event"] == "rules":
-            rules = conn.session.rules
-            assert rules is not None
-            fleet = player.fleet(rules)
-            loop.call_soon(act, lambda: conn.accept(fleet))
+            loop.call_soon(start_placing)
         elif notice["event"] == "turn":
             loop.call_soon(start_thinking)
 

@@ -8,6 +8,7 @@ is created there on first use, readable only by its owner.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -44,13 +45,25 @@ def home_dir(explicit: str | None = None) -> Path:
 def load_identity(home: Path) -> Ed25519PrivateKey:
     """The player's key, created on first use with owner-only permissions."""
     path = home / KEY_FILE
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    if path.exists():
         return _read_key(path)
     key = Ed25519PrivateKey.generate()
-    with os.fdopen(fd, "wb") as file:
-        file.write(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    # Written whole under a private name, then linked into place: a second
+    # process starting at the same moment, or a crash halfway, never leaves
+    # a half-written key behind.  If another process won the race, use its key.
+    draft = home / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return _read_key(path)
+    finally:
+        draft.unlink(missing_ok=True)
     return key
 
 

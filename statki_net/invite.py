@@ -63,7 +63,7 @@ def parse_address(
             raise UsageError(f"{text!r}: the port is missing (HOST:PORT)")
         return host, default_port
     lowest = 0 if listening else 1
-    if not port_text.isdigit() or not lowest <= int(port_text) < 65536:
+    if not (port_text.isascii() and port_text.isdigit()) or not lowest <= int(port_text) < 65536:
         raise UsageError(f"{text!r}: the port must be a number from {lowest} to 65535")
     return host, int(port_text)
 

@@ -27,6 +27,8 @@ from .rules import Ruleset
 from .transcript import End, Finding, Phase, Transcript
 from .version import SOFTWARE
 from .wire import (
+    MAX_LIST,
+    MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
     Code,
@@ -49,6 +51,9 @@ from .wire import (
     Verdict,
     sign,
 )
+
+CLAIM_SLACK_MS = 2_000
+"""How much earlier than our own reckoning a peer's time claim is still honoured."""
 
 Entropy = Callable[[int], bytes]
 """Where secrets come from: ``secrets.token_bytes`` in real use, fixed bytes in tests."""
@@ -241,14 +246,20 @@ class Session:
     def receive_data(self, data: bytes, now: int) -> list[Event]:
         if self.closed:
             return []
-        self.last_heard = now
         try:
             for frame in self._reader.feed(data):
                 if frame.header.sender is self.role:
                     raise ProtocolError(Code.OUT_OF_TURN.value, f"the peer signed as {self.role}")
                 if self._unchained_error(frame):
                     break
+                if isinstance(frame.message, TimeClaim) and now < self._claim_allowed_at():
+                    raise ProtocolError(
+                        Code.OUT_OF_TURN.value, "a time claim before this side's time ran out"
+                    )
                 self.transcript.add(frame)
+                # Only a whole accepted message counts as speaking: a peer that
+                # trickles bytes never reaches one, and its time runs out.
+                self.last_heard = now
                 self._events.append(FrameAdded(frame, outgoing=False))
                 self._after(frame, now)
                 if self.closed:
@@ -323,6 +334,16 @@ class Session:
             self.resigning = True
         return self._take_events()
 
+    def _claim_allowed_at(self) -> int:
+        """When the peer may claim this side has been silent too long.
+
+        This side's turn began at the last message either side said; network
+        delays and clocks that run at slightly different speeds are allowed for.
+        """
+        limits = self.transcript.limits
+        wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
+        return max(self.last_heard, self.waiting_since) + wait - CLAIM_SLACK_MS
+
     def deadline(self) -> int | None:
         """When the peer will have kept us waiting too long, in ms; None if we are not waiting."""
         speaker = self.transcript.speaker()
@@ -348,7 +369,7 @@ class Session:
 
     def abort(self, code: str, detail: str, now: int) -> list[Event]:
         """Stop the game with an error message, for local failures."""
-        self._fail(code, detail, now)  # this side reports it: by_peer=False
+        self._fail(code, detail, now)
         return self._take_events()
 
     # ------------------------------------------------------------ internals
@@ -390,11 +411,11 @@ class Session:
         self._events.append(FrameAdded(frame, outgoing=True))
         self._after(frame, now)
 
-    def _fail(self, code: str, detail: str, now: int, *, by_peer: bool = True) -> None:
+    def _fail(self, code: str, detail: str, now: int) -> None:
         """Report a protocol error to the peer and stop; the offending frame is not kept."""
         if self.closed:
             return
-        self.failure = Failed(code, detail, by_peer=not by_peer)
+        self.failure = Failed(code, detail, by_peer=False)
         if not self.transcript.over:
             with contextlib.suppress(UsageError):
                 self._send(Error(code, detail[:200]), now)
@@ -504,5 +525,6 @@ class Session:
 
     def _verdict(self) -> Verdict:
         t = self.transcript
-        findings = tuple(f.detail for f in t.findings_against(self.peer))
+        # A cheat's findings can be many and long; the verdict must stay decodable.
+        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_LIST]
         return Verdict(t.winner, (t.end or End.ERROR).value, findings)

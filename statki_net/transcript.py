@@ -160,6 +160,8 @@ class Transcript:
         self.winner: Role | None = None
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
+        self.cheaters: set[Role] = set()
+        """The sides some finding names."""
         self.error: Error | None = None
         self.error_from: Role | None = None
 
@@ -325,7 +327,7 @@ class Transcript:
         if len(shot.squares) != due:
             raise fail(Code.BAD_SHOT, f"{len(shot.squares)} shot(s) where {due} are due")
         area = self.rules.size**2
-        if any(square >= area for square in shot.squares):
+        if any(not 0 <= square < area for square in shot.squares):
             raise fail(Code.BAD_SHOT, "a shot is off the board")
         self.pending = shot
         self.move += 1
@@ -351,6 +353,7 @@ class Transcript:
         self.pending = None
         if lie is not None:
             self.findings.append(lie)
+            self.cheaters.add(defender)
             self._finish(End.CHEATED, shooter)
         elif self.score.over:
             self._finish(End.SUNK, shooter)
@@ -439,8 +442,10 @@ class Transcript:
         return None
 
     def _time_claim(self, claimant: Role) -> None:
-        if self.phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT):
-            return  # the game is decided; a missing verdict changes nothing
+        if self.phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT) or self.end is End.CHEATED:
+            # The game is decided: a missing verdict changes nothing, and a
+            # side caught cheating cannot win it back by running out the clock.
+            return
         if self.phase in COIN_PHASES:
             # Not opening the coin loses the toss, so aborting cannot veto it.
             self._start(claimant)
@@ -479,6 +484,12 @@ class Transcript:
             )
             self._found(Finding(sender, "bad-reveal", detail))
             return
+        if len(fleet.ships) != len(self.rules.fleet):
+            # Checked apart, and first: a thousand overlapping ships would
+            # otherwise cost a pairwise check and a finding for every pair.
+            detail = f"{len(fleet.ships)} ships revealed, the rules have {len(self.rules.fleet)}"
+            self._found(Finding(sender, "illegal-fleet", detail))
+            return
         report = replay(self.rules, fleet, self.sides[sender.other].volleys)
         for problem in report.fleet_problems:
             self._found(Finding(sender, "illegal-fleet", problem.message))
@@ -495,8 +506,8 @@ class Transcript:
 
     def _found(self, finding: Finding) -> None:
         self.findings.append(finding)
-        cheaters = {f.culprit for f in self.findings}
-        self.winner = None if len(cheaters) == 2 else finding.culprit.other
+        self.cheaters.add(finding.culprit)
+        self.winner = None if len(self.cheaters) == 2 else finding.culprit.other
         self.end = End.CHEATED
 
     # ------------------------------------------------------------ summaries

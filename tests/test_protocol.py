@@ -14,7 +14,7 @@ from peers import Pair, closed, key_from, make_pair, play
 
 from statki_net.battle import Answer, Defence, Outcome
 from statki_net.commitment import Opening
-from statki_net.errors import ProtocolError
+from statki_net.errors import ProtocolError, UsageError
 from statki_net.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.replay import replay
 from statki_net.rules import PRESETS
@@ -23,6 +23,7 @@ from statki_net.transcript import TABLE, End, Phase, Transcript
 from statki_net.wire import (
     MAX_FRAME,
     Code,
+    Commit,
     Error,
     Frame,
     FrameReader,
@@ -449,3 +450,108 @@ def test_a_repeated_key_is_malformed() -> None:
     with pytest.raises(ProtocolError) as caught:
         decode_body(bytes(body))
     assert caught.value.code == Code.MALFORMED.value
+
+
+# ---------------------------------------------------------------- time and size abuse
+
+
+def _to_battle(seed: int) -> Pair:
+    pair = make_pair(CLASSIC, seed=seed)
+    pair.host.start(pair.now)
+    pair.pump()
+    rules = pair.guest.rules
+    assert rules is not None
+    pair.guest.accept(random_fleet(rules, random.Random(seed)), pair.now)
+    pair.pump()
+    return pair
+
+
+def test_a_premature_time_claim_is_refused() -> None:
+    pair = _to_battle(101)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    waiting = pair.session(mover.role.other)
+    t = waiting.transcript
+    claim = sign(
+        waiting.key, Header(waiting.role, len(t.frames), t.last_digest, t.game, 0), TimeClaim(1)
+    )
+    mover.receive_data(claim.encode(), pair.now + 1_000)  # one second into its turn
+    assert mover.closed and mover.transcript.end is End.ERROR, "refused with an error, not lost"
+    assert mover.transcript.winner is None
+    assert mover.failure is not None and "time claim before" in mover.failure.detail
+    honest = _to_battle(101)
+    mover = honest.host if honest.host.my_turn else honest.guest
+    waiting = honest.session(mover.role.other)
+    due = waiting.deadline()
+    assert due is not None
+    waiting.check_time(due)
+    mover.receive_data(waiting.data_to_send(), due)
+    assert mover.transcript.end is End.TIMEOUT and mover.transcript.winner is waiting.role
+
+
+def test_a_peer_that_trickles_bytes_still_runs_out_of_time() -> None:
+    pair = _to_battle(103)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    waiting = pair.session(mover.role.other)
+    due = waiting.deadline()
+    assert due is not None
+    view = mover.view
+    assert view is not None
+    mover.shoot((0,), pair.now)
+    shot = mover.data_to_send()
+    waiting.receive_data(shot[:5], due - 1)  # a few bytes of a frame, just in time
+    assert waiting.deadline() == due, "part of a frame is not a message"
+
+
+def test_a_side_caught_cheating_cannot_win_back_on_time() -> None:
+    pair = make_pair(PRESETS["five-ships"], seed=105, guest_cls=RecutsAtTheReveal)
+    t = pair.host.transcript
+    # The host resigns, so the guest (the cheat) reveals first; a claim from the
+    # cheat right after its bad reveal must not make it the winner.
+    play(pair, seed=106, resign_at=3, resigner=Role.HOST)
+    frames = t.frames
+    reveal_at = next(i for i, f in enumerate(frames) if isinstance(f.message, Reveal))
+    replayed = Transcript()
+    for frame in frames[: reveal_at + 1]:
+        replayed.add(frame)
+    if replayed.end is not End.CHEATED:
+        pytest.skip("the first revealer was honest in this game")
+    culprit = frames[reveal_at].header.sender
+    claim = sign(
+        pair.session(culprit).key,
+        Header(culprit, len(replayed.frames), replayed.last_digest, replayed.game, 0),
+        TimeClaim(10**6),
+    )
+    replayed.add(claim)
+    assert replayed.end is End.CHEATED and replayed.winner is culprit.other
+
+
+def test_a_reveal_of_a_thousand_ships_is_one_finding() -> None:
+    from statki_net.commitment import ships_digest
+
+    class Thousand(Session):
+        def _commit(self) -> Commit:
+            commit = super()._commit()
+            ships = self._many()
+            return replace(commit, ships=ships_digest(self.transcript.game, self._secret, ships))
+
+        def _many(self) -> tuple[tuple[int, ...], ...]:
+            assert self.fleet is not None
+            return tuple(self.fleet.ships[i % len(self.fleet.ships)] for i in range(1000))
+
+        def _reveal(self) -> Reveal:
+            return Reveal(self._many(), self._secret)
+
+    pair = make_pair(CLASSIC, seed=107, guest_cls=Thousand)
+    play(pair, seed=108, resign_at=2, resigner=Role.GUEST)
+    t = pair.host.transcript
+    assert [f.kind for f in t.findings] == ["illegal-fleet"]
+    assert "1000 ships revealed, the rules have 10" in t.findings[0].detail
+
+
+def test_own_shots_off_the_board_are_refused_before_they_are_sent() -> None:
+    pair = _to_battle(109)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    for bad in (-1, 100):
+        with pytest.raises(UsageError):
+            mover.shoot((bad,), pair.now)
+    assert mover.data_to_send() == b""
