@@ -34,7 +34,8 @@ from statki_net.wire import (
     sign,
 )
 
-MOVE_TIMEOUT = "2"
+MOVE_TIMEOUT = "4"
+"""Short, so the silent peer is claimed soon; long enough for bots on a loaded 2-core machine."""
 
 
 @pytest.fixture
@@ -124,6 +125,8 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
             if {g["status"] for g in games} == {"over"}:
                 break
             await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"the daemon's games never all ended: {games}")
         await client.request("stop")
         await client.close()
         return results[:3], results[3:], games  # type: ignore[return-value]
@@ -177,6 +180,8 @@ def test_a_peer_killed_mid_game_leaves_an_unfinished_log(
             if games and all(g["status"] == "over" for g in games):
                 break
             await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"the daemon's game never ended: {games}")
         await client.close()
 
     asyncio.run(wait_until_over())
