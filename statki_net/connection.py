@@ -334,13 +334,14 @@ class GameConnection:
                     "software": hello.software,
                     "address": self.peer_address,
                 }
-            case RulesProposed(rules=rules, limits=limits):
+            case RulesProposed(rules=rules, limits=limits, first=first):
                 return {
                     "event": "rules",
                     "rules": preset_name(rules) or "custom rules",
                     "rules_map": rules.to_map(),
                     "move_ms": limits.move_ms,
                     "reveal_ms": limits.reveal_ms,
+                    "first": first.value if first else None,
                 }
             case GameStarted(first=first):
                 return {

@@ -135,9 +135,11 @@ def describe_rules(notice: Notice) -> str:
     rules = Ruleset.from_map(notice["rules_map"])
     fleet = ",".join(str(length) for length in rules.fleet)
     seconds = notice["move_ms"] // 1000
+    first = notice.get("first")
+    starts = f"; the {first} shoots first (agreed, no coin toss)" if first else ""
     return (
         f"rules: {notice['rules']} (fleet {fleet}; touching {rules.touching.value};"
-        f" turns {rules.turns.value}); {seconds} s a move"
+        f" turns {rules.turns.value}); {seconds} s a move{starts}"
     )
 
 

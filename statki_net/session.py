@@ -88,6 +88,8 @@ class RulesProposed:
 
     rules: Ruleset
     limits: Limits
+    first: Role | None = None
+    """Who the host proposes shoots first; None leaves it to the coin toss."""
 
 
 @dataclass(frozen=True)
@@ -463,8 +465,11 @@ class Session:
         if phase is Phase.GUEST_HELLO:
             self._send(self._hello(), now)
         elif phase is Phase.DECISION:
-            assert self.transcript.rules is not None
-            self._events.append(RulesProposed(self.transcript.rules, self.transcript.limits))
+            t = self.transcript
+            assert t.rules is not None
+            proposal = t.sides[Role.HOST].hello
+            first = proposal.first if proposal is not None else None
+            self._events.append(RulesProposed(t.rules, t.limits, first))
         elif phase in (Phase.HOST_COMMIT, Phase.GUEST_COMMIT):
             self._send(self._commit(), now)
         elif phase in (Phase.HOST_COIN, Phase.GUEST_COIN):

@@ -53,7 +53,7 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
     from peers import key_from, seeded_entropy
 
     from statki_net.fleet import random_fleet
-    from statki_net.session import GameStarted, Session
+    from statki_net.session import GameStarted, RulesProposed, Session
 
     rules = PRESETS["classic"]
     for seed in range(4):  # whatever the coins say, the agreed side starts
@@ -76,6 +76,8 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
         pair.pump()
         pair.record(Role.GUEST, guest.accept(random_fleet(rules, random.Random(seed + 1)), 0))
         pair.pump()
+        proposed = [e for e in pair.events[Role.GUEST] if isinstance(e, RulesProposed)]
+        assert [e.first for e in proposed] == [first], "the guest is told before it accepts"
         started = [e for e in pair.events[Role.GUEST] if isinstance(e, GameStarted)]
         assert [e.first for e in started] == [first]
         proposal = guest.transcript.sides[Role.HOST].hello
