@@ -269,13 +269,16 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     ]
     right: list[Line] = [[("class:box", "The rules")]]
     right += [[("", text)] for text in rules_words(rules, model.limits.move_ms // 1000)]
+    showing_invite = bool(model.invite) and not model.opponent_key
+    if not showing_invite:  # the invite needs the room, and nobody has accepted yet
+        right.append([("", model.starter_words())])
     if model.stage is Stage.PLACING:
         right += [[], [("", "Ships:")]]
         for index in range(len(rules.fleet)):
             mark = ">" if index == model.selected else " "
             right.append([("", f" {mark} {rules.ship_label(index)}")])
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
-    if model.invite and not model.opponent_key:  # room for an invite of three lines
+    if showing_invite:  # room for an invite of three lines
         return [*block, _notice(model), [], *invite_lines(model.invite, width)]
     return [[], *block, [], _notice(model), [], [("", PLACING_LEGEND)]]
 

@@ -238,6 +238,11 @@ class LocalGame:
         self.rules = rules
         self._session, self._bot = self._pair()
 
+    @property
+    def can_rematch(self) -> bool:
+        """The computer is always there for another game."""
+        return True
+
     def rematch(self) -> LocalGame:
         """The same opponent and rules; the side that did not shoot first now does."""
         starter = self.first.other if self.first else None

@@ -75,6 +75,10 @@ class Link(Protocol):
 
     def resign(self) -> None: ...
 
+    @property
+    def can_rematch(self) -> bool:
+        """Whether ``rematch`` may give a new game with this opponent once this one is over."""
+
     def rematch(self) -> Link | None:
         """A new game with the same opponent in which the other side starts, if possible."""
 
@@ -172,6 +176,9 @@ class Ending:
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]
 
+ABSENT = "absent"
+"""The code of a failure where the opponent never came (back): its detail is the words."""
+
 TOUCHING_RULE = {
     Touching.NONE: "ships never touch, not even at a corner",
     Touching.CORNERS: "ships never touch by a side",
@@ -218,8 +225,8 @@ class Model:
     """The host's invite, shown until the guest arrives."""
     fleet_text: str = ""
     """A fleet to start from (``--fleet``), one ship a line; random when it breaks the rules."""
-    can_rematch: bool = True
-    """Whether ``r`` at the end offers a rematch (over a network it is a new invite)."""
+    is_rematch: bool = False
+    """This game is a rematch: the same opponent again."""
     rule_choices: tuple[str, ...] = ()
     """Presets the host picks from on the rules screen; empty: no rules screen."""
     rules_cursor: int = 0
@@ -494,6 +501,8 @@ class Model:
         self.stage = Stage.WAITING
         if self.invite and not self.opponent_key:
             self.say("Fleet committed; the game starts when a guest joins with your invite")
+        elif self.is_rematch and self.session.transcript.sides[self.session.peer].hello is None:
+            self.say(f"Fleet committed; waiting for {self.opponent_label()} to accept the rematch")
         else:
             self.say("Fleet committed; waiting for the opponent")
         try:
@@ -717,24 +726,53 @@ class Model:
         else:
             self.say("You resign as soon as the opponent's shot is answered")
 
+    @property
+    def can_rematch(self) -> bool:
+        """Whether the end screen offers ``r``: the game is over and the opponent can be met again.
+
+        Not after a game with a host the invite did not name, nor after a
+        rematch the opponent never came to.
+        """
+        return self.stage is Stage.OVER and self.link.can_rematch
+
     def rematch(self) -> bool:
+        """``r`` at the end: a new game with the same opponent, the other side shooting first.
+
+        The host keeps its rules and places a new fleet; the guest waits for
+        the host's rules and who starts, and accepts or declines as before.
+        """
         if self.stage is not Stage.OVER:
             return False
-        if not self.can_rematch:
-            self.say("A rematch over the network is a new game: host again and send a new invite")
-            return False
-        link = self.link.rematch()
+        link = self.link.rematch() if self.can_rematch else None
         if link is None:
-            self.say("A rematch is not possible here", trouble=True)
+            self.say("No rematch after this game: there is no opponent to meet again", trouble=True)
             return False
         self.cancel_analysis()
         fresh = Model(link, self.rng, self.history_source, background=self.background)
-        fresh.hints = self.hints
+        fresh.hints, fresh.is_rematch = self.hints, True
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text = self.fleet_text
+        if fresh.stage is Stage.PLACING:
+            fresh.say(f"Rematch: {fresh.starter_words()}. Place your fleet; Enter starts")
+        else:
+            fresh.say(f"Rematch: connecting to {self.opponent_label()} again")
         self.__dict__.update(fresh.__dict__)
         self.link.listen(self.handle)
         return True
+
+    def starter_words(self) -> str:
+        """Who shoots first, as agreed in the host's hello: ``you start`` or ``Ala starts``."""
+        session = self.session
+        hello = session.transcript.sides[Role.HOST].hello
+        if session.role is Role.HOST:
+            first = session.proposed_first
+        else:
+            first = hello.first if hello is not None else None
+        if first is None:
+            return "a coin toss decides who starts"
+        if first is session.role:
+            return "you start"
+        return f"{self._capitalised(self.opponent_label())} starts"
 
     # ------------------------------------------------------------ the analysis
 
@@ -850,6 +888,8 @@ class Model:
             return "The opponent did not answer in time: the game ends here"
         if failure.code == "wrong-key":
             return f"Not the host your invite names: {failure.detail}"
+        if failure.code == ABSENT:
+            return failure.detail
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
         return f"{who} {failure.code}: {failure.detail}"
 
@@ -860,8 +900,9 @@ class Model:
             f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
             for f in closed.findings
         )
+        absent = self.failure is not None and self.failure.code == ABSENT
         return Ending(
-            verdict=self._verdict(closed.end, won),
+            verdict="No rematch" if absent else self._verdict(closed.end, won),
             findings=findings,
             my_fleet=self.session.fleet,
             their_fleet=t.sides[self.session.peer].fleet,

@@ -9,6 +9,13 @@ redraws the screen.
 
 The host commits to its fleet before the guest can accept, so a host's
 front end awaits ``fleet_ready`` before it runs the connection.
+
+A rematch is a new game on a new connection with the same opponent: the
+protocol has no rematch message.  ``ConnectionLink.rematch`` makes the next
+game's link (the host proposing that the side that did not shoot first now
+does) and a ``Reunion`` given by the command line meets the opponent again:
+the host listens again on its invite's port, the guest dials the same host.
+``run_games`` plays one game after another for as long as the player asks.
 """
 
 from __future__ import annotations
@@ -17,17 +24,17 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from statki_net.connection import GameConnection
-from statki_net.errors import UsageError
+from statki_net.errors import StatkiError, UsageError
 from statki_net.fleet import Fleet
 from statki_net.rules import Ruleset
-from statki_net.session import Event, Failed, GameClosed, Session
+from statki_net.session import Event, Failed, GameClosed, GameStarted, Session
 from statki_net.wire import Code, Role
 
 from .keys import build_app
-from .model import Model
+from .model import ABSENT, Model, Stage
 
 CLOSE_GRACE = 30.0
 """Seconds a quitting player's client waits for the reveal and verdict to go out."""
@@ -37,6 +44,22 @@ ClientConnection = GameConnection
 """The connection the client drives: a plain ``GameConnection`` (its ``event_listeners``
 hand the session's events to the model).  The name stays for callers written against it."""
 
+Connect = Callable[[Session], Awaitable[ClientConnection]]
+
+
+class Reunion(Protocol):
+    """How this side meets the same opponent again, for a rematch.
+
+    Both waits are bounded; when the opponent does not come, ``connect``
+    raises a ``StatkiError`` whose text is the one line the player reads.
+    """
+
+    async def reopen(self) -> None:
+        """Make the meeting possible at once: the host listens again; the guest need not."""
+
+    async def connect(self, session: Session, who: str) -> ClientConnection:
+        """The connection to opponent ``who`` for the next game's ``session``."""
+
 
 class ConnectionLink:
     """A ``Link`` for the model over a ``ClientConnection``, attached once there is one.
@@ -45,11 +68,25 @@ class ConnectionLink:
     first with the session alone; ``attach`` joins the connection to it.
     """
 
-    def __init__(self, session: Session, on_change: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        on_change: Callable[[], None] = lambda: None,
+        reunion: Reunion | None = None,
+    ) -> None:
         self._session = session
         self.conn: ClientConnection | None = None
         self.on_change = on_change
+        self.reunion = reunion
+        """How to meet the opponent again; None: no rematch over this link."""
         self.fleet_ready = asyncio.Event()
+        self.over = asyncio.Event()
+        """Set once this game's connection has finished (or never came)."""
+        self.rematch_asked = asyncio.Event()
+        self.successor: ConnectionLink | None = None
+        """The rematch's link, once the player asked for it."""
+        self.first: Role | None = None
+        """Who shot first in this game, once known."""
         self._listener: Callable[[list[Event]], None] | None = None
         self.closed_seen = False
 
@@ -57,16 +94,19 @@ class ConnectionLink:
         self.conn = conn
         conn.event_listeners.append(self._deliver)
 
-    def connection_ended(self) -> None:
+    def connection_ended(self, failure: Failed | None = None) -> None:
         """Tell the model a game ended that it never heard end (a wrong host key, a crash).
 
         Some endings stop the connection without an event: the guest that finds
-        the wrong key in the host's hello says nothing and hears nothing more.
+        the wrong key in the host's hello says nothing and hears nothing more;
+        an opponent who never came back for a rematch (``failure`` says so).
         """
+        self.over.set()
         if self.closed_seen:
             return
         session = self.session
-        failure = session.failure or Failed(Code.CLOSED.value, "the connection ended", False)
+        failure = failure or session.failure
+        failure = failure or Failed(Code.CLOSED.value, "the connection ended", False)
         t = session.transcript
         self._to_model([failure, GameClosed(t.winner if t.end else None, t.end, ())])
 
@@ -87,6 +127,9 @@ class ConnectionLink:
 
     def _to_model(self, events: list[Event]) -> None:
         self.closed_seen |= any(isinstance(event, GameClosed) for event in events)
+        for event in events:
+            if isinstance(event, GameStarted):
+                self.first = event.first
         if self._listener is not None:
             self._listener(events)
         self.on_change()
@@ -133,46 +176,122 @@ class ConnectionLink:
     def resign(self) -> None:
         self._connection().resign()
 
-    def rematch(self) -> None:
-        """Over a network a rematch is a new invite; the protocol has no rematch message."""
-        return None
+    @property
+    def can_rematch(self) -> bool:
+        """A rematch needs a way to meet again and an opponent who is the one expected."""
+        session = self.session
+        if self.reunion is None or self.successor is not None:
+            return False
+        failure = session.failure
+        met = session.transcript.sides[session.peer].hello is not None
+        return met and (failure is None or failure.code != "wrong-key")
+
+    def rematch(self) -> ConnectionLink | None:
+        """The next game's link: the host keeps its rules and hands the first shot over.
+
+        The side that did not shoot first now does (the host's hello proposes
+        it); a game that never reached the battle leaves it to the coin.
+        """
+        if not self.can_rematch:
+            return None
+        old = self.session
+        host = old.role is Role.HOST
+        session = Session(
+            old.role,
+            old.key,
+            name=old.name,
+            entropy=old.entropy,
+            software=old.software,
+            rules=old.rules if host else None,
+            limits=old.proposed_limits,
+            caps=old.caps,
+            first=self.first.other if host and self.first is not None else None,
+        )
+        self.successor = ConnectionLink(session, self.on_change, self.reunion)
+        self.rematch_asked.set()
+        return self.successor
+
+
+async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> None:
+    """Play ``link``'s game, then each rematch the player asks for (``r`` at the end).
+
+    ``connect`` meets the opponent for the first game, the link's ``Reunion``
+    every later one.  After a game it waits for the player's rematch until
+    the caller cancels it (the player left).  It returns when an opponent
+    does not come back for a rematch: the model shows the reason, one line.
+    """
+    current, meet, again = link, connect, False
+    while True:
+        if current.session.role is Role.HOST:
+            await current.fleet_ready.wait()
+        try:
+            conn = await meet(current.session)
+        except StatkiError as error:
+            if not again:
+                raise
+            current.connection_ended(Failed(ABSENT, str(error), False))  # one line on screen
+            return
+        current.attach(conn)
+        current.on_change()
+        await conn.run()
+        await asyncio.sleep(0)  # the last events reach the model first
+        current.connection_ended()
+        current.on_change()
+        await current.rematch_asked.wait()
+        reunion, successor = current.reunion, current.successor
+        assert reunion is not None and successor is not None
+        current, meet, again = successor, _meeting(reunion, model.opponent_label()), True
+        try:
+            await reunion.reopen()
+        except StatkiError as error:
+            current.connection_ended(Failed(ABSENT, str(error), False))
+            return
+        if current.session.role is Role.HOST and model.stage is Stage.PLACING:
+            who = model.opponent_label()
+            model.say(
+                f"Waiting for {who} to accept the rematch; place your fleet, Enter commits it"
+            )
+            current.on_change()
+
+
+def _meeting(reunion: Reunion, who: str) -> Connect:
+    return lambda session: reunion.connect(session, who)
+
+
+def last_link(link: ConnectionLink) -> ConnectionLink:
+    """The latest game's link: ``link`` or its last rematch."""
+    while link.successor is not None:
+        link = link.successor
+    return link
 
 
 async def play_over_connection(
     model: Model,
     link: ConnectionLink,
-    connect: Callable[[Session], Awaitable[ClientConnection]],
+    connect: Connect,
     **app_options: Any,
 ) -> None:
-    """Run the full-screen client and the game together until the player leaves.
+    """Run the full-screen client and the games together until the player leaves.
 
     ``connect`` waits for the guest (host) or dials the host (guest) and
     returns the connection for the session it is given.  The host's game
     starts once its rules are chosen and its fleet committed (so the hello
     carries the rules chosen on screen); a player who quits mid-game resigns, and the reveal and
-    verdict are given time to go out.
+    verdict are given time to go out.  Rematches follow as ``run_games`` says.
     """
     app = build_app(model, **app_options)
     link.on_change = app.invalidate
-
-    async def game() -> None:
-        if link.session.role is Role.HOST:
-            await link.fleet_ready.wait()
-        conn = await connect(link.session)
-        link.attach(conn)
-        app.invalidate()
-        await conn.run()
-        await asyncio.sleep(0)  # the last events reach the model first
-        link.connection_ended()
-        app.invalidate()
-
-    task = asyncio.ensure_future(game())
+    task = asyncio.ensure_future(run_games(model, link, connect))
     try:
         await app.run_async()
-        started = link.conn is not None and link.session.transcript.frames
-        if started and not task.done():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), CLOSE_GRACE)
+        current = last_link(link)
+        started = current.conn is not None and current.session.transcript.frames
+        if started and not current.over.is_set() and not task.done():
+            over = asyncio.ensure_future(current.over.wait())
+            await asyncio.wait(
+                {task, over}, timeout=CLOSE_GRACE, return_when=asyncio.FIRST_COMPLETED
+            )
+            over.cancel()
     finally:
         if not task.done():
             task.cancel()

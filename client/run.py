@@ -20,7 +20,7 @@ from .keys import build_app
 from .local import Chooser, LocalGame, simple_chooser
 from .model import HistorySource, Model
 from .plain import run_plain
-from .remote import ConnectionLink, play_over_connection
+from .remote import ConnectionLink, Reunion, play_over_connection
 
 HISTORY_ROWS = 50
 
@@ -127,23 +127,30 @@ async def play_connection_on_screen(
     invite: str = "",
     fleet_text: str = "",
     choose_rules: bool = False,
-) -> Outcome | None:
-    """``statki host`` / ``statki join`` on the full screen; the game's outcome, if it began.
+    reunion: Reunion | None = None,
+) -> list[Outcome]:
+    """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
     ``connect`` waits for the guest (host) or returns the connection to the
     host (guest) for the session it is given: the host's may be made anew
     when the host chooses the rules on screen (``choose_rules``).  The host's
-    screen shows ``invite`` until the guest arrives.
+    screen shows ``invite`` until the guest arrives.  With ``reunion`` the end
+    screen offers a rematch with the same opponent.
     """
-    link = ConnectionLink(session)
+    link = ConnectionLink(session, reunion=reunion)
     model = Model(
         link,
         random.SystemRandom(),
         history_source(history),
         invite=invite,
         fleet_text=fleet_text,
-        can_rematch=False,
         rule_choices=tuple(PRESETS) if choose_rules else (),
     )
     await play_over_connection(model, link, connect)
-    return link.conn.outcome if link.conn is not None else None
+    outcomes: list[Outcome] = []
+    current: ConnectionLink | None = link
+    while current is not None:
+        if current.conn is not None and current.conn.outcome is not None:
+            outcomes.append(current.conn.outcome)
+        current = current.successor
+    return outcomes

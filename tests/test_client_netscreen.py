@@ -92,15 +92,25 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     assert len(text.splitlines()) == 24
 
 
-def test_over_the_network_the_end_offers_no_rematch(tmp_path: Path) -> None:
-    model, _ = game(tmp_path)
-    model.can_rematch = False
-    assert model.ready()
-    play_out(model)
-    assert model.stage is Stage.OVER
+def test_without_a_way_to_meet_again_the_end_offers_no_rematch() -> None:
+    model = host_model()  # a link with no reunion, as a front end that cannot meet again
+    press(model, "enter")
+    guest_arrives(model)
+    link = model.link
+    assert isinstance(link, ConnectionLink)
+    link.connection_ended()
+    assert model.stage is Stage.OVER and not model.can_rematch
     assert "rematch" not in keys_line(model)
     press(model, "r")
-    assert model.stage is Stage.OVER and "new invite" in model.notice
+    assert model.stage is Stage.OVER and "No rematch" in model.notice
+
+
+def test_the_local_game_offers_a_rematch_at_the_end(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    assert not model.can_rematch, "not before the end"
+    assert model.ready()
+    play_out(model)
+    assert model.can_rematch and "r rematch" in keys_line(model)
 
 
 def test_a_long_reason_at_the_end_is_wrapped_not_cut() -> None:

@@ -32,6 +32,7 @@ from ..history import History
 from ..identity import home_dir, load_identity
 from ..invite import (
     DEFAULT_PORT,
+    Address,
     Invite,
     format_address,
     format_invite,
@@ -54,6 +55,13 @@ from .common import EXIT_FOUND, EXIT_OK, Subcommands, placement_argument, rules_
 
 FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
 """Ends of a game played out (or declined); anything else exits 1."""
+REDIAL_SECONDS = 10.0
+"""How long a guest asking for a rematch keeps dialling a host not listening yet."""
+REDIAL_PAUSE = 0.25
+"""Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
+REDIAL_CONNECT = 2.0
+
+Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
 
 
 def player_arguments(parser: argparse.ArgumentParser) -> None:
@@ -207,7 +215,7 @@ async def _host_game(
         finally:
             await client.close()
     key = load_identity(player.home)
-    arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+    arrived: Arrivals = asyncio.Queue()
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await arrived.put((reader, writer))
@@ -220,7 +228,7 @@ async def _host_game(
         invite = format_invite(addresses, public_key_bytes(key))
         _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
         if player.on_screen:
-            return await _host_on_screen(player, rules, key, invite, servers, arrived)
+            return await _host_on_screen(player, rules, key, invite, servers, arrived, bound)
         reader, writer = await arrived.get()
     finally:
         for server in servers:
@@ -247,12 +255,14 @@ async def _host_on_screen(
     key: Ed25519PrivateKey,
     invite: str,
     servers: list[asyncio.Server],
-    arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+    arrived: Arrivals,
+    bound: list[Address],
 ) -> int:
     """The host chooses the rules and places its fleet on screen while it waits.
 
     The connection (and with it the hello, which carries the rules) starts
     only once the fleet is committed, with the session as the screen left it.
+    A rematch listens again on the ``bound`` addresses, with the same invite and key.
     """
     session = Session(
         Role.HOST,
@@ -270,10 +280,93 @@ async def _host_on_screen(
         _turn_away(arrived)
         return _connection(player, session, reader, writer, history, expect_key=None)
 
-    return await _on_screen(player, session, guest, invite=invite)
+    reunions: list[HostReunion] = []
+
+    def reunion(history: History) -> HostReunion:
+        reunions.append(HostReunion(player, bound, history))
+        return reunions[-1]
+
+    try:
+        return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
+    finally:
+        for made in reunions:
+            made.close()
 
 
-def _turn_away(arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+class HostReunion:
+    """The host meets its guest again for a rematch: the same port, invite and key.
+
+    Listening starts again when the host asks for the rematch and stops once
+    someone arrives; the wait for them is at most the move limit.
+    """
+
+    def __init__(self, player: Player, addresses: list[Address], history: History) -> None:
+        self.player = player
+        self.addresses = addresses
+        self.history = history
+        self.servers: list[asyncio.Server] = []
+        self.arrived: Arrivals = asyncio.Queue()
+
+    async def _arrive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await self.arrived.put((reader, writer))
+
+    async def reopen(self) -> None:
+        self.close()
+        _turn_away(self.arrived)
+        self.servers = await listen(self.addresses, self._arrive)
+
+    async def connect(self, session: Session, who: str) -> GameConnection:
+        seconds = session.proposed_limits.move_ms / 1000
+        try:
+            reader, writer = await asyncio.wait_for(self.arrived.get(), seconds)
+        except TimeoutError:
+            raise UsageError(
+                f"{who} did not come back for the rematch within {seconds:g} s"
+            ) from None
+        finally:
+            self.close()
+        _turn_away(self.arrived)
+        return _connection(self.player, session, reader, writer, self.history, expect_key=None)
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.close()
+        self.servers = []
+
+
+class GuestReunion:
+    """The guest meets its host again for a rematch: the same address, the same key.
+
+    The host may not be listening yet (it asks for the rematch later): the
+    guest dials again for up to ``REDIAL_SECONDS``.
+    """
+
+    def __init__(self, player: Player, invite: Invite, address: Address, history: History) -> None:
+        self.player = player
+        self.invite = invite
+        self.address = address
+        self.history = history
+
+    async def reopen(self) -> None:
+        return None
+
+    async def connect(self, session: Session, who: str) -> GameConnection:
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + REDIAL_SECONDS
+        while True:
+            try:
+                reader, writer, _ = await connect_any([self.address], REDIAL_CONNECT)
+                break
+            except UsageError as error:
+                if loop.time() >= give_up:
+                    raise UsageError(f"{who} is not there for the rematch: {error}") from None
+            await asyncio.sleep(REDIAL_PAUSE)
+        return _connection(
+            self.player, session, reader, writer, self.history, expect_key=self.invite.key
+        )
+
+
+def _turn_away(arrived: Arrivals) -> None:
     while not arrived.empty():
         arrived.get_nowait()[1].close()
 
@@ -331,7 +424,10 @@ async def _join_game(player: Player, invite: Invite) -> int:
         async def host(history: History, session: Session) -> GameConnection:
             return _connection(player, session, reader, writer, history, expect_key=invite.key)
 
-        return await _on_screen(player, session, host)
+        def reunion(history: History) -> GuestReunion:
+            return GuestReunion(player, invite, address, history)
+
+        return await _on_screen(player, session, host, reunion=reunion)
     return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
 
 
@@ -395,28 +491,35 @@ async def _on_screen(
     connect: Callable[[History, Session], Awaitable[GameConnection]],
     *,
     invite: str = "",
+    reunion: Callable[[History], HostReunion | GuestReunion] | None = None,
 ) -> int:
-    """Play on the full screen; then say how it ended on stdout, as the line prompt does."""
+    """Play on the full screen; then say how each game ended on stdout, as the line prompt does.
+
+    The exit status tells how the last game that began ended.
+    """
     from statki_client.run import play_connection_on_screen
 
     history = History.in_home(player.home)
     try:
-        outcome = await play_connection_on_screen(
+        outcomes = await play_connection_on_screen(
             session,
             lambda current: connect(history, current),
             history=history,
             invite=invite,
             fleet_text=player.fleet_text(),
             choose_rules=player.choose_rules and session.role is Role.HOST,
+            reunion=reunion(history) if reunion is not None else None,
         )
     finally:
         history.close()
-    if outcome is None:
+    if not outcomes:
         print("statki: you left before the game began", file=sys.stderr)
         return EXIT_FOUND
-    print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
-    if outcome.log_path is not None:
-        print(f"log: {outcome.log_path}")
+    for outcome in outcomes:
+        print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
+        if outcome.log_path is not None:
+            print(f"log: {outcome.log_path}")
+    outcome = outcomes[-1]
     failure = outcome.failure or ""
     if "wrong-key" in failure:
         print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)

@@ -1,0 +1,227 @@
+"""A rematch over the network: two real clients' models over loopback TCP.
+
+Each side runs ``statki_client.remote.run_games`` with the command line's own
+``HostReunion`` / ``GuestReunion`` (``statki host`` / ``statki join``), and
+the test presses keys on each model as a player would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from statki_client.keys import press
+from statki_client.layout import keys_line, plain, screen
+from statki_client.model import ABSENT, Model, Stage
+from statki_client.remote import ConnectionLink, run_games
+
+from statki_net.commands import netplay
+from statki_net.commands.netplay import GuestReunion, HostReunion, Player
+from statki_net.errors import UsageError
+from statki_net.history import History
+from statki_net.invite import Invite
+from statki_net.rules import ruleset_named
+from statki_net.session import Failed, Session, public_key_bytes
+from statki_net.verify import judge_log
+from statki_net.wire import Limits, Role
+
+LIMITS = Limits(move_ms=30_000, reveal_ms=30_000)
+WAIT = 20.0
+"""Longest wait for a model to reach what a step expects (a bound, not a timing)."""
+HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+GUEST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+
+
+def player(home: Path, name: str) -> Player:
+    return Player(home=home, name=name, bot=None, fleet_file=None, limits=LIMITS)
+
+
+async def until(test: Callable[[], bool], what: str) -> None:
+    async def poll() -> None:
+        while not test():
+            await asyncio.sleep(0.005)
+
+    try:
+        await asyncio.wait_for(poll(), WAIT)
+    except TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
+
+
+def shooter(host: Model, guest: Model) -> Model | None:
+    return next((model for model in (host, guest) if model.my_turn), None)
+
+
+def answered(model: Model, fired: int) -> Callable[[], bool]:
+    return lambda: len(model.volleys) > fired
+
+
+async def short_game(host: Model, guest: Model, *, shots: int, starts: str = "") -> Role:
+    """Commit both fleets, fire ``shots`` shot(s), and let whoever is to shoot next resign.
+
+    ``starts``: what the guest's screen must say about who starts as it decides.
+    """
+    await until(lambda: host.stage is Stage.PLACING, "the host places its fleet")
+    press(host, "enter")
+    await until(lambda: guest.must_decide, "the guest sees the rules")
+    if starts:
+        assert guest.starter_words() == starts and starts in plain(screen(guest))
+    press(guest, "enter")
+    await until(lambda: shooter(host, guest) is not None, "the battle starts")
+    first: Role | None = host.first
+    assert first is not None
+    assert guest.first == first, "both sides agree who starts"
+    for shot in range(shots):
+        model = shooter(host, guest)
+        assert model is not None
+        fired = len(model.volleys)
+        model.choose(shot)
+        await until(answered(model, fired), "the shot is answered")
+        await until(lambda: shooter(host, guest) is not None, "the next turn")
+    resigner = shooter(host, guest)
+    assert resigner is not None
+    resigner.link.resign()
+    await until(lambda: host.stage is guest.stage is Stage.OVER, "both see the end")
+    return first
+
+
+async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    alice.mkdir()
+    bob.mkdir()
+    histories = History.in_home(alice), History.in_home(bob)
+    host_reunion = HostReunion(player(alice, "Ala"), [("127.0.0.1", 0)], histories[0])
+    await host_reunion.reopen()
+    port = host_reunion.servers[0].sockets[0].getsockname()[1]
+    host_reunion.addresses = [("127.0.0.1", port)]  # a rematch listens on the same port
+    invite = Invite((("127.0.0.1", port),), public_key_bytes(HOST_KEY))
+    guest_reunion = GuestReunion(player(bob, "Ola"), invite, ("127.0.0.1", port), histories[1])
+    rules = ruleset_named("classic")
+    host_session = Session(
+        Role.HOST, HOST_KEY, name="Ala", entropy=random.Random(1).randbytes, rules=rules
+    )
+    host_session.proposed_limits = LIMITS
+    guest_session = Session(
+        Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(2).randbytes, limits=LIMITS
+    )
+    host_link = ConnectionLink(host_session, reunion=host_reunion)
+    guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
+    host, guest = Model(host_link, random.Random(3)), Model(guest_link, random.Random(4))
+    games = [
+        asyncio.ensure_future(run_games(host, host_link, lambda s: host_reunion.connect(s, "Ola"))),
+        asyncio.ensure_future(
+            run_games(guest, guest_link, lambda s: guest_reunion.connect(s, "Ala"))
+        ),
+    ]
+    try:
+        first = await short_game(host, guest, shots=1)
+        for model in (host, guest):
+            assert model.can_rematch and "r rematch" in keys_line(model)
+        # The guest asks first: it dials until the host listens again.
+        press(guest, "r")
+        assert guest.stage is Stage.CONNECTING and "connecting to Ala again" in guest.notice
+        await asyncio.sleep(0.3)
+        press(host, "r")
+        assert host.stage is Stage.PLACING and host.rules == rules, "the host keeps its rules"
+        await until(lambda: "Waiting for Ola to accept the rematch" in host.notice, "host waits")
+        starts = "you start" if first is Role.HOST else "Ala starts"
+        second = await short_game(host, guest, shots=0, starts=starts)
+        return host, guest, first, second
+    finally:
+        for task in games:
+            task.cancel()
+        await asyncio.gather(*games, return_exceptions=True)
+        host_reunion.close()
+        for history in histories:
+            history.close()
+
+
+def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(tmp_path: Path) -> None:
+    host, guest, first, second = asyncio.run(two_games(tmp_path))
+    assert second is first.other
+    assert host.is_rematch and guest.is_rematch
+    for home in ("alice", "bob"):
+        logs = sorted((tmp_path / home / "logs").iterdir())
+        assert len(logs) == 2
+        assert all(judge_log(log.read_bytes()).valid for log in logs)
+        assert len(History.in_home(tmp_path / home).games()) == 2
+
+
+def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> None:
+    async def wait() -> str:
+        reunion = HostReunion(
+            player(tmp_path, "Ala"), [("127.0.0.1", 0)], History.in_home(tmp_path)
+        )
+        await reunion.reopen()
+        session = Session(
+            Role.HOST,
+            HOST_KEY,
+            name="Ala",
+            entropy=random.Random(1).randbytes,
+            rules=ruleset_named("classic"),
+            limits=Limits(move_ms=200, reveal_ms=200),
+        )
+        try:
+            await reunion.connect(session, "Ola")
+        except UsageError as error:
+            assert not reunion.servers, "no longer listening"
+            return str(error)
+        raise AssertionError("a guest came from nowhere")
+
+    assert asyncio.run(wait()) == "Ola did not come back for the rematch within 0.2 s"
+
+
+def test_a_guest_whose_host_is_gone_is_told_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(netplay, "REDIAL_SECONDS", 0.3)
+
+    async def dial() -> str:
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        server.close()
+        await server.wait_closed()  # nobody listens there any more
+        invite = Invite((("127.0.0.1", port),), public_key_bytes(HOST_KEY))
+        reunion = GuestReunion(
+            player(tmp_path, "Ola"), invite, ("127.0.0.1", port), History.in_home(tmp_path)
+        )
+        session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(2).randbytes)
+        try:
+            await reunion.connect(session, "Ala")
+        except UsageError as error:
+            return str(error)
+        raise AssertionError("connected to nobody")
+
+    words = asyncio.run(dial())
+    assert words.startswith("Ala is not there for the rematch: cannot connect"), words
+
+
+def test_a_rematch_nobody_came_to_ends_with_the_reason_and_no_further_rematch(
+    tmp_path: Path,
+) -> None:
+    session = Session(
+        Role.HOST,
+        HOST_KEY,
+        name="Ala",
+        entropy=random.Random(1).randbytes,
+        rules=ruleset_named("classic"),
+    )
+    link = ConnectionLink(
+        session, reunion=HostReunion(player(tmp_path, "Ala"), [], History.in_home(tmp_path))
+    )
+    model = Model(link, random.Random(2), is_rematch=True, opponent_name="Ola")
+    press(model, "enter")
+    assert "waiting for Ola to accept the rematch" in model.notice
+    link.connection_ended(
+        Failed(ABSENT, "Ola did not come back for the rematch within 120 s", False)
+    )
+    assert model.stage is Stage.OVER and model.ending is not None
+    assert model.ending.verdict == "No rematch"
+    text = plain(screen(model))
+    assert "Ola did not come back for the rematch within 120 s" in text
+    assert not model.can_rematch and "rematch" not in keys_line(model)
+    press(model, "r")
+    assert model.stage is Stage.OVER and model.trouble
