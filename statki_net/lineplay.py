@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import random
 import sys
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from .board import parse_square
@@ -153,6 +154,7 @@ class PromptPlayer:
         out: TextIO,
         *,
         fleet: Fleet | None = None,
+        fleet_for: Callable[[Ruleset], Fleet | None] | None = None,
         rng: random.Random | None = None,
         quiet: bool = False,
     ) -> None:
@@ -160,6 +162,8 @@ class PromptPlayer:
         self.lines = lines
         self.out = out
         self.fleet = fleet
+        self.fleet_for = fleet_for
+        """The player's own fleet once the rules are known (a guest's --fleet file)."""
         self.rng = rng or random.SystemRandom()
         self.quiet = quiet
         """Print only the game's start and end (a computer plays this side)."""
@@ -244,8 +248,13 @@ class PromptPlayer:
                 await self._quietly(self.handle.refuse("the guest declined the rules"))
                 return
             if answer.lower() in ("y", "yes"):
-                fleet = self.fleet or random_fleet(rules, self.rng)
-                await self._quietly(self.handle.accept(fleet))
+                try:
+                    chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
+                except UsageError as error:
+                    self.say(f"your fleet does not fit these rules: {error}")
+                    await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
+                    return
+                await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
                 return
             self.say("answer y or n")
 

@@ -115,3 +115,27 @@ def test_bad_invites_get_one_line(tmp_path: Path) -> None:
         done = run(tmp_path, "join", invite)
         assert done.returncode == 2
         assert words in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_guests_fleet_file_is_the_fleet_it_plays(tmp_path: Path) -> None:
+    from statki_net.fleet import read_fleet_text
+    from statki_net.gamelog import read_log
+    from statki_net.rules import PRESETS
+    from statki_net.verify import replay_log
+    from statki_net.wire import Role
+
+    text = "B2-E2\nG2-G4\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10\n"
+    fleet_file = tmp_path / "fleet.txt"
+    fleet_file.write_text(text)
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "alternate")
+    squares = [f"{column}{row}" for row in range(1, 11) for column in "ABCDEFGHIJ"]
+    script = "\n".join(["y", *squares]) + "\n"
+    joined = run(
+        tmp_path / "guest", "join", invite, "--plain", "--fleet", str(fleet_file), stdin=script
+    )
+    finish(host)
+    assert joined.returncode == 0, joined.stderr
+    transcript, _ = replay_log(read_log(_only_log(tmp_path / "guest").read_bytes()))
+    revealed = transcript.sides[Role.GUEST].fleet
+    expected, _ = read_fleet_text(PRESETS["alternate"], text)
+    assert revealed is not None and revealed.ships == expected.ships

@@ -533,7 +533,15 @@ async def _on_screen(
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
     lines = None if player.bot else await LineInput.from_stdin()
     fleet = player.fleet(rules) if rules is not None else None
-    front = PromptPlayer(handle, lines, sys.stdout, fleet=fleet, quiet=player.bot is not None)
+    front = PromptPlayer(
+        handle,
+        lines,
+        sys.stdout,
+        fleet=fleet,
+        # A guest learns the rules only from the host's hello: read its file then.
+        fleet_for=player.fleet,
+        quiet=player.bot is not None,
+    )
     closed = await front.play()
     failure = closed.get("failure") or ""
     if "wrong-key" in failure:
