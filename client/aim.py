@@ -1,0 +1,242 @@
+"""The battle as the player sees it: both seas, the volleys, and aiming at squares.
+
+``Aiming`` is the part of ``statki_client.model.Model`` that holds the cursor,
+the squares marked for a salvo, a coordinate being typed and the volleys so
+far; it tells the seas shown and whose turn it is, refuses squares that may
+not be chosen, and fires through the link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from statki_net.battle import Defence, Sea, tells_cells
+from statki_net.board import bit, parse_square, row_col, square_name, squares_of
+from statki_net.errors import UsageError
+from statki_net.fleet import placements
+from statki_net.rules import Touching, Turns
+
+from .kinds import Stage, Volley
+from .state import CommonState
+
+TOUCHING_RULE = {
+    Touching.NONE: "ships never touch, not even at a corner",
+    Touching.CORNERS: "ships never touch by a side",
+    Touching.ANY: "",
+}
+
+
+@dataclass
+class Aiming(CommonState):
+    """Aiming and the seas shown; see the module docstring."""
+
+    cursor: int = 0
+    marks: list[int] = field(default_factory=list)
+    """Squares marked for the salvo being aimed."""
+    typed: str = ""
+    """A coordinate being typed (``b1`` then ``0``)."""
+    hints: bool = False
+    clicked: int | None = None
+    """The square the last click aimed at; a second click on it fires."""
+    volleys: list[Volley] = field(default_factory=list)
+
+    @property
+    def salvo(self) -> bool:
+        return self.rules is not None and self.rules.turns is Turns.SALVO
+
+    @property
+    def my_turn(self) -> bool:
+        return self.stage is Stage.BATTLE and self.session.my_turn
+
+    @property
+    def shots_due(self) -> int:
+        return self.session.shots_due if self.my_turn else 0
+
+    @property
+    def view(self) -> Sea | None:
+        """My view of the opponent's sea."""
+        return self.session.view
+
+    @property
+    def defence(self) -> Defence | None:
+        """My sea with the opponent's shots."""
+        return self.session.defence
+
+    def shots_fired(self, mine: bool) -> int:
+        role = self.session.role if mine else self.session.peer
+        return self.session.transcript.shots_by(role)
+
+    def ships_left(self, mine: bool) -> int:
+        if self.rules is None:
+            return 0
+        if mine:
+            return self.defence.afloat if self.defence else len(self.rules.fleet)
+        return self.view.afloat if self.view else len(self.rules.fleet)
+
+    def move_cursor(self, rows: int, columns: int) -> None:
+        self.clicked = None
+        row, column = row_col(self.cursor, self.size)
+        row = min(max(row + rows, 0), self.size - 1)
+        column = min(max(column + columns, 0), self.size - 1)
+        self.cursor = row * self.size + column
+
+    def type_key(self, char: str) -> None:
+        """Typing a coordinate: a letter starts one, digits follow; the cursor jumps there."""
+        self.clicked = None
+        if char.isalpha():
+            self.typed = char.upper()
+        elif char.isdigit() and self.typed:
+            self.typed = (self.typed + char)[:3]
+        else:
+            return
+        try:
+            self.cursor = parse_square(self.typed, self.size)
+        except UsageError:
+            if len(self.typed) == 1:
+                column = ord(self.typed) - ord("A")
+                if 0 <= column < self.size:
+                    self.cursor = row_col(self.cursor, self.size)[0] * self.size + column
+                    return
+            self.say(f"{self.typed} is not a square of this board", trouble=True)
+
+    def aim_click(self, square: int) -> bool:
+        """A click on the opponent's sea: aim there; a second click on it fires.
+
+        In a salvo a click marks the square (or unmarks a marked one) and
+        Enter fires as with the keys.  Returns whether a shot was chosen.
+        """
+        if self.stage is not Stage.BATTLE:
+            return False
+        self.typed = ""
+        if self.salvo:
+            self.cursor = square
+            return self.toggle_mark(square)
+        if self.clicked == square and self.cursor == square:
+            self.clicked = None
+            return self.choose(square)
+        self.cursor, self.clicked = square, square
+        name = square_name(square, self.size)
+        reason = self.refusal(square)
+        if reason:
+            self.say(reason, trouble=True)
+        else:
+            self.say(f"Aiming at {name}: click it again (or Enter) to fire")
+        return False
+
+    def refusal(self, square: int) -> str | None:
+        """Why ``square`` may not be chosen now, or None if it may."""
+        if self.stage is not Stage.BATTLE:
+            return "The battle has not started yet"
+        if not self.my_turn:
+            return "Wait: it is the opponent's turn"
+        view = self.view
+        assert view is not None and self.rules is not None
+        name = square_name(square, self.size)
+        if square in self.marks:
+            return f"{name} is already marked in this salvo (Space removes the mark)"
+        if not self._known(square) or not self._must_repeat():
+            return None
+        if view.shot & bit(square):
+            return f"{name} was shot already: a shot at the same square counts as a miss"
+        rule = TOUCHING_RULE[self.rules.touching]
+        return f"{name} lies next to a sunk ship and {rule}: it is known to be empty"
+
+    def _known(self, square: int) -> bool:
+        view = self.view
+        return view is not None and bool(view.known & bit(square))
+
+    def _must_repeat(self) -> bool:
+        """False only when too few unknown squares are left for the shots due."""
+        view = self.view
+        assert view is not None
+        unknown = self.size * self.size - view.known.bit_count()
+        free = unknown - sum(not self._known(s) for s in self.marks)
+        return free > 0
+
+    def choose(self, square: int | None = None) -> bool:
+        """Enter (or a typed coordinate) on ``square``: fire, or mark it in a salvo.
+
+        In a salvo, Enter with every shot marked fires.  Returns whether
+        anything was done; a refusal is in the notice.
+        """
+        square = self.cursor if square is None else square
+        self.typed = ""
+        if self.salvo and self.my_turn and len(self.marks) >= self.shots_due:
+            return self.fire()
+        reason = self.refusal(square)
+        if reason:
+            self.say(reason, trouble=True)
+            return False
+        if not self.salvo:
+            self.marks = [square]
+            return self.fire()
+        self.marks.append(square)
+        left = self.shots_due - len(self.marks)
+        if left:
+            self.say(f"Marked {square_name(square, self.size)}; {left} more to mark")
+        else:
+            self.say("Every shot of the salvo is marked: Enter fires, Space unmarks")
+        return True
+
+    def toggle_mark(self, square: int | None = None) -> bool:
+        """Space: mark or unmark a square of the salvo."""
+        square = self.cursor if square is None else square
+        if square in self.marks:
+            self.marks.remove(square)
+            self.say(f"Unmarked {square_name(square, self.size)}")
+            return True
+        if self.salvo and self.my_turn and len(self.marks) >= self.shots_due:
+            self.say("Every shot is marked already: unmark one first, or Enter fires", trouble=True)
+            return False
+        return self.choose(square)
+
+    def fire(self) -> bool:
+        if not self.my_turn:
+            self.say("Wait: it is the opponent's turn", trouble=True)
+            return False
+        if len(self.marks) != self.shots_due:
+            self.say(f"Mark {self.shots_due - len(self.marks)} more shot(s) first", trouble=True)
+            return False
+        shots, self.marks = tuple(self.marks), []
+        self.say("")
+        self.link.shoot(shots)
+        return True
+
+    def hint_squares(self) -> int:
+        """Unknown squares of the opponent's sea where no ship still afloat fits."""
+        view = self.view
+        if view is None or self.rules is None or not tells_cells(self.rules):
+            return 0
+        open_squares = ((1 << self.size**2) - 1) & ~view.known | (view.hit & ~view.sunk)
+        fits = 0
+        for length in set(remaining_lengths(view)):
+            for ship, _ in placements(self.rules, length):
+                if ship & open_squares == ship:
+                    fits |= ship
+        return ((1 << self.size**2) - 1) & ~view.known & ~fits
+
+    def toggle_hints(self) -> None:
+        self.hints = not self.hints
+        self.say("Hints on: shaded squares cannot hold a ship" if self.hints else "Hints off")
+
+
+def remaining_lengths(view: Sea) -> list[int]:
+    """The lengths of the opponent's ships not yet sunk, as far as the view tells."""
+    rules = view.rules
+    left = list(rules.fleet)
+    if view.sunk_names and rules.names:
+        for name in view.sunk_names:
+            length = rules.fleet[rules.names.index(name)]
+            if length in left:
+                left.remove(length)
+        return left
+    for ship in view.sunk_ships:
+        if len(ship) in left:
+            left.remove(len(ship))
+        elif left:
+            left.remove(min(left))
+    return left
+
+
+def squares_text(squares: int, size: int) -> str:
+    return " ".join(square_name(s, size) for s in squares_of(squares))

@@ -1,0 +1,133 @@
+"""The end of the game: the verdict, what the end screen shows, and the analysis.
+
+``EndOfGame`` is the part of ``statki_client.model.Model`` that holds how the
+game failed or closed and the post-game analysis: it words failures and
+verdicts, builds the ``Ending`` the end screen draws, and starts, follows and
+cancels the analysis job (``statki_client.review``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from statki_net.session import Failed, GameClosed
+from statki_net.transcript import End
+from statki_net.wire import Code, Role
+
+from .kinds import ABSENT, Ending, Overlay, Stage
+from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now
+from .state import CommonState
+
+
+@dataclass
+class EndOfGame(CommonState):
+    """The end of the game and its analysis; see the module docstring."""
+
+    failure: Failed | None = None
+    ending: Ending | None = None
+    analysis: AnalysisState = field(default_factory=AnalysisState)
+    """The post-game analysis: asked for with ``analyse`` at the end."""
+    background: Runner = run_now
+    """How the analysis runs: at once here; the full screen runs it in a thread."""
+    _job: AnalysisJob | None = field(default=None, init=False, repr=False)
+
+    def why_no_analysis(self) -> str | None:
+        """Why the game cannot be analysed now, or None if it can."""
+        if self.stage is not Stage.OVER:
+            return "The analysis comes at the end of the game"
+        t = self.session.transcript
+        if self.rules is None or not any(t.sides[role].volleys for role in Role):
+            return "No shot was fired: there is nothing to analyse"
+        return None
+
+    def analyse(self) -> bool:
+        """``a`` at the end: start the analysis (once; again after a failure) and show it."""
+        reason = self.why_no_analysis()
+        if reason:
+            self.say(reason, trouble=True)
+            return False
+        self.overlay = Overlay.ANALYSIS
+        if self.analysis.status in (AnalysisStatus.NOT_ASKED, AnalysisStatus.FAILED):
+            self._start_analysis()
+        return True
+
+    def _start_analysis(self) -> None:
+        assert self.rules is not None
+        t, me = self.session.transcript, self.session.role
+        # My own fleet is known here even when the game ended before the reveal.
+        mine = t.sides[me].fleet or self.session.fleet
+        theirs = t.sides[self.session.peer].fleet
+        volleys = t.sides[me].volleys, t.sides[me.other].volleys
+        job = job_for(self.rules, *volleys, mine, theirs, t.game)
+        self._job = job
+        self.analysis = AnalysisState(status=AnalysisStatus.SHOTS, effort=job.effort)
+        if theirs is None:
+            self.analysis.missing = (
+                f"{self._capitalised(self.opponent_label())}'s fleet was never revealed (the game"
+                " ended before the reveal), so how hard it was to find is not known."
+            )
+        self.background(job, lambda update: self._take(job, update))
+
+    def _take(self, job: AnalysisJob, update: Update) -> None:
+        """A report from ``job``; one from a job given up (a rematch) is ignored."""
+        if job is self._job:
+            self.analysis.take(update)
+
+    def cancel_analysis(self) -> None:
+        """Stop a running analysis (the player leaves, or plays again)."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    def _failure_words(self, failure: Failed) -> str:
+        if failure.code == Code.CLOSED.value:
+            return (
+                "Connection lost: the game ends unfinished and counts for no one; the log is kept"
+            )
+        if failure.code == Code.TIMEOUT.value:
+            return "The opponent did not answer in time: the game ends here"
+        if failure.code == "wrong-key":
+            return f"Not the host your invite names: {failure.detail}"
+        if failure.code == ABSENT:
+            return failure.detail
+        who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
+        return f"{who} {failure.code}: {failure.detail}"
+
+    def _ending(self, closed: GameClosed) -> Ending:
+        t, me = self.session.transcript, self.session.role
+        won = None if closed.winner is None else closed.winner is me
+        findings = tuple(
+            f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
+            for f in closed.findings
+        )
+        absent = self.failure is not None and self.failure.code == ABSENT
+        return Ending(
+            verdict="No rematch" if absent else self._verdict(closed.end, won),
+            findings=findings,
+            my_fleet=self.session.fleet,
+            their_fleet=t.sides[self.session.peer].fleet,
+            my_shots=t.shots_by(me),
+            their_shots=t.shots_by(self.session.peer),
+            log_path=self.link.log_path,
+            won=won,
+            reason=self._failure_words(self.failure) if self.failure and not closed.end else "",
+        )
+
+    def _verdict(self, end: End | None, won: bool | None) -> str:
+        if end is End.SUNK:
+            return "You won: you sank the whole fleet" if won else "You lost: your fleet is sunk"
+        if end is End.RESIGNED:
+            return "You won: the opponent resigned" if won else "You resigned: the opponent wins"
+        if end is End.TIMEOUT:
+            if won is None:
+                return "No game: the opponent fell silent before the battle"
+            if won:
+                return "You won on time: the opponent stopped answering"
+            return "You lost on time: you did not move within the time limit"
+        if end is End.CHEATED:
+            if won is None:
+                return "Nobody won: both sides broke the rules"
+            return "You won: the opponent cheated" if won else "You lost: your side broke the rules"
+        if end is End.REFUSED:
+            return "No game: the rules were declined"
+        return "The game ended unfinished: nobody won"

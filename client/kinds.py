@@ -1,0 +1,124 @@
+"""The kinds of values the client's state is made of: plain data and the ``Link``.
+
+Nothing here acts: the stages and overlays of the screen, one volley and the
+end of a game as the screen tells them, and what the model asks of the link
+that carries its session's messages.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from statki_net.battle import Answer
+from statki_net.board import square_name
+from statki_net.fleet import Fleet
+from statki_net.history import GameRow, Tally
+from statki_net.rules import Ruleset
+from statki_net.session import Event, Session
+
+
+class Link(Protocol):
+    """What the model needs from whatever carries its session's messages.
+
+    Every action returns at once; the events it causes (at once in memory,
+    later over a network) arrive through the listener given to ``listen``.
+    """
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def log_path(self) -> Path | None: ...
+
+    def listen(self, listener: Callable[[list[Event]], None]) -> None: ...
+
+    def begin(self, fleet: Fleet) -> None:
+        """Commit to ``fleet``: the host opens the game, the guest accepts the rules."""
+
+    def decline(self, reason: str) -> None: ...
+
+    def shoot(self, squares: tuple[int, ...]) -> None: ...
+
+    def resign(self) -> None: ...
+
+    @property
+    def can_rematch(self) -> bool:
+        """Whether ``rematch`` may give a new game with this opponent once this one is over."""
+
+    def rematch(self) -> Link | None:
+        """A new game with the same opponent in which the other side starts, if possible."""
+
+    def propose(self, rules: Ruleset) -> None:
+        """The host proposes ``rules`` instead: only before ``begin``; ``session`` may change."""
+
+
+class Stage(enum.StrEnum):
+    CONNECTING = "connecting"
+    """Waiting for the opponent, or for the host's rules."""
+    RULES = "rules"
+    """The host picks the rules from the presets (before the battle, revisited with R)."""
+    PLACING = "placing"
+    WAITING = "waiting"
+    """The fleet is committed; the opponent is placing theirs or the coin is being tossed."""
+    BATTLE = "battle"
+    FINISHING = "finishing"
+    """The battle is decided; the fleets are being revealed and checked."""
+    OVER = "over"
+
+
+class Overlay(enum.StrEnum):
+    HELP = "help"
+    HISTORY = "history"
+    QUIT = "quit"
+    ANALYSIS = "analysis"
+
+
+@dataclass(frozen=True)
+class Volley:
+    """One volley as the screen tells it."""
+
+    mine: bool
+    squares: tuple[int, ...]
+    answer: Answer
+
+    def words(self, size: int) -> str:
+        """``B4: hit`` for one shot; a salvo compactly, each square with its glyph."""
+        names = [square_name(s, size) for s in self.squares]
+        if len(names) == 1 or not self.answer.outcomes:
+            return f"{' '.join(names)}: {self.answer.words()}"
+        glyphs = {"miss": "o", "hit": "x", "sunk": "@"}
+        shots = " ".join(
+            name + glyphs[outcome.value]
+            for name, outcome in zip(names, self.answer.outcomes, strict=True)
+        )
+        return f"{self.answer.hits} hit(s), {self.answer.sunk} sunk: {shots}"
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What the end screen shows."""
+
+    verdict: str
+    """Who won and how, in one line."""
+    findings: tuple[str, ...]
+    """Cheating found, one line each (empty for an honest game)."""
+    my_fleet: Fleet | None
+    their_fleet: Fleet | None
+    """The opponent's revealed fleet; None when it was never revealed."""
+    my_shots: int
+    their_shots: int
+    log_path: Path | None
+    won: bool | None
+    """True, False, or None when nobody won."""
+    reason: str = ""
+    """Why the game stopped before its end, in words; empty when it was played out."""
+
+
+HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]
+
+ABSENT = "absent"
+"""The code of a failure where the opponent never came (back): its detail is the words."""

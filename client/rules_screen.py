@@ -1,0 +1,73 @@
+"""The rules screen: the host picks the rules from the presets before placing.
+
+``RulesScreen`` is the part of ``statki_client.model.Model`` behind it.  It
+builds on ``Placing`` because choosing the rules leads into placing the fleet
+(kept when the new rules have the same board and ships), and ``R`` during
+placement comes back here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statki_net.errors import UsageError
+from statki_net.rules import PRESETS, Ruleset, preset_name
+
+from .kinds import Stage
+from .placement import Placing
+
+
+@dataclass
+class RulesScreen(Placing):
+    """Choosing the rules; see the module docstring."""
+
+    rules_cursor: int = 0
+    """The preset highlighted on the rules screen."""
+
+    @property
+    def can_choose_rules(self) -> bool:
+        """The host may (re)choose the rules: a rules screen, and the fleet not committed."""
+        return bool(self.rule_choices) and self.stage in (Stage.RULES, Stage.PLACING)
+
+    def _show_rules(self, current: Ruleset) -> None:
+        name = preset_name(current)
+        if name in self.rule_choices:
+            self.rules_cursor = self.rule_choices.index(name)
+        self.stage = Stage.RULES
+        self.say("Choose the rules: arrows pick, Enter confirms")
+
+    def revisit_rules(self) -> bool:
+        """R in placement: back to the rules screen, the fleet kept unless the fleet changes."""
+        if self.stage is not Stage.PLACING or not self.can_choose_rules:
+            return False
+        assert self.rules is not None
+        self._show_rules(self.rules)
+        return True
+
+    def move_rules_cursor(self, step: int) -> None:
+        if self.stage is Stage.RULES and self.rule_choices:
+            self.rules_cursor = (self.rules_cursor + step) % len(self.rule_choices)
+
+    def choose_rules(self) -> bool:
+        """Enter on the rules screen: propose the highlighted preset and place the fleet."""
+        if self.stage is not Stage.RULES or not self.rule_choices:
+            return False
+        chosen = PRESETS[self.rule_choices[self.rules_cursor]]
+        before = self.rules
+        try:
+            self.link.propose(chosen)
+        except UsageError as error:
+            self.say(f"Cannot change the rules now: {error}", trouble=True)
+            return False
+        same_fleet = (
+            bool(self.ships)
+            and before is not None
+            and (before.size, before.fleet) == (chosen.size, chosen.fleet)
+        )
+        if not same_fleet:
+            self._start_placing(chosen)
+            return True
+        self.rules, self.stage = chosen, Stage.PLACING
+        self.say(f"Rules: {self.rules_name()}; your fleet is kept (R chooses again)")
+        self._report_problems()
+        return True

@@ -1,0 +1,80 @@
+"""What every part of the client's state reads: the link, the rules, the notice.
+
+``CommonState`` is the base of ``statki_client.model.Model``: the fields set
+from outside (the link, the generator, the host's rule choices, an invite, a
+fleet to start from) and the facts each part needs (the session, the board
+size, the time limits, the opponent's name), and ``say`` for the status line.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from statki_net.rules import Ruleset, preset_name
+from statki_net.session import Session
+from statki_net.wire import Limits, Role
+
+from .kinds import HistorySource, Link, Overlay, Stage
+
+
+@dataclass
+class CommonState:
+    """The state every part of the model shares; see the module docstring."""
+
+    link: Link
+    rng: random.Random
+    """Draws the fleet and its re-rolls."""
+    history_source: HistorySource | None = None
+    stage: Stage = Stage.CONNECTING
+    rules: Ruleset | None = None
+    overlay: Overlay | None = None
+    notice: str = ""
+    """The status line: the last thing that happened or was refused."""
+    trouble: bool = False
+    """Whether the notice reports a problem (drawn so it stands out)."""
+    opponent_name: str = ""
+    opponent_key: str = ""
+    must_decide: bool = False
+    """The guest must accept or decline the host's rules."""
+    invite: str = ""
+    """The host's invite, shown until the guest arrives."""
+    fleet_text: str = ""
+    """A fleet to start from (``--fleet``), one ship a line; random when it breaks the rules."""
+    is_rematch: bool = False
+    """This game is a rematch: the same opponent again."""
+    rule_choices: tuple[str, ...] = ()
+    """Presets the host picks from on the rules screen; empty: no rules screen."""
+
+    @property
+    def session(self) -> Session:
+        return self.link.session
+
+    @property
+    def size(self) -> int:
+        return self.rules.size if self.rules else 10
+
+    @property
+    def limits(self) -> Limits:
+        """The time limits: the host's proposal until the hello settles them."""
+        session = self.session
+        if session.role is Role.HOST and not session.transcript.frames:
+            return session.proposed_limits
+        return session.transcript.limits
+
+    def rules_name(self) -> str:
+        if self.stage is Stage.RULES:
+            return "choosing the rules"
+        if self.rules is None:
+            return "rules not known yet"
+        return preset_name(self.rules) or "custom rules"
+
+    def say(self, text: str, *, trouble: bool = False) -> None:
+        self.notice, self.trouble = text, trouble
+
+    def opponent_label(self) -> str:
+        return self.opponent_name or "the opponent"
+
+    @staticmethod
+    def _capitalised(text: str) -> str:
+        return text[:1].upper() + text[1:]
