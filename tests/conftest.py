@@ -5,6 +5,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time, so a red run can be rerun and a green
+# one means the same; a developer's run explores new examples each time.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
