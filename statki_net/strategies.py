@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .battle import Answer, Defence, Sea, volley_size
-from .board import bit, full_board, row_col, side_neighbours, squares_of
+from .board import bit, bitboard_of, full_board, row_col, side_neighbours, squares_of
 from .density import (
     DEFAULT_SAMPLES,
     EXACT_LIMIT,
@@ -42,9 +42,9 @@ from .density import (
     target_hits,
 )
 from .errors import UsageError
-from .fleet import Fleet, random_fleet
+from .fleet import Fleet, forbidden_around, random_fleet
 from .replay import Volley
-from .rules import Ruleset
+from .rules import Ruleset, Touching
 
 Strategy = Callable[[Sea, int, random.Random], tuple[int, ...]]
 """A computer player: (view, shots due, generator) -> the squares to fire at."""
@@ -252,19 +252,42 @@ def opening_odds(rules: Ruleset) -> tuple[float, ...]:
 def hard_fleet(rules: Ruleset, rng: random.Random, *, candidates: int = 400) -> Fleet:
     """A legal fleet that ``density`` takes longer to find than a random one.
 
-    ``density`` fires first where ships are most likely, so of ``candidates``
-    uniformly random fleets this keeps the one standing on the least likely
-    squares.  Every candidate is legal, so the result is.  Measured against
-    density (README, "The computer player"): much harder under five-ships,
-    where ships may touch; under classic the no-touching rule leaves little
-    room, and the gain is within the noise.
+    Of ``candidates`` uniformly random fleets it keeps the one that hides
+    best, by what hides a fleet from ``density`` under the rules in force:
+
+    - where a sink marks the squares around it, the fleet whose larger ships
+      mark the fewest squares (packed together and against the edges): the
+      most sea is left unmarked, and density has to comb it for the small
+      ships at the end;
+    - where nothing is marked (ships may touch), the fleet standing on the
+      squares density finds least likely before the first shot, so it looks
+      there last.
+
+    Every candidate is legal, so the result is.  Measured in the README
+    ("The computer player", ``statki bench placement``).
     """
-    odds = opening_odds(rules)
+    if rules.touching is Touching.ANY:
+        odds = opening_odds(rules)
 
-    def exposure(fleet: Fleet) -> float:
-        return sum(odds[square] for ship in fleet.ships for square in ship)
+        def hiding(fleet: Fleet) -> float:
+            return sum(odds[square] for ship in fleet.ships for square in ship)
 
-    return min((random_fleet(rules, rng) for _ in range(max(1, candidates))), key=exposure)
+    else:
+
+        def hiding(fleet: Fleet) -> float:
+            return float(marked_by_larger_ships(rules, fleet).bit_count())
+
+    return min((random_fleet(rules, rng) for _ in range(max(1, candidates))), key=hiding)
+
+
+def marked_by_larger_ships(rules: Ruleset, fleet: Fleet) -> int:
+    """The squares the ships longer than one square take or mark when sunk, as a bitboard."""
+    covered = 0
+    for ship in fleet.ships:
+        if len(ship) > 1:
+            board = bitboard_of(ship)
+            covered |= board | forbidden_around(rules, board)
+    return covered
 
 
 PLACEMENTS: dict[str, Callable[[Ruleset, random.Random], Fleet]] = {
