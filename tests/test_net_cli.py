@@ -139,3 +139,21 @@ def test_a_guests_fleet_file_is_the_fleet_it_plays(tmp_path: Path) -> None:
     revealed = transcript.sides[Role.GUEST].fleet
     expected, _ = read_fleet_text(PRESETS["alternate"], text)
     assert revealed is not None and revealed.ships == expected.ships
+
+
+def test_a_port_scan_does_not_take_the_hosted_game(tmp_path: Path) -> None:
+    """Connections that close at once or talk first are turned away; the guest still plays."""
+    import socket
+
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "alternate")
+    address = invite.removeprefix("statki://").split(",")[0].split("/")[0]
+    port = int(address.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass  # a connect scan: open, then close at once
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as browser:
+        browser.sendall(b"GET / HTTP/1.0\r\n\r\n")  # a client of another protocol
+    joined = run(tmp_path / "guest", "join", invite, "--bot", "random")
+    status, _, err = finish(host)
+    assert joined.returncode == 0, joined.stderr
+    assert status == 0, err
+    assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid

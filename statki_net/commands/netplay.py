@@ -218,7 +218,8 @@ async def _host_game(
     arrived: Arrivals = asyncio.Queue()
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await arrived.put((reader, writer))
+        if await _may_be_a_guest(reader, writer):
+            await arrived.put((reader, writer))
 
     servers = await listen(default_listen(port), on_connect)
     try:
@@ -308,7 +309,8 @@ class HostReunion:
         self.arrived: Arrivals = asyncio.Queue()
 
     async def _arrive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await self.arrived.put((reader, writer))
+        if await _may_be_a_guest(reader, writer):
+            await self.arrived.put((reader, writer))
 
     async def reopen(self) -> None:
         self.close()
@@ -364,6 +366,27 @@ class GuestReunion:
         return _connection(
             self.player, session, reader, writer, self.history, expect_key=self.invite.key
         )
+
+
+GUEST_QUIET_SECONDS = 0.3
+"""How long a new connection must stay open and silent to be taken for a guest."""
+
+
+async def _may_be_a_guest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    """Whether a new connection may be a statki guest, not a port scan or a stray client.
+
+    The host speaks first, so a guest says nothing until it has the host's
+    hello.  A connection that closes at once (a port scanner) or talks first
+    (a web browser, a TLS probe) would otherwise take the one hosted game.
+    """
+    try:
+        await asyncio.wait_for(reader.read(1), GUEST_QUIET_SECONDS)
+    except TimeoutError:
+        return True  # open and quiet, as a guest waiting for the hello is
+    except (ConnectionError, OSError):
+        pass
+    writer.close()  # it closed, or it spoke first: not a guest either way
+    return False
 
 
 def _turn_away(arrived: Arrivals) -> None:
