@@ -155,17 +155,7 @@ class ConnectionLink:
         old = self._session
         if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
             raise UsageError("the rules are settled once the host's fleet is committed")
-        self._session = Session(
-            old.role,
-            old.key,
-            name=old.name,
-            entropy=old.entropy,
-            software=old.software,
-            rules=rules,
-            limits=old.proposed_limits,
-            caps=old.caps,
-            first=old.proposed_first,
-        )
+        self._session = old.anew(rules=rules, first=old.proposed_first)
 
     def decline(self, reason: str) -> None:
         self._connection().refuse(reason)
@@ -196,15 +186,8 @@ class ConnectionLink:
             return None
         old = self.session
         host = old.role is Role.HOST
-        session = Session(
-            old.role,
-            old.key,
-            name=old.name,
-            entropy=old.entropy,
-            software=old.software,
+        session = old.anew(
             rules=old.rules if host else None,
-            limits=old.proposed_limits,
-            caps=old.caps,
             first=self.first.other if host and self.first is not None else None,
         )
         self.successor = ConnectionLink(session, self.on_change, self.reunion)

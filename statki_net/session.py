@@ -224,6 +224,23 @@ class Session:
         """My view of the peer's sea."""
         return self.transcript.sides[self.role].sea
 
+    def anew(self, *, rules: Ruleset | None, first: Role | None) -> Session:
+        """A new game's session for this side: same key, name, entropy, limits and caps.
+
+        For a host that changes its proposal before saying hello, or a rematch.
+        """
+        return Session(
+            self.role,
+            self.key,
+            name=self.name,
+            entropy=self.entropy,
+            software=self.software,
+            rules=rules,
+            limits=self.proposed_limits,
+            caps=self.caps,
+            first=first,
+        )
+
     def set_fleet(self, fleet: Fleet) -> None:
         rules = self.rules
         if rules is None:

@@ -151,6 +151,25 @@ class Player:
         with open(self.fleet_file, encoding="utf-8") as file:
             return file.read()
 
+    def session(
+        self,
+        role: Role,
+        key: Ed25519PrivateKey,
+        *,
+        rules: Ruleset | None = None,
+        fleet: Fleet | None = None,
+    ) -> Session:
+        """This player's side of a new game: its name and limits, secrets from the OS."""
+        return Session(
+            role,
+            key,
+            name=self.name,
+            entropy=secrets.token_bytes,
+            rules=rules,
+            limits=self.limits or Limits(),
+            fleet=fleet,
+        )
+
     def fleet(self, rules: Ruleset) -> Fleet | None:
         if self.fleet_file is None:
             return None
@@ -238,15 +257,7 @@ async def _host_game(
     if fleet is None:
         placement = player.placement if player.bot else "random"
         fleet = ComputerPlayer("random", random.SystemRandom(), placement).fleet(rules)
-    session = Session(
-        Role.HOST,
-        key,
-        name=player.name,
-        entropy=secrets.token_bytes,
-        rules=rules,
-        limits=player.limits or Limits(),
-        fleet=fleet,
-    )
+    session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
     return await _play_here(player, session, reader, writer, rules, expect_key=None)
 
 
@@ -265,14 +276,7 @@ async def _host_on_screen(
     only once the fleet is committed, with the session as the screen left it.
     A rematch listens again on the ``bound`` addresses, with the same invite and key.
     """
-    session = Session(
-        Role.HOST,
-        key,
-        name=player.name,
-        entropy=secrets.token_bytes,
-        rules=rules,
-        limits=player.limits or Limits(),
-    )
+    session = player.session(Role.HOST, key, rules=rules)
 
     async def guest(history: History, session: Session) -> GameConnection:
         reader, writer = await arrived.get()
@@ -435,13 +439,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
     key = load_identity(player.home)
     reader, writer, address = await connect_any(invite.addresses)
     print(f"connected to {format_address(address)}", flush=True)
-    session = Session(
-        Role.GUEST,
-        key,
-        name=player.name,
-        entropy=secrets.token_bytes,
-        limits=player.limits or Limits(),
-    )
+    session = player.session(Role.GUEST, key)
     if player.on_screen:
 
         async def host(history: History, session: Session) -> GameConnection:
