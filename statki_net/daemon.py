@@ -32,7 +32,7 @@ from .computer import ComputerPlayer, check_placement, check_strategy
 from .connection import GameConnection, Notice, attach_computer, enable_keepalive
 from .control import pack, socket_path, unpacker
 from .errors import StatkiError, UsageError
-from .fleet import Fleet, fleet_from_lists
+from .fleet import Fleet, fleet_from_lists, random_fleet
 from .history import History
 from .identity import my_fingerprint
 from .invite import Address, format_address, format_invite, parse_address, parse_invite
@@ -255,7 +255,8 @@ class Daemon:
             fleet = game.fleet
             if game.role is Role.HOST and fleet is None:
                 assert game.rules is not None and player is not None
-                fleet = player.fleet(game.rules)
+                # A hard placement tries hundreds of fleets: not on the event loop.
+                fleet = await asyncio.to_thread(player.fleet, game.rules)
             session = Session(
                 game.role,
                 self.key,
@@ -383,7 +384,7 @@ class Daemon:
         bot = check_strategy(request["bot"]) if request.get("bot") else None
         fleet = _fleet(rules, request.get("fleet"))
         if fleet is None:
-            fleet = ComputerPlayer("random", self.rng).fleet(rules)
+            fleet = random_fleet(rules, self.rng)
         game = self._new_game(
             Role.HOST, rules=rules, limits=_limits(request, self.limits), fleet=fleet, bot=bot
         )
@@ -419,9 +420,7 @@ class Daemon:
         rules = conn.session.rules
         if rules is None:
             raise UsageError("no rules have been proposed yet")
-        fleet = _fleet(rules, request.get("fleet")) or ComputerPlayer(
-            "random", random.Random(self.rng.getrandbits(64))
-        ).fleet(rules)
+        fleet = _fleet(rules, request.get("fleet")) or random_fleet(rules, self.rng)
         conn.accept(fleet)
         return {"fleet": fleet.to_lists()}
 

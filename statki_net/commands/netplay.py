@@ -50,6 +50,7 @@ from ..listen import (
 )
 from ..rules import Ruleset, ruleset_named
 from ..session import Session, public_key_bytes
+from ..strategies import place_fleet
 from ..wire import Limits, Role
 from .common import EXIT_FOUND, EXIT_OK, Subcommands, placement_argument, rules_argument
 
@@ -256,7 +257,7 @@ async def _host_game(
     _turn_away(arrived)
     if fleet is None:
         placement = player.placement if player.bot else "random"
-        fleet = ComputerPlayer("random", random.SystemRandom(), placement).fleet(rules)
+        fleet = place_fleet(rules, placement, random.SystemRandom())
     session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
     return await _play_here(player, session, reader, writer, rules, expect_key=None)
 
