@@ -2,7 +2,7 @@
 
     /tmp/venv/bin/python bench/games.py [--games N] [--rules NAME]
 
-Plays N games with ``statki_net.selfplay`` (two sessions, real loopback TCP,
+Plays N games with ``statki_net.net.selfplay`` (two sessions, real loopback TCP,
 logs written and judged), then, in the same run, times the floor: for every
 frame of those games, the same cryptography the run did: one Ed25519
 signature, three signature checks (the receiver's, and each side's referee
@@ -27,14 +27,14 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.battle import Cell, Sea
-from statki_net.commitment import FleetCommitment
-from statki_net.computer import ComputerPlayer
-from statki_net.fleet import random_fleet
-from statki_net.gamelog import frames_of, read_log
-from statki_net.rules import ruleset_named
-from statki_net.selfplay import selfplay
-from statki_net.wire import SIGN_LABEL, message_hash, signature_valid
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.battle import Cell, Sea
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.selfplay import selfplay
+from statki_net.protocol.commitment import FleetCommitment
+from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.wire import SIGN_LABEL, message_hash, signature_valid
 
 
 class FirstUnknown(ComputerPlayer):

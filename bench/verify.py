@@ -5,7 +5,7 @@ Run from the checkout:  python bench/verify.py [--logs N]
 It plays honest games in memory under every preset (tests/peers.py), then
 measures in one run:
 
-- judge: ``statki_net.verify.judge_log`` over every log, in this process;
+- judge: ``statki_net.referee.verify.judge_log`` over every log, in this process;
 - floor: the very Ed25519 verifications and SHA-256 / HMAC-SHA-256 hashes the
   judge computes for those logs (recorded by watching one judging pass),
   computed alone with nothing else;
@@ -38,9 +38,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
 from peers import log_bytes, make_pair, play  # noqa: E402
 
-from statki_net import commitment, transcript, verify, wire  # noqa: E402
-from statki_net.rules import PRESETS  # noqa: E402
-from statki_net.verify import judge_log  # noqa: E402
+from statki_net.game.rules import PRESETS  # noqa: E402
+from statki_net.protocol import commitment, transcript, wire  # noqa: E402
+from statki_net.referee import verify  # noqa: E402
+from statki_net.referee.verify import judge_log  # noqa: E402
 
 Work = tuple[list[tuple[bytes, bytes, bytes]], list[bytes], list[tuple[bytes, bytes]]]
 """One log's cryptography: (key, signature, signed bytes), SHA-256 inputs, HMAC (key, message)."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statki_net.battle import Defence, Sea, tells_cells
-from statki_net.board import bit, parse_square, row_col, square_name, squares_of
-from statki_net.errors import UsageError
-from statki_net.fleet import placements
-from statki_net.rules import Touching, Turns
+from statki_net.game.battle import Defence, Sea, tells_cells
+from statki_net.game.board import bit, parse_square, row_col, square_name, squares_of
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import placements
+from statki_net.game.rules import Touching, Turns
 
 from .kinds import Stage, Volley
 from .state import CommonState

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statki_net.session import Failed, GameClosed
-from statki_net.transcript import End
-from statki_net.wire import Code, Role
+from statki_net.protocol.session import Failed, GameClosed
+from statki_net.protocol.transcript import End
+from statki_net.protocol.wire import Code, Role
 
 from .kinds import ABSENT, Ending, Overlay, Stage
 from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now

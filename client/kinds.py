@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from statki_net.battle import Answer
-from statki_net.board import square_name
-from statki_net.fleet import Fleet
-from statki_net.history import GameRow, Tally
-from statki_net.rules import Ruleset
-from statki_net.session import Event, Session
+from statki_net.game.battle import Answer
+from statki_net.game.board import square_name
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import Ruleset
+from statki_net.protocol.session import Event, Session
+from statki_net.store.history import GameRow, Tally
 
 
 class Link(Protocol):

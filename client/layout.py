@@ -3,7 +3,7 @@
 ``screen(model)`` returns styled text (prompt_toolkit's ``(style, text)``
 pairs) that fits 80x24; ``plain(screen(model))`` is the same without styles,
 for the line prompt and for tests.  Every square's state is told by its
-character (``statki_net.picture.GLYPHS`` and a few more below), so nothing
+character (``statki_net.game.picture.GLYPHS`` and a few more below), so nothing
 depends on colour; the styles only add it where the terminal has it.
 """
 
@@ -20,11 +20,11 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 if TYPE_CHECKING:  # defined for type checkers only
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
-from statki_net.battle import Cell, Defence, Sea
-from statki_net.board import bit, square_name
-from statki_net.fleet import Fleet
-from statki_net.picture import GLYPHS, defence_glyph
-from statki_net.rules import PRESETS, Report, Ruleset, Touching, Turns
+from statki_net.game.battle import Cell, Defence, Sea
+from statki_net.game.board import bit, square_name
+from statki_net.game.fleet import Fleet
+from statki_net.game.picture import GLYPHS, defence_glyph
+from statki_net.game.rules import PRESETS, Report, Ruleset, Touching, Turns
 
 from .model import Ending, Model, Overlay, Stage
 from .review import AnalysisStatus

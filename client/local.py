@@ -20,13 +20,13 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.battle import Sea
-from statki_net.errors import StatkiError, UsageError
-from statki_net.fleet import Fleet
-from statki_net.gamelog import LogWriter, header_record
-from statki_net.history import GameRow, History
-from statki_net.rules import Ruleset, preset_name
-from statki_net.session import (
+from statki_net.ai.strategies import place_fleet
+from statki_net.game.battle import Sea
+from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import Ruleset, preset_name
+from statki_net.protocol.logformat import header_record
+from statki_net.protocol.session import (
     Entropy,
     Event,
     FrameAdded,
@@ -36,10 +36,11 @@ from statki_net.session import (
     Session,
     YourTurn,
 )
-from statki_net.strategies import place_fleet
-from statki_net.verify import fingerprint, judge_log
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import fingerprint, judge_log
+from statki_net.store.history import GameRow, History
+from statki_net.store.logwriter import LogWriter
 from statki_net.version import SOFTWARE
-from statki_net.wire import Role
 
 Clock = Callable[[], int]
 Chooser = Callable[[Sea, int], tuple[int, ...]]

@@ -2,7 +2,7 @@
 
 ``Model`` holds what a player sees and does: placing the fleet, aiming and
 marking shots, the last answers, the end of the game, the overlays.  It
-drives a ``statki_net.session.Session`` only through a ``Link``, so the same
+drives a ``statki_net.protocol.session.Session`` only through a ``Link``, so the same
 model plays the computer in-process (``statki_client.local``) and a person
 over TCP.  The link feeds the session's events back to ``Model.handle``.
 Keys, layouts and the line prompt all act on this object.
@@ -21,9 +21,8 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from statki_net.errors import UsageError
-from statki_net.history import GameRow, Tally
-from statki_net.session import (
+from statki_net.game.errors import UsageError
+from statki_net.protocol.session import (
     BattleOver,
     Event,
     Failed,
@@ -34,9 +33,10 @@ from statki_net.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.transcript import Phase
-from statki_net.verify import fingerprint
-from statki_net.wire import Role
+from statki_net.protocol.transcript import Phase
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import fingerprint
+from statki_net.store.history import GameRow, Tally
 
 from .aim import TOUCHING_RULE, Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame

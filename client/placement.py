@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from statki_net.board import bit, row_col, square_name
-from statki_net.errors import UsageError
-from statki_net.fleet import (
+from statki_net.game.board import bit, row_col, square_name
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import (
     Fleet,
     FleetProblem,
     FleetTextError,
@@ -21,7 +21,7 @@ from statki_net.fleet import (
     random_fleet,
     read_fleet_text,
 )
-from statki_net.rules import Ruleset
+from statki_net.game.rules import Ruleset
 
 from .kinds import Stage
 from .state import CommonState

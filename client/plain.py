@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from statki_net.board import parse_square
-from statki_net.errors import UsageError
+from statki_net.game.board import parse_square
+from statki_net.game.errors import UsageError
 
 from .layout import plain, screen
 from .model import Model, Overlay, Stage

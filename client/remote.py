@@ -1,4 +1,4 @@
-"""The model's ``Link`` over TCP: ``statki_net.connection.GameConnection``.
+"""The model's ``Link`` over TCP: ``statki_net.net.connection.GameConnection``.
 
 The model reads the session's events themselves (the connection's notices
 are maps for other front ends), through ``GameConnection.event_listeners``.
@@ -26,12 +26,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from statki_net.connection import GameConnection
-from statki_net.errors import StatkiError, UsageError
-from statki_net.fleet import Fleet
-from statki_net.rules import Ruleset
-from statki_net.session import Event, Failed, GameClosed, GameStarted, Session
-from statki_net.wire import Code, Role
+from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import Ruleset
+from statki_net.net.connection import GameConnection
+from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
+from statki_net.protocol.wire import Code, Role
 
 from .keys import build_app
 from .model import ABSENT, Model, Stage

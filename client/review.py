@@ -1,6 +1,6 @@
 """The analysis on the end screen: the job that runs it and the state the model keeps.
 
-``AnalysisJob.run(report)`` does the work (``statki_net.analysis``, pure)
+``AnalysisJob.run(report)`` does the work (``statki_net.ai.analysis``, pure)
 and tells how it goes through ``report``: progress, the shot review as soon
 as it is ready, then the fleets' difficulty.  It neither knows nor cares
 which thread it runs in; the full screen runs it in a thread of its own
@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from statki_net.analysis import (
+from statki_net.ai.analysis import (
     FleetDifficulty,
     ShotReview,
     ShotsReview,
@@ -27,10 +27,10 @@ from statki_net.analysis import (
     reference_shots,
     review_shots,
 )
-from statki_net.board import square_name
-from statki_net.fleet import Fleet
-from statki_net.replay import Volley
-from statki_net.rules import Ruleset
+from statki_net.game.board import square_name
+from statki_net.game.fleet import Fleet
+from statki_net.game.replay import Volley
+from statki_net.game.rules import Ruleset
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from statki_net.errors import UsageError
-from statki_net.rules import PRESETS, Ruleset, preset_name
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import PRESETS, Ruleset, preset_name
 
 from .kinds import Stage
 from .placement import Placing

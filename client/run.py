@@ -9,12 +9,12 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from statki_net.connection import GameConnection, Outcome
-from statki_net.errors import UsageError
-from statki_net.history import History
-from statki_net.identity import load_identity
-from statki_net.rules import PRESETS, Ruleset
-from statki_net.session import Session
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.net.connection import GameConnection, Outcome
+from statki_net.protocol.session import Session
+from statki_net.store.history import History
+from statki_net.store.identity import load_identity
 
 from .keys import build_app
 from .local import Chooser, LocalGame, simple_chooser
@@ -26,9 +26,9 @@ HISTORY_ROWS = 50
 
 
 def computer_chooser(strategy: str, rng: random.Random) -> Chooser:
-    """The computer player named ``strategy`` (``statki_net.strategies``) with ``rng`` bound."""
+    """The computer player named ``strategy`` (``statki_net.ai.strategies``) with ``rng`` bound."""
     try:
-        strategies = importlib.import_module("statki_net.strategies")
+        strategies = importlib.import_module("statki_net.ai.strategies")
     except ImportError:  # the strategies module is not part of this build
         if strategy != "random":
             raise UsageError(f"unknown strategy {strategy!r}; choose from random") from None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from statki_net.rules import Ruleset, preset_name
-from statki_net.session import Session
-from statki_net.wire import Limits, Role
+from statki_net.game.rules import Ruleset, preset_name
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Limits, Role
 
 from .kinds import HistorySource, Link, Overlay, Stage
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.battle import Cell
-from statki_net.fleet import random_fleet
-from statki_net.rules import Ruleset
-from statki_net.session import Event, GameClosed, RulesProposed, Session
-from statki_net.wire import Role
+from statki_net.game.battle import Cell
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import Ruleset
+from statki_net.protocol.session import Event, GameClosed, RulesProposed, Session
+from statki_net.protocol.wire import Role
 
 
 def seeded_entropy(seed: int):  # type: ignore[no-untyped-def]
@@ -125,7 +125,7 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
     """The log file a peer would have written for its transcript."""
     import msgpack
 
-    from statki_net.gamelog import MAGIC, frame_record, header_record
+    from statki_net.protocol.logformat import MAGIC, frame_record, header_record
 
     data = MAGIC + bytes(msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True))
     return data + b"".join(frame_record(f) for f in session.transcript.frames)

@@ -8,10 +8,10 @@ import random
 import pytest
 from conftest import Run
 
-from statki_net.analysis import FleetDifficulty, analyze, review_shots
-from statki_net.fleet import random_fleet
-from statki_net.rules import PRESETS, Ruleset, Touching
-from statki_net.strategies import play
+from statki_net.ai.analysis import FleetDifficulty, analyze, review_shots
+from statki_net.ai.strategies import play
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import PRESETS, Ruleset, Touching
 
 SMALL = Ruleset(size=6, fleet=(3, 2, 1), touching=Touching.NONE)
 

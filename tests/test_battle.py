@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statki_net.battle import Answer, Cell, Defence, Outcome, Score, Sea
-from statki_net.board import parse_square, square_name
-from statki_net.errors import UsageError
-from statki_net.fleet import Fleet, random_fleet, read_fleet_text
-from statki_net.replay import Volley, replay
-from statki_net.rules import PRESETS, Ruleset
+from statki_net.game.battle import Answer, Cell, Defence, Outcome, Score, Sea
+from statki_net.game.board import parse_square, square_name
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
+from statki_net.game.replay import Volley, replay
+from statki_net.game.rules import PRESETS, Ruleset
 
 CLASSIC = PRESETS["classic"]
 FLEET_TEXT = "B2-E2\nG2-G4\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10"

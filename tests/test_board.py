@@ -2,7 +2,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from statki_net.board import SquareError, all_neighbours, parse_square, side_neighbours, square_name
+from statki_net.game.board import (
+    SquareError,
+    all_neighbours,
+    parse_square,
+    side_neighbours,
+    square_name,
+)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from pathlib import Path
 from conftest import Run
 from peers import log_bytes, make_pair, play
 
-from statki_net.rules import Ruleset
+from statki_net.game.rules import Ruleset
 
 LOGS = Path(__file__).parent.parent / "protocol" / "logs"
 QUICK = ("--reference-fleets", "2", "--fleet-games", "1", "--seed", "3")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import Run
 
-from statki_net.history import GameRow, History
+from statki_net.store.history import GameRow, History
 
 OLEK, ZOSIA = "0b134-cfd06-cbb20-fc827", "1e2be-0eb34-abf35-32d9a"
 

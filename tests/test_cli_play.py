@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import Run
 
-from statki_net.history import History
-from statki_net.verify import judge_log
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 EVERY_SQUARE = "".join(f"{column}{row}\n" for row in range(1, 11) for column in "ABCDEFGHIJ")
 

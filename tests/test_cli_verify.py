@@ -12,8 +12,8 @@ from conftest import Run
 from peers import log_bytes, make_pair, play
 from test_verify import LiesAboutFirstHit
 
-from statki_net.gamelog import MAGIC, frame_record, header_record
-from statki_net.rules import PRESETS
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.logformat import MAGIC, frame_record, header_record
 
 
 def honest_log(seed: int, preset: str = "classic") -> bytes:

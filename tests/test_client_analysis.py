@@ -30,11 +30,11 @@ from statki_client.review import (
 )
 from test_client_model import clock
 
-from statki_net.battle import Answer, Outcome
-from statki_net.board import square_name
-from statki_net.history import History
-from statki_net.replay import Volley
-from statki_net.rules import Ruleset, Touching
+from statki_net.game.battle import Answer, Outcome
+from statki_net.game.board import square_name
+from statki_net.game.replay import Volley
+from statki_net.game.rules import Ruleset, Touching
+from statki_net.store.history import History
 
 SMALL = Ruleset(size=6, fleet=(3, 2, 1), touching=Touching.NONE)
 

@@ -9,15 +9,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Overlay, Placed, Stage
 
-from statki_net.battle import Answer, Outcome, Sea
-from statki_net.board import bit, parse_square
-from statki_net.fleet import fleet_problems
-from statki_net.gamelog import read_log
-from statki_net.history import History
-from statki_net.rules import ruleset_named
-from statki_net.session import Session
-from statki_net.verify import judge_log
-from statki_net.wire import Role
+from statki_net.game.battle import Answer, Outcome, Sea
+from statki_net.game.board import bit, parse_square
+from statki_net.game.fleet import fleet_problems
+from statki_net.game.rules import ruleset_named
+from statki_net.protocol.logformat import read_log
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 CLASSIC_FLEET = ["A1-D1", "A3-C3", "E3-G3", "I1-J1", "A5-B5", "D5-E5", "G5", "I5", "A7", "C7"]
 

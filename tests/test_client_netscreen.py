@@ -17,10 +17,10 @@ from statki_client.model import Model, Stage
 from statki_client.remote import ConnectionLink
 from test_client_model import game, play_out
 
-from statki_net.rules import ruleset_named
-from statki_net.session import Failed, PeerHello, Session, public_key_bytes
-from statki_net.verify import fingerprint
-from statki_net.wire import Hello, Role
+from statki_net.game.rules import ruleset_named
+from statki_net.protocol.session import Failed, PeerHello, Session, public_key_bytes
+from statki_net.protocol.wire import Hello, Role
+from statki_net.referee.verify import fingerprint
 
 INVITE = "statki://127.0.0.1:47470,[2001:db8::7]:47470/" + "ab" * 32
 HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))

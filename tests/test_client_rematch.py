@@ -19,15 +19,15 @@ from statki_client.layout import keys_line, plain, screen
 from statki_client.model import ABSENT, Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
-from statki_net.commands import netplay
-from statki_net.commands.netplay import GuestReunion, HostReunion, Player
-from statki_net.errors import UsageError
-from statki_net.history import History
-from statki_net.invite import Invite
-from statki_net.rules import ruleset_named
-from statki_net.session import Failed, Session, public_key_bytes
-from statki_net.verify import judge_log
-from statki_net.wire import Limits, Role
+from statki_net.cli import netplay
+from statki_net.cli.netplay import GuestReunion, HostReunion, Player
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import ruleset_named
+from statki_net.net.invite import Invite
+from statki_net.protocol.session import Failed, Session, public_key_bytes
+from statki_net.protocol.wire import Limits, Role
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 LIMITS = Limits(move_ms=30_000, reveal_ms=30_000)
 WAIT = 20.0

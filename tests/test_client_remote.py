@@ -10,14 +10,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.model import Model, Stage
 from statki_client.remote import ClientConnection, ConnectionLink
 
-from statki_net.computer import ComputerPlayer
-from statki_net.connection import GameConnection, attach_computer
-from statki_net.fleet import random_fleet
-from statki_net.history import History
-from statki_net.rules import ruleset_named
-from statki_net.session import Session
-from statki_net.verify import judge_log
-from statki_net.wire import Limits, Role
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.connection import GameConnection, attach_computer
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Limits, Role
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 LIMITS = Limits(move_ms=30_000, reveal_ms=30_000)
 

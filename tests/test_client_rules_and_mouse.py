@@ -24,11 +24,11 @@ from statki_client.model import Model, Placed, Stage
 from statki_client.remote import ConnectionLink
 from test_client_model import CLASSIC_FLEET, clock, place
 
-from statki_net.board import parse_square
-from statki_net.cli import build_parser
-from statki_net.rules import PRESETS, ruleset_named
-from statki_net.session import Session
-from statki_net.wire import Hello, Role
+from statki_net.cli.main import build_parser
+from statki_net.game.board import parse_square
+from statki_net.game.rules import PRESETS, ruleset_named
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Hello, Role
 
 CHOICES = tuple(PRESETS)
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))

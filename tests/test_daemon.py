@@ -13,13 +13,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netproc import finish, line_starting, run, start, stop
 
-from statki_net.computer import ComputerPlayer
-from statki_net.connection import GameConnection, Outcome, attach_computer
-from statki_net.control import ControlClient, socket_path
-from statki_net.gamelog import read_log
-from statki_net.session import Session, public_key_bytes
-from statki_net.verify import judge_log
-from statki_net.wire import (
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.net.connection import GameConnection, Outcome, attach_computer
+from statki_net.net.control import ControlClient, socket_path
+from statki_net.protocol.logformat import read_log
+from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.wire import (
     MAX_FRAME,
     Code,
     Error,
@@ -33,6 +32,7 @@ from statki_net.wire import (
     message_hash,
     sign,
 )
+from statki_net.referee.verify import judge_log
 
 MOVE_TIMEOUT = "4"
 """Short, so the silent peer is claimed soon; long enough for bots on a loaded 2-core machine."""

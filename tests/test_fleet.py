@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statki_net.board import parse_square
-from statki_net.fleet import (
+from statki_net.game.board import parse_square
+from statki_net.game.fleet import (
     Fleet,
     FleetTextError,
     fleet_problems,
@@ -16,7 +16,7 @@ from statki_net.fleet import (
     random_fleet,
     read_fleet_text,
 )
-from statki_net.rules import PRESETS, Ruleset, Touching
+from statki_net.game.rules import PRESETS, Ruleset, Touching
 
 CLASSIC = PRESETS["classic"]
 

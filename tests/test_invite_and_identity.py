@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from statki_net.errors import UsageError
-from statki_net.invite import format_invite, parse_address, parse_invite
+from statki_net.game.errors import UsageError
+from statki_net.net.invite import format_invite, parse_address, parse_invite
 
 
 @pytest.mark.parametrize("text", ["127.0.0.1:²", "127.0.0.1:0", "127.0.0.1:65536", "[::1]:x", ""])

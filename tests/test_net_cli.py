@@ -10,8 +10,8 @@ from pathlib import Path
 
 from netproc import finish, line_starting, run, start
 
-from statki_net.history import History
-from statki_net.verify import judge_log
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 
 def _host(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
@@ -118,11 +118,11 @@ def test_bad_invites_get_one_line(tmp_path: Path) -> None:
 
 
 def test_a_guests_fleet_file_is_the_fleet_it_plays(tmp_path: Path) -> None:
-    from statki_net.fleet import read_fleet_text
-    from statki_net.gamelog import read_log
-    from statki_net.rules import PRESETS
-    from statki_net.verify import replay_log
-    from statki_net.wire import Role
+    from statki_net.game.fleet import read_fleet_text
+    from statki_net.game.rules import PRESETS
+    from statki_net.protocol.logformat import read_log
+    from statki_net.protocol.wire import Role
+    from statki_net.referee.verify import replay_log
 
     text = "B2-E2\nG2-G4\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10\n"
     fleet_file = tmp_path / "fleet.txt"

@@ -12,15 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from peers import Pair, closed, key_from, make_pair, play
 
-from statki_net.battle import Answer, Defence, Outcome
-from statki_net.commitment import Opening
-from statki_net.errors import ProtocolError, UsageError
-from statki_net.fleet import Fleet, random_fleet, read_fleet_text
-from statki_net.replay import replay
-from statki_net.rules import PRESETS
-from statki_net.session import GameStarted, Session
-from statki_net.transcript import TABLE, End, Phase, Transcript
-from statki_net.wire import (
+from statki_net.game.battle import Answer, Defence, Outcome
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
+from statki_net.game.replay import replay
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.commitment import Opening
+from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.session import GameStarted, Session
+from statki_net.protocol.transcript import TABLE, End, Phase, Transcript
+from statki_net.protocol.wire import (
     MAX_FRAME,
     Code,
     Commit,
@@ -526,7 +527,7 @@ def test_a_side_caught_cheating_cannot_win_back_on_time() -> None:
 
 
 def test_a_reveal_of_a_thousand_ships_is_one_finding() -> None:
-    from statki_net.commitment import ships_digest
+    from statki_net.protocol.commitment import ships_digest
 
     class Thousand(Session):
         def _commit(self) -> Commit:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from statki_net.rules import (
+from statki_net.game.rules import (
     PRESETS,
     Report,
     RulesError,

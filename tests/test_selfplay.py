@@ -4,7 +4,7 @@ from pathlib import Path
 
 from conftest import Run
 
-from statki_net.verify import judge_log
+from statki_net.referee.verify import judge_log
 
 
 def test_selfplay_plays_whole_signed_games_and_logs_them(statki: Run, tmp_path: Path) -> None:

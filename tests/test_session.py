@@ -1,9 +1,9 @@
 import pytest
 from peers import closed, make_pair, play
 
-from statki_net.rules import PRESETS
-from statki_net.transcript import End, Phase
-from statki_net.wire import Role
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.transcript import End, Phase
+from statki_net.protocol.wire import Role
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -29,7 +29,7 @@ def test_whole_game_in_memory(preset: str) -> None:
 def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
     from peers import Pair
 
-    from statki_net.battle import Cell
+    from statki_net.game.battle import Cell
 
     pair: Pair = make_pair(PRESETS["classic"], seed=8)
     play(pair, seed=9, resign_at=10**6, stop_after=3)
@@ -52,8 +52,8 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
 
     from peers import key_from, seeded_entropy
 
-    from statki_net.fleet import random_fleet
-    from statki_net.session import GameStarted, RulesProposed, Session
+    from statki_net.game.fleet import random_fleet
+    from statki_net.protocol.session import GameStarted, RulesProposed, Session
 
     rules = PRESETS["classic"]
     for seed in range(4):  # whatever the coins say, the agreed side starts
@@ -88,7 +88,7 @@ def test_the_peers_time_starts_when_its_turn_begins() -> None:
     """Time spent over our own move is not taken from the peer's next wait."""
     from peers import Pair
 
-    from statki_net.battle import Cell
+    from statki_net.game.battle import Cell
 
     pair: Pair = make_pair(PRESETS["alternate"], seed=12)
     play(pair, seed=13, stop_after=2)

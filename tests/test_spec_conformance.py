@@ -4,10 +4,10 @@ import msgpack
 import pytest
 from peers import make_pair
 
-from statki_net.errors import ProtocolError
-from statki_net.rules import PRESETS
-from statki_net.session import public_key_bytes
-from statki_net.wire import (
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.session import public_key_bytes
+from statki_net.protocol.wire import (
     MAX_FRAME,
     Code,
     Error,

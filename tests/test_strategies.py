@@ -9,11 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statki_net.battle import Answer, Defence, Sea
-from statki_net.board import squares_of
-from statki_net.fleet import Fleet, fleet_problems, placements, random_fleet
-from statki_net.rules import PRESETS, Report, Ruleset, Touching, Turns
-from statki_net.strategies import (
+from statki_net.ai.strategies import (
     PLACEMENTS,
     STRATEGIES,
     Chooser,
@@ -25,6 +21,10 @@ from statki_net.strategies import (
     place_fleet,
     sink_fleet,
 )
+from statki_net.game.battle import Answer, Defence, Sea
+from statki_net.game.board import squares_of
+from statki_net.game.fleet import Fleet, fleet_problems, placements, random_fleet
+from statki_net.game.rules import PRESETS, Report, Ruleset, Touching, Turns
 
 SMALL_RULES = [
     Ruleset(size=5, fleet=(3, 2, 1)),

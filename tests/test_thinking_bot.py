@@ -6,10 +6,10 @@ import asyncio
 import random
 import threading
 
-from statki_net.battle import Sea
-from statki_net.computer import ComputerPlayer
-from statki_net.rules import PRESETS
-from statki_net.selfplay import play_one
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.battle import Sea
+from statki_net.game.rules import PRESETS
+from statki_net.net.selfplay import play_one
 
 OTHER_GAME_DONE = threading.Event()
 BLOCKED = threading.Event()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from statki_net.verify import fingerprint, judge_log
+from statki_net.referee.verify import fingerprint, judge_log
 
 WAIT = 15.0
 """Longest wait for a screen to show what a step expects (a bound, not a timing)."""

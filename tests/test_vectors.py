@@ -18,9 +18,9 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from statki_net.gamelog import MAGIC
+from statki_net.protocol.logformat import MAGIC
+from statki_net.referee.verify import judge_log
 from statki_net.vectors import README, generate
-from statki_net.verify import judge_log
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
 SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"

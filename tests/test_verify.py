@@ -1,13 +1,13 @@
 import pytest
 from peers import log_bytes, make_pair, play
 
-from statki_net.battle import Answer, Outcome
-from statki_net.gamelog import MAGIC, NotALog
-from statki_net.rules import PRESETS
-from statki_net.session import Session
-from statki_net.transcript import End
-from statki_net.verify import judge_log
-from statki_net.wire import Role
+from statki_net.game.battle import Answer, Outcome
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.logformat import MAGIC, NotALog
+from statki_net.protocol.session import Session
+from statki_net.protocol.transcript import End
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import judge_log
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -73,7 +73,7 @@ def test_tampering_is_found() -> None:
     frames = pair.host.transcript.frames
     import msgpack
 
-    from statki_net.gamelog import frame_record, header_record
+    from statki_net.protocol.logformat import frame_record, header_record
 
     head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
 

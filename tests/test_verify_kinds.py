@@ -6,12 +6,12 @@ import msgpack
 from peers import log_bytes, make_pair, play
 from test_verify import LiesAboutFirstHit
 
-from statki_net.commitment import SECRET_SIZE
-from statki_net.gamelog import MAGIC, Note, frame_record, header_record, note_record
-from statki_net.rules import PRESETS
-from statki_net.session import Session
-from statki_net.verify import judge_log
-from statki_net.wire import Commit, Role, Verdict
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.commitment import SECRET_SIZE
+from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Commit, Role, Verdict
+from statki_net.referee.verify import judge_log
 
 
 class RevealsAnotherSecret(Session):

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from peers import log_bytes, make_pair, play
 
-from statki_net.gamelog import MAGIC, frame_record, header_record
-from statki_net.rules import PRESETS
-from statki_net.verify import judge_log
-from statki_net.wire import Frame
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.logformat import MAGIC, frame_record, header_record
+from statki_net.protocol.wire import Frame
+from statki_net.referee.verify import judge_log
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .crypto import coin_file, commitment_file, signing_file
-from .encoding import as_json
-from .frames import frames_file
-from .games import log_files, scenarios
-from .seeds import Drbg, test_key, test_seed
+from statki_net.vectors.crypto import coin_file, commitment_file, signing_file
+from statki_net.vectors.encoding import as_json
+from statki_net.vectors.frames import frames_file
+from statki_net.vectors.games import log_files, scenarios
+from statki_net.vectors.seeds import Drbg, test_key, test_seed
 
 README = "README.md"
 """The one file of protocol/ written by hand, not by this module."""

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from statki_net.vectors import main
 
 sys.exit(main())

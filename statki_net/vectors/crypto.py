@@ -8,8 +8,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..board import square_name
-from ..commitment import (
+from statki_net.game.board import square_name
+from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.commitment import (
     COIN_LABEL,
     LEAF_LABEL,
     PAD,
@@ -25,13 +27,11 @@ from ..commitment import (
     toss,
     tree_width,
 )
-from ..fleet import Fleet, random_fleet
-from ..rules import PRESETS
-from ..session import public_key_bytes
-from ..wire import SIGN_LABEL, Role
-from .encoding import as_json, dump
-from .games import Scenario
-from .seeds import Drbg, test_key, test_seed
+from statki_net.protocol.session import public_key_bytes
+from statki_net.protocol.wire import SIGN_LABEL, Role
+from statki_net.vectors.encoding import as_json, dump
+from statki_net.vectors.games import Scenario
+from statki_net.vectors.seeds import Drbg, test_key, test_seed
 
 
 def signing_file(by_name: dict[str, Scenario]) -> bytes:

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 
-from ..wire import (
+from statki_net.protocol.wire import (
     GAME_LABEL,
     GENESIS,
     HASH_LABEL,
@@ -17,8 +17,8 @@ from ..wire import (
     game_id,
     message_hash,
 )
-from .encoding import as_json, dump
-from .games import Scenario
+from statki_net.vectors.encoding import as_json, dump
+from statki_net.vectors.games import Scenario
 
 
 def frame_entry(name: str, note: str, frame: Frame) -> dict[str, Any]:

@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..battle import Answer, Cell, Defence, Outcome
-from ..errors import UsageError
-from ..fleet import Fleet, fleet_problems, random_fleet
-from ..gamelog import MAGIC, Note, frame_record, header_record, note_record
-from ..rules import PRESETS, Ruleset
-from ..session import Session
-from ..transcript import Phase
-from ..verify import judge_log
-from ..wire import Frame, Header, Role, Shot, sign
-from .encoding import dump
-from .seeds import SOFTWARE, START, Drbg, test_key
+from statki_net.game.battle import Answer, Cell, Defence, Outcome
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
+from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
+from statki_net.protocol.session import Session
+from statki_net.protocol.transcript import Phase
+from statki_net.protocol.wire import Frame, Header, Role, Shot, sign
+from statki_net.referee.verify import judge_log
+from statki_net.vectors.encoding import dump
+from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
 
 # ---------------------------------------------------------------- games
 

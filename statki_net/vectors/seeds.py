@@ -10,7 +10,7 @@ import hashlib
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..wire import Role
+from statki_net.protocol.wire import Role
 
 START = 1_700_000_000_000
 """The clock of every generated game starts here (ms) and ticks once a delivery."""

@@ -1,0 +1,500 @@
+"""Where the unseen ships may be, judged from the shooter's view of the sea.
+
+Two estimates, both pure (values in, values out; randomness only from the
+``Random`` passed in):
+
+- ``per_ship_scores``: for each remaining ship on its own, the positions that
+  fit what is known, added up per square.
+- ``hit_probabilities``: the probability that each square holds a ship over
+  *whole* fleets consistent with everything known, counted exactly when
+  there are few enough and sampled otherwise.
+
+Both start from ``read_view``, which turns the sea into constraints on the
+ships not yet located.  The players of ``strategies`` turn these into volleys.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from random import Random
+
+from statki_net.game.battle import Sea, tells_cells
+from statki_net.game.board import full_board, popcount, squares_of
+from statki_net.game.fleet import placements
+from statki_net.game.rules import Ruleset, Touching
+
+Kind = tuple[int, str | None]
+"""A ship as the shooter can tell it apart: its length, and its name where sinks are named."""
+
+DEFAULT_SAMPLES = 3000
+"""Fleets ``hit_probabilities`` samples when there are too many to count."""
+EXACT_LIMIT = 20_000
+"""Consistent fleets up to which ``hit_probabilities`` counts them all instead of sampling."""
+_EXACT_BUDGET = 400_000
+"""Candidate checks an exact count may spend before giving up and sampling."""
+_PILOT_SAMPLES = 48
+_MAX_COVERS = 20_000
+
+
+# ---------------------------------------------------------------- what the view implies
+
+
+@dataclass(frozen=True)
+class SinkClue:
+    """A sink whose ship is not fully known (ships may touch): one of its squares."""
+
+    square: int
+    kinds: frozenset[Kind]
+    """The kinds of ship it may have been: one, where sinks are named."""
+
+
+@dataclass(frozen=True)
+class View:
+    """What the shooter's sea says about where the unplaced ships may stand."""
+
+    rules: Ruleset
+    free: int
+    """Squares neither shot nor marked: a ship may stand there unseen."""
+    hits: int
+    """Hit squares not in a ship fixed by the view; each is covered by an unplaced ship."""
+    kinds: tuple[Kind, ...]
+    """The distinct kinds of unplaced ships, longest first."""
+    counts: tuple[int, ...]
+    """How many ships of each kind are unplaced (sunk-but-not-located ones included)."""
+    clues: tuple[SinkClue, ...]
+    """Sinks whose ship must be placed among the unplaced ones, all within hits."""
+
+
+def _kind_of(rules: Ruleset, index: int) -> Kind:
+    name = rules.names[index] if rules.name_sunk else None
+    return (rules.fleet[index], name)
+
+
+def read_view(sea: Sea) -> View:
+    """Turn the shooter's sea into constraints on the ships not yet located."""
+    rules = sea.rules
+    unplaced = Counter(_kind_of(rules, i) for i in range(len(rules.fleet)))
+    free = full_board(rules.size) & ~sea.known
+    clues: list[SinkClue] = []
+    if rules.touching is Touching.ANY:
+        # A sink tells only the sinking square; the ship lies somewhere in the hits.
+        hits = sea.hit
+        for index, ship in enumerate(sea.sunk_ships):
+            name = sea.sunk_names[index] if index < len(sea.sunk_names) else None
+            allowed = frozenset(k for k in unplaced if name is None or k[1] == name)
+            if ship and allowed:
+                clues.append(SinkClue(ship[0], allowed))
+    else:
+        # Ships never share a side, so a sunk ship is exactly its line of hits.
+        hits = sea.hit & ~sea.sunk
+        for index, ship in enumerate(sea.sunk_ships):
+            name = sea.sunk_names[index] if index < len(sea.sunk_names) else None
+            kind = (len(ship), name if rules.name_sunk else None)
+            if unplaced[kind] > 0:
+                unplaced[kind] -= 1
+    kinds = tuple(sorted((k for k in unplaced if unplaced[k] > 0), key=lambda k: -k[0]))
+    return View(rules, free, hits, kinds, tuple(unplaced[k] for k in kinds), tuple(clues))
+
+
+def afloat_lengths(sea: Sea) -> tuple[int, ...]:
+    """Lengths of the ships that may still be afloat, longest first.
+
+    Exact where the view tells which ships sank (classic, corners, named
+    sinks).  Where it cannot (a hit count only, or unnamed sinks of touching
+    ships) a sunk ship's length is unknown, so every length it might have had
+    stays in: the list then errs towards ships that are already gone.
+    """
+    rules = sea.rules
+    if not tells_cells(rules):
+        return rules.fleet
+    view = read_view(sea)
+    left = Counter(dict(zip(view.kinds, view.counts, strict=True)))
+    for clue in view.clues:
+        if len(clue.kinds) == 1:
+            (kind,) = clue.kinds
+            left[kind] -= 1
+    return tuple(sorted((k[0] for k in left.elements()), reverse=True))
+
+
+def target_hits(sea: Sea) -> int:
+    """Hit squares that may belong to a ship still afloat."""
+    if not tells_cells(sea.rules):
+        return 0
+    if sea.rules.touching is not Touching.ANY:
+        return sea.hit & ~sea.sunk
+    # Touching ships: a hit belongs to a sunk ship or not, we cannot always say;
+    # but once the hits number no more than the sunk ships' squares, all are accounted for.
+    if popcount(sea.hit) <= _sunk_squares(sea):
+        return 0
+    return sea.hit & ~sea.sunk
+
+
+def _sunk_squares(sea: Sea) -> int:
+    """How many squares the sunk ships cover, as far as the view tells (one each at least)."""
+    rules = sea.rules
+    if not rules.name_sunk:
+        return len(sea.sunk_ships)
+    return sum(rules.fleet[rules.names.index(n)] for n in sea.sunk_names if n in rules.names)
+
+
+# ---------------------------------------------------------------- per-ship counting
+
+
+def _ship_fits(rules: Ruleset, ship: int, halo: int, free: int, targets: int) -> bool:
+    """Whether one ship may stand here, judged on its own against what is known."""
+    if ship & ~(free | targets):
+        return False
+    if not ship & free:
+        return False  # a ship wholly hit would have been sunk
+    # A hit just beside a ship (where ships may not touch) must be part of it.
+    return rules.touching is Touching.ANY or not (halo & ~ship & targets)
+
+
+def per_ship_scores(sea: Sea) -> list[float]:
+    """Per square: the number of positions of each remaining ship through it.
+
+    While some hit may belong to a ship afloat, only positions through such
+    hits count (weighted by how many they explain), which finishes ships off.
+    """
+    rules = sea.rules
+    if not tells_cells(rules):
+        return _count_only_scores(sea)
+    free = full_board(rules.size) & ~sea.known
+    targets = target_hits(sea)
+    lengths = Counter(afloat_lengths(sea))
+    scores = [0.0] * (rules.size * rules.size)
+    if targets:
+        _add_positions(scores, rules, lengths, free, targets, targeting=True)
+    if not any(scores[s] for s in squares_of(free)):
+        _add_positions(scores, rules, lengths, free, 0, targeting=False)
+    return scores
+
+
+def _add_positions(
+    scores: list[float],
+    rules: Ruleset,
+    lengths: Counter[int],
+    free: int,
+    targets: int,
+    *,
+    targeting: bool,
+) -> None:
+    for length, many in lengths.items():
+        for ship, halo in placements(rules, length):
+            if not _ship_fits(rules, ship, halo, free, targets):
+                continue
+            weight = float(many)
+            if targeting:
+                covered = popcount(ship & targets)
+                if not covered:
+                    continue
+                weight *= covered
+            for square in squares_of(ship & free):
+                scores[square] += weight
+
+
+def _count_only_scores(sea: Sea) -> list[float]:
+    """Per-ship counting when only hit counts are told (salvo with a count).
+
+    A position over squares already shot is as likely as the hits counted
+    make a shot square hold a ship, so each shot square it covers scales it
+    by that rate.
+    """
+    rules = sea.rules
+    shot_squares = popcount(sea.shot)
+    rate = min(1.0, sea.hits_told / shot_squares) if shot_squares else 0.0
+    scores = [0.0] * (rules.size * rules.size)
+    lengths = Counter(rules.fleet)
+    for length, many in lengths.items():
+        for ship, _ in placements(rules, length):
+            if ship & sea.marked or not ship & ~sea.shot:
+                continue
+            weight = many * rate ** popcount(ship & sea.shot)
+            if weight:
+                for square in squares_of(ship & ~sea.shot):
+                    scores[square] += weight
+    return scores
+
+
+# ---------------------------------------------------------------- whole-fleet probabilities
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """How likely each square is to hold a ship, given the view."""
+
+    squares: tuple[float, ...]
+    """Per square, the probability it holds a ship; 0 for known squares."""
+    exact: bool
+    """Counted over every consistent fleet, not estimated from a sample."""
+    fleets: float
+    """The number of consistent fleets (estimated when not exact)."""
+
+
+@cache
+def _through(rules: Ruleset, length: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per square, the positions of a ship of ``length`` covering it: (ship, halo)."""
+    table: list[list[tuple[int, int]]] = [[] for _ in range(rules.size * rules.size)]
+    for ship, halo in placements(rules, length):
+        for square in squares_of(ship):
+            table[square].append((ship, halo))
+    return tuple(tuple(row) for row in table)
+
+
+@cache
+def _halos(rules: Ruleset) -> dict[int, int]:
+    """Each ship position's squares plus the squares no other ship may take."""
+    return {ship: halo for length in set(rules.fleet) for ship, halo in placements(rules, length)}
+
+
+@dataclass(frozen=True)
+class _Cover:
+    """One way to explain the hits and the sinks: ships placed through them."""
+
+    ships: tuple[int, ...]
+    blocked: int
+    rest: tuple[int, ...]
+    """Ships of each of the view's kinds still to place on unknown squares."""
+
+
+def _covers(view: View) -> list[_Cover]:
+    """Every set of ships that stands on all the hits, honouring the sinks."""
+    rules = view.rules
+    found: list[_Cover] = []
+    allowed = view.free | view.hits
+    kind_index = {kind: i for i, kind in enumerate(view.kinds)}
+
+    def explain_sinks(j: int, ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
+        if len(found) >= _MAX_COVERS:
+            return
+        if j == len(view.clues):
+            cover_hits(ships, blocked, counts)
+            return
+        clue = view.clues[j]
+        for kind in clue.kinds:
+            i = kind_index.get(kind)
+            if i is None or not counts[i]:
+                continue
+            counts[i] -= 1
+            for ship, halo in _through(rules, kind[0])[clue.square]:
+                if not ship & (blocked | ~view.hits):
+                    explain_sinks(j + 1, (*ships, ship), blocked | halo, counts)
+            counts[i] += 1
+
+    def cover_hits(ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
+        if len(found) >= _MAX_COVERS:
+            return
+        covered = 0
+        for ship in ships:
+            covered |= ship
+        open_hits = view.hits & ~covered
+        if not open_hits:
+            found.append(_Cover(ships, blocked, tuple(counts)))
+            return
+        lowest = (open_hits & -open_hits).bit_length() - 1
+        for i, kind in enumerate(view.kinds):
+            if not counts[i]:
+                continue
+            counts[i] -= 1
+            for ship, halo in _through(rules, kind[0])[lowest]:
+                if ship & blocked or ship & ~allowed or not ship & view.free:
+                    continue
+                cover_hits((*ships, ship), blocked | halo, counts)
+            counts[i] += 1
+
+    explain_sinks(0, (), 0, list(view.counts))
+    return found
+
+
+def _free_positions(view: View) -> dict[int, list[int]]:
+    """Per length, the positions of a ship wholly on unknown squares."""
+    return {
+        length: [ship for ship, _ in placements(view.rules, length) if not ship & ~view.free]
+        for length in {kind[0] for kind in view.kinds}
+    }
+
+
+def _rest_kinds(cover: _Cover) -> list[int]:
+    """The ships left to place after a cover, as indices into the view's kinds."""
+    kinds = []
+    for index, many in enumerate(cover.rest):
+        kinds += [index] * many
+    return kinds
+
+
+class _TooMany(Exception):
+    """The exact count ran over its budget."""
+
+
+def _tally(view: View, tallies: dict[int, float], total: float) -> tuple[float, ...]:
+    area = view.rules.size * view.rules.size
+    squares = [0.0] * area
+    if total <= 0:
+        return tuple(squares)
+    for ship, weight in tallies.items():
+        for square in squares_of(ship & view.free):
+            squares[square] += weight
+    return tuple(value / total for value in squares)
+
+
+def _count_exactly(
+    view: View, covers: list[_Cover], free_positions: dict[int, list[int]]
+) -> tuple[dict[int, float], float]:
+    """Every consistent fleet, counted once each (ships of a kind interchangeable)."""
+    halos = _halos(view.rules)
+    tallies: dict[int, float] = {}
+    budget = [_EXACT_BUDGET]
+
+    def place(kinds: list[int], k: int, blocked: int, previous: list[int]) -> float:
+        """Count the ways to place kinds[k:], tallying each ship position it uses."""
+        candidates = [s for s in previous if not s & blocked]
+        budget[0] -= len(previous)
+        if budget[0] < 0:
+            raise _TooMany
+        if k == len(kinds) - 1:
+            for ship in candidates:
+                tallies[ship] = tallies.get(ship, 0.0) + 1.0
+            return float(len(candidates))
+        ways = 0.0
+        same_next = kinds[k + 1] == kinds[k]
+        for position, ship in enumerate(candidates):
+            # Ships of one kind come in increasing position order: each fleet once.
+            after = candidates[position + 1 :] if same_next else pool(kinds[k + 1])
+            below = place(kinds, k + 1, blocked | halos[ship], after)
+            if below:
+                tallies[ship] = tallies.get(ship, 0.0) + below
+            ways += below
+        return ways
+
+    def pool(kind: int) -> list[int]:
+        return free_positions[view.kinds[kind][0]]
+
+    total = 0.0
+    for cover in covers:
+        kinds = _rest_kinds(cover)
+        ways = place(kinds, 0, cover.blocked, pool(kinds[0])) if kinds else 1.0
+        for ship in cover.ships:
+            tallies[ship] = tallies.get(ship, 0.0) + ways
+        total += ways
+    return tallies, total
+
+
+def _sample_fleets(
+    view: View,
+    covers: list[_Cover],
+    free_positions: dict[int, list[int]],
+    rng: Random,
+    samples: int,
+) -> tuple[dict[int, float], float]:
+    """Estimate the per-position tallies of ``_count_exactly`` from random fleets.
+
+    Sequential importance sampling: each cover gets its share of the samples;
+    each remaining ship (longest first) takes a uniformly chosen position
+    among those still legal beside the ships already placed, and the fleet
+    is weighted by the number of choices it had, which makes the weighted
+    sample uniform over consistent fleets.  The last ship is not drawn: every
+    position it could take is tallied at once (fewer samples for the same
+    precision).  The weights sum to an unbiased estimate of the fleet count.
+    """
+    halos = _halos(view.rules)
+    tallies: dict[int, float] = {}
+    total = 0.0
+    if len(covers) > samples:
+        drawn = [covers[rng.randrange(len(covers))] for _ in range(samples)]
+        share = len(covers) / samples
+    else:
+        per_cover = samples // len(covers)
+        drawn = covers * per_cover
+        share = 1.0 / per_cover
+    for cover in drawn:
+        lengths = [view.kinds[kind][0] for kind in _rest_kinds(cover)]
+        labelled = math.prod(math.factorial(n) for n in cover.rest)
+        weight = share / labelled
+        blocked = cover.blocked
+        chosen: list[int] = []
+        candidates: list[int] = []
+        previous_length = 0
+        for k, length in enumerate(lengths):
+            pool = candidates if length == previous_length else free_positions[length]
+            candidates = [s for s in pool if not s & blocked]
+            previous_length = length
+            if not candidates:
+                weight = 0.0
+                break
+            if k == len(lengths) - 1:
+                for ship in candidates:
+                    tallies[ship] = tallies.get(ship, 0.0) + weight
+                weight *= len(candidates)
+                break
+            weight *= len(candidates)
+            ship = candidates[rng.randrange(len(candidates))]
+            chosen.append(ship)
+            blocked |= halos[ship]
+        if not weight:
+            continue
+        for ship in (*cover.ships, *chosen):
+            tallies[ship] = tallies.get(ship, 0.0) + weight
+        total += weight
+    return tallies, total
+
+
+def hit_probabilities(
+    sea: Sea,
+    rng: Random,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    exact_limit: int = EXACT_LIMIT,
+) -> Probabilities:
+    """The probability that each square holds a ship, over whole consistent fleets.
+
+    Every fleet that agrees with the view (misses, hits, sinks and the
+    squares they mark, the ships remaining, the touching rule) is taken as
+    equally likely, as the defender's uniform random placement makes them.
+    The fleets are counted exactly when there are at most ``exact_limit`` of
+    them (and the count stays within its budget); otherwise ``samples``
+    fleets are sampled with ``rng``.  Under salvo with a hit count the view
+    says too little to place whole fleets, and per-ship counting weighted by
+    the hit rate stands in for it (``exact`` False, ``fleets`` 0).
+    """
+    rules = sea.rules
+    if not tells_cells(rules):
+        return _normalised(sea, _count_only_scores(sea))
+    view = read_view(sea)
+    covers = _covers(view)
+    if not covers:
+        # The answers contradict the rules as modelled: fall back on per-ship counts.
+        return _normalised(sea, per_ship_scores(sea))
+    free_positions = _free_positions(view)
+    pilot = min(samples, max(_PILOT_SAMPLES, len(covers)))
+    tallies, total = _sample_fleets(view, covers, free_positions, rng, pilot)
+    if total <= exact_limit:
+        try:
+            tallies, total = _count_exactly(view, covers, free_positions)
+        except _TooMany:
+            pass
+        else:
+            return Probabilities(_tally(view, tallies, total), True, total)
+    if samples > pilot:
+        more, more_total = _sample_fleets(view, covers, free_positions, rng, samples - pilot)
+        share_pilot, share_more = pilot / samples, (samples - pilot) / samples
+        merged = {s: w * share_pilot for s, w in tallies.items()}
+        for ship, weight in more.items():
+            merged[ship] = merged.get(ship, 0.0) + weight * share_more
+        tallies, total = merged, total * share_pilot + more_total * share_more
+    return Probabilities(_tally(view, tallies, total), False, total)
+
+
+def _normalised(sea: Sea, scores: list[float]) -> Probabilities:
+    """Scale per-ship scores to probabilities: their sum is the ship squares left."""
+    free = full_board(sea.rules.size) & ~sea.known
+    total = sum(scores[s] for s in squares_of(free))
+    left = sea.rules.ship_cells - (popcount(sea.hit) if tells_cells(sea.rules) else sea.hits_told)
+    scale = left / total if total else 0.0
+    return Probabilities(
+        tuple(min(1.0, v * scale) if free >> s & 1 else 0.0 for s, v in enumerate(scores)),
+        False,
+        0.0,
+    )

@@ -1,0 +1,80 @@
+"""``statki daemon``: the long-running peer, controlled over its Unix socket."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+
+from statki_net.ai.computer import STRATEGIES
+from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rules_argument
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import ruleset_named
+from statki_net.net.control import socket_path
+from statki_net.net.daemon import Daemon
+from statki_net.net.invite import DEFAULT_PORT, format_address, parse_address
+from statki_net.net.listen import default_listen
+from statki_net.protocol.wire import Limits
+from statki_net.store.identity import home_dir, load_identity, my_fingerprint
+
+
+def add(commands: Subcommands) -> None:
+    parser = commands.add_parser(
+        "daemon", help="the long-running peer: many games at once, driven over a control socket"
+    )
+    parser.add_argument(
+        "--listen",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help=f"where to listen for peers (default: every address, port {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--bot",
+        metavar="STRATEGY",
+        help=f"accept every challenge and play it ({', '.join(STRATEGIES)})",
+    )
+    placement_argument(parser)
+    rules_argument(parser)
+    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
+    parser.add_argument("--name", default="statki daemon", help="the name opponents see")
+    parser.add_argument("--move-timeout", type=float, metavar="SECONDS", help="limit per move")
+    parser.set_defaults(run=_daemon)
+
+
+def _daemon(args: argparse.Namespace) -> int:
+    home = home_dir(args.home)
+    key = load_identity(home)
+    addresses = [parse_address(a, DEFAULT_PORT, listening=True) for a in args.listen]
+    limits = Limits()
+    if args.move_timeout is not None:
+        if not 0.1 <= args.move_timeout <= 86_400:
+            raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
+        limits = Limits(int(args.move_timeout * 1000), int(args.move_timeout * 1000))
+    rules = ruleset_named(args.rules)
+
+    async def run() -> None:
+        daemon = Daemon(
+            home,
+            key,
+            name=args.name[:200],
+            listen_on=addresses or default_listen(),
+            bot=args.bot,
+            placement=args.placement,
+            rules=rules,
+            limits=limits,
+        )
+        await daemon.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, daemon.stopped.set)
+        print(f"statki daemon {my_fingerprint(key)}", flush=True)
+        for address in daemon.addresses:
+            print(f"listening on {format_address(address)}", flush=True)
+        print(f"control socket {socket_path(home)}", flush=True)
+        await daemon.serve()
+
+    asyncio.run(run())
+    return EXIT_OK

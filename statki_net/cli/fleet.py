@@ -1,0 +1,64 @@
+"""``statki fleet random`` and ``statki fleet check``."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+from statki_net.game.fleet import (
+    FleetTextError,
+    fleet_problems,
+    fleet_text,
+    random_fleet,
+    read_fleet_text,
+)
+from statki_net.game.picture import fleet_picture
+from statki_net.game.rules import ruleset_named
+
+
+def add(commands: Subcommands) -> None:
+    fleet = commands.add_parser("fleet", help="draw or check a fleet")
+    actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
+    draw = actions.add_parser("random", help="print a random legal fleet")
+    rules_argument(draw)
+    draw.add_argument("--seed", type=int, default=None, help="seed for a repeatable fleet")
+    draw.set_defaults(run=_fleet_random)
+    check = actions.add_parser("check", help="check a fleet written one ship a line")
+    check.add_argument("file", metavar="FILE", help="the fleet's text form; - for standard input")
+    rules_argument(check)
+    check.set_defaults(run=_fleet_check)
+
+
+def _fleet_random(args: argparse.Namespace) -> int:
+    rules = ruleset_named(args.rules)
+    rng = random.Random(args.seed) if args.seed is not None else random.SystemRandom()
+    fleet = random_fleet(rules, rng)
+    print(fleet_picture(rules.size, fleet))
+    print()
+    print(fleet_text(rules, fleet), end="")
+    return EXIT_OK
+
+
+def _fleet_check(args: argparse.Namespace) -> int:
+    rules = ruleset_named(args.rules)
+    text = sys.stdin.read() if args.file == "-" else _read_text(args.file)
+    try:
+        fleet, problems = read_fleet_text(rules, text)
+    except FleetTextError as error:
+        print(f"statki: cannot read the fleet: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    problems += fleet_problems(rules, fleet)
+    if not problems:
+        print(f"legal fleet for {args.rules}")
+        return EXIT_OK
+    for problem in problems:
+        print(problem.message)
+    print(f"{len(problems)} problem(s): not a legal fleet for {args.rules}")
+    return EXIT_FOUND
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="strict") as file:
+        return file.read()

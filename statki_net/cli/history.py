@@ -1,0 +1,107 @@
+"""``statki history`` and ``statki stats``: the games played, and who wins most often."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from datetime import datetime
+
+from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, home_of
+from statki_net.store.history import DB_FILE, GameRow, History, Tally
+
+
+def add(commands: Subcommands) -> None:
+    history = commands.add_parser("history", help="list the games you played")
+    home_argument(history)
+    history.add_argument("--json", action="store_true", help="print JSON for tools")
+    history.add_argument(
+        "--limit", type=int, default=1000, metavar="N", help="the latest N games (default 1000)"
+    )
+    history.set_defaults(run=_history)
+    stats = commands.add_parser("stats", help="who wins most often, per opponent and per rules")
+    home_argument(stats)
+    stats.add_argument("--json", action="store_true", help="print JSON for tools")
+    stats.set_defaults(run=_stats)
+
+
+def _history(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    with History.in_home(home) as history:
+        games = history.games(limit=max(args.limit, 0))
+    if args.json:
+        print(json.dumps([asdict(game) for game in games], indent=2))
+    elif not games:
+        print(f"no games recorded yet (history: {home / DB_FILE})")
+    else:
+        for game in games:
+            print(_game_line(game))
+            print(f"    {game.verdict or 'no verdict: the game never ended'}")
+            print(f"    log: {game.log_path}")
+        print(f"{len(games)} game(s)")
+    return EXIT_OK
+
+
+def _game_line(game: GameRow) -> str:
+    result = game.result or "unfinished"
+    how = f" ({game.end_reason})" if game.end_reason else ""
+    return (
+        f"{_date(game.started)}  {result}{how} against {game.opponent_name or 'someone'}"
+        f" [{game.opponent_key}]  {game.rules}, you as {game.my_role}"
+        f"  shots {game.my_shots}:{game.their_shots}"
+    )
+
+
+def _date(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+def _stats(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    with History.in_home(home) as history:
+        opponents, rules = history.tally("opponent"), history.tally("rules")
+    if args.json:
+        document = {
+            "total": asdict(_total(rules)),
+            "opponents": [asdict(t) for t in opponents],
+            "rules": [asdict(t) for t in rules],
+        }
+        print(json.dumps(document, indent=2))
+        return EXIT_OK
+    if not rules:
+        print(f"no games recorded yet (history: {home / DB_FILE})")
+        return EXIT_OK
+    print(f"all games: {_score(_total(rules))}")
+    print()
+    print("per opponent (you : them):")
+    for tally in opponents:
+        print(f"  {tally.label or 'someone'} [{tally.key}]: {_score(tally)}")
+    print()
+    print("per rules (you : them):")
+    for tally in rules:
+        print(f"  {tally.label}: {_score(tally)}")
+    return EXIT_OK
+
+
+def _total(tallies: list[Tally]) -> Tally:
+    return Tally(
+        "all",
+        sum(t.games for t in tallies),
+        sum(t.won for t in tallies),
+        sum(t.lost for t in tallies),
+        sum(t.unfinished for t in tallies),
+    )
+
+
+def _score(tally: Tally) -> str:
+    """As paper players keep it: wins to losses, then who leads."""
+    decided = tally.won + tally.lost
+    if tally.won > tally.lost:
+        lead = "you lead"
+    elif tally.lost > tally.won:
+        lead = "they lead"
+    else:
+        lead = "level"
+    share = f", you win {100 * tally.won // decided}%" if decided else ""
+    open_ = f", {tally.unfinished} without a winner" if tally.unfinished else ""
+    return f"{tally.won} : {tally.lost} ({lead}{share}); {tally.games} game(s){open_}"

@@ -1,0 +1,25 @@
+"""``statki id``: the player's key fingerprint, the key created on first use."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, home_of
+from statki_net.store.identity import KEY_FILE, load_identity, my_fingerprint
+
+
+def add(commands: Subcommands) -> None:
+    parser = commands.add_parser("id", help="print your key fingerprint")
+    home_argument(parser)
+    parser.set_defaults(run=_id)
+
+
+def _id(args: argparse.Namespace) -> int:
+    home = home_of(args)
+    new = not (home / KEY_FILE).exists()
+    fingerprint = my_fingerprint(load_identity(home))
+    if new:
+        print(f"statki: created a new identity key in {home / KEY_FILE}", file=sys.stderr)
+    print(fingerprint)
+    return EXIT_OK

@@ -1,0 +1,292 @@
+"""The line-prompt front end (``--plain``): notices in, typed shots out.
+
+It talks to a game through a ``GameHandle``: ``LocalHandle`` wraps a
+``GameConnection`` in this process, ``control.RemoteHandle`` a game the
+daemon plays.  Both boards are printed after every volley; a shot is typed
+as its square (``C7``), a salvo as several on one line (``A1 B2 C3``), and
+``resign`` (or ``quit``) gives up.  Bad input gets one line and a new prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+from statki_net.game.board import parse_square
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.rules import Ruleset
+from statki_net.net.connection import GameConnection, Notice
+
+RESIGN_WORDS = ("resign", "quit")
+MAX_LINE = 1000
+
+
+class Interrupted:
+    """The game moved on while a question was asked (the peer left, say)."""
+
+
+INTERRUPTED = Interrupted()
+
+
+class GameHandle(Protocol):
+    """What a front end needs of a game, wherever it is played."""
+
+    async def next_notice(self) -> Notice | None:
+        """The next notice; None after ``closed``."""
+        ...
+
+    async def accept(self, fleet: Fleet) -> None: ...
+
+    async def refuse(self, reason: str) -> None: ...
+
+    async def shoot(self, squares: tuple[int, ...]) -> None: ...
+
+    async def resign(self) -> None: ...
+
+
+class LocalHandle:
+    """A game played by a ``GameConnection`` in this process."""
+
+    def __init__(self, conn: GameConnection) -> None:
+        self.conn = conn
+        self.queue = conn.subscribe()
+        self.finished = False
+
+    async def next_notice(self) -> Notice | None:
+        if self.finished:
+            return None
+        notice = await self.queue.get()
+        self.finished = notice["event"] == "closed"
+        return notice
+
+    async def accept(self, fleet: Fleet) -> None:
+        self.conn.accept(fleet)
+
+    async def refuse(self, reason: str) -> None:
+        self.conn.refuse(reason)
+
+    async def shoot(self, squares: tuple[int, ...]) -> None:
+        self.conn.shoot(squares)
+
+    async def resign(self) -> None:
+        self.conn.resign()
+
+
+class LineInput:
+    """Lines from standard input without blocking the event loop."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+        self._pending: asyncio.Task[str | None] | None = None
+
+    @classmethod
+    async def from_stdin(cls) -> LineInput:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=MAX_LINE * 4)
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        except (ValueError, OSError):  # a regular file: read it whole, it cannot block
+            reader.feed_data(sys.stdin.buffer.read())
+            reader.feed_eof()
+        return cls(reader)
+
+    def next_line(self) -> asyncio.Task[str | None]:
+        """The task reading the next line (the same one until it is done); None at the end."""
+        if self._pending is None or self._pending.done():
+            self._pending = asyncio.ensure_future(self._read())
+        return self._pending
+
+    def take(self) -> None:
+        self._pending = None
+
+    async def _read(self) -> str | None:
+        try:
+            line = await self.reader.readline()
+        except (ValueError, asyncio.LimitOverrunError):
+            return "\x00too long"
+        if not line:
+            return None
+        return line.decode("utf-8", errors="replace").strip()
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+
+
+def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
+    """``"A1 b2,C3"`` as squares; exactly ``due`` of them."""
+    words = text.replace(",", " ").replace(";", " ").split()
+    squares = tuple(parse_square(word, size) for word in words)
+    if len(squares) != due:
+        raise UsageError(
+            f"fire exactly {due} shot{'s' if due != 1 else ''}, not {len(squares)}"
+            + (": squares separated by spaces, like A1 B2" if due > 1 else ": like C7")
+        )
+    if len(set(squares)) != len(squares):
+        raise UsageError("the same square twice in one salvo")
+    return squares
+
+
+def describe_rules(notice: Notice) -> str:
+    rules = Ruleset.from_map(notice["rules_map"])
+    fleet = ",".join(str(length) for length in rules.fleet)
+    seconds = notice["move_ms"] // 1000
+    first = notice.get("first")
+    starts = f"; the {first} shoots first (agreed, no coin toss)" if first else ""
+    return (
+        f"rules: {notice['rules']} (fleet {fleet}; touching {rules.touching.value};"
+        f" turns {rules.turns.value}); {seconds} s a move{starts}"
+    )
+
+
+class PromptPlayer:
+    """Plays one game at the line prompt; ``play`` returns the ``closed`` notice."""
+
+    def __init__(
+        self,
+        handle: GameHandle,
+        lines: LineInput | None,
+        out: TextIO,
+        *,
+        fleet: Fleet | None = None,
+        fleet_for: Callable[[Ruleset], Fleet | None] | None = None,
+        rng: random.Random | None = None,
+        quiet: bool = False,
+    ) -> None:
+        self.handle = handle
+        self.lines = lines
+        self.out = out
+        self.fleet = fleet
+        self.fleet_for = fleet_for
+        """The player's own fleet once the rules are known (a guest's --fleet file)."""
+        self.rng = rng or random.SystemRandom()
+        self.quiet = quiet
+        """Print only the game's start and end (a computer plays this side)."""
+        self.size = 10
+        self.closed: Notice | None = None
+        self._notice: asyncio.Task[Notice | None] | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def play(self) -> Notice:
+        try:
+            while (notice := await self._upcoming()) is not None:
+                self._notice = None
+                await self._on(notice)
+        finally:
+            if self.lines:
+                self.lines.close()
+            if self._notice is not None:
+                self._notice.cancel()
+        if self.closed is None:
+            raise UsageError("the game ended without a word")
+        return self.closed
+
+    async def _on(self, notice: Notice) -> None:
+        event = notice["event"]
+        if event == "hello":
+            where = f" from {notice['address']}" if notice.get("address") else ""
+            self.say(f"opponent: {notice['name'] or '(no name)'} [{notice['key']}]{where}")
+        elif event == "rules":
+            self.say(describe_rules(notice))
+            if self.lines is not None:
+                await self._decide(notice)
+        elif event == "started":
+            self.size = int(notice.get("size", 10))
+            self.say("you shoot first" if notice["you_first"] else "your opponent shoots first")
+            if not self.quiet:
+                self.say(notice["boards"])
+        elif event == "turn" and self.lines is not None:
+            await self._turn(int(notice["shots"]))
+        elif event == "volley" and not self.quiet:
+            who = "you" if notice["mine"] else "they"
+            self.say(f"{who} fired {' '.join(notice['squares'])}: {notice['answer']}")
+            self.say(notice["boards"])
+        elif event == "over":
+            words = {"won": "you won", "lost": "you lost", "none": "no winner"}
+            self.say(f"{words.get(notice['result'], notice['result'])} ({notice['end']})")
+        elif event == "failed":
+            who = "the opponent" if notice["by_peer"] else "this side"
+            self.say(f"the game stopped: {who} reported {notice['code']}: {notice['detail']}")
+        elif event == "closed":
+            self.closed = notice
+            if notice.get("verdict"):
+                self.say(f"verdict: {notice['verdict']}")
+            if notice.get("log"):
+                self.say(f"log: {notice['log']}")
+
+    def _upcoming(self) -> asyncio.Task[Notice | None]:
+        if self._notice is None:
+            self._notice = asyncio.ensure_future(self.handle.next_notice())
+        return self._notice
+
+    async def _ask(self, prompt: str) -> str | Interrupted | None:
+        """A line typed at ``prompt``, or ``INTERRUPTED`` if the game moved on meanwhile."""
+        assert self.lines is not None
+        print(prompt, end="", file=self.out, flush=True)
+        line, notice = self.lines.next_line(), self._upcoming()
+        await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+        if not line.done():
+            print(file=self.out, flush=True)
+            return INTERRUPTED
+        self.lines.take()
+        return line.result()
+
+    async def _decide(self, notice: Notice) -> None:
+        rules = Ruleset.from_map(notice["rules_map"])
+        while True:
+            answer = await self._ask("play by these rules? [y/n] ")
+            if isinstance(answer, Interrupted):
+                return
+            if answer is None or answer.lower() in ("n", "no", *RESIGN_WORDS):
+                await self._quietly(self.handle.refuse("the guest declined the rules"))
+                return
+            if answer.lower() in ("y", "yes"):
+                try:
+                    chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
+                except UsageError as error:
+                    self.say(f"your fleet does not fit these rules: {error}")
+                    await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
+                    return
+                await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
+                return
+            self.say("answer y or n")
+
+    async def _turn(self, due: int) -> None:
+        """Ask for a volley until one is fired; give up asking if the game moves on."""
+        plural = "s" if due != 1 else ""
+        while True:
+            line = await self._ask(f"your shot{plural} ({due}), or resign: ")
+            if isinstance(line, Interrupted):
+                return
+            if line is None:
+                self.say("no more input: resigning")
+                await self._quietly(self.handle.resign())
+                return
+            if line.lower() in RESIGN_WORDS:
+                await self._quietly(self.handle.resign())
+                return
+            if not line:
+                continue
+            try:
+                await self.handle.shoot(parse_volley(line, self.size, due))
+            except UsageError as error:
+                self.say(f"! {error}")
+                if "over" in str(error):
+                    return
+                continue
+            return
+
+    async def _quietly(self, action: Any) -> None:
+        """An action the game may have made moot (it ended meanwhile): report, go on."""
+        with contextlib.suppress(asyncio.CancelledError):
+            try:
+                await action
+            except UsageError as error:
+                self.say(f"! {error}")

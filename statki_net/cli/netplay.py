@@ -1,0 +1,581 @@
+"""``statki host`` and ``statki join``: the everyday way to play one game.
+
+Both use the running daemon when there is one (through its control socket)
+and otherwise play in this process.  In this process a person plays on the
+full screen (``statki_client``) when there is a terminal, else at the line
+prompt (``--plain``, also the front end for a daemon's game); ``--bot
+STRATEGY`` lets the computer play instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import random
+import secrets
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.ai.computer import STRATEGIES, ComputerPlayer, check_strategy
+from statki_net.ai.strategies import place_fleet
+from statki_net.cli.common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    Subcommands,
+    placement_argument,
+    rules_argument,
+)
+from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
+from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net.connection import GameConnection, attach_computer, enable_keepalive
+from statki_net.net.control import ControlClient, RemoteHandle
+from statki_net.net.invite import (
+    DEFAULT_PORT,
+    Address,
+    Invite,
+    format_address,
+    format_invite,
+    parse_address,
+    parse_invite,
+)
+from statki_net.net.listen import (
+    bound_addresses,
+    connect_any,
+    default_listen,
+    listen,
+    peer_text,
+    visible_addresses,
+)
+from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.wire import Limits, Role
+from statki_net.store.history import History
+from statki_net.store.identity import home_dir, load_identity
+
+FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
+"""Ends of a game played out (or declined); anything else exits 1."""
+REDIAL_SECONDS = 10.0
+"""How long a guest asking for a rematch keeps dialling a host not listening yet."""
+REDIAL_PAUSE = 0.25
+"""Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
+REDIAL_CONNECT = 2.0
+
+Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+
+
+def player_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
+    parser.add_argument("--name", help="the name your opponent sees (default: your user name)")
+    parser.add_argument(
+        "--bot",
+        metavar="STRATEGY",
+        help=f"let the computer play this side ({', '.join(STRATEGIES)})",
+    )
+    placement_argument(parser)
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="a line prompt instead of the full screen (scripts, screen readers)",
+    )
+    parser.add_argument(
+        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+    )
+    parser.add_argument(
+        "--move-timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS
+    )  # short limits for tests and trials
+
+
+def add(commands: Subcommands) -> None:
+    host = commands.add_parser("host", help="host a game: print an invite and wait for a guest")
+    rules_argument(host)
+    host.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
+    host.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any)",
+    )
+    host.add_argument(
+        "--advertise",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
+    )
+    player_arguments(host)
+    host.set_defaults(run=_host)
+    join = commands.add_parser("join", help="join a game from its invite (statki://...)")
+    join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    player_arguments(join)
+    join.set_defaults(run=_join)
+
+
+@dataclass
+class Player:
+    """Who plays this side, and where its files are."""
+
+    home: Path
+    name: str
+    bot: str | None
+    fleet_file: str | None
+    limits: Limits | None
+    on_screen: bool = False
+    """A person plays on the full screen (a terminal, no ``--plain``, no ``--bot``)."""
+    placement: str = "random"
+    """How the computer places this side's fleet, with ``--bot``."""
+    choose_rules: bool = False
+    """The host picks the rules on screen (no ``--rules`` given)."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Player:
+        limits = None
+        if args.move_timeout is not None:
+            if not 0.1 <= args.move_timeout <= 86_400:
+                raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
+            ms = int(args.move_timeout * 1000)
+            limits = Limits(move_ms=ms, reveal_ms=ms)
+        return cls(
+            home=home_dir(args.home),
+            name=(args.name if args.name is not None else _user_name())[:200],
+            bot=check_strategy(args.bot) if args.bot else None,
+            fleet_file=args.fleet,
+            limits=limits,
+            on_screen=not args.bot and not _wants_plain(args.plain),
+            placement=args.placement,
+        )
+
+    def fleet_text(self) -> str:
+        if self.fleet_file is None:
+            return ""
+        with open(self.fleet_file, encoding="utf-8") as file:
+            return file.read()
+
+    def session(
+        self,
+        role: Role,
+        key: Ed25519PrivateKey,
+        *,
+        rules: Ruleset | None = None,
+        fleet: Fleet | None = None,
+    ) -> Session:
+        """This player's side of a new game: its name and limits, secrets from the OS."""
+        return Session(
+            role,
+            key,
+            name=self.name,
+            entropy=secrets.token_bytes,
+            rules=rules,
+            limits=self.limits or Limits(),
+            fleet=fleet,
+        )
+
+    def fleet(self, rules: Ruleset) -> Fleet | None:
+        if self.fleet_file is None:
+            return None
+        with open(self.fleet_file, encoding="utf-8") as file:
+            fleet, problems = read_fleet_text(rules, file.read())
+        problems += fleet_problems(rules, fleet)
+        if problems:
+            raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
+        return fleet
+
+
+def _wants_plain(plain: bool) -> bool:
+    # The client is imported only when asked about, so bots and scripts stay light.
+    from statki_client.run import wants_plain
+
+    return bool(wants_plain(plain))
+
+
+def _user_name() -> str:
+    with contextlib.suppress(Exception):
+        return getpass.getuser()
+    return ""
+
+
+def _host(args: argparse.Namespace) -> int:
+    player = Player.from_args(args)
+    player.choose_rules = args.rules is None
+    rules = ruleset_named(args.rules or "classic")
+    fleet = player.fleet(rules)
+    if not 0 <= args.port < 65536:
+        raise UsageError("--port must be between 0 and 65535")
+    return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise))
+
+
+def _join(args: argparse.Namespace) -> int:
+    player = Player.from_args(args)
+    invite = parse_invite(args.invite)
+    if invite.key is None:
+        print(
+            "statki: warning: a bare address cannot be authenticated;"
+            " whoever answers there plays as the host",
+            file=sys.stderr,
+        )
+    return asyncio.run(_join_game(player, invite))
+
+
+# ---------------------------------------------------------------- hosting
+
+
+async def _host_game(
+    player: Player, rules: Ruleset, fleet: Fleet | None, port: int, advertise: list[str]
+) -> int:
+    client = await ControlClient.connect(player.home)
+    if client is not None:
+        try:
+            request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
+            request.update(_remote_options(player, fleet))
+            request["advertise"] = advertise
+            reply = await client.request("host", **request)
+            _print_invite(reply["invite"], "the daemon hosts the game")
+            return await _play(player, RemoteHandle(client, reply["game"]), rules)
+        finally:
+            await client.close()
+    key = load_identity(player.home)
+    arrived: Arrivals = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if await _may_be_a_guest(reader, writer):
+            await arrived.put((reader, writer))
+
+    servers = await listen(default_listen(port), on_connect)
+    try:
+        bound = bound_addresses(servers)
+        addresses = [parse_address(a, bound[0][1]) for a in advertise]
+        addresses += [a for a in visible_addresses(bound[0][1]) if a not in addresses]
+        invite = format_invite(addresses, public_key_bytes(key))
+        _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
+        if player.on_screen:
+            return await _host_on_screen(player, rules, key, invite, servers, arrived, bound)
+        reader, writer = await arrived.get()
+    finally:
+        for server in servers:
+            server.close()
+    _turn_away(arrived)
+    if fleet is None:
+        placement = player.placement if player.bot else "random"
+        fleet = place_fleet(rules, placement, random.SystemRandom())
+    session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
+    return await _play_here(player, session, reader, writer, rules, expect_key=None)
+
+
+async def _host_on_screen(
+    player: Player,
+    rules: Ruleset,
+    key: Ed25519PrivateKey,
+    invite: str,
+    servers: list[asyncio.Server],
+    arrived: Arrivals,
+    bound: list[Address],
+) -> int:
+    """The host chooses the rules and places its fleet on screen while it waits.
+
+    The connection (and with it the hello, which carries the rules) starts
+    only once the fleet is committed, with the session as the screen left it.
+    A rematch listens again on the ``bound`` addresses, with the same invite and key.
+    """
+    session = player.session(Role.HOST, key, rules=rules)
+
+    async def guest(history: History, session: Session) -> GameConnection:
+        reader, writer = await arrived.get()
+        for server in servers:
+            server.close()
+        _turn_away(arrived)
+        return _connection(player, session, reader, writer, history, expect_key=None)
+
+    reunions: list[HostReunion] = []
+
+    def reunion(history: History) -> HostReunion:
+        reunions.append(HostReunion(player, bound, history))
+        return reunions[-1]
+
+    try:
+        return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
+    finally:
+        for made in reunions:
+            made.close()
+
+
+class HostReunion:
+    """The host meets its guest again for a rematch: the same port, invite and key.
+
+    Listening starts again when the host asks for the rematch and stops once
+    someone arrives; the wait for them is at most the move limit.
+    """
+
+    def __init__(self, player: Player, addresses: list[Address], history: History) -> None:
+        self.player = player
+        self.addresses = addresses
+        self.history = history
+        self.servers: list[asyncio.Server] = []
+        self.arrived: Arrivals = asyncio.Queue()
+
+    async def _arrive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if await _may_be_a_guest(reader, writer):
+            await self.arrived.put((reader, writer))
+
+    async def reopen(self) -> None:
+        self.close()
+        _turn_away(self.arrived)
+        self.servers = await listen(self.addresses, self._arrive)
+
+    async def connect(self, session: Session, who: str) -> GameConnection:
+        seconds = session.proposed_limits.move_ms / 1000
+        try:
+            reader, writer = await asyncio.wait_for(self.arrived.get(), seconds)
+        except TimeoutError:
+            raise UsageError(
+                f"{who} did not come back for the rematch within {seconds:g} s"
+            ) from None
+        finally:
+            self.close()
+        _turn_away(self.arrived)
+        return _connection(self.player, session, reader, writer, self.history, expect_key=None)
+
+    def close(self) -> None:
+        for server in self.servers:
+            server.close()
+        self.servers = []
+
+
+class GuestReunion:
+    """The guest meets its host again for a rematch: the same address, the same key.
+
+    The host may not be listening yet (it asks for the rematch later): the
+    guest dials again for up to ``REDIAL_SECONDS``.
+    """
+
+    def __init__(self, player: Player, invite: Invite, address: Address, history: History) -> None:
+        self.player = player
+        self.invite = invite
+        self.address = address
+        self.history = history
+
+    async def reopen(self) -> None:
+        return None
+
+    async def connect(self, session: Session, who: str) -> GameConnection:
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + REDIAL_SECONDS
+        while True:
+            try:
+                reader, writer, _ = await connect_any([self.address], REDIAL_CONNECT)
+                break
+            except UsageError as error:
+                if loop.time() >= give_up:
+                    raise UsageError(f"{who} is not there for the rematch: {error}") from None
+            await asyncio.sleep(REDIAL_PAUSE)
+        return _connection(
+            self.player, session, reader, writer, self.history, expect_key=self.invite.key
+        )
+
+
+GUEST_QUIET_SECONDS = 0.3
+"""How long a new connection must stay open and silent to be taken for a guest."""
+
+
+async def _may_be_a_guest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    """Whether a new connection may be a statki guest, not a port scan or a stray client.
+
+    The host speaks first, so a guest says nothing until it has the host's
+    hello.  A connection that closes at once (a port scanner) or talks first
+    (a web browser, a TLS probe) would otherwise take the one hosted game.
+    """
+    try:
+        await asyncio.wait_for(reader.read(1), GUEST_QUIET_SECONDS)
+    except TimeoutError:
+        return True  # open and quiet, as a guest waiting for the hello is
+    except (ConnectionError, OSError):
+        pass
+    writer.close()  # it closed, or it spoke first: not a guest either way
+    return False
+
+
+def _turn_away(arrived: Arrivals) -> None:
+    while not arrived.empty():
+        arrived.get_nowait()[1].close()
+
+
+def _print_invite(invite: str, where: str) -> None:
+    print(f"{where}; give your opponent this invite:", flush=True)
+    print(invite, flush=True)
+
+
+def _rules_spec(rules: Ruleset) -> str:
+    from statki_net.game.rules import preset_name
+
+    name = preset_name(rules)
+    if name is None:
+        raise UsageError("the daemon takes preset rules only")
+    return name
+
+
+def _remote_options(player: Player, fleet: Fleet | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if player.bot:
+        options["bot"] = player.bot
+    if fleet is not None:
+        options["fleet"] = fleet.to_lists()
+    if player.limits is not None:
+        options["move_ms"] = player.limits.move_ms
+    return options
+
+
+# ---------------------------------------------------------------- joining
+
+
+async def _join_game(player: Player, invite: Invite) -> int:
+    client = await ControlClient.connect(player.home)
+    if client is not None:
+        try:
+            request: dict[str, Any] = {"invite": _invite_text(invite), "subscribe": True}
+            request.update(_remote_options(player, None))
+            reply = await client.request("connect", **request)
+            return await _play(player, RemoteHandle(client, reply["game"]), None)
+        finally:
+            await client.close()
+    key = load_identity(player.home)
+    reader, writer, address = await connect_any(invite.addresses)
+    print(f"connected to {format_address(address)}", flush=True)
+    session = player.session(Role.GUEST, key)
+    if player.on_screen:
+
+        async def host(history: History, session: Session) -> GameConnection:
+            return _connection(player, session, reader, writer, history, expect_key=invite.key)
+
+        def reunion(history: History) -> GuestReunion:
+            return GuestReunion(player, invite, address, history)
+
+        return await _on_screen(player, session, host, reunion=reunion)
+    return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
+
+
+def _invite_text(invite: Invite) -> str:
+    if invite.key is None:
+        return format_address(invite.addresses[0])
+    return format_invite(invite.addresses, invite.key)
+
+
+# ---------------------------------------------------------------- playing
+
+
+async def _play_here(
+    player: Player,
+    session: Session,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    rules: Ruleset | None,
+    *,
+    expect_key: bytes | None,
+) -> int:
+    history = History.in_home(player.home)
+    try:
+        conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
+        if player.bot:
+            attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
+        handle = LocalHandle(conn)
+        game = asyncio.ensure_future(conn.run())
+        try:
+            return await _play(player, handle, rules)
+        finally:
+            await game
+    finally:
+        history.close()
+
+
+def _connection(
+    player: Player,
+    session: Session,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    history: History,
+    *,
+    expect_key: bytes | None,
+) -> GameConnection:
+    enable_keepalive(writer)
+    return GameConnection(
+        session,
+        reader,
+        writer,
+        log_dir=player.home / "logs",
+        history=history,
+        expect_key=expect_key,
+        peer_address=peer_text(writer),
+    )
+
+
+async def _on_screen(
+    player: Player,
+    session: Session,
+    connect: Callable[[History, Session], Awaitable[GameConnection]],
+    *,
+    invite: str = "",
+    reunion: Callable[[History], HostReunion | GuestReunion] | None = None,
+) -> int:
+    """Play on the full screen; then say how each game ended on stdout, as the line prompt does.
+
+    The exit status tells how the last game that began ended.
+    """
+    from statki_client.run import play_connection_on_screen
+
+    history = History.in_home(player.home)
+    try:
+        outcomes = await play_connection_on_screen(
+            session,
+            lambda current: connect(history, current),
+            history=history,
+            invite=invite,
+            fleet_text=player.fleet_text(),
+            choose_rules=player.choose_rules and session.role is Role.HOST,
+            reunion=reunion(history) if reunion is not None else None,
+        )
+    finally:
+        history.close()
+    if not outcomes:
+        print("statki: you left before the game began", file=sys.stderr)
+        return EXIT_FOUND
+    for outcome in outcomes:
+        print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
+        if outcome.log_path is not None:
+            print(f"log: {outcome.log_path}")
+    outcome = outcomes[-1]
+    failure = outcome.failure or ""
+    if "wrong-key" in failure:
+        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+        return EXIT_FOUND
+    if outcome.end not in FINISHED:
+        print(f"statki: the game did not finish: {failure or outcome.end}", file=sys.stderr)
+        return EXIT_FOUND
+    return EXIT_OK
+
+
+async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
+    lines = None if player.bot else await LineInput.from_stdin()
+    fleet = player.fleet(rules) if rules is not None else None
+    front = PromptPlayer(
+        handle,
+        lines,
+        sys.stdout,
+        fleet=fleet,
+        # A guest learns the rules only from the host's hello: read its file then.
+        fleet_for=player.fleet,
+        quiet=player.bot is not None,
+    )
+    closed = await front.play()
+    failure = closed.get("failure") or ""
+    if "wrong-key" in failure:
+        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+        return EXIT_FOUND
+    if closed.get("end") not in FINISHED:
+        print(f"statki: the game did not finish: {failure or closed.get('end')}", file=sys.stderr)
+        return EXIT_FOUND
+    return EXIT_OK

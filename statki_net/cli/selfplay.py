@@ -1,0 +1,68 @@
+"""``statki selfplay``: two computer players over real loopback TCP, and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+from pathlib import Path
+
+from statki_net.ai.computer import STRATEGIES, ComputerPlayer, check_strategy
+from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rules_argument
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import ruleset_named
+from statki_net.net.selfplay import selfplay
+
+
+def add(commands: Subcommands) -> None:
+    parser = commands.add_parser(
+        "selfplay", help="two computer players over loopback TCP; prints a summary"
+    )
+    rules_argument(parser)
+    parser.add_argument("--games", type=int, default=10, metavar="N", help="games to play")
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed for repeatable games"
+    )
+    parser.add_argument(
+        "--bot",
+        default="random",
+        metavar="STRATEGY",
+        help=f"the strategy both sides play ({', '.join(STRATEGIES)})",
+    )
+    placement_argument(parser)
+    parser.add_argument("--log-dir", metavar="DIR", help="write each side's log of each game here")
+    parser.set_defaults(run=_selfplay)
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    rules = ruleset_named(args.rules)
+    strategy = check_strategy(args.bot)
+    log_dir = Path(args.log_dir) if args.log_dir else None
+    placement = args.placement
+
+    def make_player(name: str, rng: random.Random) -> ComputerPlayer:
+        return ComputerPlayer(name, rng, placement)
+
+    report = asyncio.run(
+        selfplay(
+            rules,
+            args.games,
+            args.seed,
+            strategy=strategy,
+            log_dir=log_dir,
+            make_player=make_player,
+        )
+    )
+    print(f"rules: {args.rules}")
+    print(report.summary())
+    invalid = [
+        o.verdict
+        for pair in report.outcomes
+        for o in pair
+        if o.verdict and not o.verdict.startswith("valid")
+    ]
+    for verdict in invalid[:5]:
+        print(f"log: {verdict}")
+    return EXIT_OK

@@ -1,0 +1,230 @@
+"""Rulesets as data: a small map of options, with named presets.
+
+Every variant of the game is a combination of a few independent options, so a
+preset is only a name for a common map; the engine never asks which preset is
+in force.  ``Ruleset.to_map()`` is what travels in the handshake.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from statki_net.game.board import MAX_SIZE
+from statki_net.game.errors import UsageError
+
+MAX_NAME = 40
+"""Longest ship name."""
+
+
+class RulesError(UsageError, ValueError):
+    """A ruleset that is not well formed."""
+
+
+class Touching(enum.StrEnum):
+    """How close two ships may stand."""
+
+    NONE = "none"
+    """Not by sides, not by corners (the Polish paper game)."""
+    CORNERS = "corners"
+    """By corners, never by sides."""
+    ANY = "any"
+    """Anywhere, as long as they do not overlap."""
+
+
+class Turns(enum.StrEnum):
+    """Who shoots next."""
+
+    CHAIN = "chain"
+    """One shot at a time; a hit or a sink earns another, a miss passes the turn."""
+    ALTERNATE = "alternate"
+    """One shot a turn, hit or not."""
+    SALVO = "salvo"
+    """As many shots a turn as the shooter has ships afloat, all at once."""
+
+
+class Report(enum.StrEnum):
+    """What a salvo's answer tells."""
+
+    EACH = "each"
+    """Which shots hit and which missed."""
+    COUNT = "count"
+    """Only how many hit."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The options of one game."""
+
+    size: int = 10
+    """Width and height of the board."""
+    fleet: tuple[int, ...] = (4, 3, 3, 2, 2, 2, 1, 1, 1, 1)
+    """Ship lengths, longest first."""
+    names: tuple[str, ...] = ()
+    """Ship names in fleet order; empty when ships are not named."""
+    touching: Touching = Touching.NONE
+    turns: Turns = Turns.CHAIN
+    report: Report = Report.EACH
+    """Only meaningful when ``turns`` is salvo."""
+    name_sunk: bool = False
+    """Whether a sink names the ship ("sunk: cruiser")."""
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Unknown keys read from a map, kept so nothing said is lost."""
+
+    def __post_init__(self) -> None:
+        problems = self._problems()
+        if problems:
+            raise RulesError("; ".join(problems))
+
+    def _problems(self) -> list[str]:
+        problems = []
+        if not 1 <= self.size <= MAX_SIZE:
+            problems.append(f"size must be 1-{MAX_SIZE}, not {self.size}")
+        if not self.fleet:
+            problems.append("the fleet has no ships")
+        if any(not 1 <= length <= self.size for length in self.fleet):
+            problems.append(f"every ship length must be 1-{self.size}")
+        if list(self.fleet) != sorted(self.fleet, reverse=True):
+            problems.append("ship lengths must be listed longest first")
+        if self.names and len(self.names) != len(self.fleet):
+            problems.append("give a name for every ship or for none")
+        if len(set(self.names)) != len(self.names):
+            problems.append("ship names must differ")
+        if any(not 1 <= len(name) <= MAX_NAME for name in self.names):
+            problems.append(f"a ship name is 1-{MAX_NAME} characters")
+        if self.name_sunk and not self.names:
+            problems.append("name_sunk needs ship names")
+        if sum(self.fleet) > self.size * self.size:
+            problems.append("the fleet does not fit on the board")
+        return problems
+
+    @property
+    def ship_cells(self) -> int:
+        return sum(self.fleet)
+
+    def ship_label(self, index: int) -> str:
+        """How a person calls ship ``index``: its name, or its length."""
+        if self.names:
+            return self.names[index]
+        return f"{self.fleet[index]}-mast ship"
+
+    def to_map(self) -> dict[str, Any]:
+        """The ruleset as a plain map, for the wire and for files."""
+        rules: dict[str, Any] = dict(self.extra)
+        rules.update(
+            size=self.size,
+            fleet=list(self.fleet),
+            touching=self.touching.value,
+            turns=self.turns.value,
+            report=self.report.value,
+            name_sunk=self.name_sunk,
+        )
+        if self.names:
+            rules["names"] = list(self.names)
+        return rules
+
+    @classmethod
+    def from_map(cls, rules: Mapping[Any, Any]) -> Ruleset:
+        """Read a ruleset map; missing keys take the classic defaults, unknown keys are kept."""
+        if not isinstance(rules, Mapping):
+            raise RulesError("rules must be a map")
+        known = {"size", "fleet", "names", "touching", "turns", "report", "name_sunk"}
+        try:
+            return cls(
+                size=_int(rules.get("size", 10), "size"),
+                fleet=tuple(
+                    _int(n, "fleet") for n in _list(rules.get("fleet", list(cls.fleet)), "fleet")
+                ),
+                names=tuple(_str(n, "names") for n in _list(rules.get("names", []), "names")),
+                touching=Touching(rules.get("touching", "none")),
+                turns=Turns(rules.get("turns", "chain")),
+                report=Report(rules.get("report", "each")),
+                name_sunk=_bool(rules.get("name_sunk", False), "name_sunk"),
+                extra={k: v for k, v in rules.items() if isinstance(k, str) and k not in known},
+            )
+        except ValueError as error:
+            raise RulesError(f"bad rules: {error}") from None
+
+    def with_options(self, **options: Any) -> Ruleset:
+        return replace(self, **options)
+
+
+def _int(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{key} must hold whole numbers")
+    return value
+
+
+def _str(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must hold strings")
+    return value
+
+
+def _bool(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"{key} must be true or false")
+    return value
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise RulesError(f"{key} must be a list")
+    return list(value)
+
+
+CLASSIC = Ruleset()
+FIVE_SHIP_FLEET = (5, 4, 3, 3, 2)
+FIVE_SHIP_NAMES = ("carrier", "battleship", "cruiser", "submarine", "destroyer")
+
+PRESETS: dict[str, Ruleset] = {
+    "classic": CLASSIC,
+    "corners": replace(CLASSIC, touching=Touching.CORNERS),
+    "alternate": replace(CLASSIC, turns=Turns.ALTERNATE),
+    "five-ships": Ruleset(
+        fleet=FIVE_SHIP_FLEET,
+        names=FIVE_SHIP_NAMES,
+        touching=Touching.ANY,
+        turns=Turns.ALTERNATE,
+        name_sunk=True,
+    ),
+    "salvo": replace(CLASSIC, turns=Turns.SALVO),
+    "salvo-count": replace(CLASSIC, turns=Turns.SALVO, report=Report.COUNT),
+}
+"""The named rulesets.  Combine them with ``+``: ``five-ships+salvo``."""
+
+
+def ruleset_named(spec: str) -> Ruleset:
+    """A preset by name, or presets joined by ``+`` whose options combine.
+
+    ``five-ships+salvo`` is the five-ship fleet with salvo turns: each later
+    name overrides the options in which it differs from classic.
+    """
+    names = [part.strip() for part in spec.split("+")]
+    unknown = [name for name in names if name not in PRESETS]
+    if unknown or not names:
+        wrong = ", ".join(unknown) or repr(spec)
+        raise RulesError(f"unknown rules {wrong}; choose from {', '.join(PRESETS)}")
+    rules = PRESETS[names[0]]
+    for name in names[1:]:
+        rules = _overlay(rules, PRESETS[name])
+    return rules
+
+
+def _overlay(base: Ruleset, preset: Ruleset) -> Ruleset:
+    changes = {
+        key: value for key, value in preset.to_map().items() if CLASSIC.to_map().get(key) != value
+    }
+    merged = base.to_map()
+    merged.update(changes)
+    return Ruleset.from_map(merged)
+
+
+def preset_name(rules: Ruleset) -> str | None:
+    """The preset a ruleset is exactly, if any."""
+    for name, preset in PRESETS.items():
+        if preset == rules:
+            return name
+    return None

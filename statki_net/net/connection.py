@@ -1,0 +1,610 @@
+"""One game over one TCP stream: the asyncio driver around a sans-I/O ``Session``.
+
+``GameConnection`` feeds the bytes it reads to the session, writes what the
+session has to send, appends every signed frame (and a note for anything
+unsigned that happened: a dropped connection, a timeout, a rejected message)
+to the game's own log file, calls ``check_time`` when the peer's deadline
+passes, and records the game in the history when it starts and when it ends.
+
+Front ends (the line prompt, the full-screen client, the daemon's control
+socket, the computer player) see the game as *notices*: plain maps that
+msgpack can carry unchanged, listed in SPEC.md ("The control socket").  They
+get them from ``subscribe()`` (an asyncio queue) or ``listeners`` (called in
+order, synchronously), and act with ``accept``/``refuse``/``shoot``/``resign``.
+A listener must not act from inside its call: it schedules the action
+(``loop.call_soon``), so notices keep their order.
+
+    conn = GameConnection(session, reader, writer, log_dir=home / "logs",
+                          history=History.in_home(home))
+    notices = conn.subscribe()
+    outcome = await conn.run()      # returns when the game is over, whatever happened
+
+``run`` never raises for anything the peer does: every error in the game is
+recorded (log note, history, the outcome's ``failure``) and the stream closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.battle import Defence, Sea
+from statki_net.game.board import square_name
+from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.fleet import Fleet
+from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
+from statki_net.game.rules import preset_name
+from statki_net.protocol.logformat import Note, header_record
+from statki_net.protocol.session import (
+    BattleOver,
+    Event,
+    Failed,
+    FrameAdded,
+    GameClosed,
+    GameStarted,
+    PeerHello,
+    RulesProposed,
+    Session,
+    VolleyDone,
+    YourTurn,
+)
+from statki_net.protocol.wire import MAX_FRAME, Code, Role
+from statki_net.referee.verify import fingerprint, judge_log
+from statki_net.store.history import GameRow, History
+from statki_net.store.logwriter import LogWriter
+
+Clock = Callable[[], int]
+Notice = dict[str, Any]
+Listener = Callable[[Notice], None]
+
+READ_SIZE = 64 * 1024
+"""Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
+CLOSE_WAIT = 5.0
+"""Seconds given to the last bytes on their way out before the socket is dropped."""
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def enable_keepalive(writer: asyncio.StreamWriter) -> None:
+    """Let the kernel notice a peer that vanished without closing (a half-open connection)."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        for option, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+            if hasattr(socket, option):
+                sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one game ended, as this side saw it."""
+
+    result: str
+    """won, lost or none."""
+    end: str
+    """sunk, resigned, timeout, cheated, refused, error or closed."""
+    my_shots: int
+    their_shots: int
+    verdict: str | None
+    """The referee's one-line verdict on the log (None without a log)."""
+    log_path: Path | None
+    game_id: str
+    failure: str | None = None
+    """Why the game stopped early, if it did: ``code: detail``."""
+
+
+class GameConnection:
+    """One game over one stream; see the module docstring."""
+
+    def __init__(
+        self,
+        session: Session,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        log_dir: Path | None,
+        history: History | None = None,
+        now: Clock = wall_clock_ms,
+        expect_key: bytes | None = None,
+        peer_address: str = "",
+    ) -> None:
+        self.session = session
+        self.reader = reader
+        self.writer = writer
+        self.log_dir = log_dir
+        self.history = history
+        self.now = now
+        self.expect_key = expect_key
+        """The host key the invite named: the guest refuses any other."""
+        self.peer_address = peer_address
+        self.listeners: list[Listener] = []
+        self.event_listeners: list[Callable[[list[Event]], None]] = []
+        """Called with each batch of the session's own events (no frames), for front ends
+        that keep their own state (the full-screen client); same rule as ``listeners``."""
+        self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
+        """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
+        self.log: LogWriter | None = None
+        self.recorded = False
+        self.outcome: Outcome | None = None
+        self.notes: list[str] = []
+        self._queues: list[asyncio.Queue[Notice]] = []
+        self._changed = asyncio.Event()
+        self._done = asyncio.Event()
+        self._last_chunk = b""
+
+    # ------------------------------------------------------------ for front ends
+
+    def subscribe(self) -> asyncio.Queue[Notice]:
+        """A queue that receives every notice from now on, ending with ``closed``."""
+        queue: asyncio.Queue[Notice] = asyncio.Queue()
+        self._queues.append(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[Notice]) -> None:
+        with contextlib.suppress(ValueError):
+            self._queues.remove(queue)
+
+    @property
+    def game_id(self) -> str:
+        return self.session.transcript.game.hex()
+
+    def accept(self, fleet: Fleet) -> None:
+        self._act(lambda now: self.session.accept(fleet, now))
+
+    def refuse(self, reason: str) -> None:
+        self._act(lambda now: self.session.refuse(reason, now))
+
+    def shoot(self, squares: tuple[int, ...]) -> None:
+        self._act(lambda now: self.session.shoot(squares, now))
+
+    def resign(self) -> None:
+        self._act(lambda now: self.session.resign(now))
+
+    def boards(self) -> str:
+        """Both boards as text: this side's fleet with the opponent's shots, and its view."""
+        session = self.session
+        rules = session.rules
+        if rules is None:
+            return ""
+        defence = self._current_defence()
+        view = session.view or Sea(rules)
+        left = (
+            defence_lines(defence) if defence else sea_lines(Sea(rules))
+        )  # no fleet yet: empty water
+        return side_by_side(left, sea_lines(view), ("your fleet", "their sea")) + "\n" + LEGEND
+
+    def _drawn_boards(self) -> str:
+        return self.boards() if self.wants_boards() else ""
+
+    def state(self) -> Notice:
+        """A summary a front end can draw from at any moment."""
+        t = self.session.transcript
+        return {
+            "game": self.game_id,
+            "role": self.session.role.value,
+            "phase": t.phase.value,
+            "my_turn": self.session.my_turn,
+            "shots_due": self.session.shots_due,
+            "opponent": self._opponent(),
+            "rules": _rules_name(self.session),
+            "closed": self.session.closed,
+            "log": str(self.log.path) if self.log else None,
+            "boards": self.boards(),
+        }
+
+    # ------------------------------------------------------------ the loop
+
+    async def run(self) -> Outcome:
+        """Play the game to its end; never raises for the peer's doing."""
+        timer = asyncio.ensure_future(self._timer())
+        try:
+            self._open_log()
+            self._handle(self.session.start(self.now()))
+            await self._flush()
+            await self._read_until_closed()
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._stop_locally(Code.CLOSED.value, "this side stopped the game")
+            raise
+        except Exception as error:  # a bug or a local failure must not lose the log
+            self._stop_locally("internal", f"{type(error).__name__}: {error}")
+        finally:
+            timer.cancel()
+            with contextlib.suppress(BaseException):
+                await timer
+            await self._close_stream()
+            # Judging reads the whole log: off the event loop, so other games go on.
+            verdict = await asyncio.to_thread(self._close_and_judge_log)
+            self._finish(verdict)
+        assert self.outcome is not None
+        return self.outcome
+
+    async def wait(self) -> Outcome:
+        await self._done.wait()
+        assert self.outcome is not None
+        return self.outcome
+
+    async def _read_until_closed(self) -> None:
+        while not self.session.closed:
+            try:
+                data = await self.reader.read(READ_SIZE)
+            except (ConnectionError, OSError) as error:
+                self._note(f"connection lost: {error.strerror or type(error).__name__}")
+                self._handle(self.session.connection_lost(self.now()))
+                return
+            if self.session.closed:  # the timer or the player ended it meanwhile
+                return
+            if not data:
+                speaker = self.session.transcript.speaker()
+                self._note(f"the peer closed the connection while {speaker} was to speak")
+                self._handle(self.session.connection_lost(self.now()))
+                return
+            self._last_chunk = data
+            self._handle(self.session.receive_data(data, self.now()))
+            await self._flush()
+
+    async def _timer(self) -> None:
+        """Claim on time when the peer's deadline passes (the deadline moves with every message)."""
+        while not self.session.closed:
+            self._changed.clear()
+            due = self.session.deadline()
+            if due is None:
+                await self._changed.wait()
+                continue
+            delay = (due - self.now()) / 1000
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), delay)
+                continue
+            waited = (self.now() - self.session.last_heard) / 1000
+            self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
+            self._handle(self.session.check_time(self.now()))
+            await self._flush()
+        # Wake the reader, which may be waiting on a silent peer: closing the
+        # stream sends what is written (the claim) and then ends the read.
+        # (Feeding the reader an end of its own races with data still arriving.)
+        self.writer.close()
+
+    def _act(self, action: Callable[[int], list[Event]]) -> None:
+        if self.session.closed:
+            raise UsageError("the game is over")
+        self._handle(action(self.now()))
+        self._write()
+
+    # ------------------------------------------------------------ events
+
+    def _handle(self, events: list[Event]) -> None:
+        if self.expect_key is not None and self._impostor(events):
+            return
+        for event in events:
+            if isinstance(event, FrameAdded):
+                if self.log:
+                    self.log.frame(event.frame)
+                continue
+            if isinstance(event, Failed):
+                self._note_failure(event)
+            notice = self._notice(event)
+            if notice is not None:
+                self._publish(notice)
+        if not self.recorded and self.session.transcript.game:
+            self._record_start()
+        self._write()
+        self._changed.set()
+        told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
+        for event_listener in list(self.event_listeners):
+            event_listener(told)
+
+    def _impostor(self, events: list[Event]) -> bool:
+        """The guest's check of the host's key, before it says a word to that host."""
+        for event in events:
+            if isinstance(event, PeerHello) and event.hello.key != self.expect_key:
+                if self.log:
+                    for added in events:
+                        if isinstance(added, FrameAdded) and not added.outgoing:
+                            self.log.frame(added.frame)
+                self.session.data_to_send()  # our hello stays unsent
+                detail = (
+                    f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
+                    f" ({fingerprint(self.expect_key or b'')}): refusing to play"
+                )
+                self._stop_locally("wrong-key", detail, tell_peer=False)
+                return True
+        return False
+
+    def _notice(self, event: Event) -> Notice | None:
+        me = self.session.role
+        match event:
+            case PeerHello(hello=hello):
+                return {
+                    "event": "hello",
+                    "name": hello.name,
+                    "key": fingerprint(hello.key),
+                    "software": hello.software,
+                    "address": self.peer_address,
+                }
+            case RulesProposed(rules=rules, limits=limits, first=first):
+                return {
+                    "event": "rules",
+                    "rules": preset_name(rules) or "custom rules",
+                    "rules_map": rules.to_map(),
+                    "move_ms": limits.move_ms,
+                    "reveal_ms": limits.reveal_ms,
+                    "first": first.value if first else None,
+                }
+            case GameStarted(first=first):
+                return {
+                    "event": "started",
+                    "first": first.value,
+                    "you_first": first is me,
+                    "game": self.game_id,
+                    "size": self.session.rules.size if self.session.rules else 10,
+                    "boards": self._drawn_boards(),
+                }
+            case YourTurn(shots=shots):
+                return {"event": "turn", "shots": shots}
+            case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
+                size = self.session.rules.size if self.session.rules else 10
+                return {
+                    "event": "volley",
+                    "shooter": shooter.value,
+                    "mine": shooter is me,
+                    "move": move,
+                    "squares": [_square_text(s, size) for s in squares],
+                    "answer": answer.words(),
+                    "boards": self._drawn_boards(),
+                }
+            case BattleOver(winner=winner, end=end):
+                return {"event": "over", "result": _result(winner, me), "end": end.value}
+            case Failed(code=code, detail=detail, by_peer=by_peer):
+                return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
+            case GameClosed():
+                return None  # the closing notice comes from _finish, with the verdict
+        return None
+
+    def _publish(self, notice: Notice) -> None:
+        for queue in list(self._queues):
+            queue.put_nowait(notice)
+        for listener in list(self.listeners):
+            listener(notice)
+
+    def _note_failure(self, failure: Failed) -> None:
+        if failure.code == Code.CLOSED.value:
+            return  # already noted where the connection dropped
+        if failure.by_peer:
+            self._note(f"the peer stopped the game: {failure.code}: {failure.detail}")
+        else:
+            evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
+            self._note(
+                f"rejected the peer's message: {failure.code}: {failure.detail}", data=evidence
+            )
+
+    def _note(self, text: str, data: bytes = b"") -> None:
+        self.notes.append(text)
+        if self.log:
+            self.log.note(Note(text, self.now(), data))
+
+    def _stop_locally(self, code: str, detail: str, *, tell_peer: bool = True) -> None:
+        """End the game from this side (a bad key, a local error); never raises."""
+        self._note(f"stopped: {code}: {detail}")
+        if not self.session.closed:
+            if tell_peer:
+                with contextlib.suppress(Exception):
+                    self._handle(self.session.abort(code, detail, self.now()))
+            if not self.session.closed:
+                self.session.connection_lost(self.now())
+            self.session.failure = Failed(code, detail, by_peer=False)
+        self._publish({"event": "failed", "code": code, "detail": detail, "by_peer": False})
+        self._changed.set()
+
+    # ------------------------------------------------------------ I/O
+
+    def _write(self) -> None:
+        data = self.session.data_to_send()
+        if data and not self.writer.is_closing():
+            self.writer.write(data)
+
+    async def _flush(self) -> None:
+        self._write()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.drain()
+
+    async def _close_stream(self) -> None:
+        self._write()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.writer.drain(), CLOSE_WAIT)
+        self.writer.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.writer.wait_closed(), CLOSE_WAIT)
+
+    # ------------------------------------------------------------ log and history
+
+    def _open_log(self) -> None:
+        if self.log_dir is None:
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.now() / 1000))
+        name = f"{stamp}-{self.session.role.value}-{secrets.token_hex(4)}.statki"
+        header = header_record(self.session.role.value, self.session.software, self.now())
+        if self.peer_address:
+            header["peer"] = self.peer_address[:200]
+        self.log = LogWriter(self.log_dir / name, header)
+
+    def _opponent(self) -> Notice:
+        hello = self.session.transcript.sides[self.session.peer].hello
+        if hello is None:
+            return {"name": "", "key": "", "address": self.peer_address}
+        return {"name": hello.name, "key": fingerprint(hello.key), "address": self.peer_address}
+
+    def _record_start(self) -> None:
+        self.recorded = True
+        if self.history is None:
+            return
+        opponent = self._opponent()
+        self.history.started(
+            GameRow(
+                game_id=self.game_id,
+                started=self.now(),
+                my_role=self.session.role.value,
+                opponent_key=opponent["key"],
+                opponent_name=opponent["name"],
+                rules=_rules_name(self.session),
+                log_path=str(self.log.path) if self.log else "",
+            )
+        )
+
+    def _close_and_judge_log(self) -> str | None:
+        """The referee's line on this game's log (None without a log); never raises."""
+        if not self.log:
+            return None
+        try:
+            self.log.close()
+            return judge_log(self.log.path.read_bytes()).headline()
+        except (StatkiError, OSError) as error:
+            return f"cannot judge the log: {error}"
+
+    def _finish(self, verdict: str | None) -> None:
+        """Record the end and tell whoever listens; idempotent."""
+        if self.outcome is not None:
+            return
+        t, me = self.session.transcript, self.session.role
+        failure = self.session.failure
+        if t.end is not None:
+            end = t.end.value
+        elif failure is not None:
+            end = {Code.CLOSED.value: "closed", Code.TIMEOUT.value: "timeout"}.get(
+                failure.code, "error"
+            )
+        else:
+            end = "closed"
+        self.outcome = Outcome(
+            result=_result(t.winner, me) if t.end is not None else "none",
+            end=end,
+            my_shots=t.shots_by(me),
+            their_shots=t.shots_by(me.other),
+            verdict=verdict,
+            log_path=self.log.path if self.log else None,
+            game_id=self.game_id,
+            failure=f"{failure.code}: {failure.detail}" if failure else None,
+        )
+        if self.history is not None and self.recorded:
+            with contextlib.suppress(Exception):  # a full disk must not hide the outcome
+                self.history.ended(
+                    self.game_id,
+                    ended=self.now(),
+                    result=self.outcome.result,
+                    end_reason=end,
+                    my_shots=self.outcome.my_shots,
+                    their_shots=self.outcome.their_shots,
+                    verdict=verdict or "",
+                )
+        self._publish(
+            {
+                "event": "closed",
+                "result": self.outcome.result,
+                "end": end,
+                "verdict": verdict,
+                "failure": self.outcome.failure,
+                "log": str(self.log.path) if self.log else None,
+                "my_shots": self.outcome.my_shots,
+                "their_shots": self.outcome.their_shots,
+            }
+        )
+        self._done.set()
+
+    def _current_defence(self) -> Defence | None:
+        """This side's fleet with every shot the opponent has fired at it so far."""
+        session = self.session
+        if session.fleet is None or session.rules is None:
+            return None
+        defence = Defence(session.rules, session.fleet)
+        for volley in session.transcript.sides[session.peer].volleys:
+            defence = defence.answer(volley.shots)[1]
+        return defence
+
+
+def _result(winner: Role | None, me: Role) -> str:
+    if winner is None:
+        return "none"
+    return "won" if winner is me else "lost"
+
+
+def _rules_name(session: Session) -> str:
+    rules = session.rules
+    if rules is None:
+        return ""
+    return preset_name(rules) or "custom rules"
+
+
+def _square_text(square: int, size: int) -> str:
+    return square_name(square, size) if 0 <= square < size * size else str(square)
+
+
+# ---------------------------------------------------------------- the computer at the helm
+
+
+def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
+    """Let ``player`` decide for this side: accept any rules, and fire when it is its turn."""
+    loop = asyncio.get_running_loop()
+
+    def act(action: Callable[[], None]) -> None:
+        with contextlib.suppress(UsageError):  # the game may have ended meanwhile
+            action()
+
+    thinking: set[asyncio.Task[None]] = set()
+
+    async def fire() -> None:
+        session = conn.session
+        if not session.my_turn or session.view is None:
+            return
+        # A strong strategy may think for a second or two; it does so in a
+        # thread, so the event loop (and every other game on it) never waits.
+        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
+        act(lambda: conn.shoot(shots))
+
+    async def place() -> None:
+        rules = conn.session.rules
+        assert rules is not None
+        # A hard placement plays hundreds of fleets, and the rules came from
+        # the peer: off the event loop, like the aiming.
+        try:
+            fleet = await asyncio.to_thread(player.fleet, rules)
+        except UsageError as error:  # rules no fleet fits: decline them
+            reason = str(error)
+            act(lambda: conn.refuse(reason))
+            return
+        act(lambda: conn.accept(fleet))
+
+    def start_placing() -> None:
+        task = loop.create_task(place())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
+
+    def start_thinking() -> None:
+        task = loop.create_task(fire())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
+
+    def on_notice(notice: Notice) -> None:
+        if notice["event"] == "rules":
+            loop.call_soon(start_placing)
+        elif notice["event"] == "turn":
+            loop.call_soon(start_thinking)
+
+    conn.listeners.append(on_notice)
+
+
+def seeded_entropy(rng: random.Random) -> Callable[[int], bytes]:
+    """Secrets drawn from ``rng``: for repeatable self-play only, never against a person."""
+    return rng.randbytes

@@ -1,0 +1,98 @@
+"""Invites: how a host tells a guest where to connect and whose key to expect.
+
+An invite is one token, ``statki://ADDRESS[,ADDRESS...]/KEY``: each address is
+``HOST:PORT`` (an IPv6 host in brackets, ``[2001:db8::7]:47470``), tried in
+order; ``KEY`` is the host's Ed25519 public key, 64 hex digits.  The joiner
+refuses to play when the host's hello carries another key, so no one between
+them can pose as the host.  A bare ``HOST:PORT`` is also read, as an invite
+without a key.  Pure: text in, values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statki_net.game.errors import UsageError
+
+SCHEME = "statki://"
+DEFAULT_PORT = 47470
+"""The port ``statki daemon`` and ``statki host`` listen on unless told otherwise."""
+KEY_SIZE = 32
+MAX_INVITE = 2000
+
+Address = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Invite:
+    addresses: tuple[Address, ...]
+    key: bytes | None
+    """The host's public key; None for a bare address, which cannot be authenticated."""
+
+
+def format_address(address: Address) -> str:
+    host, port = address
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def parse_address(
+    text: str, default_port: int | None = None, *, listening: bool = False
+) -> Address:
+    """``HOST:PORT``, ``[V6]:PORT``, or a bare host when ``default_port`` is given.
+
+    Port 0 (any free port) is allowed only for an address to listen on.
+    """
+    text = text.strip()
+    if text.startswith("["):
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or not host:
+            raise UsageError(f"{text!r}: an IPv6 address goes in brackets: [2001:db8::7]:47470")
+        port_text = rest[1:] if rest.startswith(":") else None
+        if rest and port_text is None:
+            raise UsageError(f"{text!r}: expected :PORT after the bracket")
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+    elif text.count(":") > 1:
+        raise UsageError(f"{text!r}: put an IPv6 address in brackets: [{text}]:{DEFAULT_PORT}")
+    else:
+        host, port_text = text, None
+    if not host:
+        raise UsageError(f"{text!r}: the host is missing")
+    if port_text is None:
+        if default_port is None:
+            raise UsageError(f"{text!r}: the port is missing (HOST:PORT)")
+        return host, default_port
+    lowest = 0 if listening else 1
+    if not (port_text.isascii() and port_text.isdigit()) or not lowest <= int(port_text) < 65536:
+        raise UsageError(f"{text!r}: the port must be a number from {lowest} to 65535")
+    return host, int(port_text)
+
+
+def format_invite(addresses: list[Address] | tuple[Address, ...], key: bytes) -> str:
+    if not addresses:
+        raise UsageError("an invite needs at least one address")
+    return SCHEME + ",".join(format_address(a) for a in addresses) + "/" + key.hex()
+
+
+def parse_invite(text: str) -> Invite:
+    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None)."""
+    text = text.strip()
+    if len(text) > MAX_INVITE:
+        raise UsageError("the invite is too long")
+    if not text.startswith(SCHEME):
+        if "://" in text:
+            raise UsageError(f"not a statki invite: it must begin {SCHEME}")
+        return Invite((parse_address(text, DEFAULT_PORT),), None)
+    where, slash, key_text = text[len(SCHEME) :].partition("/")
+    if not slash or not key_text:
+        raise UsageError("the invite has no host key after the addresses")
+    try:
+        key = bytes.fromhex(key_text)
+    except ValueError:
+        raise UsageError("the invite's host key is not hex") from None
+    if len(key) != KEY_SIZE:
+        raise UsageError(f"the invite's host key must be {KEY_SIZE * 2} hex digits")
+    addresses = tuple(parse_address(part) for part in where.split(",") if part.strip())
+    if not addresses:
+        raise UsageError("the invite names no address")
+    return Invite(addresses, key)

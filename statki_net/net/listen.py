@@ -1,0 +1,99 @@
+"""TCP plumbing shared by the daemon, ``host`` and ``join``: listening, connecting, addresses."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable
+
+from statki_net.game.errors import UsageError
+from statki_net.net.invite import DEFAULT_PORT, Address, format_address
+
+ConnectHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for each address of an invite to answer."""
+ANY_ADDRESSES = ("::", "0.0.0.0")
+"""Where to listen by default: every IPv6 and every IPv4 address, on one port."""
+
+
+async def listen(addresses: list[Address], on_connect: ConnectHandler) -> list[asyncio.Server]:
+    """Listen on each address; port 0 on the first picks a port the others then share.
+
+    Addresses that cannot be bound (no IPv6 on this machine, say) are passed
+    over as long as one can; when none can, the first error is raised as a
+    one-line UsageError.
+    """
+    servers: list[asyncio.Server] = []
+    errors: list[str] = []
+    chosen_port = 0
+    for host, port in addresses:
+        port = port or chosen_port
+        try:
+            server = await asyncio.start_server(on_connect, host, port, limit=64 * 1024)
+        except OSError as error:
+            errors.append(f"cannot listen on {format_address((host, port))}: {error.strerror}")
+            continue
+        servers.append(server)
+        if not chosen_port:
+            chosen_port = bound_addresses([server])[0][1]
+    if not servers:
+        raise UsageError(errors[0] if errors else "nowhere to listen")
+    return servers
+
+
+def default_listen(port: int = DEFAULT_PORT) -> list[Address]:
+    return [(host, port) for host in ANY_ADDRESSES]
+
+
+def bound_addresses(servers: list[asyncio.Server]) -> list[Address]:
+    found: list[Address] = []
+    for server in servers:
+        for sock in server.sockets:
+            name = sock.getsockname()
+            found.append((str(name[0]), int(name[1])))
+    return found
+
+
+def visible_addresses(port: int) -> list[Address]:
+    """Addresses of this machine that others might reach: the outgoing IPv4 and IPv6 ones.
+
+    Finding them sends nothing: connecting a UDP socket only picks a route.
+    Loopback is the last resort, for a machine with no network at all.
+    """
+    found: list[Address] = []
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as sock:
+            sock.connect((probe, 9))
+            address = str(sock.getsockname()[0])
+            if not address.startswith(("127.", "::1", "fe80")):
+                found.append((address, port))
+    return found or [("127.0.0.1", port)]
+
+
+async def connect_any(
+    addresses: tuple[Address, ...] | list[Address], timeout: float = CONNECT_TIMEOUT
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Address]:
+    """Connect to the first address that answers, trying them in order."""
+    failures: list[str] = []
+    for address in addresses:
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(*address, limit=64 * 1024), timeout
+            )
+        except (OSError, TimeoutError) as error:
+            reason = (
+                "no answer" if isinstance(error, TimeoutError) else error.strerror or str(error)
+            )
+            failures.append(f"{format_address(address)}: {reason}")
+            continue
+        return reader, writer, address
+    raise UsageError("cannot connect: " + "; ".join(failures))
+
+
+def peer_text(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    if not peer:
+        return ""
+    return format_address((str(peer[0]), int(peer[1])))

@@ -1,0 +1,626 @@
+"""Every message on the wire: frozen dataclasses, and their encoding in one place.
+
+A frame is a msgpack array ``[body, signature]``: ``body`` is a msgpack bin
+holding the message map's exact bytes, ``signature`` the sender's Ed25519
+signature over ``SIGN_LABEL || body``.  Signatures and the hash chain are over
+these bytes as received, never over a re-encoding (msgpack is not canonical).
+SPEC.md ("Messages") lists every key this module reads and writes.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from statki_net.game.battle import Answer, Outcome
+from statki_net.game.rules import RulesError, Ruleset
+from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
+from statki_net.protocol.errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+MAX_FRAME = 64 * 1024
+"""Largest frame in bytes; a peer sending more is cut off."""
+SIGN_LABEL = b"statki/v1/sign\x00"
+HASH_LABEL = b"statki/v1/msg\x00"
+GAME_LABEL = b"statki/v1/game\x00"
+GENESIS = bytes(HASH_SIZE)
+"""The ``prev`` of the first message: 32 zero bytes."""
+MAX_TEXT = 200
+MAX_LIST = 1024
+
+
+class Code(enum.StrEnum):
+    """Protocol error codes (SPEC.md, "Errors")."""
+
+    MALFORMED = "malformed"
+    TOO_LARGE = "too-large"
+    BAD_FIELD = "bad-field"
+    UNKNOWN_TYPE = "unknown-type"
+    OUT_OF_TURN = "out-of-turn"
+    BAD_SIGNATURE = "bad-signature"
+    BAD_CHAIN = "bad-chain"
+    VERSION = "version"
+    BAD_SHOT = "bad-shot"
+    BAD_ANSWER = "bad-answer"
+    FALSE_ANSWER = "false-answer"
+    BAD_REVEAL = "bad-reveal"
+    TIMEOUT = "timeout"
+    CLOSED = "closed"
+
+
+class Role(enum.StrEnum):
+    HOST = "host"
+    GUEST = "guest"
+
+    @property
+    def other(self) -> Role:
+        return Role.GUEST if self is Role.HOST else Role.HOST
+
+
+def fail(code: Code, detail: str) -> ProtocolError:
+    return ProtocolError(code.value, detail)
+
+
+# ---------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Time limits proposed by the host, in milliseconds."""
+
+    move_ms: int = 120_000
+    """Longest wait for the other side's next message during play."""
+    reveal_ms: int = 60_000
+    """Longest wait for a message once the battle is over."""
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The first message of each side."""
+
+    TYPE: ClassVar[str] = "hello"
+    protocol: int
+    """Protocol version; this is version 1."""
+    software: str
+    """Implementation name and version, for people: "statki 0.1.0"."""
+    key: bytes
+    """The sender's Ed25519 public key, 32 bytes; it signs every message, this one included."""
+    name: str
+    """The display name the player chose; may be empty."""
+    nonce: bytes
+    """32 fresh random bytes, so every game id is new."""
+    caps: tuple[str, ...] = ()
+    """Capabilities this side understands beyond version 1."""
+    rules: Ruleset | None = None
+    """The host's proposal; absent from the guest's hello."""
+    limits: Limits | None = None
+    """The host's time limits; absent from the guest's hello."""
+    first: Role | None = None
+    """Host only, optional: who shoots first, agreed with the rules instead of left
+    to the coin toss (a rematch in which the other player starts)."""
+
+
+@dataclass(frozen=True)
+class Accept:
+    """The guest agrees to the host's rules and limits."""
+
+    TYPE: ClassVar[str] = "accept"
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """The guest declines the host's rules; the game ends before it starts."""
+
+    TYPE: ClassVar[str] = "refuse"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A side's fleet commitment and coin commitment."""
+
+    TYPE: ClassVar[str] = "commit"
+    fleet: bytes
+    """The Merkle root over the sender's board (SPEC.md, "The fleet commitment")."""
+    ships: bytes
+    """The digest binding how the board's ship squares split into ships."""
+    coin: bytes
+    """SHA-256 of the coin label, game id, role and the sender's coin."""
+
+
+@dataclass(frozen=True)
+class Coin:
+    """A side opens its coin."""
+
+    TYPE: ClassVar[str] = "coin"
+    coin: bytes
+    """32 random bytes committed to earlier."""
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A volley: the squares fired at, in order."""
+
+    TYPE: ClassVar[str] = "shot"
+    squares: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The answer to a volley, with an opening of every square it proves."""
+
+    TYPE: ClassVar[str] = "answer"
+    answer: Answer
+    proofs: tuple[Opening, ...] = ()
+    """Openings of the shot squares and, after a sink, of the squares marked empty."""
+
+
+@dataclass(frozen=True)
+class Resign:
+    """The sender gives up; the other side wins."""
+
+    TYPE: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True)
+class TimeClaim:
+    """The sender claims the win: the other side has not spoken in time."""
+
+    TYPE: ClassVar[str] = "timeout"
+    waited_ms: int
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The sender's whole fleet and the secret its commitment was made with."""
+
+    TYPE: ClassVar[str] = "reveal"
+    fleet: tuple[tuple[int, ...], ...]
+    """Ships as lists of squares, in the order of the rules' fleet."""
+    secret: bytes
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The sender's judgement of the finished game."""
+
+    TYPE: ClassVar[str] = "verdict"
+    winner: Role | None
+    """Who won, or None when the game ended without a winner."""
+    end: str
+    """How it ended: sunk, resigned, timeout, cheated, refused, error (transcript.End)."""
+    findings: tuple[str, ...] = ()
+    """Each thing the sender found wrong with the other side, in words; empty when honest."""
+
+
+@dataclass(frozen=True)
+class Error:
+    """The sender stops the game because of a protocol error (SPEC.md, "Errors")."""
+
+    TYPE: ClassVar[str] = "error"
+    code: str
+    detail: str
+
+
+Message = (
+    Hello
+    | Accept
+    | Refuse
+    | Commit
+    | Coin
+    | Shot
+    | Reply
+    | Resign
+    | TimeClaim
+    | Reveal
+    | Verdict
+    | Error
+)
+
+
+@dataclass(frozen=True)
+class Header:
+    """The fields every message body carries besides its own."""
+
+    sender: Role
+    """Key ``from``: who sent it."""
+    seq: int
+    """Position in the game's transcript, from 0."""
+    prev: bytes
+    """Hash of the previous message (``GENESIS`` for the first)."""
+    game: bytes = b""
+    """The game id; empty only in the two hellos."""
+    at: int = 0
+    """The sender's clock, milliseconds since 1970; for people, not trusted."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A message as it travels: the body's exact bytes and the signature over them."""
+
+    body: bytes
+    signature: bytes
+    header: Header = field(compare=False)
+    message: Message = field(compare=False)
+
+    @property
+    def digest(self) -> bytes:
+        return message_hash(self.body)
+
+    def encode(self) -> bytes:
+        return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
+
+
+def message_hash(body: bytes) -> bytes:
+    return hashlib.sha256(HASH_LABEL + body).digest()
+
+
+def game_id(host_hello: bytes, guest_hello: bytes) -> bytes:
+    """The game id: a hash of both hellos' exact bytes."""
+    return hashlib.sha256(
+        GAME_LABEL + message_hash(host_hello) + message_hash(guest_hello)
+    ).digest()
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _opening_to_wire(opening: Opening) -> list[Any]:
+    return [opening.square, opening.ship, opening.salt, list(opening.path)]
+
+
+def _fields(message: Message) -> dict[str, Any]:
+    match message:
+        case Hello():
+            fields: dict[str, Any] = {
+                "protocol": message.protocol,
+                "software": message.software,
+                "key": message.key,
+                "name": message.name,
+                "nonce": message.nonce,
+                "caps": list(message.caps),
+            }
+            if message.rules is not None:
+                fields["rules"] = message.rules.to_map()
+            if message.limits is not None:
+                fields["limits"] = {
+                    "move_ms": message.limits.move_ms,
+                    "reveal_ms": message.limits.reveal_ms,
+                }
+            if message.first is not None:
+                fields["first"] = message.first.value
+            return fields
+        case Accept() | Resign():
+            return {}
+        case Refuse():
+            return {"reason": message.reason}
+        case Commit():
+            return {"fleet": message.fleet, "ships": message.ships, "coin": message.coin}
+        case Coin():
+            return {"coin": message.coin}
+        case Shot():
+            return {"squares": list(message.squares)}
+        case Reply():
+            answer = message.answer
+            reply: dict[str, Any] = {"hits": answer.hits, "sunk": answer.sunk}
+            if answer.outcomes:
+                reply["outcomes"] = [o.value for o in answer.outcomes]
+            if answer.names:
+                reply["names"] = list(answer.names)
+            reply["proofs"] = [_opening_to_wire(p) for p in message.proofs]
+            return reply
+        case TimeClaim():
+            return {"waited_ms": message.waited_ms}
+        case Reveal():
+            return {"fleet": [list(ship) for ship in message.fleet], "secret": message.secret}
+        case Verdict():
+            return {
+                "winner": message.winner.value if message.winner else None,
+                "end": message.end,
+                "findings": list(message.findings),
+            }
+        case Error():
+            return {"code": message.code, "detail": message.detail}
+
+
+def encode_body(header: Header, message: Message) -> bytes:
+    body: dict[str, Any] = {
+        "type": message.TYPE,
+        "from": header.sender.value,
+        "seq": header.seq,
+        "prev": header.prev,
+    }
+    if header.game:
+        body["game"] = header.game
+    body["at"] = header.at
+    body.update(_fields(message))
+    return bytes(msgpack.packb(body, use_bin_type=True))
+
+
+def sign(key: Ed25519PrivateKey, header: Header, message: Message) -> Frame:
+    body = encode_body(header, message)
+    return Frame(body, key.sign(SIGN_LABEL + body), header, message)
+
+
+def signature_valid(public_key: bytes, frame: Frame) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            frame.signature, SIGN_LABEL + frame.body
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- decoding
+
+T = TypeVar("T")
+
+
+def _need(body: Mapping[str, Any], key: str, kind: type[T], what: str) -> T:
+    if key not in body:
+        raise fail(Code.BAD_FIELD, f"missing {key!r}")
+    value = body[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise fail(Code.BAD_FIELD, f"{key!r} must be {what}")
+    return value
+
+
+def _text(body: Mapping[str, Any], key: str) -> str:
+    value = _need(body, key, str, "a string")
+    if len(value) > MAX_TEXT:
+        raise fail(Code.BAD_FIELD, f"{key!r} is longer than {MAX_TEXT} characters")
+    return value
+
+
+def _bytes(body: Mapping[str, Any], key: str, size: int) -> bytes:
+    value = _need(body, key, bytes, f"{size} bytes")
+    if len(value) != size:
+        raise fail(Code.BAD_FIELD, f"{key!r} must be {size} bytes, not {len(value)}")
+    return value
+
+
+def _count(body: Mapping[str, Any], key: str) -> int:
+    value = _need(body, key, int, "a whole number")
+    if not 0 <= value < 2**32:
+        raise fail(Code.BAD_FIELD, f"{key!r} is out of range")
+    return value
+
+
+def _list(body: Mapping[str, Any], key: str, item: Callable[[Any], T]) -> tuple[T, ...]:
+    value = _need(body, key, list, "a list")
+    if len(value) > MAX_LIST:
+        raise fail(Code.BAD_FIELD, f"{key!r} is too long")
+    return tuple(item(v) for v in value)
+
+
+def _square(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 65536:
+        raise fail(Code.BAD_FIELD, "a square must be a whole number")
+    return value
+
+
+def _short_text(value: Any) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise fail(Code.BAD_FIELD, "expected a short string")
+    return value
+
+
+def _hash(value: Any) -> bytes:
+    if not isinstance(value, bytes) or len(value) != HASH_SIZE:
+        raise fail(Code.BAD_FIELD, f"expected {HASH_SIZE} bytes")
+    return value
+
+
+def _opening(value: Any) -> Opening:
+    if not isinstance(value, list) or len(value) != 4:
+        raise fail(Code.BAD_FIELD, "a proof is [square, ship, salt, path]")
+    square, ship, salt, path = value
+    if not isinstance(ship, bool) or not isinstance(path, list) or len(path) > 16:
+        raise fail(Code.BAD_FIELD, "a proof is [square, ship, salt, path]")
+    return Opening(_square(square), ship, _hash(salt), tuple(_hash(p) for p in path))
+
+
+def _ship(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value or len(value) > 26:
+        raise fail(Code.BAD_FIELD, "a ship is a non-empty list of squares")
+    return tuple(_square(v) for v in value)
+
+
+def _outcome(value: Any) -> Outcome:
+    try:
+        return Outcome(value)
+    except ValueError:
+        raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}") from None
+
+
+def _hello(body: Mapping[str, Any]) -> Hello:
+    rules = limits = None
+    if "rules" in body:
+        try:
+            rules = Ruleset.from_map(_need(body, "rules", dict, "a map"))
+        except RulesError as error:
+            raise fail(Code.BAD_FIELD, str(error)) from None
+    if "limits" in body:
+        raw = _need(body, "limits", dict, "a map")
+        limits = Limits(_count(raw, "move_ms"), _count(raw, "reveal_ms"))
+    return Hello(
+        protocol=_count(body, "protocol"),
+        software=_text(body, "software"),
+        key=_bytes(body, "key", 32),
+        name=_text(body, "name"),
+        nonce=_bytes(body, "nonce", 32),
+        caps=_list(body, "caps", _short_text) if "caps" in body else (),
+        rules=rules,
+        limits=limits,
+        first=_role(body["first"]) if "first" in body else None,
+    )
+
+
+def _role(value: Any) -> Role:
+    if value not in ("host", "guest"):
+        raise fail(Code.BAD_FIELD, "a role is host or guest")
+    return Role(value)
+
+
+def _reply(body: Mapping[str, Any]) -> Reply:
+    outcomes = _list(body, "outcomes", _outcome) if "outcomes" in body else ()
+    names = _list(body, "names", _short_text) if "names" in body else ()
+    answer = Answer(outcomes, hits=_count(body, "hits"), sunk=_count(body, "sunk"), names=names)
+    return Reply(answer, _list(body, "proofs", _opening) if "proofs" in body else ())
+
+
+def _verdict(body: Mapping[str, Any]) -> Verdict:
+    winner = body.get("winner")
+    if winner is not None and winner not in ("host", "guest"):
+        raise fail(Code.BAD_FIELD, "'winner' must be host, guest or nil")
+    return Verdict(
+        Role(winner) if winner else None,
+        _text(body, "end"),
+        _list(body, "findings", _short_text) if "findings" in body else (),
+    )
+
+
+DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
+    "hello": _hello,
+    "accept": lambda body: Accept(),
+    "refuse": lambda body: Refuse(_text(body, "reason")),
+    "commit": lambda body: Commit(
+        _bytes(body, "fleet", HASH_SIZE),
+        _bytes(body, "ships", HASH_SIZE),
+        _bytes(body, "coin", HASH_SIZE),
+    ),
+    "coin": lambda body: Coin(_bytes(body, "coin", 32)),
+    "shot": lambda body: Shot(_list(body, "squares", _square)),
+    "answer": _reply,
+    "resign": lambda body: Resign(),
+    "timeout": lambda body: TimeClaim(_count(body, "waited_ms")),
+    "reveal": lambda body: Reveal(_list(body, "fleet", _ship), _bytes(body, "secret", SECRET_SIZE)),
+    "verdict": _verdict,
+    "error": lambda body: Error(_text(body, "code"), _text(body, "detail")),
+}
+
+
+def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map with each key once: two readers must never take different values from one body."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("a key is repeated in a map")
+    return result
+
+
+def decode_body(body: bytes) -> tuple[Header, Message]:
+    """Read a message body, checking every field's type; raises ProtocolError."""
+    try:
+        value = msgpack.unpackb(
+            body,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=MAX_FRAME,
+            max_str_len=MAX_FRAME,
+            max_array_len=MAX_LIST,
+            max_map_len=64,
+            max_ext_len=0,
+            object_pairs_hook=_map_without_repeats,
+        )
+    except (
+        ValueError,
+        TypeError,
+        msgpack.ExtraData,
+        msgpack.FormatError,
+        msgpack.StackError,
+    ) as error:
+        raise fail(
+            Code.MALFORMED, f"body is not one msgpack value ({type(error).__name__})"
+        ) from None
+    if not isinstance(value, dict):
+        raise fail(Code.MALFORMED, "body must be a map")
+    kind = _need(value, "type", str, "a string")
+    decoder = DECODERS.get(kind)
+    if decoder is None:
+        raise fail(Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+    sender = _need(value, "from", str, "host or guest")
+    if sender not in ("host", "guest"):
+        raise fail(Code.BAD_FIELD, "'from' must be host or guest")
+    header = Header(
+        sender=Role(sender),
+        seq=_count(value, "seq"),
+        prev=_bytes(value, "prev", HASH_SIZE),
+        # Hellos come before the game id exists, and so may an error about a hello.
+        game=b""
+        if kind == "hello" or (kind == "error" and "game" not in value)
+        else _bytes(value, "game", HASH_SIZE),
+        at=_need(value, "at", int, "a whole number") if "at" in value else 0,
+    )
+    return header, decoder(value)
+
+
+def decode_frame(value: Any) -> Frame:
+    """A frame from one unpacked msgpack value: ``[body, signature]``."""
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not isinstance(value[0], bytes)
+        or not isinstance(value[1], bytes)
+    ):
+        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins")
+    body, signature = value
+    if len(body) > MAX_FRAME:
+        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes")
+    if len(signature) != 64:
+        raise fail(Code.MALFORMED, "a signature is 64 bytes")
+    header, message = decode_body(body)
+    return Frame(body, signature, header, message)
+
+
+class FrameReader:
+    """Splits a byte stream into frames, refusing anything over ``MAX_FRAME``."""
+
+    BUFFER = MAX_FRAME + 1024
+    PIECE = 512
+    """Bytes fed to the unpacker at a time: with whole frames drained between
+    pieces, the buffer holds at most one unfinished frame and a piece, so many
+    frames arriving in one read are never mistaken for one large frame."""
+
+    def __init__(self) -> None:
+        self._unpacker = msgpack.Unpacker(
+            raw=False,
+            max_buffer_size=self.BUFFER,
+            # As large as the buffer, so an oversized body shows as a full buffer
+            # (too-large), never as msgpack's ValueError (malformed).
+            max_bin_len=self.BUFFER,
+            max_str_len=1024,
+            max_array_len=2,
+            max_map_len=0,
+            max_ext_len=0,
+        )
+
+    def feed(self, data: bytes) -> Iterator[Frame]:
+        """The frames completed by ``data``; raises ProtocolError on the first bad one."""
+        for start in range(0, len(data), self.PIECE):
+            try:
+                self._unpacker.feed(data[start : start + self.PIECE])
+            except msgpack.BufferFull:
+                raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+            yield from self._drain()
+
+    def _drain(self) -> Iterator[Frame]:
+        while True:
+            try:
+                value = next(self._unpacker)
+            except StopIteration:
+                return
+            except msgpack.BufferFull:
+                raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+            except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError) as error:
+                raise fail(
+                    Code.MALFORMED, f"not a msgpack frame ({type(error).__name__})"
+                ) from None
+            yield decode_frame(value)

@@ -1,0 +1,172 @@
+"""Every game played, in a SQLite database in statki's home.
+
+Each write is one transaction.  A game is recorded when it starts (so a crash
+leaves a row saying it never finished) and updated when it ends.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from statki_net.game.errors import UsageError
+
+DB_FILE = "history.sqlite3"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    game_id       TEXT PRIMARY KEY,   -- hex of the protocol's game id
+    started       INTEGER NOT NULL,   -- ms since 1970
+    ended         INTEGER,            -- NULL while the game is on or if it never ended
+    my_role       TEXT NOT NULL,      -- host or guest
+    opponent_key  TEXT NOT NULL,      -- the opponent's key fingerprint
+    opponent_name TEXT NOT NULL,
+    rules         TEXT NOT NULL,      -- preset name or "custom rules"
+    result        TEXT,               -- won, lost, none; NULL until the game ends
+    end_reason    TEXT,               -- sunk, resigned, timeout, cheated, refused, error, closed
+    my_shots      INTEGER NOT NULL DEFAULT 0,
+    their_shots   INTEGER NOT NULL DEFAULT 0,
+    verdict       TEXT,               -- the referee's one-line verdict on the log
+    log_path      TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    game_id: str
+    started: int
+    my_role: str
+    opponent_key: str
+    opponent_name: str
+    rules: str
+    log_path: str
+    ended: int | None = None
+    result: str | None = None
+    end_reason: str | None = None
+    my_shots: int = 0
+    their_shots: int = 0
+    verdict: str | None = None
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Wins and losses against one opponent or under one ruleset."""
+
+    label: str
+    """The opponent's latest name, or the rules."""
+    games: int
+    won: int
+    lost: int
+    unfinished: int
+    """Games nobody won: still on, broken off, refused, or both sides caught cheating."""
+    key: str = ""
+    """The opponent's fingerprint (empty for a tally per rules)."""
+
+
+class History:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        with self._transaction() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UsageError(f"{path} was written by a newer statki (schema {version})")
+            db.execute(SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @classmethod
+    def in_home(cls, home: Path) -> History:
+        return cls(home / DB_FILE)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def started(self, row: GameRow) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO games (game_id, started, my_role, opponent_key,"
+                " opponent_name, rules, log_path) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row.game_id,
+                    row.started,
+                    row.my_role,
+                    row.opponent_key,
+                    row.opponent_name,
+                    row.rules,
+                    row.log_path,
+                ),
+            )
+
+    def ended(
+        self,
+        game_id: str,
+        *,
+        ended: int,
+        result: str,
+        end_reason: str,
+        my_shots: int,
+        their_shots: int,
+        verdict: str,
+    ) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE games SET ended = ?, result = ?, end_reason = ?, my_shots = ?,"
+                " their_shots = ?, verdict = ? WHERE game_id = ?",
+                (ended, result, end_reason, my_shots, their_shots, verdict, game_id),
+            )
+
+    def games(self, limit: int = 1000) -> list[GameRow]:
+        cursor = self._db.execute(
+            "SELECT game_id, started, my_role, opponent_key, opponent_name, rules, log_path,"
+            " ended, result, end_reason, my_shots, their_shots, verdict"
+            " FROM games ORDER BY started DESC, rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [GameRow(*row) for row in cursor.fetchall()]
+
+    def tally(self, by: str) -> list[Tally]:
+        """Wins per opponent (``by="opponent"``) or per ruleset (``by="rules"``), most wins first.
+
+        An opponent is their key: a new display name does not make a new opponent.
+        """
+        if by == "opponent":
+            query = (
+                "SELECT (SELECT opponent_name FROM games AS latest"
+                "        WHERE latest.opponent_key = games.opponent_key"
+                "        ORDER BY started DESC, rowid DESC LIMIT 1),"
+                " COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), opponent_key"
+                " FROM games GROUP BY opponent_key ORDER BY 3 DESC, 2 DESC, 1"
+            )
+        elif by == "rules":
+            query = (
+                "SELECT rules, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), ''"
+                " FROM games GROUP BY rules ORDER BY 3 DESC, 2 DESC, 1"
+            )
+        else:
+            raise UsageError(f"no tally by {by!r}: by opponent or by rules")
+        return [
+            Tally(label, games, won or 0, lost or 0, games - (won or 0) - (lost or 0), key)
+            for label, games, won, lost, key in self._db.execute(query)
+        ]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,84 @@
+"""Where statki keeps its files, and the player's long-term key.
+
+Everything lives under one home directory: ``--home``, else ``STATKI_HOME``,
+else ``$XDG_DATA_HOME/statki`` (``~/.local/share/statki``).  The identity key
+is created there on first use, readable only by its owner.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+
+from statki_net.game.errors import UsageError
+from statki_net.protocol.session import public_key_bytes
+from statki_net.referee.verify import fingerprint
+
+KEY_FILE = "identity.pem"
+
+__all__ = ["fingerprint", "home_dir", "load_identity", "my_fingerprint"]
+
+
+def home_dir(explicit: str | None = None) -> Path:
+    """statki's home: the argument, ``STATKI_HOME``, or the XDG data directory."""
+    if explicit:
+        home = Path(explicit)
+    elif os.environ.get("STATKI_HOME"):
+        home = Path(os.environ["STATKI_HOME"])
+    else:
+        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        home = Path(data) / "statki"
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return home
+
+
+def load_identity(home: Path) -> Ed25519PrivateKey:
+    """The player's key, created on first use with owner-only permissions."""
+    path = home / KEY_FILE
+    if path.exists():
+        return _read_key(path)
+    key = Ed25519PrivateKey.generate()
+    # Written whole under a private name, then linked into place: a second
+    # process starting at the same moment, or a crash halfway, never leaves
+    # a half-written key behind.  If another process won the race, use its key.
+    draft = home / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return _read_key(path)
+    finally:
+        draft.unlink(missing_ok=True)
+    return key
+
+
+def _read_key(path: Path) -> Ed25519PrivateKey:
+    mode = path.stat().st_mode
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise UsageError(f"{path} is readable by others; run: chmod 600 {path}")
+    try:
+        key = load_pem_private_key(path.read_bytes(), password=None)
+    except ValueError:
+        raise UsageError(f"{path} is not a statki identity key") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise UsageError(f"{path} holds a key of another kind than Ed25519")
+    return key
+
+
+def my_fingerprint(key: Ed25519PrivateKey) -> str:
+    return fingerprint(public_key_bytes(key))

@@ -1,0 +1,40 @@
+"""The log file on disk: records appended one by one, each flushed (SPEC.md, "The log file")."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO, Any
+
+import msgpack
+
+from statki_net.protocol.logformat import MAGIC, Note, frame_record, note_record
+from statki_net.protocol.wire import Frame
+
+
+class LogWriter:
+    """Appends records to one log file and flushes each, so nothing said is lost."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        self._file: IO[bytes] = os.fdopen(fd, "wb")
+        self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
+
+    def frame(self, frame: Frame) -> None:
+        self._write(frame_record(frame))
+
+    def note(self, note: Note) -> None:
+        self._write(note_record(note))
+
+    def _write(self, data: bytes) -> None:
+        if self._file.closed:
+            return
+        self._file.write(data)
+        self._file.flush()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            os.fsync(self._file.fileno())
+            self._file.close()
