@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.game.battle import Cell
+from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.session import Event, GameClosed, RulesProposed, Session
@@ -129,3 +129,15 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
 
     data = MAGIC + bytes(msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True))
     return data + b"".join(frame_record(f) for f in session.transcript.frames)
+
+
+class LiesAboutFirstHit(Session):
+    """Says miss for the first hit it takes."""
+
+    lied = False
+
+    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+        if not self.lied and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
+            self.lied = True
+            return Answer((Outcome.MISS,), 0, 0)
+        return answer

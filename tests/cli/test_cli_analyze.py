@@ -8,7 +8,7 @@ from peers import log_bytes, make_pair, play
 
 from statki_net.game.rules import Ruleset
 
-LOGS = Path(__file__).parent.parent / "protocol" / "logs"
+LOGS = Path(__file__).resolve().parents[2] / "protocol" / "logs"
 QUICK = ("--reference-fleets", "2", "--fleet-games", "1", "--seed", "3")
 SMALL = Ruleset(size=6, fleet=(3, 2, 1))
 """A small board keeps the density player quick."""

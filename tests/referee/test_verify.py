@@ -1,10 +1,9 @@
 import pytest
-from peers import log_bytes, make_pair, play
+from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
-from statki_net.game.battle import Answer, Outcome
+from statki_net.game.battle import Outcome
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.logformat import MAGIC, NotALog
-from statki_net.protocol.session import Session
 from statki_net.protocol.transcript import End
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
@@ -32,18 +31,6 @@ def test_resigned_game_is_valid_and_revealed() -> None:
     )
     judgement = judge_log(log_bytes(pair.guest))
     assert judgement.valid and judgement.end == "resigned"
-
-
-class LiesAboutFirstHit(Session):
-    """Says miss for the first hit it takes."""
-
-    lied = False
-
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
-        if not self.lied and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
-            self.lied = True
-            return Answer((Outcome.MISS,), 0, 0)
-        return answer
 
 
 def test_false_answer_is_caught_on_the_move() -> None:

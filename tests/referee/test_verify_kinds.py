@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import msgpack
-from peers import log_bytes, make_pair, play
-from test_verify import LiesAboutFirstHit
+from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.commitment import SECRET_SIZE

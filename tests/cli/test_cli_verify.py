@@ -9,8 +9,7 @@ from pathlib import Path
 
 import msgpack
 from conftest import Run
-from peers import log_bytes, make_pair, play
-from test_verify import LiesAboutFirstHit
+from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.logformat import MAGIC, frame_record, header_record

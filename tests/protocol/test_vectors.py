@@ -22,8 +22,8 @@ from statki_net.protocol.logformat import MAGIC
 from statki_net.referee.verify import judge_log
 from statki_net.vectors import README, generate
 
-PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
-SPEC = Path(__file__).resolve().parent.parent / "SPEC.md"
+PROTOCOL = Path(__file__).resolve().parents[2] / "protocol"
+SPEC = Path(__file__).resolve().parents[2] / "SPEC.md"
 REGENERATE = "regenerate with: python -m statki_net.vectors protocol/"
 
 
