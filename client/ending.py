@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, GameClosed
-from statki_net.protocol.transcript import End
-from statki_net.protocol.wire import Code, Role
+from statki_net.protocol.wire import Role
 
 from .kinds import ABSENT, Ending, Overlay, Stage
 from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now

@@ -30,8 +30,9 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net.connection import GameConnection
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
-from statki_net.protocol.wire import Code, Role
+from statki_net.protocol.wire import Role
 
 from .keys import build_app
 from .model import ABSENT, Model, Stage

@@ -43,6 +43,7 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
 from statki_net.game.rules import preset_name
+from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
     BattleOver,
@@ -57,7 +58,7 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.protocol.wire import MAX_FRAME, Code, Role
+from statki_net.protocol.wire import MAX_FRAME, Role
 from statki_net.referee.verify import fingerprint, judge_log
 from statki_net.store.history import GameRow, History
 from statki_net.store.logwriter import LogWriter
@@ -220,7 +221,7 @@ class GameConnection:
             self._stop_locally(Code.CLOSED.value, "this side stopped the game")
             raise
         except Exception as error:  # a bug or a local failure must not lose the log
-            self._stop_locally("internal", f"{type(error).__name__}: {error}")
+            self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
         finally:
             timer.cancel()
             with contextlib.suppress(BaseException):
@@ -320,7 +321,7 @@ class GameConnection:
                     f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
                     f" ({fingerprint(self.expect_key or b'')}): refusing to play"
                 )
-                self._stop_locally("wrong-key", detail, tell_peer=False)
+                self._stop_locally(Code.WRONG_KEY, detail, tell_peer=False)
                 return True
         return False
 

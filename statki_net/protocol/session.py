@@ -30,14 +30,14 @@ from statki_net.protocol.commitment import (
     coin_commitment,
     ships_digest,
 )
-from statki_net.protocol.errors import ProtocolError
-from statki_net.protocol.transcript import End, Finding, Phase, Transcript
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.transcript import Finding, Phase, Transcript
 from statki_net.protocol.wire import (
     MAX_LIST,
     MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
-    Code,
     Coin,
     Commit,
     Error,
@@ -275,12 +275,12 @@ class Session:
         try:
             for frame in self._reader.feed(data):
                 if frame.header.sender is self.role:
-                    raise ProtocolError(Code.OUT_OF_TURN.value, f"the peer signed as {self.role}")
+                    raise ProtocolError(Code.OUT_OF_TURN, f"the peer signed as {self.role}")
                 if self._unchained_error(frame):
                     break
                 if isinstance(frame.message, TimeClaim) and now < self._claim_allowed_at():
                     raise ProtocolError(
-                        Code.OUT_OF_TURN.value, "a time claim before this side's time ran out"
+                        Code.OUT_OF_TURN, "a time claim before this side's time ran out"
                     )
                 self.transcript.add(frame)
                 # Only a whole accepted message counts as speaking: a peer that

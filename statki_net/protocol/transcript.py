@@ -31,11 +31,12 @@ from statki_net.protocol.commitment import (
     ships_digest,
     toss,
 )
+from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
     Accept,
-    Code,
     Coin,
     Commit,
     Error,
@@ -100,17 +101,6 @@ COIN_PHASES = (Phase.HOST_COIN, Phase.GUEST_COIN)
 
 PLAYER = {Role.HOST: 0, Role.GUEST: 1}
 ROLE = (Role.HOST, Role.GUEST)
-
-
-class End(enum.StrEnum):
-    """How a game ended."""
-
-    SUNK = "sunk"
-    RESIGNED = "resigned"
-    TIMEOUT = "timeout"
-    CHEATED = "cheated"
-    REFUSED = "refused"
-    ERROR = "error"
 
 
 @dataclass(frozen=True)
@@ -188,6 +178,30 @@ class Transcript:
     @property
     def battle_over(self) -> bool:
         return self.end is not None
+
+    @property
+    def ending(self) -> Ending | None:
+        """How the game ended, once it has; None while it goes on."""
+        if self.end is None:
+            return None
+        culprit: Role | None = None
+        if self.end is End.CHEATED and len(self.cheaters) == 1:
+            [culprit] = self.cheaters
+        elif self.end is End.TIMEOUT and self.winner is not None:
+            culprit = self.winner.other
+        return Ending(self.end, self.winner, culprit, self._reason())
+
+    def _reason(self) -> str:
+        if self.end is End.CHEATED and self.findings:
+            return self.findings[0].detail
+        if self.end is End.ERROR and self.error is not None:
+            return f"{self.error_from} stopped the game: {self.error.code}: {self.error.detail}"
+        return {
+            End.SUNK: "the whole fleet was sunk",
+            End.RESIGNED: "a side resigned",
+            End.TIMEOUT: "a side was silent too long",
+            End.REFUSED: "the guest declined the rules",
+        }.get(self.end or End.ERROR, "")
 
     @property
     def last_digest(self) -> bytes:

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import RulesError, Ruleset
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
-from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.errors import Code, ProtocolError
 
 PROTOCOL_VERSION = 1
 MAX_FRAME = 64 * 1024
@@ -36,25 +36,6 @@ MAX_TEXT = 200
 MAX_LIST = 1024
 
 
-class Code(enum.StrEnum):
-    """Protocol error codes (SPEC.md, "Errors")."""
-
-    MALFORMED = "malformed"
-    TOO_LARGE = "too-large"
-    BAD_FIELD = "bad-field"
-    UNKNOWN_TYPE = "unknown-type"
-    OUT_OF_TURN = "out-of-turn"
-    BAD_SIGNATURE = "bad-signature"
-    BAD_CHAIN = "bad-chain"
-    VERSION = "version"
-    BAD_SHOT = "bad-shot"
-    BAD_ANSWER = "bad-answer"
-    FALSE_ANSWER = "false-answer"
-    BAD_REVEAL = "bad-reveal"
-    TIMEOUT = "timeout"
-    CLOSED = "closed"
-
-
 class Role(enum.StrEnum):
     HOST = "host"
     GUEST = "guest"
@@ -65,7 +46,7 @@ class Role(enum.StrEnum):
 
 
 def fail(code: Code, detail: str) -> ProtocolError:
-    return ProtocolError(code.value, detail)
+    return ProtocolError(code, detail)
 
 
 # ---------------------------------------------------------------- messages

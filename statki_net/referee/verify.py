@@ -16,10 +16,11 @@ from typing import Any
 from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import preset_name
-from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.logformat import LogContents, read_log
-from statki_net.protocol.transcript import End, Finding, Phase, Transcript
-from statki_net.protocol.wire import Code, Coin, Frame, Hello, Reveal, Role, decode_frame
+from statki_net.protocol.transcript import Finding, Phase, Transcript
+from statki_net.protocol.wire import Coin, Frame, Hello, Reveal, Role, decode_frame
 
 VALID, INVALID = "valid", "invalid"
 

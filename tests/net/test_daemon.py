@@ -16,11 +16,11 @@ from netproc import finish, line_starting, run, start, stop
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.net.connection import GameConnection, Outcome, attach_computer
 from statki_net.net.control import ControlClient, socket_path
+from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
     MAX_FRAME,
-    Code,
     Error,
     FrameReader,
     Header,

@@ -18,12 +18,12 @@ from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.game.replay import replay
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.commitment import Opening
-from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.session import GameStarted, Session
-from statki_net.protocol.transcript import TABLE, End, Phase, Transcript
+from statki_net.protocol.transcript import TABLE, Phase, Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
-    Code,
     Commit,
     Error,
     Frame,

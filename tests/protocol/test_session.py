@@ -2,7 +2,8 @@ import pytest
 from peers import closed, make_pair, play
 
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.transcript import End, Phase
+from statki_net.protocol.endings import End
+from statki_net.protocol.transcript import Phase
 from statki_net.protocol.wire import Role
 
 

@@ -5,11 +5,10 @@ import pytest
 from peers import make_pair
 
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
     MAX_FRAME,
-    Code,
     Error,
     FrameReader,
     Header,

@@ -3,8 +3,8 @@ from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.battle import Outcome
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import MAGIC, NotALog
-from statki_net.protocol.transcript import End
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
 
