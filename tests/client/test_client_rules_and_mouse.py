@@ -22,7 +22,7 @@ from statki_client.layout import keys_line, plain, rules_summary, screen
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Placed, Stage
 from statki_client.remote import ConnectionLink
-from test_client_model import CLASSIC_FLEET, clock, place
+from test_client_model import CLASSIC_FLEET, clock, place, stage_now
 
 from statki_net.cli.main import build_parser
 from statki_net.game.board import parse_square
@@ -102,7 +102,7 @@ def test_choosing_places_a_fleet_for_the_chosen_rules_and_revisiting_redraws_it(
     assert model.problems() == []
     assert "R rules" in keys_line(model)
     press(model, "R")
-    assert model.stage is Stage.RULES
+    assert stage_now(model) is Stage.RULES
     assert model.rule_choices[model.rules_cursor] == "five-ships", "the current rules preselected"
     pick(model, "alternate")
     assert model.rules == PRESETS["alternate"] == model.session.rules
@@ -156,7 +156,7 @@ def test_the_host_over_the_network_sends_the_chosen_rules_in_its_hello() -> None
     pick(model, "corners")
     assert link.session is not session and link.session.rules == PRESETS["corners"]
     press(model, "enter")
-    assert model.stage is Stage.WAITING and link.fleet_ready.is_set()
+    assert stage_now(model) is Stage.WAITING and link.fleet_ready.is_set()
     assert link.session.fleet == model.fleet
     assert not model.revisit_rules()
     link.session.start(1_000)
