@@ -24,7 +24,7 @@ from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
-from statki_net.game.rules import PRESETS, Report, Ruleset, Touching, Turns
+from statki_net.game.rules import PRESETS, Ruleset, describe
 
 from .model import Ending, Model, Overlay, Stage
 from .review import AnalysisStatus
@@ -268,7 +268,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
         *board(rules.size, placing_glyph(model), None, on_fleet),
     ]
     right: list[Line] = [[("class:box", "The rules")]]
-    right += [[("", text)] for text in rules_words(rules, model.limits.move_ms // 1000)]
+    right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
     showing_invite = bool(model.invite) and not model.opponent_key
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
@@ -298,53 +298,24 @@ def rules_screen_lines(model: Model) -> list[Line]:
     lines: list[Line] = [[], [("class:box", "Choose the rules for this game")], []]
     for index, name in enumerate(model.rule_choices):
         chosen = index == model.rules_cursor
-        text = f" {'>' if chosen else ' '} {name:<12} {rules_summary(PRESETS[name])}"
+        text = f" {'>' if chosen else ' '} {name:<12} {describe(PRESETS[name]).summary}"
         lines.append([("class:selected" if chosen else "", text)])
     if model.rule_choices:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
-        lines += [[("", "  " + text)] for text in rules_words(highlighted)]
+        lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
     lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
     return lines
 
 
-def rules_summary(rules: Ruleset) -> str:
-    """The rules in one line, as players say them: ``10 ships, no touching, ...``."""
-    ships = f"{len(rules.fleet)} named ships" if rules.names else f"{len(rules.fleet)} ships"
-    if rules.size != 10:
-        ships += f" on {rules.size}x{rules.size}"
-    touching = {
-        Touching.NONE: "no touching",
-        Touching.CORNERS: "touching at corners only",
-        Touching.ANY: "ships may touch",
-    }[rules.touching]
-    turns = {
-        Turns.CHAIN: "a hit earns another shot",
-        Turns.ALTERNATE: "one shot a turn",
-        Turns.SALVO: "a salvo: one shot per ship afloat",
-    }[rules.turns]
-    if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
-        turns = "a salvo, only how many hit is told"
-    return f"{ships}, {touching}, {turns}"
-
-
-def rules_words(rules: Ruleset, seconds: int | None = None) -> list[str]:
-    fleet = ",".join(str(n) for n in rules.fleet)
-    touching = {
-        Touching.NONE: "ships may not touch, even at a corner",
-        Touching.CORNERS: "ships may touch only at corners",
-        Touching.ANY: "ships may touch, never overlap",
-    }[rules.touching]
-    turns = {
-        Turns.CHAIN: "a hit earns another shot",
-        Turns.ALTERNATE: "one shot a turn",
-        Turns.SALVO: "a salvo: a shot per ship afloat",
-    }[rules.turns]
+def rules_lines(rules: Ruleset, seconds: int | None = None) -> list[str]:
+    """The rules in full, a line each, with the time a move may take when it is known."""
+    board, touching, turns = describe(rules).lines
     if seconds is not None:
         turns += f"; {seconds} s a move"
-    return [f"{rules.size}x{rules.size}, fleet {fleet}", touching, turns]
+    return [board, touching, turns]
 
 
 def battle_lines(model: Model, click: Click | None = None) -> list[Line]:

@@ -38,7 +38,7 @@ from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
 
-from .aim import TOUCHING_RULE, Aiming, remaining_lengths, squares_text
+from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
 from .kinds import ABSENT, Ending, HistorySource, Link, Overlay, Stage, Volley
 from .placement import Placed
@@ -47,7 +47,6 @@ from .rules_screen import RulesScreen
 # Everything importable from here before the split, so importers need not change.
 __all__ = [
     "ABSENT",
-    "TOUCHING_RULE",
     "Ending",
     "HistorySource",
     "Link",

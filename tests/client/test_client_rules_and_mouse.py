@@ -18,7 +18,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app, click, press
-from statki_client.layout import keys_line, plain, rules_summary, screen
+from statki_client.layout import keys_line, plain, screen
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Placed, Stage
 from statki_client.remote import ConnectionLink
@@ -83,12 +83,6 @@ def test_the_rules_screen_lists_the_presets_with_the_given_one_preselected(
     assert model.rule_choices[model.rules_cursor] == CHOICES[-1], "the list wraps around"
     press(model, "tab")  # placing keys mean nothing here
     assert model.stage is Stage.RULES and not model.ships
-
-
-def test_summaries_tell_every_preset_apart() -> None:
-    summaries = [rules_summary(rules) for rules in PRESETS.values()]
-    assert len(set(summaries)) == len(PRESETS)
-    assert "only how many hit is told" in rules_summary(PRESETS["salvo-count"])
 
 
 def test_choosing_places_a_fleet_for_the_chosen_rules_and_revisiting_redraws_it(
