@@ -26,7 +26,7 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
 
-from .model import Ending, Model, Overlay, Stage
+from .model import EndScreen, Model, Overlay, Stage
 from .review import AnalysisStatus
 
 WIDTH, HEIGHT = 80, 24
@@ -203,8 +203,8 @@ def screen(
         lines = history_lines(model, width)
     elif model.overlay is Overlay.ANALYSIS:
         lines = analysis_lines(model, width)
-    elif model.stage is Stage.OVER and model.ending is not None:
-        lines = end_lines(model, model.ending, width)
+    elif model.stage is Stage.OVER and model.end_screen is not None:
+        lines = end_lines(model, model.end_screen, width)
     elif model.stage is Stage.RULES:
         lines = rules_screen_lines(model)
     elif model.stage in (Stage.CONNECTING, Stage.PLACING) or (
@@ -381,22 +381,22 @@ def _notice(model: Model) -> Line:
     return [("class:trouble" if model.trouble else "", model.notice)]
 
 
-def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
+def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     lines: list[Line] = [[]]
     if model.rules is not None and model.view is not None:  # no boards if no battle began
-        lines = end_boards(model, ending)
-    lines.append([("class:title", f" {ending.verdict} ")])
-    if ending.reason:
-        lines += wrapped(ending.reason, width, "class:trouble")
-    if ending.their_fleet is not None and not ending.findings:
+        lines = end_boards(model, end)
+    lines.append([("class:title", f" {end.verdict} ")])
+    if end.why_unfinished:
+        lines += wrapped(end.why_unfinished, width, "class:trouble")
+    if end.their_fleet is not None and not end.findings:
         lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
-    for finding in ending.findings[:2]:
+    for finding in end.findings[:2]:
         lines += wrapped(f"Cheating found: {finding}", width, "class:trouble")
-    if len(ending.findings) > 2:
-        lines.append([("class:trouble", f"... and {len(ending.findings) - 2} more in the log")])
-    lines.append([("", f"Shots: you {ending.my_shots}, opponent {ending.their_shots}")])
-    if ending.log_path is not None:
-        path = str(ending.log_path)
+    if len(end.findings) > 2:
+        lines.append([("class:trouble", f"... and {len(end.findings) - 2} more in the log")])
+    lines.append([("", f"Shots: you {end.my_shots}, opponent {end.their_shots}")])
+    if end.log_path is not None:
+        path = str(end.log_path)
         room = width - len("Log: ")
         if len(path) > room:
             path = "..." + path[-(room - 3) :]
@@ -404,23 +404,23 @@ def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
     if model.why_no_analysis() is None:
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
-    if model.notice and model.notice != ending.reason:
+    if model.notice and model.notice != end.why_unfinished:
         lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
     return lines
 
 
-def end_boards(model: Model, ending: Ending) -> list[Line]:
+def end_boards(model: Model, end: EndScreen) -> list[Line]:
     """Both fleets revealed side by side, with every shot on them."""
     rules = model.rules
     assert rules is not None
     size = rules.size
     defence = model.defence
-    if defence is None and ending.my_fleet is not None:
-        defence = Defence(rules, ending.my_fleet)
+    if defence is None and end.my_fleet is not None:
+        defence = Defence(rules, end.my_fleet)
     mine = board(size, defence_glyph(defence)) if defence else board(size, lambda s: ".")
     sea = model.view or Sea(rules)
-    theirs = board(size, sea_glyph(sea, [], 0, ending.their_fleet))
-    hidden = "" if ending.their_fleet else " (never revealed)"
+    theirs = board(size, sea_glyph(sea, [], 0, end.their_fleet))
+    hidden = "" if end.their_fleet else " (never revealed)"
     titles: Line = [
         ("class:box", "Your fleet".ljust(_width(mine[0]) + 8)),
         ("class:box", f"Their fleet{hidden}"),

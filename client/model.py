@@ -40,14 +40,14 @@ from statki_net.store.history import GameRow, Tally
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, Ending, HistorySource, Link, Overlay, Stage, Volley
+from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Volley
 from .placement import Placed
 from .rules_screen import RulesScreen
 
 # Everything importable from here before the split, so importers need not change.
 __all__ = [
     "ABSENT",
-    "Ending",
+    "EndScreen",
     "HistorySource",
     "Link",
     "Model",
@@ -236,6 +236,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.stage = Stage.OVER
                 self.must_decide = False
                 self.resign_pending = False
-                self.ending = self._ending(event)
+                self.end_screen = self._end_screen(event)
             case _:
                 pass

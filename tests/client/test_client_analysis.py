@@ -152,8 +152,8 @@ def test_without_the_reveal_only_the_shots_are_analysed_and_the_screen_says_why(
     model.ready()
     play_out(model, shots=3)
     model.handle(model.session.connection_lost(9_999_999))
-    assert model.stage is Stage.OVER and model.ending is not None
-    assert model.ending.their_fleet is None
+    assert model.stage is Stage.OVER and model.end_screen is not None
+    assert model.end_screen.their_fleet is None
     model.analyse()
     state = model.analysis
     assert state.status is AnalysisStatus.DONE

@@ -285,4 +285,4 @@ def test_clicks_through_the_application_choose_place_and_fire(tmp_path: Path) ->
     assert model.rules == PRESETS["alternate"]
     assert model.volleys[0].squares == (parse_square("E5"),)
     assert any("Selected the 2-mast ship at I1-J1" in notice for notice in notices)
-    assert model.ending is not None and "resigned" in model.ending.verdict
+    assert model.end_screen is not None and "resigned" in model.end_screen.verdict
