@@ -5,8 +5,9 @@ signing key, its fleet and the secrets of its commitments.  It answers shots
 from the committed fleet by itself (a person never answers), commits, tosses
 the coin, reveals and states its verdict without being asked.  The caller
 feeds received bytes to ``receive_data``, sends what ``data_to_send`` returns,
-calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` now
-and then; every time is passed in as milliseconds, never read from a clock.
+calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` when
+``deadline`` comes; every time is passed in as milliseconds, never read from a
+clock.  What is said when, and who waits on whom, is ``phases``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ from statki_net.protocol.commitment import (
 )
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
-from statki_net.protocol.transcript import Finding, Phase, Transcript
+from statki_net.protocol.phases import (
+    PHASES,
+    Deadline,
+    Phase,
+    deadline_kind,
+    may_resign,
+)
+from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
     MAX_LIST,
     MAX_TEXT,
@@ -212,6 +220,8 @@ class Session:
         self._outbox = bytearray()
         self._events: list[Event] = []
         self.closed = False
+        """Nothing more will be said or read: the transcript is complete, or the game
+        stopped (an error, a dropped connection) before it could be."""
         self.resigning = False
         """The player resigned while the peer was shooting: resign instead of the next answer."""
         self.failure: Failed | None = None
@@ -281,7 +291,7 @@ class Session:
         """Begin: the host says hello; the guest waits for the host's."""
         self.last_heard = now
         if self.role is Role.HOST:
-            self._send(self._hello(), now)
+            self._speak(now)
         return self._take_events()
 
     def receive_data(self, data: bytes, now: int) -> list[Event]:
@@ -367,7 +377,7 @@ class Session:
         shooting the resignation waits and replaces this side's next answer.
         """
         t = self.transcript
-        if t.phase not in (Phase.SHOOT, Phase.ANSWER) or self.closed:
+        if not may_resign(t.phase) or self.closed:
             raise UsageError("there is no battle to resign")
         if t.speaker() is self.role:
             self._send(Resign(), now)
@@ -382,27 +392,31 @@ class Session:
         delays and clocks that run at slightly different speeds are allowed for.
         """
         limits = self.transcript.limits
-        wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
+        kind = deadline_kind(self.transcript.phase)
+        # The game's limits, even before they are agreed: a claim then is refused anyway.
+        wait = limits.reveal_ms if kind is Deadline.REVEAL else limits.move_ms
         return max(self.last_heard, self.waiting_since) + wait - CLAIM_SLACK_MS
 
     def deadline(self) -> int | None:
         """When the peer will have kept us waiting too long, in ms; None if we are not waiting."""
         speaker = self.transcript.speaker()
-        if self.closed or speaker is None or speaker is self.role:
+        kind = deadline_kind(self.transcript.phase)
+        if self.closed or speaker is None or speaker is self.role or kind is None:
             return None
-        start = max(self.last_heard, self.waiting_since)
-        if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
-            return start + self.proposed_limits.move_ms
         limits = self.transcript.limits
-        wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
-        return start + wait
+        wait = {
+            Deadline.HELLO: self.proposed_limits.move_ms,
+            Deadline.MOVE: limits.move_ms,
+            Deadline.REVEAL: limits.reveal_ms,
+        }[kind]
+        return max(self.last_heard, self.waiting_since) + wait
 
     def check_time(self, now: int) -> list[Event]:
         """Claim the win on time if the peer is overdue (or give up before a game exists)."""
         due = self.deadline()
         if due is None or now < due:
             return []
-        if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
+        if PHASES[self.transcript.phase].claim is None:  # the hellos: no game to claim yet
             self._fail(Code.TIMEOUT, "no hello in time", now)
         else:
             self._send(TimeClaim(now - max(self.last_heard, self.waiting_since)), now)
@@ -457,7 +471,7 @@ class Session:
         if self.closed:
             return
         self.failure = Failed(code, detail, by_peer=False)
-        if not self.transcript.over:
+        if not self.transcript.complete:
             with contextlib.suppress(UsageError):
                 self._send(Error(code.value, detail[:200]), now)
         self._events.append(self.failure)
@@ -474,7 +488,7 @@ class Session:
         self._announce(frame)
         if self.closed:
             return
-        if self.transcript.over:
+        if self.transcript.complete:
             self.closed = True
             self._events.append(self._closed_event())
             return
@@ -500,28 +514,32 @@ class Session:
             self._events.append(self.failure)
 
     def _speak(self, now: int) -> None:
-        """Say what the protocol makes this side say without the player."""
+        """Say what the protocol makes this side say without the player, or ask the player."""
         phase = self.transcript.phase
-        if phase is Phase.GUEST_HELLO:
-            self._send(self._hello(), now)
-        elif phase is Phase.DECISION:
-            t = self.transcript
+        own_word = PHASES[phase].own_word
+        if own_word is None:
+            self._ask_player(phase)
+            return
+        composers: dict[type[Message], Callable[[], Message]] = {
+            Hello: self._hello,
+            Commit: self._commit,
+            Coin: lambda: Coin(self._coin),
+            # A resignation asked for in the peer's turn takes the answer's place.
+            Reply: lambda: Resign() if self.resigning else self._reply(),
+            Reveal: self._reveal,
+            Verdict: self._verdict,
+        }
+        self._send(composers[own_word](), now)
+
+    def _ask_player(self, phase: Phase) -> None:
+        t = self.transcript
+        if phase is Phase.DECISION:
             assert t.rules is not None
             proposal = t.sides[Role.HOST].hello
             first = proposal.first if proposal is not None else None
             self._events.append(RulesProposed(t.rules, t.limits, first))
-        elif phase in (Phase.HOST_COMMIT, Phase.GUEST_COMMIT):
-            self._send(self._commit(), now)
-        elif phase in (Phase.HOST_COIN, Phase.GUEST_COIN):
-            self._send(Coin(self._coin), now)
         elif phase is Phase.SHOOT:
             self._events.append(YourTurn(self.shots_due))
-        elif phase is Phase.ANSWER:
-            self._send(Resign() if self.resigning else self._reply(), now)
-        elif phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
-            self._send(self._reveal(), now)
-        elif phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT):
-            self._send(self._verdict(), now)
 
     def _commit(self) -> Commit:
         if self.fleet is None:

@@ -21,8 +21,8 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
+from statki_net.protocol.phases import Phase
 from statki_net.protocol.session import Session
-from statki_net.protocol.transcript import Phase
 from statki_net.protocol.wire import Frame, Header, Role, Shot, sign
 from statki_net.referee.verify import judge_log
 from statki_net.vectors.encoding import dump

@@ -3,7 +3,7 @@ from peers import closed, make_pair, play
 
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.endings import End
-from statki_net.protocol.transcript import Phase
+from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
 
 
@@ -44,7 +44,7 @@ def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
     pair.pump()
     t = mover.transcript
     assert t.end is End.RESIGNED and t.winner is mover.role
-    assert t.over and t.findings == []
+    assert t.complete and t.findings == []
 
 
 @pytest.mark.parametrize("first", list(Role))
