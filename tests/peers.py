@@ -1,4 +1,7 @@
-"""Two in-memory peers wired back to back, for tests of the protocol core."""
+"""Two in-memory peers wired back to back, for tests of the protocol core.
+
+A cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
+"""
 
 from __future__ import annotations
 
@@ -10,13 +13,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.protocol.session import Event, GameClosed, RulesProposed, Session
+from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.session import Entropy, Event, GameClosed, RulesProposed, Session
 from statki_net.protocol.wire import Role
 
 
-def seeded_entropy(seed: int):  # type: ignore[no-untyped-def]
-    rng = random.Random(seed)
-    return lambda n: rng.randbytes(n)
+def seeded_entropy(seed: int) -> Entropy:
+    return random.Random(seed).randbytes
 
 
 def key_from(seed: int) -> Ed25519PrivateKey:
@@ -53,22 +56,29 @@ class Pair:
 def make_pair(
     rules: Ruleset,
     seed: int = 1,
-    host_cls: type[Session] = Session,
-    guest_cls: type[Session] = Session,
+    *,
+    host: Behaviour | None = None,
+    guest: Behaviour | None = None,
 ) -> Pair:
+    """A host (with a random fleet) and a guest, back to back; ``host``/``guest`` may cheat."""
     rng = random.Random(seed)
-    host = host_cls(
+    host_session = Session(
         Role.HOST,
         key_from(seed * 2),
         name="Ala",
         entropy=seeded_entropy(seed * 3),
         rules=rules,
         fleet=random_fleet(rules, rng),
+        behaviour=host,
     )
-    guest = guest_cls(
-        Role.GUEST, key_from(seed * 2 + 1), name="Olek", entropy=seeded_entropy(seed * 3 + 1)
+    guest_session = Session(
+        Role.GUEST,
+        key_from(seed * 2 + 1),
+        name="Olek",
+        entropy=seeded_entropy(seed * 3 + 1),
+        behaviour=guest,
     )
-    return Pair(host, guest)
+    return Pair(host_session, guest_session)
 
 
 def play(
@@ -131,12 +141,12 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
     return data + b"".join(frame_record(f) for f in session.transcript.frames)
 
 
-class LiesAboutFirstHit(Session):
+class LiesAboutFirstHit(Behaviour):
     """Says miss for the first hit it takes."""
 
     lied = False
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if not self.lied and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
             self.lied = True
             return Answer((Outcome.MISS,), 0, 0)

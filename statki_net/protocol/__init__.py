@@ -1,5 +1,5 @@
-"""The protocol core: messages and their encoding, the commitment, the state machine,
-a side's session (sans I/O), the log format.
+"""The protocol core: messages and their encoding, the commitment, the phases and the
+state machine, a side's session (sans I/O) and how it behaves, the log format.
 
 Pure; imports only ``statki_net.game``.
 """

@@ -7,7 +7,9 @@ the coin, reveals and states its verdict without being asked.  The caller
 feeds received bytes to ``receive_data``, sends what ``data_to_send`` returns,
 calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` when
 ``deadline`` comes; every time is passed in as milliseconds, never read from a
-clock.  What is said when, and who waits on whom, is ``phases``.
+clock.  What is said when, and who waits on whom, is ``phases``; what this side
+sends of its own accord passes through its ``Behaviour``, honest unless a test
+builds a cheat (``statki_net.protocol.behaviour``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import (
     SECRET_SIZE,
     FleetCommitment,
@@ -197,6 +200,7 @@ class Session:
         fleet: Fleet | None = None,
         caps: tuple[str, ...] = (),
         first: Role | None = None,
+        behaviour: Behaviour | None = None,
     ) -> None:
         if role is Role.HOST and rules is None:
             raise UsageError("the host must propose rules")
@@ -210,6 +214,8 @@ class Session:
         self.proposed_limits = limits or Limits()
         self.proposed_first = first
         """Host only: who starts, when agreed instead of tossed (a rematch)."""
+        self.behaviour = behaviour or Behaviour()
+        """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
         self.fleet: Fleet | None = None
         self.defence: Defence | None = None
@@ -256,8 +262,13 @@ class Session:
         """My view of the peer's sea."""
         return self.transcript.sides[self.role].sea
 
+    @property
+    def secret(self) -> bytes:
+        """The secret of this side's fleet commitment; empty until it commits."""
+        return self._secret
+
     def anew(self, *, rules: Ruleset | None, first: Role | None) -> Session:
-        """A new game's session for this side: same key, name, entropy, limits and caps.
+        """A new game's session for this side: same key, name, entropy, limits, caps, behaviour.
 
         For a host that changes its proposal before saying hello, or a rematch.
         """
@@ -271,6 +282,7 @@ class Session:
             limits=self.proposed_limits,
             caps=self.caps,
             first=first,
+            behaviour=self.behaviour,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -279,7 +291,8 @@ class Session:
             raise UsageError("the rules are not known yet")
         if self.commitment is not None:
             raise UsageError("the fleet is committed and cannot change")
-        problems = fleet_problems(rules, fleet)
+        fleet = self.behaviour.fleet(self, fleet)
+        problems = fleet_problems(rules, fleet) if self.behaviour.checks_own_fleet else []
         if problems:
             raise UsageError("illegal fleet: " + "; ".join(p.message for p in problems))
         self.fleet = fleet
@@ -529,7 +542,9 @@ class Session:
             Reveal: self._reveal,
             Verdict: self._verdict,
         }
-        self._send(composers[own_word](), now)
+        message = self.behaviour.say(self, composers[own_word]())
+        if message is not None:
+            self._send(message, now)
 
     def _ask_player(self, phase: Phase) -> None:
         t = self.transcript
@@ -560,13 +575,11 @@ class Session:
     def _reply(self) -> Reply:
         pending = self.transcript.pending
         assert pending is not None and self.defence is not None
-        answer, self.defence = self.defence.answer(pending.squares)
-        answer = self.falsify(pending.squares, answer)
-        return Reply(answer, tuple(self._proofs(pending.squares, answer)))
-
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
-        """The answer to send; honest peers send the true one (tests override this)."""
-        return answer
+        squares = pending.squares
+        answer, self.defence = self.defence.answer(squares)
+        answer = self.behaviour.answer(self, squares, answer)
+        proofs = self.behaviour.proofs(self, squares, tuple(self._proofs(squares, answer)))
+        return Reply(answer, proofs)
 
     def _proofs(self, squares: tuple[int, ...], answer: Answer) -> list[Opening]:
         rules = self.transcript.rules

@@ -23,7 +23,6 @@ from statki_net.protocol.phases import (
     Speaker,
     may_resign,
 )
-from statki_net.protocol.session import Session
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Message, Resign
 
@@ -115,7 +114,7 @@ def test_the_table_holds_together() -> None:
 def test_the_end_is_known_exactly_in_the_closing_phases(
     preset: str, seed: int, resign_at: int | None, liar: bool
 ) -> None:
-    pair = make_pair(PRESETS[preset], seed=seed, guest_cls=LiesAboutFirstHit if liar else Session)
+    pair = make_pair(PRESETS[preset], seed=seed, guest=LiesAboutFirstHit() if liar else None)
     play(pair, seed=seed + 1, resign_at=resign_at)
     replayed = Transcript()
     periods = []

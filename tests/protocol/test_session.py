@@ -28,11 +28,9 @@ def test_whole_game_in_memory(preset: str) -> None:
 
 
 def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
-    from peers import Pair
-
     from statki_net.game.battle import Cell
 
-    pair: Pair = make_pair(PRESETS["classic"], seed=8)
+    pair = make_pair(PRESETS["classic"], seed=8)
     play(pair, seed=9, resign_at=10**6, stop_after=3)
     mover = pair.host if pair.host.my_turn else pair.guest
     waiting = pair.session(mover.role.other)
@@ -87,11 +85,9 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
 
 def test_the_peers_time_starts_when_its_turn_begins() -> None:
     """Time spent over our own move is not taken from the peer's next wait."""
-    from peers import Pair
-
     from statki_net.game.battle import Cell
 
-    pair: Pair = make_pair(PRESETS["alternate"], seed=12)
+    pair = make_pair(PRESETS["alternate"], seed=12)
     play(pair, seed=13, stop_after=2)
     mover = pair.host if pair.host.my_turn else pair.guest
     assert mover.deadline() is None, "nobody waits on us while it is our own move"
