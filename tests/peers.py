@@ -1,20 +1,21 @@
 """Two in-memory peers wired back to back, for tests of the protocol core.
 
-A cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
+``make_pair`` builds them as ``statki_net.protocol.backtoback.BackToBack``;
+a cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
-from statki_net.protocol.session import Entropy, Event, GameClosed, RulesProposed, Session
+from statki_net.protocol.session import Entropy, GameClosed, RulesProposed, Session
 from statki_net.protocol.wire import Role
 
 
@@ -26,40 +27,13 @@ def key_from(seed: int) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(random.Random(seed).randbytes(32))
 
 
-@dataclass
-class Pair:
-    host: Session
-    guest: Session
-    events: dict[Role, list[Event]] = field(default_factory=lambda: {Role.HOST: [], Role.GUEST: []})
-    now: int = 1_000_000
-
-    def session(self, role: Role) -> Session:
-        return self.host if role is Role.HOST else self.guest
-
-    def pump(self) -> None:
-        """Deliver bytes both ways until both are quiet."""
-        moved = True
-        while moved:
-            moved = False
-            for sender in (self.host, self.guest):
-                data = sender.data_to_send()
-                if data:
-                    moved = True
-                    receiver = self.session(sender.role.other)
-                    self.now += 1
-                    self.events[receiver.role] += receiver.receive_data(data, self.now)
-
-    def record(self, role: Role, events: list[Event]) -> None:
-        self.events[role] += events
-
-
 def make_pair(
     rules: Ruleset,
     seed: int = 1,
     *,
     host: Behaviour | None = None,
     guest: Behaviour | None = None,
-) -> Pair:
+) -> BackToBack:
     """A host (with a random fleet) and a guest, back to back; ``host``/``guest`` may cheat."""
     rng = random.Random(seed)
     host_session = Session(
@@ -78,11 +52,11 @@ def make_pair(
         entropy=seeded_entropy(seed * 3 + 1),
         behaviour=guest,
     )
-    return Pair(host_session, guest_session)
+    return BackToBack(host_session, guest_session, now=1_000_000)
 
 
 def play(
-    pair: Pair,
+    pair: BackToBack,
     seed: int = 1,
     *,
     resign_at: int | None = None,
@@ -127,7 +101,7 @@ def play(
         assert volleys < 2000
 
 
-def closed(pair: Pair, role: Role) -> GameClosed:
+def closed(pair: BackToBack, role: Role) -> GameClosed:
     return next(e for e in pair.events[role] if isinstance(e, GameClosed))
 
 

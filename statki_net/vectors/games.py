@@ -20,6 +20,7 @@ from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
 from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
 from statki_net.protocol.session import Session
@@ -62,24 +63,31 @@ class Game:
             entropy=Drbg(f"statki vectors {seed} guest"),
             behaviour=guest,
         )
-        self.host, self.guest = host_session, guest_session
-        self.now = START
+        self.link = BackToBack(host_session, guest_session, START)
         self.volleys = 0
 
+    @property
+    def host(self) -> Session:
+        return self.link.host
+
+    @property
+    def guest(self) -> Session:
+        return self.link.guest
+
+    @property
+    def now(self) -> int:
+        return self.link.now
+
+    @now.setter
+    def now(self, now: int) -> None:
+        self.link.now = now
+
     def session(self, role: Role) -> Session:
-        return self.host if role is Role.HOST else self.guest
+        return self.link.session(role)
 
     def pump(self) -> None:
         """Deliver bytes both ways until both sides are quiet."""
-        moved = True
-        while moved:
-            moved = False
-            for sender in (self.host, self.guest):
-                data = sender.data_to_send()
-                if data:
-                    moved = True
-                    self.now += 1
-                    self.session(sender.role.other).receive_data(data, self.now)
+        self.link.pump()
 
     def open(self, guest_fleet: Fleet | None = None) -> None:
         """Hellos, acceptance, commitments and the coin toss."""

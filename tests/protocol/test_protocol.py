@@ -10,13 +10,14 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from peers import Pair, closed, key_from, make_pair, play
+from peers import closed, key_from, make_pair, play
 
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.game.replay import replay
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import Opening, ships_digest
 from statki_net.protocol.endings import End
@@ -43,17 +44,17 @@ from statki_net.protocol.wire import (
 CLASSIC = PRESETS["classic"]
 
 
-def finished_pair(seed: int = 21) -> Pair:
+def finished_pair(seed: int = 21) -> BackToBack:
     pair = make_pair(CLASSIC, seed=seed)
     play(pair, seed=seed + 1)
     return pair
 
 
-def keys(pair: Pair) -> dict[Role, object]:
+def keys(pair: BackToBack) -> dict[Role, object]:
     return {Role.HOST: pair.host.key, Role.GUEST: pair.guest.key}
 
 
-def resign_frame(t: Transcript, sender: Role, message: Message, pair: Pair) -> Frame:
+def resign_frame(t: Transcript, sender: Role, message: Message, pair: BackToBack) -> Frame:
     header = Header(sender, len(t.frames), t.last_digest, t.game, 0)
     return sign(keys(pair)[sender], header, message)  # type: ignore[arg-type]
 
@@ -463,7 +464,7 @@ def test_a_repeated_key_is_malformed() -> None:
 # ---------------------------------------------------------------- time and size abuse
 
 
-def _to_battle(seed: int) -> Pair:
+def _to_battle(seed: int) -> BackToBack:
     pair = make_pair(CLASSIC, seed=seed)
     pair.host.start(pair.now)
     pair.pump()

@@ -2,6 +2,7 @@ import pytest
 from peers import closed, make_pair, play
 
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
@@ -68,9 +69,7 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
         guest = Session(
             Role.GUEST, key_from(seed + 200), name="B", entropy=seeded_entropy(seed + 50)
         )
-        from peers import Pair
-
-        pair = Pair(host, guest)
+        pair = BackToBack(host, guest, now=1_000_000)
         pair.record(Role.HOST, host.start(0))
         pair.pump()
         pair.record(Role.GUEST, guest.accept(random_fleet(rules, random.Random(seed + 1)), 0))
