@@ -43,6 +43,7 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
 from statki_net.game.rules import preset_name
+from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
@@ -485,14 +486,8 @@ class GameConnection:
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
-        failure = self.session.failure
-        if t.end is not None:
-            end = t.end.value
-        elif failure is not None:
-            ends = {Code.CLOSED: "closed", Code.TIMEOUT: "timeout"}
-            end = ends.get(failure.code, "error") if failure.code else "error"
-        else:
-            end = "closed"
+        failure, ending = self.session.failure, self.session.ending
+        end = ending.end.value if ending else End.CLOSED.value
         self.outcome = Outcome(
             result=_result(t.winner, me) if t.end is not None else "none",
             end=end,

@@ -73,6 +73,10 @@ from statki_net.version import SOFTWARE
 CLAIM_SLACK_MS = 2_000
 """How much earlier than our own reckoning a peer's time claim is still honoured."""
 
+UNSAID_ENDS = {Code.CLOSED: End.CLOSED, Code.TIMEOUT: End.TIMEOUT}
+"""The end of a game stopped before the transcript could say it, by the failure's code
+(any other code: ``End.ERROR``)."""
+
 Entropy = Callable[[int], bytes]
 """Where secrets come from: ``secrets.token_bytes`` in real use, fixed bytes in tests."""
 
@@ -261,6 +265,22 @@ class Session:
     def view(self) -> Sea | None:
         """My view of the peer's sea."""
         return self.transcript.sides[self.role].sea
+
+    @property
+    def ending(self) -> Ending | None:
+        """How this side's game ended; None while it goes on.
+
+        The transcript's ending, or, when the session stopped before the
+        transcript could end (the connection dropped, an error could not be
+        sent), one made from the failure: nobody won, and the reason is the
+        failure's code and detail.
+        """
+        ending = self.transcript.ending
+        if ending is not None or self.failure is None:
+            return ending
+        failure = self.failure
+        end = UNSAID_ENDS.get(failure.code, End.ERROR) if failure.code else End.ERROR
+        return Ending(end, reason=f"{failure.code_text}: {failure.detail}")
 
     @property
     def secret(self) -> bytes:
