@@ -12,6 +12,7 @@ signed lie is the evidence, and is recorded in ``findings``.
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -67,13 +68,23 @@ PLAYER = {Role.HOST: 0, Role.GUEST: 1}
 ROLE = (Role.HOST, Role.GUEST)
 
 
+class FindingKind(enum.StrEnum):
+    """What a finding shows a side did."""
+
+    FALSE_ANSWER = "false-answer"
+    """An answer its proofs, its totals or the revealed fleet contradict."""
+    BAD_REVEAL = "bad-reveal"
+    """A reveal that does not open the commitment."""
+    ILLEGAL_FLEET = "illegal-fleet"
+    """A fleet the rules forbid, seen at the reveal or in a sunk ship's length."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a side did wrong that the transcript proves."""
 
     culprit: Role
-    kind: str
-    """false-answer, bad-reveal, illegal-fleet, lied-at-reveal."""
+    kind: FindingKind
     detail: str
     move: int | None = None
     square: int | None = None
@@ -337,30 +348,32 @@ class Transcript:
         rules = self.rules
         assert rules is not None
 
-        def lie(kind: str, detail: str) -> Finding:
+        def lie(kind: FindingKind, detail: str) -> Finding:
             return Finding(defender, kind, detail, self.move)
 
         sunk = len(after.sunk_ships)
         if hits_of(after) > rules.ship_cells or sunk > len(rules.fleet):
             return lie(
-                "false-answer",
+                FindingKind.FALSE_ANSWER,
                 f"more hits or sinks than the fleet has ({rules.ship_cells} squares)",
             )
         if hits_of(after) == rules.ship_cells and sunk < len(rules.fleet):
             return lie(
-                "false-answer",
+                FindingKind.FALSE_ANSWER,
                 f"all {rules.ship_cells} ship squares are hit, yet only {sunk} of "
                 f"{len(rules.fleet)} ships were announced sunk",
             )
         if len(set(after.sunk_names)) != len(after.sunk_names):
-            return lie("false-answer", "a ship was announced sunk twice")
+            return lie(FindingKind.FALSE_ANSWER, "a ship was announced sunk twice")
         known = [len(ship) for ship in after.sunk_ships if ship]
         if (
             rules.touching is not Touching.ANY
             and tells_cells(rules)
             and not _fits(known, rules.fleet)
         ):
-            return lie("illegal-fleet", f"a sunk ship of {known[-1]} squares is not in the fleet")
+            return lie(
+                FindingKind.ILLEGAL_FLEET, f"a sunk ship of {known[-1]} squares is not in the fleet"
+            )
         return None
 
     def _check_proofs(
@@ -374,7 +387,7 @@ class Transcript:
         size = self.rules.size
 
         def lie(detail: str, square: int | None) -> Finding:
-            return Finding(defender, "false-answer", detail, self.move, square)
+            return Finding(defender, FindingKind.FALSE_ANSWER, detail, self.move, square)
 
         given: dict[int, Opening] = {}
         area = size * size
@@ -441,36 +454,44 @@ class Transcript:
         try:
             fleet = fleet_from_lists(self.rules, reveal.fleet)
         except UsageError as error:
-            self._found(Finding(sender, "bad-reveal", f"the revealed fleet is unreadable: {error}"))
+            self._found(
+                Finding(
+                    sender, FindingKind.BAD_REVEAL, f"the revealed fleet is unreadable: {error}"
+                )
+            )
             return
         side.fleet = fleet
         assert side.commit is not None
         area = self.rules.size**2
         if commitment_root(self.game, reveal.secret, fleet.board, area) != side.commit.fleet:
             self._found(
-                Finding(sender, "bad-reveal", "the revealed fleet does not open its commitment")
+                Finding(
+                    sender,
+                    FindingKind.BAD_REVEAL,
+                    "the revealed fleet does not open its commitment",
+                )
             )
             return
         if ships_digest(self.game, reveal.secret, reveal.fleet) != side.commit.ships:
             detail = (
                 "the revealed ships are cut from the committed squares differently than committed"
             )
-            self._found(Finding(sender, "bad-reveal", detail))
+            self._found(Finding(sender, FindingKind.BAD_REVEAL, detail))
             return
         if len(fleet.ships) != len(self.rules.fleet):
             # Checked apart, and first: a thousand overlapping ships would
             # otherwise cost a pairwise check and a finding for every pair.
             detail = f"{len(fleet.ships)} ships revealed, the rules have {len(self.rules.fleet)}"
-            self._found(Finding(sender, "illegal-fleet", detail))
+            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, detail))
             return
         report = replay(self.rules, fleet, self.sides[sender.other].volleys)
         for problem in report.fleet_problems:
-            self._found(Finding(sender, "illegal-fleet", problem.message))
+            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, problem.message))
         for wrong in report.contradictions:
             self._found(
                 Finding(
                     sender,
-                    "false-answer",
+                    FindingKind.FALSE_ANSWER,
                     wrong.describe(self.rules.size),
                     wrong.move,
                     wrong.square,

@@ -20,22 +20,22 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.phases import may_say
-from statki_net.protocol.transcript import Finding, Transcript
+from statki_net.protocol.transcript import Finding, FindingKind, Transcript
 from statki_net.protocol.wire import Coin, Frame, Hello, Reveal, Role, decode_frame
 
 VALID, INVALID = "valid", "invalid"
 
 CODE_KINDS = {
-    Code.BAD_SIGNATURE.value: "bad-signature",
-    Code.BAD_CHAIN.value: "broken-chain",
-    Code.OUT_OF_TURN.value: "out-of-turn",
-    Code.BAD_SHOT.value: "bad-shot",
-    Code.BAD_ANSWER.value: "bad-answer",
-    Code.VERSION.value: "unsupported-version",
+    Code.BAD_SIGNATURE: "bad-signature",
+    Code.BAD_CHAIN: "broken-chain",
+    Code.OUT_OF_TURN: "out-of-turn",
+    Code.BAD_SHOT: "bad-shot",
+    Code.BAD_ANSWER: "bad-answer",
+    Code.VERSION: "unsupported-version",
 }
 """Violation kinds for a frame the transcript refuses, by the protocol error's code."""
 
-FINDING_KINDS = {"bad-reveal": "commitment-mismatch"}
+FINDING_KINDS = {FindingKind.BAD_REVEAL: "commitment-mismatch"}
 """Violation kinds for the transcript's findings, where the referee's word differs."""
 
 UNSIGNED = frozenset({"bad-signature", "broken-chain"})
@@ -192,8 +192,8 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
     return None
 
 
-def _refusal_kind(code: str, frame: Frame) -> str:
-    if code == Code.BAD_FIELD.value:
+def _refusal_kind(code: Code, frame: Frame) -> str:
+    if code is Code.BAD_FIELD:
         # The transcript refuses these only once the frame decoded and its signature held.
         if isinstance(frame.message, Coin):
             return "commitment-mismatch"
@@ -284,5 +284,5 @@ def _verdict_violations(t: Transcript) -> list[Violation]:
 
 
 def _from_finding(finding: Finding) -> Violation:
-    kind = FINDING_KINDS.get(finding.kind, finding.kind)
+    kind = FINDING_KINDS.get(finding.kind, finding.kind.value)
     return Violation(kind, finding.detail, finding.culprit, finding.move, finding.square)
