@@ -82,18 +82,18 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
-        if failure.code == Code.CLOSED:
+        if failure.code is Code.CLOSED:
             return (
                 "Connection lost: the game ends unfinished and counts for no one; the log is kept"
             )
-        if failure.code == Code.TIMEOUT:
+        if failure.code is Code.TIMEOUT:
             return "The opponent did not answer in time: the game ends here"
-        if failure.code == Code.WRONG_KEY:
+        if failure.code is Code.WRONG_KEY:
             return f"Not the host your invite names: {failure.detail}"
-        if failure.code == ABSENT:
+        if failure.code is ABSENT:
             return failure.detail
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
-        return f"{who} {failure.code}: {failure.detail}"
+        return f"{who} {failure.code_text}: {failure.detail}"
 
     def _how_it_ended(self) -> Ending:
         """The transcript's ending, as the session's ``GameClosed`` tells it.
@@ -115,7 +115,7 @@ class EndOfGame(CommonState):
             f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
             for f in closed.findings
         )
-        absent = self.failure is not None and self.failure.code == ABSENT
+        absent = self.failure is not None and self.failure.code is ABSENT
         return EndScreen(
             ending=ending,
             result=result,

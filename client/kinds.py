@@ -18,6 +18,7 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.endings import Ending, Result
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
 
@@ -123,5 +124,5 @@ class EndScreen:
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]
 
-ABSENT = "absent"
+ABSENT = Code.ABSENT
 """The code of a failure where the opponent never came (back): its detail is the words."""

@@ -22,6 +22,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
+from statki_net.protocol.phases import Phase
 from statki_net.protocol.session import (
     BattleOver,
     Event,
@@ -33,7 +34,6 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.protocol.transcript import Phase
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
@@ -135,7 +135,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if not self.resign_pending:
             return
         t = self.session.transcript
-        if self.session.closed or t.battle_over:
+        if self.session.closed or t.ended:
             self.resign_pending = False
             return
         if t.phase in (Phase.SHOOT, Phase.ANSWER) and t.speaker() is self.session.role:

@@ -43,6 +43,7 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
 from statki_net.game.rules import preset_name
+from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
@@ -218,7 +219,7 @@ class GameConnection:
             await self._flush()
             await self._read_until_closed()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._stop_locally(Code.CLOSED.value, "this side stopped the game")
+            self._stop_locally(Code.CLOSED, "this side stopped the game")
             raise
         except Exception as error:  # a bug or a local failure must not lose the log
             self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
@@ -367,9 +368,14 @@ class GameConnection:
                     "answer": answer.words(),
                     "boards": self._drawn_boards(),
                 }
-            case BattleOver(winner=winner, end=end):
-                return {"event": "over", "result": _result(winner, me), "end": end.value}
-            case Failed(code=code, detail=detail, by_peer=by_peer):
+            case BattleOver(ending=ending):
+                return {
+                    "event": "over",
+                    "result": _result(ending.winner, me),
+                    "end": ending.end.value,
+                }
+            case Failed(detail=detail, by_peer=by_peer):
+                code = event.code_text
                 return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
             case GameClosed():
                 return None  # the closing notice comes from _finish, with the verdict
@@ -382,14 +388,14 @@ class GameConnection:
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code == Code.CLOSED.value:
+        if failure.code is Code.CLOSED:
             return  # already noted where the connection dropped
         if failure.by_peer:
-            self._note(f"the peer stopped the game: {failure.code}: {failure.detail}")
+            self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
             evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
             self._note(
-                f"rejected the peer's message: {failure.code}: {failure.detail}", data=evidence
+                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
             )
 
     def _note(self, text: str, data: bytes = b"") -> None:
@@ -397,9 +403,9 @@ class GameConnection:
         if self.log:
             self.log.note(Note(text, self.now(), data))
 
-    def _stop_locally(self, code: str, detail: str, *, tell_peer: bool = True) -> None:
+    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
         """End the game from this side (a bad key, a local error); never raises."""
-        self._note(f"stopped: {code}: {detail}")
+        self._note(f"stopped: {code.value}: {detail}")
         if not self.session.closed:
             if tell_peer:
                 with contextlib.suppress(Exception):
@@ -407,7 +413,7 @@ class GameConnection:
             if not self.session.closed:
                 self.session.connection_lost(self.now())
             self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish({"event": "failed", "code": code, "detail": detail, "by_peer": False})
+        self._publish({"event": "failed", "code": code.value, "detail": detail, "by_peer": False})
         self._changed.set()
 
     # ------------------------------------------------------------ I/O
@@ -480,15 +486,8 @@ class GameConnection:
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
-        failure = self.session.failure
-        if t.end is not None:
-            end = t.end.value
-        elif failure is not None:
-            end = {Code.CLOSED.value: "closed", Code.TIMEOUT.value: "timeout"}.get(
-                failure.code, "error"
-            )
-        else:
-            end = "closed"
+        failure, ending = self.session.failure, self.session.ending
+        end = ending.end.value if ending else End.CLOSED.value
         self.outcome = Outcome(
             result=_result(t.winner, me) if t.end is not None else "none",
             end=end,
@@ -497,7 +496,7 @@ class GameConnection:
             verdict=verdict,
             log_path=self.log.path if self.log else None,
             game_id=self.game_id,
-            failure=f"{failure.code}: {failure.detail}" if failure else None,
+            failure=f"{failure.code_text}: {failure.detail}" if failure else None,
         )
         if self.history is not None and self.recorded:
             with contextlib.suppress(Exception):  # a full disk must not hide the outcome

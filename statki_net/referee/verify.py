@@ -16,25 +16,26 @@ from typing import Any
 from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import preset_name
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.logformat import LogContents, read_log
-from statki_net.protocol.transcript import Finding, Phase, Transcript
+from statki_net.protocol.phases import may_say
+from statki_net.protocol.transcript import Finding, FindingKind, Transcript
 from statki_net.protocol.wire import Coin, Frame, Hello, Reveal, Role, decode_frame
 
 VALID, INVALID = "valid", "invalid"
 
 CODE_KINDS = {
-    Code.BAD_SIGNATURE.value: "bad-signature",
-    Code.BAD_CHAIN.value: "broken-chain",
-    Code.OUT_OF_TURN.value: "out-of-turn",
-    Code.BAD_SHOT.value: "bad-shot",
-    Code.BAD_ANSWER.value: "bad-answer",
-    Code.VERSION.value: "unsupported-version",
+    Code.BAD_SIGNATURE: "bad-signature",
+    Code.BAD_CHAIN: "broken-chain",
+    Code.OUT_OF_TURN: "out-of-turn",
+    Code.BAD_SHOT: "bad-shot",
+    Code.BAD_ANSWER: "bad-answer",
+    Code.VERSION: "unsupported-version",
 }
 """Violation kinds for a frame the transcript refuses, by the protocol error's code."""
 
-FINDING_KINDS = {"bad-reveal": "commitment-mismatch"}
+FINDING_KINDS = {FindingKind.BAD_REVEAL: "commitment-mismatch"}
 """Violation kinds for the transcript's findings, where the referee's word differs."""
 
 UNSIGNED = frozenset({"bad-signature", "broken-chain"})
@@ -67,9 +68,9 @@ class Judgement:
     """A referee's verdict on one log."""
 
     status: str = INVALID
-    winner: Role | None = None
+    ending: Ending | None = None
+    """How the transcript ended, as far as the log holds; None if it never did."""
     size: int = 10
-    end: str | None = None
     rules: str | None = None
     players: dict[Role, dict[str, str]] = field(default_factory=dict)
     shots: dict[Role, int] = field(default_factory=dict)
@@ -79,6 +80,14 @@ class Judgement:
     @property
     def valid(self) -> bool:
         return self.status == VALID
+
+    @property
+    def winner(self) -> Role | None:
+        return self.ending.winner if self.ending else None
+
+    @property
+    def end(self) -> End | None:
+        return self.ending.end if self.ending else None
 
     def player(self, role: Role | None) -> str:
         if role is None:
@@ -115,7 +124,7 @@ class Judgement:
             "status": self.status,
             "headline": self.headline(),
             "winner": self.winner.value if self.winner else None,
-            "end": self.end,
+            "end": self.end.value if self.end else None,
             "rules": self.rules,
             "players": {role.value: info for role, info in self.players.items()},
             "shots": {role.value: n for role, n in self.shots.items()},
@@ -170,7 +179,7 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
         frame = decode_frame([body, signature])
     except ProtocolError as error:
         return Violation("malformed", f"message {index} cannot be read: {error.detail}")
-    after_the_end = transcript.over
+    after_the_end = transcript.complete
     try:
         transcript.add(frame)
     except ProtocolError as error:
@@ -183,8 +192,8 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
     return None
 
 
-def _refusal_kind(code: str, frame: Frame) -> str:
-    if code == Code.BAD_FIELD.value:
+def _refusal_kind(code: Code, frame: Frame) -> str:
+    if code is Code.BAD_FIELD:
         # The transcript refuses these only once the frame decoded and its signature held.
         if isinstance(frame.message, Coin):
             return "commitment-mismatch"
@@ -203,7 +212,7 @@ def _placed(violation: Violation, size: int) -> Violation:
 
 def _describe(transcript: Transcript, judgement: Judgement) -> None:
     judgement.messages = len(transcript.frames)
-    judgement.winner, judgement.end = transcript.winner, transcript.end
+    judgement.ending = transcript.ending
     if transcript.rules is not None:
         judgement.rules = preset_name(transcript.rules) or "custom rules"
         judgement.size = transcript.rules.size
@@ -242,7 +251,7 @@ def _ending_violations(
         )
     elif t.end is End.REFUSED:
         found.append(Violation("unfinished", "the guest refused the rules; no game was played"))
-    elif not t.over and not found and not stopped_early:
+    elif not t.complete and not found and not stopped_early:
         found.append(_unfinished(t, contents))
     found += _verdict_violations(t)
     return found
@@ -250,8 +259,7 @@ def _ending_violations(
 
 def _unfinished(t: Transcript, contents: LogContents) -> Violation:
     speaker = t.speaker()
-    revealing = t.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL)
-    kind = "missing-reveal" if revealing else "unfinished"
+    kind = "missing-reveal" if may_say(t.phase, Reveal) else "unfinished"
     detail = f"the log stops at {t.phase}: {speaker} never sent the next message"
     if contents.notes:
         # Unsigned, but it is what the log's writer saw, and often says why.
@@ -276,5 +284,5 @@ def _verdict_violations(t: Transcript) -> list[Violation]:
 
 
 def _from_finding(finding: Finding) -> Violation:
-    kind = FINDING_KINDS.get(finding.kind, finding.kind)
+    kind = FINDING_KINDS.get(finding.kind, finding.kind.value)
     return Violation(kind, finding.detail, finding.culprit, finding.move, finding.square)

@@ -14,6 +14,7 @@ from statki_net.game.battle import Answer, Outcome, Sea
 from statki_net.game.board import bit, parse_square
 from statki_net.game.fleet import fleet_problems
 from statki_net.game.rules import ruleset_named
+from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.session import Session
@@ -243,10 +244,10 @@ def test_resigning_mid_game_ends_it_properly(tmp_path: Path) -> None:
     assert history.games()[0].end_reason == "resigned"
 
 
-class LyingSession(Session):
+class SaysMissForHits(Behaviour):
     """Answers "miss" where a shot hit."""
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if answer.outcomes and answer.outcomes[0] is Outcome.HIT:
             return Answer.single(Outcome.MISS)
         return answer
@@ -255,8 +256,8 @@ class LyingSession(Session):
 class LyingComputer(LocalGame):
     def _pair(self) -> tuple[Session, Session]:
         player, bot = super()._pair()
-        liar = LyingSession(bot.role, bot.key, name=bot.name, entropy=bot.entropy)
-        return player, liar
+        bot.behaviour = SaysMissForHits()
+        return player, bot
 
 
 def test_cheating_is_found_and_shown(tmp_path: Path) -> None:
