@@ -22,7 +22,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
-from statki_net.protocol.phases import Phase
+from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
     Event,
@@ -58,6 +58,10 @@ __all__ = [
     "remaining_lengths",
     "squares_text",
 ]
+
+
+STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
+"""The client's stage in each protocol period it draws as a stage of its own."""
 
 
 @dataclass
@@ -138,7 +142,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if self.session.closed or t.ended:
             self.resign_pending = False
             return
-        if t.phase in (Phase.SHOOT, Phase.ANSWER) and t.speaker() is self.session.role:
+        if may_resign(t.phase) and t.speaker() is self.session.role:
             self.resign_pending = False
             self.link.resign()
         else:
@@ -197,6 +201,21 @@ class Model(RulesScreen, Aiming, EndOfGame):
     def handle(self, events: list[Event]) -> None:
         for event in events:
             self._handle(event)
+        self._follow_the_protocol()
+
+    def _follow_the_protocol(self) -> None:
+        """In the battle and after it, the stage is the protocol's period; the model only follows.
+
+        Before it, the stages are the player's own (choosing rules, placing,
+        waiting with a committed fleet), which no phase tells apart; and the
+        game is over when the session closed it or the link ended it (a
+        connection that never became a game), which ``GameClosed`` says.
+        """
+        if self.stage is Stage.OVER:
+            return
+        stage = STAGE_OF_PERIOD.get(PHASES[self.session.transcript.phase].period)
+        if stage is not None:
+            self.stage = stage
 
     def _handle(self, event: Event) -> None:
         match event:
@@ -208,7 +227,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                self.stage = Stage.BATTLE
                 you = first is self.session.role
                 them = self.opponent_label()
                 them = them[:1].upper() + them[1:]
@@ -225,7 +243,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 who = "You" if volley.mine else "Opponent"
                 self.say(f"{who}: {volley.words(self.size)}")
             case BattleOver():
-                self.stage = Stage.FINISHING
                 self.say("The battle is over: the fleets are revealed and checked")
             case Failed():
                 self.failure = event
