@@ -487,7 +487,7 @@ class GameConnection:
             return
         t, me = self.session.transcript, self.session.role
         failure, ending = self.session.failure, self.session.ending
-        end = ending.end.value if ending else End.CLOSED.value
+        end = ending.end.value if ending else End.NO_GAME.value
         self.outcome = Outcome(
             result=_result(t.winner, me) if t.end is not None else "none",
             end=end,
