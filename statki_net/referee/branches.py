@@ -1,0 +1,149 @@
+"""Each branch of a game tree judged as one transcript, by the rules the peers play by.
+
+A branch is a path from ``GENESIS`` to a frame with no child (SPEC.md
+section 16, "The game tree").  The walk replays the tree once, depth first,
+with the same ``Transcript`` the peers use: a frame shared by several
+branches is checked once, and the transcript is copied only where the tree
+forks.  Where it forks, an ``error`` is judged after its siblings, since it
+answers a refused frame when a sibling from the other side is one.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.phases import PHASES, Period, Phase
+from statki_net.protocol.transcript import Finding, Transcript
+from statki_net.protocol.wire import Error, Role
+from statki_net.referee.tree import GameTree, Node
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A frame the rules refuse where it stands: the peer's word that breaks the protocol."""
+
+    node: Node
+    code: Code
+    detail: str
+    move: int
+    """Shots accepted before it."""
+
+    @property
+    def sender(self) -> Role:
+        return self.node.sender
+
+
+@dataclass(frozen=True)
+class Found:
+    """A finding, with the frame whose checks produced it."""
+
+    digest: bytes
+    finding: Finding
+    accepted: bool
+    """Whether the guest's accept came before it: before it, no game was at stake."""
+
+
+@dataclass
+class Branch:
+    """One branch, judged: the transcript as far as the rules let its frames in."""
+
+    path: list[Node]
+    transcript: Transcript
+    refusal: Refusal | None = None
+    """The frame of the path the rules refused: the branch ends there."""
+    found: list[Found] = field(default_factory=list)
+
+    @property
+    def ending(self) -> Ending | None:
+        """The branch's ending by SPEC.md section 8; None when it stops before one."""
+        if self.refusal is not None:
+            return refusal_ending(self.transcript, self.refusal)
+        return self.transcript.ending if self.transcript.complete else None
+
+
+def judge_branches(tree: GameTree) -> list[Branch]:
+    """Every branch of ``tree``, judged, in the order the logs show them."""
+    done: list[Branch] = []
+    # Each item: a branch judged up to its last node, and the children to go on with.
+    stack: list[tuple[Branch, list[Node]]] = [(Branch([], Transcript()), tree.roots)]
+    while stack:
+        branch, children = stack.pop()
+        going_on = True
+        while going_on and len(children) == 1:
+            going_on = _step(branch, children[0], answers=None)
+            children = children[0].children
+        if going_on and len(children) > 1:
+            stack += reversed(_fork(branch, children))
+        else:
+            done.append(branch)
+    return done
+
+
+def _fork(branch: Branch, children: list[Node]) -> list[tuple[Branch, list[Node]]]:
+    """One branch per child, each judged one frame further."""
+    refused: dict[Role, Node] = {}
+    outcome: dict[int, tuple[Branch, bool]] = {}
+    # Errors last: whether one answers a refused frame depends on its siblings.
+    order = sorted(range(len(children)), key=lambda i: isinstance(children[i].frame.message, Error))
+    for i in order:
+        child = children[i]
+        copied = Branch(
+            list(branch.path), copy.deepcopy(branch.transcript), None, list(branch.found)
+        )
+        answers = refused.get(child.sender.other)
+        going_on = _step(copied, child, answers=answers)
+        if copied.refusal is not None:
+            refused.setdefault(child.sender, child)
+        outcome[i] = (copied, going_on)
+    return [
+        (copied, children[i].children if going_on else [])
+        for i, (copied, going_on) in sorted(outcome.items())
+    ]
+
+
+def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
+    """Add ``node``'s frame to the branch; False when the branch ends with it."""
+    t = branch.transcript
+    branch.path.append(node)
+    if t.complete:
+        # Nothing is said after the end; a frame placed there changes nothing.
+        branch.path.pop()
+        return False
+    before, move, accepted = len(t.findings), t.move, _accepted(t)
+    try:
+        t.add(node.frame)
+    except ProtocolError as error:
+        branch.refusal = Refusal(node, error.code, error.detail, move)
+        return False
+    branch.found += [Found(node.digest, f, accepted) for f in t.findings[before:]]
+    return not t.complete
+
+
+def _accepted(t: Transcript) -> bool:
+    """Whether the guest has accepted the rules, so a game is at stake (asked before
+    the transcript is done)."""
+    return PHASES[t.phase].period is not Period.OPENING
+
+
+DECIDED = frozenset({Phase.FIRST_VERDICT, Phase.SECOND_VERDICT})
+"""Where a refused frame or a stop changes nothing: the result is decided."""
+
+
+def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:
+    """How a game ends when ``refusal``'s frame is refused where it stands (SPEC.md section
+    8, "Endings"): its sender forfeits from the guest's accept on; before it, there is no
+    game, and the sender is named for information, unless its hello is of another version."""
+    sender = refusal.sender
+    said = (
+        f"{sender} sent a refused frame, message {refusal.node.seq}: "
+        f"{refusal.code}: {refusal.detail}"
+    )
+    if not _accepted(t):
+        culprits = frozenset() if refusal.code is Code.VERSION else frozenset({sender})
+        return Ending(End.NO_GAME, None, culprits, said)
+    if t.ending is not None and (t.end is End.CHEATED or t.phase in DECIDED):
+        return t.ending
+    return Ending(End.FORFEIT, sender.other, frozenset({sender}), said)

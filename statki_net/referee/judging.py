@@ -1,0 +1,300 @@
+"""Judging one game from every log given of it (SPEC.md section 16).
+
+The logs are read one by one (``reading``), their trusted frames make the
+game tree (``tree``), each branch of the tree is judged as a transcript
+(``branches``), and then the result comes from the first of SPEC's rules that
+applies: one signer on two branches, findings anywhere, one branch, a fork
+before the guest's accept, a fork after it.  The standing follows from the
+violations and the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from statki_net.game.rules import preset_name
+from statki_net.protocol.endings import End, Ending, Standing
+from statki_net.protocol.logformat import LogContents
+from statki_net.protocol.transcript import Transcript
+from statki_net.protocol.wire import Accept, Role, Shot
+from statki_net.referee.branches import Branch, Found, judge_branches
+from statki_net.referee.reading import ReadLog, game_id_of, read_records
+from statki_net.referee.report import BranchAtFork, Fork, Judgement, LogUsed, fingerprint
+from statki_net.referee.tree import GameTree, Holding, Node, below
+from statki_net.referee.violations import (
+    BREACHES,
+    Kind,
+    Violation,
+    ViolationClass,
+    finding_violation,
+)
+
+
+@dataclass(frozen=True)
+class NamedLog:
+    """A log to judge, named as the caller knows it (a path, say)."""
+
+    name: str
+    contents: LogContents
+
+
+@dataclass(frozen=True)
+class Result:
+    """What SPEC's rules make of the tree: an ending, or why there is none."""
+
+    ending: Ending | None
+    reason: str
+    disputed: bool = False
+
+
+def judge_game(logs: Sequence[NamedLog]) -> Judgement:
+    """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
+    read = [read_records(log.name, log.contents) for log in logs]
+    tree = _tree(read)
+    branches = judge_branches(tree)
+    equivocations = _equivocations(tree)
+    found = _findings(branches)
+    violations = [v for log in read for v in log.violations]
+    violations += [finding_violation(f.finding) for f in found] + equivocations
+    violations += _breaches(branches) + _wrong_verdicts(branches)
+    result = _result(tree, branches, found, equivocations)
+    judgement = Judgement(
+        logs=tuple(_used(log) for log in read),
+        ending=result.ending,
+        reason=result.ending.reason if result.ending else result.reason,
+        messages=max((len(log.frames) for log in read), default=0),
+    )
+    judgement.game = next(filter(None, (game_id_of(log.contents) for log in logs)), None)
+    _describe(judgement, branches)
+    judgement.violations = [v.placed(judgement.size) for v in violations]
+    judgement.fork = _fork(tree, branches)
+    judgement.standing = _standing(judgement.violations, result)
+    return judgement
+
+
+def _tree(read: list[ReadLog]) -> GameTree:
+    tree = GameTree()
+    for index, log in enumerate(read):
+        for held in log.frames:
+            tree.add(held.frame, held.digest, index, Holding.TRANSCRIPT)
+        if log.refused is not None:
+            tree.add(log.refused.frame, log.refused.digest, index, Holding.REFUSED)
+        for held in log.evidence:
+            tree.add(held.frame, held.digest, index, Holding.EVIDENCE)
+    return tree
+
+
+# ---------------------------------------------------------------- violations
+
+
+def _findings(branches: list[Branch]) -> list[Found]:
+    """Every finding on any branch, once (a finding in the trunk is on every branch)."""
+    seen: dict[tuple[bytes, str, str], Found] = {}
+    for branch in branches:
+        for found in branch.found:
+            seen.setdefault((found.digest, found.finding.kind, found.finding.detail), found)
+    return list(seen.values())
+
+
+def _equivocations(tree: GameTree) -> list[Violation]:
+    """A side that signed frames on two branches below a fork has signed two games."""
+    found = []
+    for parent, children in _forks(tree):
+        for role in Role:
+            signed = [c for c in children if any(n.sender is role for n in below(c))]
+            if len(signed) < 2:
+                continue
+            seq = children[0].seq
+            kinds = " and ".join(f"{c.frame.message.TYPE}" for c in signed[:2])
+            detail = (
+                f"{role} signed two games: its frames follow both {kinds} at message {seq}"
+                if any(c.sender is not role for c in signed)
+                else f"{role} signed two different messages for message {seq}: {kinds}"
+            )
+            found.append(Violation(Kind.EQUIVOCATION, detail, role, _shots_before(parent)))
+    return found
+
+
+def _forks(tree: GameTree) -> list[tuple[Node | None, list[Node]]]:
+    """Each place with more than one frame: the parent (None for ``GENESIS``), and the frames."""
+    forks: list[tuple[Node | None, list[Node]]] = []
+    if len(tree.roots) > 1:
+        forks.append((None, tree.roots))
+    forks += [(node, node.children) for node in tree.nodes.values() if len(node.children) > 1]
+    return forks
+
+
+def _shots_before(node: Node | None) -> int:
+    """Shots in the path from ``GENESIS`` up to ``node``, included."""
+    return sum(isinstance(n.frame.message, Shot) for n in _path_to(node))
+
+
+def _path_to(node: Node | None) -> list[Node]:
+    path = []
+    while node is not None:
+        path.append(node)
+        node = node.parent
+    return path[::-1]
+
+
+def _breaches(branches: list[Branch]) -> list[Violation]:
+    """Each refused frame once, under its code, naming its sender."""
+    seen: dict[bytes, Violation] = {}
+    for branch in branches:
+        refusal = branch.refusal
+        if refusal is None or refusal.code not in BREACHES or refusal.node.digest in seen:
+            continue
+        detail = f"message {refusal.node.seq} ({refusal.node.frame.message.TYPE}): {refusal.detail}"
+        seen[refusal.node.digest] = Violation(
+            BREACHES[refusal.code], detail, refusal.sender, refusal.move
+        )
+    return list(seen.values())
+
+
+def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
+    """A side whose signed verdict disagrees with what its branch proves."""
+    seen: dict[str, Violation] = {}
+    for branch in branches:
+        t = branch.transcript
+        for role in Role:
+            verdict = t.sides[role].verdict
+            if verdict is None or t.end is None:
+                continue
+            if verdict.winner != t.winner or verdict.end != t.end.value:
+                said = f"{verdict.winner or 'nobody'} won ({verdict.end})"
+                truth = f"{t.winner or 'nobody'} won ({t.end.value})"
+                detail = f"{role} stated {said}; its transcript shows {truth}"
+                seen.setdefault(detail, Violation(Kind.WRONG_VERDICT, detail, role))
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------- the result
+
+
+def _result(
+    tree: GameTree, branches: list[Branch], found: list[Found], equivocations: list[Violation]
+) -> Result:
+    """The first of SPEC.md section 16's rules that applies ("The result")."""
+    cheating = _cheated(tree, found, equivocations)
+    if cheating is not None:
+        return Result(cheating, "")
+    trunk = tree.trunk()
+    fork = tree.fork()
+    if fork is None:
+        branch = branches[0] if branches else None
+        ending = branch.ending if branch else None
+        if ending is not None:
+            return Result(ending, "")
+        if branch is None or not any(isinstance(n.frame.message, Accept) for n in branch.path):
+            return Result(Ending(End.NO_GAME, reason="the log stops before the guest's accept"), "")
+        return Result(None, _unfinished_reason(branch))
+    if not any(isinstance(n.frame.message, Accept) for n in trunk):
+        # Named for information only: a refused frame that stopped a branch before the
+        # accept.  A silence after an accept on one branch alone is no one's fault.
+        blamed = frozenset(
+            r
+            for b in branches
+            if b.ending is not None and b.ending.end is End.NO_GAME
+            for r in b.ending.culprits
+        )
+        reason = f"the logs fork at message {fork[0].seq}, before the guest's accept"
+        return Result(Ending(End.NO_GAME, None, blamed, reason), "")
+    endings = [b.ending for b in branches if b.ending is not None]
+    if not endings:
+        return Result(None, f"the logs fork at message {fork[0].seq} and stop before any ending")
+    if len({e.winner for e in endings}) == 1:
+        # Someone's stop or refused frame, rather than a silence, says more.
+        return Result(next((e for e in endings if e.end is not End.TIME), endings[0]), "")
+    reason = (
+        f"the logs fork at message {fork[0].seq} into endings with different winners: "
+        + "; ".join(_ending_words(e) for e in endings)
+    )
+    return Result(None, reason, disputed=True)
+
+
+def _cheated(tree: GameTree, found: list[Found], equivocations: list[Violation]) -> Ending | None:
+    """Rules 1 and 2: every finding, on any branch, and every equivocation counts."""
+    culprits = frozenset(f.finding.culprit for f in found) | frozenset(
+        v.culprit for v in equivocations if v.culprit is not None
+    )
+    if not culprits:
+        return None
+    first = found[0].finding.detail if found else equivocations[0].detail
+    at_stake = any(f.accepted for f in found) or any(
+        any(isinstance(n.frame.message, Accept) for n in _path_to(parent))
+        for parent, _ in _forks(tree)
+        if equivocations
+    )
+    if not at_stake:
+        return Ending(End.NO_GAME, None, culprits, first)
+    winner = None if len(culprits) == 2 else next(iter(culprits)).other
+    return Ending(End.CHEATED, winner, culprits, first)
+
+
+def _unfinished_reason(branch: Branch) -> str:
+    return f"the logs stop at {branch.transcript.phase}, before any ending"
+
+
+def _ending_words(ending: Ending) -> str:
+    winner = ending.winner.value if ending.winner else "nobody"
+    return f"{ending.end} ({winner} wins)"
+
+
+def _standing(violations: list[Violation], result: Result) -> Standing:
+    serious = {ViolationClass.TAMPERING, ViolationClass.DAMAGE, ViolationClass.CHEATING}
+    if any(v.violation_class in serious for v in violations):
+        return Standing.INVALID
+    if result.disputed:
+        return Standing.DISPUTED
+    if result.ending is None:
+        return Standing.UNFINISHED
+    return Standing.VALID
+
+
+# ---------------------------------------------------------------- the rest of the report
+
+
+def _used(log: ReadLog) -> LogUsed:
+    return LogUsed(log.name, log.role, len(log.frames), len(log.evidence))
+
+
+def _describe(judgement: Judgement, branches: list[Branch]) -> None:
+    """Rules, players and shots, from the hellos and the longest branch."""
+    if not branches:
+        return
+    longest = max(branches, key=lambda b: len(b.path)).transcript
+    t: Transcript = branches[0].transcript
+    if t.rules is not None:
+        judgement.rules = preset_name(t.rules) or "custom rules"
+        judgement.size = t.rules.size
+    for role in Role:
+        hello = t.sides[role].hello
+        if hello is not None:
+            judgement.players[role] = {
+                "name": hello.name,
+                "key": fingerprint(hello.key),
+                "software": hello.software,
+            }
+        judgement.shots[role] = longest.shots_by(role)
+
+
+def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:
+    """What each branch holds at the first fork."""
+    fork = tree.fork()
+    if fork is None:
+        return None
+    seq = fork[0].seq
+    at_fork = [
+        BranchAtFork(
+            b.path[seq].sender,
+            b.path[seq].frame.message.TYPE,
+            tuple(sorted(b.path[seq].holders)),
+            len(b.path),
+            b.ending,
+        )
+        for b in branches
+        if len(b.path) > seq
+    ]
+    shots = _shots_before(fork[0].parent)
+    return Fork(seq, shots or None, tuple(at_fork))

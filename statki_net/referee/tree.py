@@ -1,0 +1,114 @@
+"""The game tree: every signed frame the logs of one game hold, under its parent.
+
+SPEC.md section 16, "The game tree".  A frame names its parent by ``prev``
+(the parent's digest, or ``GENESIS``), and two frames with the same body are
+one frame, so the frames of any number of logs of one game make a tree.  An
+honest game whose connection held is a single path; a fork is two different
+frames at one place.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from statki_net.protocol.wire import GENESIS, Frame, Role
+
+
+class Holding(enum.Enum):
+    """How a log holds a frame of the tree."""
+
+    TRANSCRIPT = "transcript"
+    """Appended to the log's transcript."""
+    REFUSED = "refused"
+    """The log's refused frame: it stops the log's transcript."""
+    EVIDENCE = "evidence"
+    """A valid evidence record: the peer's word that did not join the transcript."""
+
+
+@dataclass(eq=False)
+class Node:
+    """One frame of the tree, the logs that hold it, and the frames that follow it."""
+
+    frame: Frame
+    digest: bytes
+    parent: Node | None
+    """The frame it follows; None for message 0, which follows ``GENESIS``."""
+    children: list[Node] = field(default_factory=list)
+    """In the order the logs first showed them."""
+    holders: dict[int, Holding] = field(default_factory=dict)
+    """The index of each log that holds this frame, and how."""
+
+    @property
+    def seq(self) -> int:
+        return self.frame.header.seq
+
+    @property
+    def sender(self) -> Role:
+        return self.frame.header.sender
+
+
+class GameTree:
+    """The frames of one game's logs, each under its parent; see the module docstring."""
+
+    def __init__(self) -> None:
+        self.roots: list[Node] = []
+        """The frames whose parent is ``GENESIS``."""
+        self.nodes: dict[bytes, Node] = {}
+
+    def add(self, frame: Frame, digest: bytes, log: int, holding: Holding) -> Node:
+        """Place ``frame`` (whose parent the tree already holds) as held by log ``log``."""
+        node = self.nodes.get(digest)
+        if node is None:
+            prev = frame.header.prev
+            parent = None if prev == GENESIS else self.nodes[prev]
+            node = self.nodes[digest] = Node(frame, digest, parent)
+            (self.roots if parent is None else parent.children).append(node)
+        # A log that holds a frame in its transcript and again as evidence
+        # holds it first as the frame it is.
+        node.holders.setdefault(log, holding)
+        return node
+
+    def children_of(self, digest: bytes) -> list[Node]:
+        return self.roots if digest == GENESIS else self.nodes[digest].children
+
+    def trunk(self) -> list[Node]:
+        """The path from ``GENESIS`` every frame agrees with: up to the first fork or leaf."""
+        path: list[Node] = []
+        children = self.roots
+        while len(children) == 1:
+            path.append(children[0])
+            children = children[0].children
+        return path
+
+    def fork(self) -> list[Node] | None:
+        """The frames at the first fork, one per branch of it; None when the tree is a path."""
+        trunk = self.trunk()
+        children = trunk[-1].children if trunk else self.roots
+        return children if len(children) > 1 else None
+
+    def branches(self) -> list[list[Node]]:
+        """Every path from ``GENESIS`` to a frame with no child, in the logs' order."""
+        found: list[list[Node]] = []
+        # Depth first without recursion: a game can be thousands of frames deep.
+        stack: list[tuple[list[Node], Node]] = [([], root) for root in reversed(self.roots)]
+        while stack:
+            path, node = stack.pop()
+            path.append(node)
+            while len(node.children) == 1:
+                node = node.children[0]
+                path.append(node)
+            if not node.children:
+                found.append(path)
+            stack += [(list(path), child) for child in reversed(node.children)]
+        return found
+
+
+def below(node: Node) -> Iterator[Node]:
+    """``node`` and every frame under it."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
