@@ -10,12 +10,13 @@ answers a refused frame when a sibling from the other side is one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
-from statki_net.protocol.phases import PHASES, Period, Phase
+from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import Error, Role
 from statki_net.referee.tree import GameTree, Node
@@ -87,7 +88,7 @@ def _fork(branch: Branch, children: list[Node]) -> list[tuple[Branch, list[Node]
     refused: dict[Role, Node] = {}
     outcome: dict[int, tuple[Branch, bool]] = {}
     # Errors last: whether one answers a refused frame depends on its siblings.
-    order = sorted(range(len(children)), key=lambda i: isinstance(children[i].frame.message, Error))
+    order = sorted(range(len(children)), key=lambda i: children[i].type == Error.TYPE)
     for i in order:
         child = children[i]
         copied = Branch(
@@ -105,17 +106,27 @@ def _fork(branch: Branch, children: list[Node]) -> list[tuple[Branch, list[Node]
 
 
 def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
-    """Add ``node``'s frame to the branch; False when the branch ends with it."""
+    """Add ``node``'s frame to the branch; False when the branch ends with it.
+
+    ``answers``: a sibling from the other side that the rules refuse; an error at
+    its place answers it (SPEC.md section 16, "The game tree").
+    """
     t = branch.transcript
-    branch.path.append(node)
     if t.complete:
         # Nothing is said after the end; a frame placed there changes nothing.
-        branch.path.pop()
         return False
     before, move, accepted = len(t.findings), t.move, _accepted(t)
+    if answers is not None and node.type == Error.TYPE:
+        # Refused again here, so that the transcript knows what the error answers.
+        with contextlib.suppress(ProtocolError):
+            t.check(answers.frame)
+    branch.path.append(node)
     try:
         t.add(node.frame)
     except ProtocolError as error:
+        if not error.refuses:  # the logs were read so that this cannot be: nobody's word
+            branch.path.pop()
+            return False
         branch.refusal = Refusal(node, error.code, error.detail, move)
         return False
     branch.found += [Found(node.digest, f, accepted) for f in t.findings[before:]]
@@ -128,22 +139,17 @@ def _accepted(t: Transcript) -> bool:
     return PHASES[t.phase].period is not Period.OPENING
 
 
-DECIDED = frozenset({Phase.FIRST_VERDICT, Phase.SECOND_VERDICT})
-"""Where a refused frame or a stop changes nothing: the result is decided."""
-
-
 def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:
     """How a game ends when ``refusal``'s frame is refused where it stands (SPEC.md section
-    8, "Endings"): its sender forfeits from the guest's accept on; before it, there is no
-    game, and the sender is named for information, unless its hello is of another version."""
+    8, "Endings"): as if the other side had answered it with an error, so its sender
+    forfeits from the guest's accept on (unless the game was decided); before it there is
+    no game, and the sender is named for information, unless its hello is of another
+    version."""
     sender = refusal.sender
     said = (
-        f"{sender} sent a refused frame, message {refusal.node.seq}: "
-        f"{refusal.code}: {refusal.detail}"
+        f"the {sender}'s message {refusal.node.seq} was refused ({refusal.code}: {refusal.detail})"
     )
-    if not _accepted(t):
-        culprits = frozenset() if refusal.code is Code.VERSION else frozenset({sender})
-        return Ending(End.NO_GAME, None, culprits, said)
-    if t.ending is not None and (t.end is End.CHEATED or t.phase in DECIDED):
-        return t.ending
-    return Ending(End.FORFEIT, sender.other, frozenset({sender}), said)
+    ending = t.ending_if_stopped(sender, len(t.frames), said)
+    if ending.end is End.NO_GAME and refusal.code is not Code.VERSION:
+        ending = replace(ending, culprits=frozenset({sender}))
+    return ending

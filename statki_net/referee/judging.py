@@ -76,12 +76,12 @@ def judge_game(logs: Sequence[NamedLog]) -> Judgement:
 def _tree(read: list[ReadLog]) -> GameTree:
     tree = GameTree()
     for index, log in enumerate(read):
-        for held in log.frames:
-            tree.add(held.frame, held.digest, index, Holding.TRANSCRIPT)
+        for frame in log.frames:
+            tree.add(frame, index, Holding.TRANSCRIPT)
         if log.refused is not None:
-            tree.add(log.refused.frame, log.refused.digest, index, Holding.REFUSED)
-        for held in log.evidence:
-            tree.add(held.frame, held.digest, index, Holding.EVIDENCE)
+            tree.add(log.refused, index, Holding.REFUSED)
+        for frame in log.evidence:
+            tree.add(frame, index, Holding.EVIDENCE)
     return tree
 
 
@@ -106,7 +106,7 @@ def _equivocations(tree: GameTree) -> list[Violation]:
             if len(signed) < 2:
                 continue
             seq = children[0].seq
-            kinds = " and ".join(f"{c.frame.message.TYPE}" for c in signed[:2])
+            kinds = " and ".join(c.type for c in signed[:2])
             detail = (
                 f"{role} signed two games: its frames follow both {kinds} at message {seq}"
                 if any(c.sender is not role for c in signed)
@@ -127,7 +127,7 @@ def _forks(tree: GameTree) -> list[tuple[Node | None, list[Node]]]:
 
 def _shots_before(node: Node | None) -> int:
     """Shots in the path from ``GENESIS`` up to ``node``, included."""
-    return sum(isinstance(n.frame.message, Shot) for n in _path_to(node))
+    return sum(n.type == Shot.TYPE for n in _path_to(node))
 
 
 def _path_to(node: Node | None) -> list[Node]:
@@ -145,7 +145,7 @@ def _breaches(branches: list[Branch]) -> list[Violation]:
         refusal = branch.refusal
         if refusal is None or refusal.code not in BREACHES or refusal.node.digest in seen:
             continue
-        detail = f"message {refusal.node.seq} ({refusal.node.frame.message.TYPE}): {refusal.detail}"
+        detail = f"message {refusal.node.seq} ({refusal.node.type}): {refusal.detail}"
         seen[refusal.node.digest] = Violation(
             BREACHES[refusal.code], detail, refusal.sender, refusal.move
         )
@@ -186,10 +186,10 @@ def _result(
         ending = branch.ending if branch else None
         if ending is not None:
             return Result(ending, "")
-        if branch is None or not any(isinstance(n.frame.message, Accept) for n in branch.path):
+        if branch is None or not any(n.type == Accept.TYPE for n in branch.path):
             return Result(Ending(End.NO_GAME, reason="the log stops before the guest's accept"), "")
         return Result(None, _unfinished_reason(branch))
-    if not any(isinstance(n.frame.message, Accept) for n in trunk):
+    if not any(n.type == Accept.TYPE for n in trunk):
         # Named for information only: a refused frame that stopped a branch before the
         # accept.  A silence after an accept on one branch alone is no one's fault.
         blamed = frozenset(
@@ -222,7 +222,7 @@ def _cheated(tree: GameTree, found: list[Found], equivocations: list[Violation])
         return None
     first = found[0].finding.detail if found else equivocations[0].detail
     at_stake = any(f.accepted for f in found) or any(
-        any(isinstance(n.frame.message, Accept) for n in _path_to(parent))
+        any(n.type == Accept.TYPE for n in _path_to(parent))
         for parent, _ in _forks(tree)
         if equivocations
     )
@@ -288,7 +288,7 @@ def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:
     at_fork = [
         BranchAtFork(
             b.path[seq].sender,
-            b.path[seq].frame.message.TYPE,
+            b.path[seq].type,
             tuple(sorted(b.path[seq].holders)),
             len(b.path),
             b.ending,

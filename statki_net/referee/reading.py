@@ -14,29 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statki_net.game.errors import UsageError
-from statki_net.protocol.errors import NOT_THE_PEERS_WORD, ProtocolError
+from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import (
-    GENESIS,
-    Error,
-    Frame,
-    Hello,
-    Role,
-    decode_frame,
-    game_id,
-    signature_valid,
-)
+from statki_net.protocol.wire import Envelope, game_id, read_envelope
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
-
-
-@dataclass(frozen=True)
-class Held:
-    """A frame of the log, with its digest (computed once)."""
-
-    frame: Frame
-    digest: bytes
 
 
 @dataclass
@@ -47,12 +29,12 @@ class ReadLog:
     role: str | None
     """The writer's role, from the header: unsigned, for people."""
     transcript: Transcript = field(default_factory=Transcript)
-    frames: list[Held] = field(default_factory=list)
+    frames: list[Envelope] = field(default_factory=list)
     """The frames appended to its transcript, in order."""
-    refused: Held | None = None
+    refused: Envelope | None = None
     """The frame record the rules refused (steps 5 to 7): it stops the transcript."""
-    evidence: list[Held] = field(default_factory=list)
-    """Its valid evidence records."""
+    evidence: list[Envelope] = field(default_factory=list)
+    """Its valid evidence records: the peer's word, placed under a frame of the log."""
     violations: list[Violation] = field(default_factory=list)
     """Tampering and damage: no signature says who did them."""
     notes: list[Note] = field(default_factory=list)
@@ -91,7 +73,7 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
     t = log.transcript
     index = len(t.frames)
     try:
-        frame = decode_frame([body, signature])
+        envelope = read_envelope([body, signature])
     except ProtocolError as error:
         _tampered(log, Kind.MALFORMED, f"message {index} cannot be read: {error.detail}")
         return
@@ -100,19 +82,16 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
         return
     move = t.move
     try:
-        t.add(frame)
+        t.add(envelope)
     except ProtocolError as error:
-        if error.check.refuses and error.code not in NOT_THE_PEERS_WORD:
-            log.refused, log.stopped = Held(frame, frame.digest), True
+        if error.refuses:
+            log.refused, log.stopped = envelope, True
             return
         # Before the signature held (steps 1 to 4), it is nobody's word.
         kind = UNTRUSTED.get(error.code, Kind.MALFORMED)
         _tampered(log, kind, f"message {index}: {error.detail}", move)
         return
-    except UsageError as error:  # a rules-engine complaint the transcript did not translate
-        _tampered(log, Kind.MALFORMED, f"message {index}: {error}", move)
-        return
-    log.frames.append(Held(frame, frame.digest))
+    log.frames.append(envelope)
 
 
 def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) -> None:
@@ -121,41 +100,20 @@ def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) ->
 
 
 def _evidence_record(log: ReadLog, body: bytes, signature: bytes) -> None:
-    """Keep an evidence record that is the peer's word; one that is not is tampering."""
+    """Keep an evidence record that is the peer's word (SPEC.md section 3, steps 1 to 4,
+    placed under a frame of the log's transcript so far); one that is not is tampering."""
+    t = log.transcript
     try:
-        frame = decode_frame([body, signature])
+        envelope = read_envelope([body, signature])
+        header = envelope.header
+        if t.place_of(header) is None:
+            raise ProtocolError(
+                Code.BAD_CHAIN,
+                f"message {header.seq} from the {header.sender} follows no message of the log",
+                Check.PLACE,
+            )
+        t.verify(envelope)
     except ProtocolError as error:
-        log.violations.append(Violation(Kind.BAD_EVIDENCE, f"cannot be read: {error.detail}"))
+        log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {error.detail}"))
         return
-    problem = _misplaced(log, frame)
-    if problem is not None:
-        log.violations.append(Violation(Kind.BAD_EVIDENCE, problem))
-        return
-    log.evidence.append(Held(frame, frame.digest))
-
-
-def _misplaced(log: ReadLog, frame: Frame) -> str | None:
-    """Why ``frame`` is not the peer's word under a frame of the log's transcript, if it is not."""
-    header, t = frame.header, log.transcript
-    seq = header.seq
-    parent = t.frames[seq - 1].digest if 0 < seq <= len(t.frames) else GENESIS
-    if seq > len(t.frames) or header.prev != parent:
-        return f"message {seq} from {header.sender} follows no message of the log"
-    if seq >= 2 and header.game != t.game:
-        return f"message {seq} from {header.sender} belongs to another game"
-    key = frame.message.key if isinstance(frame.message, Hello) else _key_before(t, frame)
-    if key is None:
-        # Only the guest's error as message 0 comes before any key (SPEC.md section 5).
-        if seq == 0 and header.sender is Role.GUEST and isinstance(frame.message, Error):
-            return None
-        return f"message {seq} from {header.sender} has no key to be checked by"
-    if not signature_valid(key, frame):
-        return f"message {seq} from {header.sender}: the signature does not verify"
-    return None
-
-
-def _key_before(t: Transcript, frame: Frame) -> bytes | None:
-    """The key of ``frame``'s sender, from its hello, if that hello comes before it."""
-    sender = frame.header.sender
-    hello_at = 0 if sender is Role.HOST else 1
-    return t.key(sender) if frame.header.seq > hello_at else None
+    log.evidence.append(envelope)

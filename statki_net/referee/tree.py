@@ -13,7 +13,7 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from statki_net.protocol.wire import GENESIS, Frame, Role
+from statki_net.protocol.wire import GENESIS, Envelope, Role
 
 
 class Holding(enum.Enum):
@@ -31,7 +31,8 @@ class Holding(enum.Enum):
 class Node:
     """One frame of the tree, the logs that hold it, and the frames that follow it."""
 
-    frame: Frame
+    frame: Envelope
+    """Its exact bytes and the header that places it; the message is read by judging it."""
     digest: bytes
     parent: Node | None
     """The frame it follows; None for message 0, which follows ``GENESIS``."""
@@ -48,6 +49,11 @@ class Node:
     def sender(self) -> Role:
         return self.frame.header.sender
 
+    @property
+    def type(self) -> str:
+        """The type its body names (as written, for people), or "?" when it names none."""
+        return self.frame.type or "?"
+
 
 class GameTree:
     """The frames of one game's logs, each under its parent; see the module docstring."""
@@ -57,8 +63,9 @@ class GameTree:
         """The frames whose parent is ``GENESIS``."""
         self.nodes: dict[bytes, Node] = {}
 
-    def add(self, frame: Frame, digest: bytes, log: int, holding: Holding) -> Node:
+    def add(self, frame: Envelope, log: int, holding: Holding) -> Node:
         """Place ``frame`` (whose parent the tree already holds) as held by log ``log``."""
+        digest = frame.digest
         node = self.nodes.get(digest)
         if node is None:
             prev = frame.header.prev
