@@ -93,10 +93,18 @@ def claim(game: Played, frames: Sequence[Frame], claimant: Role, *, early_by: in
 
 
 def log_file_of(
-    frames: Sequence[Frame], role: Role = Role.HOST, evidence: Sequence[Frame] = ()
+    frames: Sequence[Frame],
+    role: Role = Role.HOST,
+    evidence: Sequence[Frame] = (),
+    *,
+    evidence_first: bool = False,
 ) -> bytes:
-    """The log a side writes: its frames, then its evidence records."""
-    records = [frame_record(f) for f in frames] + [evidence_record(f) for f in evidence]
+    """The log a side writes: its frames, then its evidence records, or, with
+    ``evidence_first``, the evidence before its last frame (a refused frame's record
+    comes before the error that answers it)."""
+    records = [frame_record(f) for f in frames]
+    kept = [evidence_record(f) for f in evidence]
+    records = records[:-1] + kept + records[-1:] if evidence_first else records + kept
     return log_file(header_record(role.value, "statki test", 0), records)
 
 

@@ -18,7 +18,7 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.transcript import Finding, Transcript
-from statki_net.protocol.wire import Error, Role
+from statki_net.protocol.wire import Envelope, Error, Role
 from statki_net.referee.tree import GameTree, Node
 
 
@@ -26,7 +26,7 @@ from statki_net.referee.tree import GameTree, Node
 class Refusal:
     """A frame the rules refuse where it stands: the peer's word that breaks the protocol."""
 
-    node: Node
+    frame: Envelope
     code: Code
     detail: str
     move: int
@@ -34,7 +34,15 @@ class Refusal:
 
     @property
     def sender(self) -> Role:
-        return self.node.sender
+        return self.frame.header.sender
+
+    @property
+    def seq(self) -> int:
+        return self.frame.header.seq
+
+    @property
+    def type(self) -> str:
+        return self.frame.type or "?"
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,7 @@ def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
     if t.complete:
         # Nothing is said after the end; a frame placed there changes nothing.
         return False
-    before, move, accepted = len(t.findings), t.move, _accepted(t)
+    before, move, accepted = len(t.findings), t.move, at_stake(t)
     if answers is not None and node.type == Error.TYPE:
         # Refused again here, so that the transcript knows what the error answers.
         with contextlib.suppress(ProtocolError):
@@ -127,15 +135,15 @@ def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
         if not error.refuses:  # the logs were read so that this cannot be: nobody's word
             branch.path.pop()
             return False
-        branch.refusal = Refusal(node, error.code, error.detail, move)
+        branch.refusal = Refusal(node.frame, error.code, error.detail, move)
         return False
     branch.found += [Found(node.digest, f, accepted) for f in t.findings[before:]]
     return not t.complete
 
 
-def _accepted(t: Transcript) -> bool:
-    """Whether the guest has accepted the rules, so a game is at stake (asked before
-    the transcript is done)."""
+def at_stake(t: Transcript) -> bool:
+    """Whether the guest has accepted the rules, so a game is at stake (asked before a
+    frame is added: never of a transcript that is done)."""
     return PHASES[t.phase].period is not Period.OPENING
 
 
@@ -146,9 +154,7 @@ def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:
     no game, and the sender is named for information, unless its hello is of another
     version."""
     sender = refusal.sender
-    said = (
-        f"the {sender}'s message {refusal.node.seq} was refused ({refusal.code}: {refusal.detail})"
-    )
+    said = f"the {sender}'s message {refusal.seq} was refused ({refusal.code}: {refusal.detail})"
     ending = t.ending_if_stopped(sender, len(t.frames), said)
     if ending.end is End.NO_GAME and refusal.code is not Code.VERSION:
         ending = replace(ending, culprits=frozenset({sender}))

@@ -52,7 +52,7 @@ def judge_game(logs: Sequence[NamedLog]) -> Judgement:
     """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
     read = [read_records(log.name, log.contents) for log in logs]
     tree = _tree(read)
-    branches = judge_branches(tree)
+    branches = _replayed_already(tree, read) or judge_branches(tree)
     equivocations = _equivocations(tree)
     found = _findings(branches)
     violations = [v for log in read for v in log.violations]
@@ -78,11 +78,24 @@ def _tree(read: list[ReadLog]) -> GameTree:
     for index, log in enumerate(read):
         for frame in log.frames:
             tree.add(frame, index, Holding.TRANSCRIPT)
-        if log.refused is not None:
-            tree.add(log.refused, index, Holding.REFUSED)
+        if log.refusal is not None:
+            tree.add(log.refusal.frame, index, Holding.REFUSED)
         for frame in log.evidence:
             tree.add(frame, index, Holding.EVIDENCE)
     return tree
+
+
+def _replayed_already(tree: GameTree, read: list[ReadLog]) -> list[Branch] | None:
+    """The one branch, when the tree is a single path that a log's replay covers whole:
+    the usual case (one log, or both sides' logs of a game that ended well), judged
+    without replaying its frames a second time."""
+    if tree.fork() is not None:
+        return None
+    path = tree.trunk()
+    for log in read:
+        if path and len(log.frames) + (log.refusal is not None) == len(path):
+            return [Branch(path, log.transcript, log.refusal, list(log.found))]
+    return None
 
 
 # ---------------------------------------------------------------- violations
@@ -143,10 +156,10 @@ def _breaches(branches: list[Branch]) -> list[Violation]:
     seen: dict[bytes, Violation] = {}
     for branch in branches:
         refusal = branch.refusal
-        if refusal is None or refusal.code not in BREACHES or refusal.node.digest in seen:
+        if refusal is None or refusal.code not in BREACHES or refusal.frame.digest in seen:
             continue
-        detail = f"message {refusal.node.seq} ({refusal.node.type}): {refusal.detail}"
-        seen[refusal.node.digest] = Violation(
+        detail = f"message {refusal.seq} ({refusal.type}): {refusal.detail}"
+        seen[refusal.frame.digest] = Violation(
             BREACHES[refusal.code], detail, refusal.sender, refusal.move
         )
     return list(seen.values())

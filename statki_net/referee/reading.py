@@ -18,6 +18,7 @@ from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Envelope, game_id, read_envelope
+from statki_net.referee.branches import Found, Refusal, at_stake
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
 
@@ -31,8 +32,10 @@ class ReadLog:
     transcript: Transcript = field(default_factory=Transcript)
     frames: list[Envelope] = field(default_factory=list)
     """The frames appended to its transcript, in order."""
-    refused: Envelope | None = None
+    refusal: Refusal | None = None
     """The frame record the rules refused (steps 5 to 7): it stops the transcript."""
+    found: list[Found] = field(default_factory=list)
+    """The findings of its transcript, with the frame that made each."""
     evidence: list[Envelope] = field(default_factory=list)
     """Its valid evidence records: the peer's word, placed under a frame of the log."""
     violations: list[Violation] = field(default_factory=list)
@@ -80,18 +83,19 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
     if t.complete:
         _tampered(log, Kind.AFTER_THE_END, f"message {index} comes after the end of the game")
         return
-    move = t.move
+    before, move, accepted = len(t.findings), t.move, at_stake(t)
     try:
         t.add(envelope)
     except ProtocolError as error:
         if error.refuses:
-            log.refused, log.stopped = envelope, True
+            log.refusal, log.stopped = Refusal(envelope, error.code, error.detail, move), True
             return
         # Before the signature held (steps 1 to 4), it is nobody's word.
         kind = UNTRUSTED.get(error.code, Kind.MALFORMED)
         _tampered(log, kind, f"message {index}: {error.detail}", move)
         return
     log.frames.append(envelope)
+    log.found += [Found(envelope.digest, f, accepted) for f in t.findings[before:]]
 
 
 def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) -> None:
