@@ -56,9 +56,10 @@ def judge_game(logs: Sequence[NamedLog]) -> Judgement:
     equivocations = _equivocations(tree)
     found = _findings(branches)
     violations = [v for log in read for v in log.violations]
-    violations += [finding_violation(f.finding) for f in found] + equivocations
+    violations += [finding_violation(f.finding) for f in found]
+    violations += [e.violation for e in equivocations]
     violations += _breaches(branches) + _wrong_verdicts(branches)
-    result = _result(tree, branches, found, equivocations)
+    result = _result(tree, branches, found, equivocations, read)
     judgement = Judgement(
         logs=tuple(_used(log) for log in read),
         ending=result.ending,
@@ -110,7 +111,15 @@ def _findings(branches: list[Branch]) -> list[Found]:
     return list(seen.values())
 
 
-def _equivocations(tree: GameTree) -> list[Violation]:
+@dataclass(frozen=True)
+class Equivocation:
+    """A side that signed on two branches of a fork, and whether a game was at stake there."""
+
+    violation: Violation
+    accepted: bool
+
+
+def _equivocations(tree: GameTree) -> list[Equivocation]:
     """A side that signed frames on two branches below a fork has signed two games."""
     found = []
     for parent, children in _forks(tree):
@@ -119,13 +128,23 @@ def _equivocations(tree: GameTree) -> list[Violation]:
             if len(signed) < 2:
                 continue
             seq = children[0].seq
-            kinds = " and ".join(c.type for c in signed[:2])
-            detail = (
-                f"{role} signed two games: its frames follow both {kinds} at message {seq}"
-                if any(c.sender is not role for c in signed)
-                else f"{role} signed two different messages for message {seq}: {kinds}"
+            if all(c.sender is role for c in signed):
+                what = f"two different messages for message {seq}: " + " and ".join(
+                    c.type for c in signed[:2]
+                )
+            else:
+                own = next((c for c in signed if c.sender is role), None)
+                theirs = next(c for c in signed if c.sender is not role)
+                mine = f"its own {own.type} there" if own else "after another message"
+                what = (
+                    f"on two branches of message {seq}: {mine}, and messages after "
+                    f"the {theirs.sender}'s {theirs.type}"
+                )
+            violation = Violation(
+                Kind.EQUIVOCATION, f"the {role} signed {what}", role, _shots_before(parent)
             )
-            found.append(Violation(Kind.EQUIVOCATION, detail, role, _shots_before(parent)))
+            accepted = any(n.type == Accept.TYPE for n in _path_to(parent))
+            found.append(Equivocation(violation, accepted))
     return found
 
 
@@ -186,10 +205,14 @@ def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
 
 
 def _result(
-    tree: GameTree, branches: list[Branch], found: list[Found], equivocations: list[Violation]
+    tree: GameTree,
+    branches: list[Branch],
+    found: list[Found],
+    equivocations: list[Equivocation],
+    read: list[ReadLog],
 ) -> Result:
     """The first of SPEC.md section 16's rules that applies ("The result")."""
-    cheating = _cheated(tree, found, equivocations)
+    cheating = _cheated(found, equivocations)
     if cheating is not None:
         return Result(cheating, "")
     trunk = tree.trunk()
@@ -201,7 +224,7 @@ def _result(
             return Result(ending, "")
         if branch is None or not any(n.type == Accept.TYPE for n in branch.path):
             return Result(Ending(End.NO_GAME, reason="the log stops before the guest's accept"), "")
-        return Result(None, _unfinished_reason(branch))
+        return Result(None, _unfinished_reason(branch, read))
     if not any(n.type == Accept.TYPE for n in trunk):
         # Named for information only: a refused frame that stopped a branch before the
         # accept.  A silence after an accept on one branch alone is no one's fault.
@@ -226,27 +249,28 @@ def _result(
     return Result(None, reason, disputed=True)
 
 
-def _cheated(tree: GameTree, found: list[Found], equivocations: list[Violation]) -> Ending | None:
-    """Rules 1 and 2: every finding, on any branch, and every equivocation counts."""
+def _cheated(found: list[Found], equivocations: list[Equivocation]) -> Ending | None:
+    """Rules 1 and 2: every finding, on any branch, and every equivocation counts; before
+    the guest's accept nothing was at stake, and the game is no game, naming them."""
     culprits = frozenset(f.finding.culprit for f in found) | frozenset(
-        v.culprit for v in equivocations if v.culprit is not None
+        e.violation.culprit for e in equivocations if e.violation.culprit is not None
     )
     if not culprits:
         return None
-    first = found[0].finding.detail if found else equivocations[0].detail
-    at_stake = any(f.accepted for f in found) or any(
-        any(n.type == Accept.TYPE for n in _path_to(parent))
-        for parent, _ in _forks(tree)
-        if equivocations
-    )
-    if not at_stake:
+    first = found[0].finding.detail if found else equivocations[0].violation.detail
+    if not any(f.accepted for f in found) and not any(e.accepted for e in equivocations):
         return Ending(End.NO_GAME, None, culprits, first)
     winner = None if len(culprits) == 2 else next(iter(culprits)).other
     return Ending(End.CHEATED, winner, culprits, first)
 
 
-def _unfinished_reason(branch: Branch) -> str:
-    return f"the logs stop at {branch.transcript.phase}, before any ending"
+def _unfinished_reason(branch: Branch, read: list[ReadLog]) -> str:
+    reason = f"the logs stop at {branch.transcript.phase}, before any ending"
+    notes = [note for log in read for note in log.notes]
+    if notes:
+        # Unsigned, so it decides nothing; but it is what a writer saw, and often says why.
+        reason += f" (a log's writer noted: {notes[-1].text})"
+    return reason
 
 
 def _ending_words(ending: Ending) -> str:

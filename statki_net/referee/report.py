@@ -136,6 +136,14 @@ class Judgement:
         return self.ending.culprits if self.ending else frozenset()
 
     @property
+    def end_word(self) -> str:
+        """How the game ended, in one word: an end of SPEC.md section 8, or ``disputed``
+        or ``unfinished`` when there is none (the daemon's ``closed`` event says this)."""
+        if self.ending is not None:
+            return self.ending.end.value
+        return "disputed" if self.standing is Standing.DISPUTED else "unfinished"
+
+    @property
     def uncorroborated(self) -> bool:
         """The result rests on the claimant's word alone: a win on time."""
         return self.end is End.TIME
@@ -235,7 +243,8 @@ class Judgement:
             out.append(f"  shots: host {host}, guest {guest}; {self.messages} messages")
         out.append(f"  standing: {self.standing_words()}")
         if self.fork is not None:
-            move = f", after {self.fork.move} shots" if self.fork.move else ""
+            shots = self.fork.move
+            move = f", after {shots} shot{'s' if shots != 1 else ''}" if shots else ""
             out.append(f"  fork at message {self.fork.seq}{move}:")
             for branch in self.fork.branches:
                 held = ", ".join(self.logs[i].name for i in branch.logs) or "no log"

@@ -110,3 +110,13 @@ def test_a_message_after_the_end_is_tampering_and_blames_no_player() -> None:
     assert violation.kind == "after-the-end" and violation.culprit is None
     assert violation.violation_class == "tampering" and violation.move is None
     assert judgement.end is End.RESIGNED and judgement.standing is Standing.INVALID
+
+
+def test_an_unfinished_log_says_what_its_writer_noted_and_blames_nobody() -> None:
+    pair = make_pair(PRESETS["classic"], seed=53)
+    play(pair, seed=54)
+    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
+    log = head + b"".join(frame_record(f) for f in pair.host.transcript.frames[:20])
+    judgement = judge_log(log + note_record(Note("the connection was reset", 9)))
+    assert judgement.reason.endswith("(a log's writer noted: the connection was reset)")
+    assert judgement.end_word == "unfinished" and not judgement.culprits
