@@ -73,8 +73,14 @@ class Branch:
         return self.transcript.ending if self.transcript.complete else None
 
 
-def judge_branches(tree: GameTree) -> list[Branch]:
-    """Every branch of ``tree``, judged, in the order the logs show them."""
+def judge_branches(tree: GameTree, limit: int | None = None) -> list[Branch]:
+    """The branches of ``tree``, judged, in the order the logs show them.
+
+    ``limit`` bounds how many are judged: where the logs show a side signing two
+    games, its forgeries could fork the tree at every message, and each fork
+    costs a copy of the transcript.  Past the limit a fork is followed along its
+    first frame only.
+    """
     done: list[Branch] = []
     # Each item: a branch judged up to its last node, and the children to go on with.
     stack: list[tuple[Branch, list[Node]]] = [(Branch([], Transcript()), tree.roots)]
@@ -84,10 +90,12 @@ def judge_branches(tree: GameTree) -> list[Branch]:
         while going_on and len(children) == 1:
             going_on = _step(branch, children[0], answers=None)
             children = children[0].children
-        if going_on and len(children) > 1:
+        if not going_on or not children:
+            done.append(branch)
+        elif limit is None or len(done) + len(stack) + len(children) <= limit:
             stack += reversed(_fork(branch, children))
         else:
-            done.append(branch)
+            stack.append((branch, children[:1]))
     return done
 
 

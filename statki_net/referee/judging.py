@@ -17,11 +17,11 @@ from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import Accept, Role, Shot
+from statki_net.protocol.wire import Accept, Role
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
 from statki_net.referee.report import BranchAtFork, Fork, Judgement, LogUsed, fingerprint
-from statki_net.referee.tree import GameTree, Holding, Node, below
+from statki_net.referee.tree import GameTree, Holding
 from statki_net.referee.violations import (
     BREACHES,
     Kind,
@@ -39,6 +39,10 @@ class NamedLog:
     contents: LogContents
 
 
+MAX_JUDGED = 16
+"""Branches judged in full when the logs show equivocation (see ``judge_branches``)."""
+
+
 @dataclass(frozen=True)
 class Result:
     """What SPEC's rules make of the tree: an ending, or why there is none."""
@@ -52,8 +56,11 @@ def judge_game(logs: Sequence[NamedLog]) -> Judgement:
     """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
     read = [read_records(log.name, log.contents) for log in logs]
     tree = _tree(read)
-    branches = _replayed_already(tree, read) or judge_branches(tree)
     equivocations = _equivocations(tree)
+    # Honest logs fork at most once, in two (one side's frames below each branch):
+    # more is someone's forgery, and need not cost a judgement per branch.
+    limit = MAX_JUDGED if equivocations else None
+    branches = _replayed_already(tree, read) or judge_branches(tree, limit)
     found = _findings(branches)
     violations = [v for log in read for v in log.violations]
     violations += [finding_violation(f.finding) for f in found]
@@ -122,9 +129,10 @@ class Equivocation:
 def _equivocations(tree: GameTree) -> list[Equivocation]:
     """A side that signed frames on two branches below a fork has signed two games."""
     found = []
-    for parent, children in _forks(tree):
+    signers = tree.signers()
+    for children in tree.forks():
         for role in Role:
-            signed = [c for c in children if any(n.sender is role for n in below(c))]
+            signed = [c for c in children if role in signers[c]]
             if len(signed) < 2:
                 continue
             seq = children[0].seq
@@ -140,34 +148,12 @@ def _equivocations(tree: GameTree) -> list[Equivocation]:
                     f"on two branches of message {seq}: {mine}, and messages after "
                     f"the {theirs.sender}'s {theirs.type}"
                 )
+            first = children[0]
             violation = Violation(
-                Kind.EQUIVOCATION, f"the {role} signed {what}", role, _shots_before(parent)
+                Kind.EQUIVOCATION, f"the {role} signed {what}", role, first.shots_before
             )
-            accepted = any(n.type == Accept.TYPE for n in _path_to(parent))
-            found.append(Equivocation(violation, accepted))
+            found.append(Equivocation(violation, first.accepted_before))
     return found
-
-
-def _forks(tree: GameTree) -> list[tuple[Node | None, list[Node]]]:
-    """Each place with more than one frame: the parent (None for ``GENESIS``), and the frames."""
-    forks: list[tuple[Node | None, list[Node]]] = []
-    if len(tree.roots) > 1:
-        forks.append((None, tree.roots))
-    forks += [(node, node.children) for node in tree.nodes.values() if len(node.children) > 1]
-    return forks
-
-
-def _shots_before(node: Node | None) -> int:
-    """Shots in the path from ``GENESIS`` up to ``node``, included."""
-    return sum(n.type == Shot.TYPE for n in _path_to(node))
-
-
-def _path_to(node: Node | None) -> list[Node]:
-    path = []
-    while node is not None:
-        path.append(node)
-        node = node.parent
-    return path[::-1]
 
 
 def _breaches(branches: list[Branch]) -> list[Violation]:
@@ -333,5 +319,5 @@ def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:
         for b in branches
         if len(b.path) > seq
     ]
-    shots = _shots_before(fork[0].parent)
+    shots = fork[0].shots_before
     return Fork(seq, shots or None, tuple(at_fork))

@@ -10,10 +10,9 @@ frames at one place.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from statki_net.protocol.wire import GENESIS, Envelope, Role
+from statki_net.protocol.wire import GENESIS, Accept, Envelope, Role, Shot
 
 
 class Holding(enum.Enum):
@@ -36,6 +35,10 @@ class Node:
     digest: bytes
     parent: Node | None
     """The frame it follows; None for message 0, which follows ``GENESIS``."""
+    shots_before: int
+    """Shots on the path from ``GENESIS`` to it, itself left out."""
+    accepted_before: bool
+    """Whether the guest's accept is on the path from ``GENESIS`` to it, itself left out."""
     children: list[Node] = field(default_factory=list)
     """In the order the logs first showed them."""
     holders: dict[int, Holding] = field(default_factory=dict)
@@ -54,6 +57,11 @@ class Node:
         """The type its body names (as written, for people), or "?" when it names none."""
         return self.frame.type or "?"
 
+    @property
+    def shots_after(self) -> int:
+        """Shots on the path from ``GENESIS`` to it, itself included."""
+        return self.shots_before + (self.type == Shot.TYPE)
+
 
 class GameTree:
     """The frames of one game's logs, each under its parent; see the module docstring."""
@@ -62,6 +70,7 @@ class GameTree:
         self.roots: list[Node] = []
         """The frames whose parent is ``GENESIS``."""
         self.nodes: dict[bytes, Node] = {}
+        """Every frame, by its digest, in the order added: a parent before its children."""
 
     def add(self, frame: Envelope, log: int, holding: Holding) -> Node:
         """Place ``frame`` (whose parent the tree already holds) as held by log ``log``."""
@@ -70,15 +79,18 @@ class GameTree:
         if node is None:
             prev = frame.header.prev
             parent = None if prev == GENESIS else self.nodes[prev]
-            node = self.nodes[digest] = Node(frame, digest, parent)
-            (self.roots if parent is None else parent.children).append(node)
+            if parent is None:
+                node = Node(frame, digest, None, 0, False)
+                self.roots.append(node)
+            else:
+                accepted = parent.accepted_before or parent.type == Accept.TYPE
+                node = Node(frame, digest, parent, parent.shots_after, accepted)
+                parent.children.append(node)
+            self.nodes[digest] = node
         # A log that holds a frame in its transcript and again as evidence
         # holds it first as the frame it is.
         node.holders.setdefault(log, holding)
         return node
-
-    def children_of(self, digest: bytes) -> list[Node]:
-        return self.roots if digest == GENESIS else self.nodes[digest].children
 
     def trunk(self) -> list[Node]:
         """The path from ``GENESIS`` every frame agrees with: up to the first fork or leaf."""
@@ -95,27 +107,19 @@ class GameTree:
         children = trunk[-1].children if trunk else self.roots
         return children if len(children) > 1 else None
 
-    def branches(self) -> list[list[Node]]:
-        """Every path from ``GENESIS`` to a frame with no child, in the logs' order."""
-        found: list[list[Node]] = []
-        # Depth first without recursion: a game can be thousands of frames deep.
-        stack: list[tuple[list[Node], Node]] = [([], root) for root in reversed(self.roots)]
-        while stack:
-            path, node = stack.pop()
-            path.append(node)
-            while len(node.children) == 1:
-                node = node.children[0]
-                path.append(node)
-            if not node.children:
-                found.append(path)
-            stack += [(list(path), child) for child in reversed(node.children)]
-        return found
+    def forks(self) -> list[list[Node]]:
+        """The frames at every fork: each place that holds more than one frame."""
+        places = [self.roots] + [node.children for node in self.nodes.values()]
+        return [frames for frames in places if len(frames) > 1]
 
-
-def below(node: Node) -> Iterator[Node]:
-    """``node`` and every frame under it."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
+    def signers(self) -> dict[Node, frozenset[Role]]:
+        """For each frame, the sides that signed it or a frame under it."""
+        below: dict[Node, set[Role]] = {}
+        # Children were added after their parents: going backwards, every child is
+        # done before its parent.
+        for node in reversed(self.nodes.values()):
+            signed = below.setdefault(node, set())
+            signed.add(node.sender)
+            if node.parent is not None:
+                below.setdefault(node.parent, set()).update(signed)
+        return {node: frozenset(roles) for node, roles in below.items()}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 from gamelogs import Played, claim, log_file_of, named, played, signed
 from peers import log_bytes
 
 from statki_net.protocol.endings import End, Standing
-from statki_net.protocol.wire import Accept, Role, Shot
+from statki_net.protocol.wire import Accept, Error, Role, Shot
 from statki_net.referee.verify import judge_game, judge_logs
 
 
@@ -172,3 +174,26 @@ def test_a_log_that_stops_after_the_accept_is_unfinished_and_blames_nobody() -> 
     assert judgement.standing is Standing.UNFINISHED and judgement.ending is None
     assert judgement.violations == [] and not judgement.culprits
     assert judgement.to_json()["result"]["culprits"] == []
+
+
+def test_a_flood_of_forged_forks_is_judged_quickly_as_equivocation() -> None:
+    """A side that signs a different message at every place forks the tree everywhere;
+    the referee names it without judging each of its forgeries in full."""
+    game = played(seed=82)
+    frames = game.frames
+    forged = [
+        signed(game, frames[:place], Role.HOST, Error("closed", f"forgery {place}"))
+        for place in range(3, len(frames))
+    ]
+    started = time.perf_counter()
+    judgement = judge_game([named("host", log_file_of(frames, evidence=forged))])
+    assert time.perf_counter() - started < 10
+    assert (judgement.end, judgement.winner, judgement.culprits) == (
+        End.CHEATED,
+        Role.GUEST,
+        frozenset({Role.HOST}),
+    )
+    equivocations = [v for v in judgement.violations if v.kind == "equivocation"]
+    # Beside the last message (the guest's), the host's error is only a crossed one.
+    assert len(equivocations) == len(forged) - (frames[-1].header.sender is Role.GUEST)
+    assert {v.culprit for v in equivocations} == {Role.HOST}
