@@ -46,10 +46,7 @@ class Played:
 
     def speaker_after(self, count: int) -> Role | None:
         """Who is to speak after the first ``count`` messages."""
-        t = Transcript()
-        for frame in self.frames[:count]:
-            t.add(frame)
-        return t.speaker()
+        return replayed(self.frames[:count]).speaker()
 
     def shooting(self, role: Role, after: int = 8) -> int:
         """The length of a prefix, ``after`` messages or more, after which ``role`` is to shoot."""
@@ -85,10 +82,18 @@ def signed(
     return sign(game.key(sender), header, message)
 
 
+def replayed(frames: Sequence[Frame]) -> Transcript:
+    t = Transcript()
+    for frame in frames:
+        t.add(frame)
+    return t
+
+
 def claim(game: Played, frames: Sequence[Frame], claimant: Role, *, early_by: int = 0) -> Frame:
-    """A time claim after ``frames``, made as late as the rules want (or ``early_by`` ms early)."""
-    own = max(f.header.at for f in frames if f.header.sender is claimant)
-    wait = game.move_ms
+    """A time claim after ``frames``, made as late as the rules want (or ``early_by`` ms
+    early): the limit of the phase, after the claimant's own last message."""
+    wait = replayed(frames).limit()
+    own = max((f.header.at for f in frames if f.header.sender is claimant), default=0)
     return signed(game, frames, claimant, TimeClaim(wait), at=own + wait - early_by)
 
 
