@@ -81,11 +81,18 @@ class EndOfGame(CommonState):
             self._job.cancel()
             self._job = None
 
+    @staticmethod
+    def _lost_words() -> str:
+        return (
+            "Connection lost: the game goes on in your log; if the opponent does not come"
+            " back in time, you win on time"
+        )
+
     def _failure_words(self, failure: Failed) -> str:
         if failure.code is Code.CLOSED:
-            return (
-                "Connection lost: the game ends unfinished and counts for no one; the log is kept"
-            )
+            if failure.by_peer:
+                return "The opponent stopped the game"
+            return "You stopped the game"
         if failure.code is Code.TIMEOUT:
             return "The opponent did not answer in time: the game ends here"
         if failure.code is Code.WRONG_KEY:

@@ -25,6 +25,7 @@ from statki_net.game.errors import UsageError
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
+    ConnectionLost,
     Event,
     Failed,
     GameClosed,
@@ -244,6 +245,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.say(f"{who}: {volley.words(self.size)}")
             case BattleOver():
                 self.say("The battle is over: the fleets are revealed and checked")
+            case ConnectionLost():
+                self.say(self._lost_words(), trouble=True)
             case Failed():
                 self.failure = event
                 self.say(self._failure_words(event), trouble=True)

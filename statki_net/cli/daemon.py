@@ -15,6 +15,7 @@ from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
 from statki_net.net.invite import DEFAULT_PORT, format_address, parse_address
 from statki_net.net.listen import default_listen
+from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.wire import Limits
 from statki_net.store.identity import home_dir, load_identity, my_fingerprint
 
@@ -49,8 +50,11 @@ def _daemon(args: argparse.Namespace) -> int:
     addresses = [parse_address(a, DEFAULT_PORT, listening=True) for a in args.listen]
     limits = Limits()
     if args.move_timeout is not None:
-        if not 0.1 <= args.move_timeout <= 86_400:
-            raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
+        if not MIN_MOVE_MS <= args.move_timeout * 1000 <= MAX_LIMIT_MS:
+            raise UsageError(
+                f"--move-timeout must be between {MIN_MOVE_MS // 1000} and"
+                f" {MAX_LIMIT_MS // 1000} seconds"
+            )
         limits = Limits(int(args.move_timeout * 1000), int(args.move_timeout * 1000))
     rules = ruleset_named(args.rules)
 

@@ -55,6 +55,7 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
@@ -138,8 +139,11 @@ class Player:
     def from_args(cls, args: argparse.Namespace) -> Player:
         limits = None
         if args.move_timeout is not None:
-            if not 0.1 <= args.move_timeout <= 86_400:
-                raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
+            if not MIN_MOVE_MS <= args.move_timeout * 1000 <= MAX_LIMIT_MS:
+                raise UsageError(
+                    f"--move-timeout must be between {MIN_MOVE_MS // 1000} and"
+                    f" {MAX_LIMIT_MS // 1000} seconds"
+                )
             ms = int(args.move_timeout * 1000)
             limits = Limits(move_ms=ms, reveal_ms=ms)
         return cls(

@@ -48,7 +48,9 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
     BattleOver,
+    ConnectionLost,
     Event,
+    Evidence,
     Failed,
     FrameAdded,
     GameClosed,
@@ -59,7 +61,7 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.protocol.wire import MAX_FRAME, Role
+from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint, judge_log
 from statki_net.store.history import GameRow, History
 from statki_net.store.logwriter import LogWriter
@@ -131,7 +133,9 @@ class GameConnection:
         self.history = history
         self.now = now
         self.expect_key = expect_key
-        """The host key the invite named: the guest refuses any other."""
+        """The host key the invite named: the guest's session refuses any other."""
+        if expect_key is not None:
+            session.host_key = expect_key
         self.peer_address = peer_address
         self.listeners: list[Listener] = []
         self.event_listeners: list[Callable[[list[Event]], None]] = []
@@ -146,7 +150,6 @@ class GameConnection:
         self._queues: list[asyncio.Queue[Notice]] = []
         self._changed = asyncio.Event()
         self._done = asyncio.Event()
-        self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
 
@@ -240,23 +243,28 @@ class GameConnection:
         return self.outcome
 
     async def _read_until_closed(self) -> None:
-        while not self.session.closed:
+        while self.session.connected:
             try:
                 data = await self.reader.read(READ_SIZE)
             except (ConnectionError, OSError) as error:
                 self._note(f"connection lost: {error.strerror or type(error).__name__}")
                 self._handle(self.session.connection_lost(self.now()))
-                return
-            if self.session.closed:  # the timer or the player ended it meanwhile
-                return
+                break
+            if not self.session.connected:  # the timer or the player ended it meanwhile
+                break
             if not data:
                 speaker = self.session.transcript.speaker()
                 self._note(f"the peer closed the connection while {speaker} was to speak")
                 self._handle(self.session.connection_lost(self.now()))
-                return
-            self._last_chunk = data
+                break
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
+        # A lost connection does not end the game (SPEC.md section 12): the session
+        # plays on alone, the timer claiming when the peer's time runs out and the
+        # player still moving, until its log ends.
+        while not self.session.closed:
+            self._changed.clear()
+            await self._changed.wait()
 
     async def _timer(self) -> None:
         """Claim on time when the peer's deadline passes (the deadline moves with every message)."""
@@ -289,13 +297,19 @@ class GameConnection:
     # ------------------------------------------------------------ events
 
     def _handle(self, events: list[Event]) -> None:
-        if self.expect_key is not None and self._impostor(events):
-            return
         for event in events:
             if isinstance(event, FrameAdded):
                 if self.log:
                     self.log.frame(event.frame)
                 continue
+            if isinstance(event, Evidence):
+                if self.log:
+                    self.log.evidence(event.frame, event.code, event.at)
+                continue
+            if isinstance(event, ConnectionLost):
+                self._note(f"connection lost: {event.code.value}: {event.detail}", event.data)
+                # Hang up; the game goes on here alone (see _read_until_closed).
+                self.writer.close()
             if isinstance(event, Failed):
                 self._note_failure(event)
             notice = self._notice(event)
@@ -308,23 +322,6 @@ class GameConnection:
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
         for event_listener in list(self.event_listeners):
             event_listener(told)
-
-    def _impostor(self, events: list[Event]) -> bool:
-        """The guest's check of the host's key, before it says a word to that host."""
-        for event in events:
-            if isinstance(event, PeerHello) and event.hello.key != self.expect_key:
-                if self.log:
-                    for added in events:
-                        if isinstance(added, FrameAdded) and not added.outgoing:
-                            self.log.frame(added.frame)
-                self.session.data_to_send()  # our hello stays unsent
-                detail = (
-                    f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
-                    f" ({fingerprint(self.expect_key or b'')}): refusing to play"
-                )
-                self._stop_locally(Code.WRONG_KEY, detail, tell_peer=False)
-                return True
-        return False
 
     def _notice(self, event: Event) -> Notice | None:
         me = self.session.role
@@ -374,6 +371,8 @@ class GameConnection:
                     "result": _result(ending.winner, me),
                     "end": ending.end.value,
                 }
+            case ConnectionLost(detail=detail):
+                return {"event": "lost", "detail": detail}
             case Failed(detail=detail, by_peer=by_peer):
                 code = event.code_text
                 return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
@@ -388,32 +387,23 @@ class GameConnection:
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code is Code.CLOSED:
-            return  # already noted where the connection dropped
         if failure.by_peer:
             self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
-            evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
-            self._note(
-                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
-            )
+            # A refused frame is in the log already, as an evidence record.
+            self._note(f"stopped the game: {failure.code_text}: {failure.detail}")
 
     def _note(self, text: str, data: bytes = b"") -> None:
         self.notes.append(text)
         if self.log:
             self.log.note(Note(text, self.now(), data))
 
-    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
-        """End the game from this side (a bad key, a local error); never raises."""
-        self._note(f"stopped: {code.value}: {detail}")
+    def _stop_locally(self, code: Code, detail: str) -> None:
+        """End the game from this side (stopped, a local error): an ``error`` message, which
+        from the guest's accept on is this side's forfeit; never raises."""
         if not self.session.closed:
-            if tell_peer:
-                with contextlib.suppress(Exception):
-                    self._handle(self.session.abort(code, detail, self.now()))
-            if not self.session.closed:
-                self.session.connection_lost(self.now())
-            self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish({"event": "failed", "code": code.value, "detail": detail, "by_peer": False})
+            with contextlib.suppress(Exception):
+                self._handle(self.session.abort(code, detail, self.now()))
         self._changed.set()
 
     # ------------------------------------------------------------ I/O
@@ -489,7 +479,7 @@ class GameConnection:
         failure, ending = self.session.failure, self.session.ending
         end = ending.end.value if ending else End.NO_GAME.value
         self.outcome = Outcome(
-            result=_result(t.winner, me) if t.end is not None else "none",
+            result=ending.result(me).value if ending else "none",
             end=end,
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(me.other),

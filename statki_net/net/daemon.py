@@ -42,6 +42,7 @@ from statki_net.net.invite import (
     parse_invite,
 )
 from statki_net.net.listen import bound_addresses, connect_any, listen, peer_text, visible_addresses
+from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
@@ -463,8 +464,10 @@ def _limits(request: dict[str, Any], default: Limits) -> Limits:
     move_ms = request.get("move_ms")
     if move_ms is None:
         return default
-    if not isinstance(move_ms, int) or not 100 <= move_ms <= 86_400_000:
-        raise UsageError("move_ms must be a whole number of milliseconds, 100 to 86400000")
+    if not isinstance(move_ms, int) or not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
+        raise UsageError(
+            f"move_ms must be a whole number of milliseconds, {MIN_MOVE_MS} to {MAX_LIMIT_MS}"
+        )
     return Limits(move_ms=move_ms, reveal_ms=move_ms)
 
 

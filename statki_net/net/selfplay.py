@@ -25,7 +25,8 @@ from statki_net.net.connection import GameConnection, Outcome, attach_computer, 
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 
-MOVE_LIMIT = Limits(move_ms=30_000, reveal_ms=30_000)
+MOVE_LIMIT = Limits(move_ms=60_000, reveal_ms=30_000)
+"""The shortest limits the bounds allow (SPEC.md section 7): computer players never wait long."""
 
 
 @dataclass

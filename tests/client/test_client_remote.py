@@ -19,7 +19,7 @@ from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
 
-LIMITS = Limits(move_ms=30_000, reveal_ms=30_000)
+LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)  # the shortest the bounds allow
 
 
 async def guest_game(tmp_path: Path) -> Model:

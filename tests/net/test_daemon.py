@@ -11,7 +11,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netproc import finish, line_starting, run, start, stop
+from netproc import finish, line_starting, start, stop
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.net.connection import GameConnection, Outcome, attach_computer
@@ -35,9 +35,6 @@ from statki_net.protocol.wire import (
 )
 from statki_net.referee.verify import judge_log
 
-MOVE_TIMEOUT = "4"
-"""Short, so the silent peer is claimed soon; long enough for bots on a loaded 2-core machine."""
-
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[tuple[Path, int, subprocess.Popen[str]]]:
@@ -51,8 +48,6 @@ def daemon(tmp_path: Path) -> Iterator[tuple[Path, int, subprocess.Popen[str]]]:
         "random",
         "--rules",
         "alternate",
-        "--move-timeout",
-        MOVE_TIMEOUT,
     )
     line = line_starting(process, "listening on 127.0.0.1:", [])
     line_starting(process, "control socket", [])
@@ -97,7 +92,6 @@ async def _hostile(port: int, kind: str) -> tuple[str, list[object]]:
         game = game_id(host_hello.body, guest_hello.body)
         shot = sign(key, Header(Role.GUEST, 2, guest_hello.digest, game), Shot((0,)))
         writer.write(hello + shot.encode())
-    # "silence" says nothing at all and waits to be timed out.
     try:
         while data := await asyncio.wait_for(reader.read(MAX_FRAME), 30):
             received += list(frames.feed(data))
@@ -110,8 +104,11 @@ async def _hostile(port: int, kind: str) -> tuple[str, list[object]]:
 def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     daemon: tuple[Path, int, subprocess.Popen[str]],
 ) -> None:
+    # Changed for protocol v2: "silence" (a guest that never says hello, timed out by the
+    # daemon) is gone from this test, since the shortest move limit is now a minute; the
+    # session's own timeout of a missing hello is tested in-process (tests/protocol).
     home, port, process = daemon
-    kinds = ["garbage", "oversized", "bad-signature", "out-of-turn", "silence"]
+    kinds = ["garbage", "oversized", "bad-signature", "out-of-turn"]
 
     async def scenario() -> tuple[list[Outcome], list[tuple[str, list[object]]], list[object]]:
         honest = [_honest_guest(port, seed) for seed in range(3)]
@@ -143,12 +140,14 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
         "oversized": Code.TOO_LARGE,
         "bad-signature": Code.BAD_SIGNATURE,
         "out-of-turn": Code.OUT_OF_TURN,
-        "silence": Code.TIMEOUT,
     }
     for kind, messages in hostile:
         last = messages[-1]
-        assert isinstance(last, Error) and last.code == expected[kind].value, (kind, messages)
-    assert len(games) == 8 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
+        if kind == "out-of-turn":  # the guest's word, refused: answered with an error
+            assert isinstance(last, Error) and last.code == expected[kind].value, messages
+        else:  # nobody's word: never answered (SPEC.md section 3), the daemon hangs up
+            assert [type(m) for m in messages] == [Hello], (kind, messages)
+    assert len(games) == 7 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
     notes = []
     verdicts = []
     for log in (home / "logs").iterdir():
@@ -160,10 +159,15 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
         assert any(expected[kind].value in text for text in notes), (kind, notes)
 
 
-def test_a_peer_killed_mid_game_leaves_an_unfinished_log(
+def test_a_peer_killed_mid_game_does_not_end_the_daemons_game(
     daemon: tuple[Path, int, subprocess.Popen[str]], tmp_path: Path
 ) -> None:
-    home, port, _ = daemon
+    """Changed for protocol v2: a lost connection no longer ends the game.  The daemon plays
+    on alone and would claim the game when the guest's move limit (a minute at least) has
+    run out; that wait is too long for a real-time test, so this one checks that the game
+    stays in play after the loss, and that stopping the daemon then forfeits it (the
+    control socket's ``stop``).  Finishing alone is tested in-process (tests/protocol)."""
+    home, port, process = daemon
     guest = start(tmp_path / "g", "join", f"127.0.0.1:{port}", "--plain", stdin="")
     assert guest.stdin is not None
     guest.stdin.write("y\n")
@@ -173,48 +177,29 @@ def test_a_peer_killed_mid_game_leaves_an_unfinished_log(
     guest.kill()
     guest.communicate(timeout=30)
 
-    async def wait_until_over() -> None:
+    async def playing_after_the_loss() -> list[dict[str, object]]:
         client = await ControlClient.connect(home)
         assert client is not None
         for _ in range(100):
-            games = (await client.request("games"))["games"]
-            if games and all(g["status"] == "over" for g in games):
+            logs = list((home / "logs").iterdir())
+            notes = [n.text for log in logs for n in read_log(log.read_bytes()).notes]
+            if any("connection lost" in note for note in notes):
                 break
             await asyncio.sleep(0.1)
         else:
-            raise AssertionError(f"the daemon's game never ended: {games}")
+            raise AssertionError("the daemon never noticed the lost connection")
+        games: list[dict[str, object]] = (await client.request("games"))["games"]
+        await client.request("stop")
         await client.close()
+        return games
 
-    asyncio.run(wait_until_over())
+    games = asyncio.run(playing_after_the_loss())
+    assert [g["status"] for g in games] == ["playing"], games
+    status, _, err = finish(process)
+    assert status == 0, err
     [log] = list((home / "logs").iterdir())
-    judgement = judge_log(log.read_bytes())
-    assert not judgement.valid
-    kinds = {v.kind for v in judgement.violations}
-    assert kinds == {"unfinished"}, judgement.headline()
-    assert judgement.violations[0].culprit is Role.GUEST, judgement.headline()
-    assert "guest never" in judgement.headline()
-    notes = [n.text for n in read_log(log.read_bytes()).notes]
-    assert any("connection" in n for n in notes), notes  # closed or reset, as the kernel saw it
-    verdict = run(tmp_path, "verify", str(log))
-    assert verdict.returncode == 1
-    assert "unfinished" in verdict.stdout.lower() and "guest" in verdict.stdout
-
-
-def test_host_and_join_use_a_running_daemon(tmp_path: Path) -> None:
-    alice, bob = tmp_path / "a", tmp_path / "b"
-    daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
-    line_starting(daemon, "control socket", [])
-    try:
-        host = start(
-            alice, "host", "--bot", "random", "--rules", "corners", "--advertise", "x.invalid"
-        )
-        invite = line_starting(host, "statki://", [])
-        assert invite.startswith("statki://x.invalid:")  # the advertised address comes first
-        joined = run(bob, "join", invite.replace("x.invalid", "127.0.0.1", 1), "--bot", "random")
-        status, out, err = finish(host)
-        assert joined.returncode == 0, joined.stderr
-        assert status == 0, err
-        assert "verdict: valid" in out and "corners" in out
-        assert len(list((alice / "logs").iterdir())) == 1  # the daemon kept the host's log
-    finally:
-        stop(daemon)
+    frames = [decode_frame(list(f)) for f in read_log(log.read_bytes()).frames]
+    assert len(frames) >= 8, "the game had begun: hellos, accept, commits, coins"
+    last = frames[-1]
+    assert isinstance(last.message, Error) and last.message.code == Code.CLOSED.value
+    assert last.header.sender is Role.HOST, "the daemon's stop is its own forfeit"
