@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
-from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
@@ -292,8 +291,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
     """Rules, players and shots, from the hellos and the longest branch."""
     if not branches:
         return
-    longest = max(branches, key=lambda b: len(b.path)).transcript
-    t: Transcript = branches[0].transcript
+    t = max(branches, key=lambda b: len(b.path)).transcript
     if t.rules is not None:
         judgement.rules = preset_name(t.rules) or "custom rules"
         judgement.size = t.rules.size
@@ -305,7 +303,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
                 "key": fingerprint(hello.key),
                 "software": hello.software,
             }
-        judgement.shots[role] = longest.shots_by(role)
+        judgement.shots[role] = t.shots_by(role)
 
 
 def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:
