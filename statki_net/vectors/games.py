@@ -22,10 +22,17 @@ from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
-from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
+from statki_net.protocol.logformat import (
+    MAGIC,
+    Note,
+    frame_record,
+    header_record,
+    note_record,
+    read_log,
+)
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Frame, Header, Message, Reveal, Role, Shot, sign
-from statki_net.referee.verify import judge_log
+from statki_net.referee.verify import Judgement, NamedLog, judge_log, judge_logs
 from statki_net.vectors.encoding import dump
 from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
 
@@ -446,6 +453,9 @@ def scenarios() -> Iterator[Scenario]:
 
 
 def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
+    """Each log with the report it must get alone (``NAME.json``), and each pair of logs
+    named ``BASE-host`` and ``BASE-guest`` with the reports they must get together
+    (``BASE.pair.json``: what ``statki verify --json`` prints for the two)."""
     files: dict[str, bytes] = {}
     index = []
     for scenario in all_scenarios:
@@ -460,14 +470,32 @@ def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
                 "expected": judgement.to_json(),
             }
         )
-        first = judgement.violations[0].kind.value if judgement.violations else None
-        index.append(
+        index.append(_summary(scenario.name, judgement))
+    by_name = {s.name: s for s in all_scenarios}
+    for name in by_name:
+        base = name.removesuffix("-host")
+        if base == name or f"{base}-guest" not in by_name:
+            continue
+        pair = [by_name[name], by_name[f"{base}-guest"]]
+        logs = [f"{s.name}.statki" for s in pair]
+        games = judge_logs([NamedLog(f"{s.name}.statki", read_log(s.log)) for s in pair])
+        files[f"logs/{base}.pair.json"] = dump(
             {
-                "name": scenario.name,
-                "standing": judgement.standing.value,
-                "end": judgement.end.value if judgement.end else None,
-                "first": first,
+                "logs": logs,
+                "description": "Both sides' logs of one game, judged together.",
+                "expected": [game.to_json() for game in games],
             }
         )
+        index.append(_summary(f"{base}.pair", games[0]))
     files["logs/index.json"] = dump(index)
     return files
+
+
+def _summary(name: str, judgement: Judgement) -> dict[str, str | None]:
+    first = judgement.violations[0].kind.value if judgement.violations else None
+    return {
+        "name": name,
+        "standing": judgement.standing.value,
+        "end": judgement.end.value if judgement.end else None,
+        "first": first,
+    }

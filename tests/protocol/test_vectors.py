@@ -18,8 +18,8 @@ import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from statki_net.protocol.logformat import MAGIC
-from statki_net.referee.verify import judge_log
+from statki_net.protocol.logformat import MAGIC, read_log
+from statki_net.referee.verify import NamedLog, judge_log, judge_logs
 from statki_net.vectors import README, generate
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "protocol"
@@ -72,7 +72,13 @@ def test_readme_exists() -> None:
 LOGS = sorted(
     name[len("logs/") : -len(".json")]
     for name in generated()
-    if name.endswith(".json") and name.startswith("logs/") and name != "logs/index.json"
+    if name.endswith(".json")
+    and name.startswith("logs/")
+    and name != "logs/index.json"
+    and not name.endswith(".pair.json")
+)
+PAIRS = sorted(
+    name[len("logs/") : -len(".pair.json")] for name in generated() if name.endswith(".pair.json")
 )
 
 
@@ -82,6 +88,15 @@ def test_each_log_gets_its_expected_verdict(name: str) -> None:
     data = (PROTOCOL / "logs" / entry["log"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == entry["sha256"]
     assert judge_log(data, entry["log"]).to_json() == entry["expected"]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_each_pair_of_logs_gets_its_expected_reports_together(name: str) -> None:
+    entry = load(f"logs/{name}.pair.json")
+    logs = [
+        NamedLog(log, read_log((PROTOCOL / "logs" / log).read_bytes())) for log in entry["logs"]
+    ]
+    assert [game.to_json() for game in judge_logs(logs)] == entry["expected"]
 
 
 def test_the_logs_cover_each_kind_of_cheating_once() -> None:
