@@ -17,7 +17,7 @@ from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
 
-SAID_BY_THE_END = frozenset({End.FORFEIT, End.NO_GAME})
+SAID_BY_THE_END = frozenset({End.FORFEIT, End.NO_GAME, End.REFUSED})
 """Ends whose reason is the heart of the result (who stopped, with what): shown always."""
 
 
@@ -187,7 +187,7 @@ class Judgement:
             case End.CHEATED:
                 words = "nobody won: both sides cheated"
             case End.REFUSED:
-                words = "no game: the guest refused the rules"
+                words = "no game" if self.reason else "no game: the guest refused the rules"
             case End.NO_GAME:
                 named = " and ".join(self.player(r) for r in blamed)
                 words = "no game" + (f" ({named} to blame, for information)" if named else "")
