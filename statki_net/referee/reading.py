@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statki_net.protocol.errors import Check, Code, ProtocolError
+from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import Envelope, game_id, read_envelope
+from statki_net.protocol.wire import Envelope, game_id, read_envelope, signature_valid
 from statki_net.referee.branches import Found, Refusal, at_stake
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
@@ -58,15 +58,26 @@ def read_records(name: str, contents: LogContents) -> ReadLog:
     """Replay one log's records; see the module docstring."""
     role = contents.header.get("role")
     log = ReadLog(name, role if isinstance(role, str) else None)
+    placed: list[Envelope] = []
     for record in contents.records:
         if isinstance(record, FrameRecord):
             if not log.stopped:
                 _frame_record(log, record.body, record.signature)
         elif isinstance(record, EvidenceRecord):
             # Placed under the frames before it: the transcript so far.
-            _evidence_record(log, record.body, record.signature)
+            envelope = _placed(log, record.body, record.signature)
+            if envelope is not None:
+                placed.append(envelope)
         else:
             log.notes.append(record)
+    # Signed by its side's key in this game, which the whole transcript knows: a
+    # record placed before a side's hello must not bring a key of its own.
+    for envelope in placed:
+        problem = _unsigned(log.transcript, envelope)
+        if problem is None:
+            log.evidence.append(envelope)
+        else:
+            log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {problem}"))
     if contents.damage:
         log.violations.append(Violation(Kind.DAMAGED, contents.damage))
     return log
@@ -103,21 +114,37 @@ def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) ->
     log.stopped = True
 
 
-def _evidence_record(log: ReadLog, body: bytes, signature: bytes) -> None:
-    """Keep an evidence record that is the peer's word (SPEC.md section 3, steps 1 to 4,
-    placed under a frame of the log's transcript so far); one that is not is tampering."""
+def _placed(log: ReadLog, body: bytes, signature: bytes) -> Envelope | None:
+    """An evidence record read as a frame placed under a frame of the log's transcript so
+    far (SPEC.md section 3, steps 1 to 3); one that is not is tampering."""
     t = log.transcript
     try:
         envelope = read_envelope([body, signature])
-        header = envelope.header
-        if t.place_of(header) is None:
-            raise ProtocolError(
-                Code.BAD_CHAIN,
-                f"message {header.seq} from the {header.sender} follows no message of the log",
-                Check.PLACE,
-            )
-        t.verify(envelope)
     except ProtocolError as error:
         log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {error.detail}"))
-        return
-    log.evidence.append(envelope)
+        return None
+    header = envelope.header
+    if t.place_of(header) is None:
+        detail = (
+            f"evidence: message {header.seq} from the {header.sender} follows no message of the log"
+        )
+        log.violations.append(Violation(Kind.BAD_EVIDENCE, detail))
+        return None
+    return envelope
+
+
+def _unsigned(t: Transcript, envelope: Envelope) -> str | None:
+    """Why the evidence is not signed by its side (step 4), if it is not.
+
+    The key is that side's in the log's transcript; a hello may bring its own only
+    when the transcript holds none (a refused hello: the game never had that side).
+    Unlike a frame of the transcript, no evidence is taken unsigned: the guest's
+    error as message 0 proves nothing, and is kept as a note (SPEC.md section 5).
+    """
+    header = envelope.header
+    key = t.key(header.sender) or envelope.hello_key
+    if key is None:
+        return f"message {header.seq} from the {header.sender} is signed by no key"
+    if not signature_valid(key, envelope):
+        return f"message {header.seq}: the {header.sender}'s signature does not verify"
+    return None

@@ -7,10 +7,14 @@ The frames are signed with the players' real keys (``gamelogs.signed``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from gamelogs import Played, claim, log_file_of, named, played, signed
 
 from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.logformat import evidence_record, frame_record, header_record, log_file
+from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
     GENESIS,
     Error,
@@ -188,3 +192,23 @@ def test_a_host_hello_out_of_bounds_is_no_game_naming_the_host() -> None:
     [breach] = judgement.violations
     assert (breach.kind, breach.culprit) == ("bad-field", Role.HOST)
     assert judgement.game is None  # one frame record: no game id
+
+
+def test_evidence_cannot_bring_a_key_of_its_own_for_a_side_the_game_has() -> None:
+    """A stranger's self-signed hello, or an unsigned error as message 0, slipped in as
+    evidence before the real guest's hello, would fork the game at its start: neither is
+    anyone's word in this game, and neither names the real guest."""
+    game = played(seed=99)
+    stranger = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    guests = game.frames[1].message
+    assert isinstance(guests, Hello)
+    fake = replace(guests, key=public_key_bytes(stranger), nonce=bytes(32))
+    hello = sign(stranger, Header(Role.GUEST, 1, game.frames[0].digest, b"", 7), fake)
+    unsigned = sign(stranger, Header(Role.GUEST, 0, GENESIS, b"", 7), Error("version", "x"))
+    for forged, place in ((hello, 1), (unsigned, 0)):
+        records = [frame_record(f) for f in game.frames]
+        records.insert(place, evidence_record(forged))
+        judgement = judge_game([named("host", log_file(header_record("host", "t", 0), records))])
+        assert judgement.standing is Standing.INVALID and judgement.fork is None
+        assert (judgement.end, judgement.winner) == (End.SUNK, game.pair.host.transcript.winner)
+        assert [(v.kind, v.culprit) for v in judgement.violations] == [("bad-evidence", None)]
