@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from statki_net.game.board import MAX_SIZE
@@ -228,6 +229,31 @@ def preset_name(rules: Ruleset) -> str | None:
         if preset == rules:
             return name
     return None
+
+
+@cache
+def _combinations() -> dict[Ruleset, str]:
+    """Every ruleset some ``A+B+...`` of presets makes, with its shortest name (the first
+    in preset order among the shortest), found by adding one preset at a time."""
+    named = {preset: name for name, preset in reversed(PRESETS.items())}
+    frontier = dict(named)
+    while frontier:
+        found: dict[Ruleset, str] = {}
+        for rules, name in frontier.items():
+            for extra, preset in PRESETS.items():
+                combined = _overlay(rules, preset)
+                if combined not in named and combined not in found:
+                    found[combined] = f"{name}+{extra}"
+        named.update(found)
+        frontier = found
+    return named
+
+
+def combination_name(rules: Ruleset) -> str | None:
+    """The presets ``rules`` combine, as ``A+B`` (the preset's own name for a preset);
+    None for rules no combination of presets makes: custom rules.  Who plays without a
+    person accepts only these unless its owner allows more (SPEC.md section 7)."""
+    return _combinations().get(rules)
 
 
 # ---------------------------------------------------------------- in words
