@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from statki_net.game.rules import preset_name
+from statki_net.game.rules import combination_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
 from statki_net.protocol.wire import Accept, Role, Verdict
@@ -293,7 +293,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
         return
     t = max(branches, key=lambda b: len(b.path)).transcript
     if t.rules is not None:
-        judgement.rules = preset_name(t.rules) or "custom rules"
+        judgement.rules = combination_name(t.rules) or "custom rules"
         judgement.size = t.rules.size
     for role in Role:
         hello = t.sides[role].hello

@@ -105,7 +105,8 @@ class Judgement:
     fork: Fork | None = None
     size: int = 10
     rules: str | None = None
-    """The preset, or "custom rules"; None without the host's hello."""
+    """The preset, or the presets it combines (``A+B``), or "custom rules"; None without
+    the host's hello."""
     players: dict[Role, dict[str, str]] = field(default_factory=dict)
     shots: dict[Role, int] = field(default_factory=dict)
     messages: int = 0

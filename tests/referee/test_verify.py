@@ -1,11 +1,13 @@
 """One log judged alone: honest games are valid results, tampering is found and blames nobody."""
 
+from dataclasses import replace
+
 import msgpack
 import pytest
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.battle import Outcome
-from statki_net.game.rules import PRESETS
+from statki_net.game.rules import PRESETS, ruleset_named
 from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.logformat import MAGIC, NotALog, frame_record, header_record
 from statki_net.protocol.wire import Frame, Role
@@ -107,3 +109,14 @@ def test_not_a_log() -> None:
     damaged = judge_log(MAGIC + b"\x81\xa3log\x01" + b"\xc1\xc1")
     assert damaged.standing is Standing.INVALID
     assert [v.kind for v in damaged.violations] == ["damaged"]
+
+
+def test_rules_are_named_by_the_presets_they_combine_or_are_custom() -> None:
+    combined = ruleset_named("five-ships+salvo")
+    pair = make_pair(combined, seed=13)
+    play(pair, seed=14, resign_at=3)
+    assert judge_log(log_bytes(pair.host)).rules == "five-ships+salvo"
+    custom = replace(PRESETS["classic"], size=12)
+    pair = make_pair(custom, seed=15)
+    play(pair, seed=16, resign_at=3)
+    assert judge_log(log_bytes(pair.host)).rules == "custom rules"
