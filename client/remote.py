@@ -21,7 +21,6 @@ the host listens again on its invite's port, the guest dials the same host.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -279,7 +278,7 @@ async def play_over_connection(
     finally:
         if not task.done():
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            # gather, not a suppressed await: a cancellation of this task must go on.
+            await asyncio.gather(task, return_exceptions=True)
         elif task.exception() is not None:
             raise task.exception()  # type: ignore[misc]

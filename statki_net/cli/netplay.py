@@ -36,7 +36,8 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.connection import GameConnection, attach_computer, enable_keepalive
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle
 from statki_net.net.invite import (
     DEFAULT_PORT,
@@ -51,6 +52,7 @@ from statki_net.net.listen import (
     bound_addresses,
     connect_any,
     default_listen,
+    enable_keepalive,
     listen,
     peer_text,
     visible_addresses,

@@ -1,10 +1,12 @@
 """One game over one TCP stream: the asyncio driver around a sans-I/O ``Session``.
 
-``GameConnection`` feeds the bytes it reads to the session, writes what the
-session has to send, appends every signed frame (and a note for anything
-unsigned that happened: a dropped connection, a timeout, a rejected message)
-to the game's own log file, calls ``check_time`` when the peer's deadline
-passes, and records the game in the history when it starts and when it ends.
+In the manner of aioquic's asyncio adapter: ``GameConnection`` feeds the bytes
+it reads to the session and writes what the session has to send.  One timer,
+scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
+re-armed after every batch of events, calls ``check_time`` when the peer is
+overdue; nothing polls.  Every signed frame (and a note for anything unsigned
+that happened: a dropped connection, a timeout, a rejected message) goes to
+the game's own log file, and the game to the history when it starts and ends.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
 socket, the computer player) see the game as *notices*: plain maps that
@@ -27,16 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import secrets
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.battle import Defence, Sea
 from statki_net.game.board import square_name
 from statki_net.game.errors import StatkiError, UsageError
@@ -75,19 +74,6 @@ CLOSE_WAIT = 5.0
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def enable_keepalive(writer: asyncio.StreamWriter) -> None:
-    """Let the kernel notice a peer that vanished without closing (a half-open connection)."""
-    sock = writer.get_extra_info("socket")
-    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
-        return
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        for option, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
-            if hasattr(socket, option):
-                sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 @dataclass(frozen=True)
@@ -143,7 +129,8 @@ class GameConnection:
         self.outcome: Outcome | None = None
         self.notes: list[str] = []
         self._queues: list[asyncio.Queue[Notice]] = []
-        self._changed = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
+        self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
         self._last_chunk = b""
 
@@ -211,7 +198,6 @@ class GameConnection:
 
     async def run(self) -> Outcome:
         """Play the game to its end; never raises for the peer's doing."""
-        timer = asyncio.ensure_future(self._timer())
         try:
             self._open_log()
             self._handle(self.session.start(self.now()))
@@ -223,15 +209,19 @@ class GameConnection:
         except Exception as error:  # a bug or a local failure must not lose the log
             self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
         finally:
-            timer.cancel()
-            with contextlib.suppress(BaseException):
-                await timer
-            await self._close_stream()
-            # Judging reads the whole log: off the event loop, so other games go on.
-            verdict = await asyncio.to_thread(self._close_and_judge_log)
-            self._finish(verdict)
+            self._disarm()
+            # A task of its own, so the record is finished even if this one is
+            # cancelled meanwhile; the cancellation itself still goes on, up.
+            self._winding_up = asyncio.ensure_future(self._wind_up())
+            await asyncio.shield(self._winding_up)
         assert self.outcome is not None
         return self.outcome
+
+    async def _wind_up(self) -> None:
+        await self._close_stream()
+        # Judging reads the whole log: off the event loop, so other games go on.
+        verdict = await asyncio.to_thread(self._close_and_judge_log)
+        self._finish(verdict)
 
     async def wait(self) -> Outcome:
         await self._done.wait()
@@ -257,27 +247,39 @@ class GameConnection:
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
 
-    async def _timer(self) -> None:
-        """Claim on time when the peer's deadline passes (the deadline moves with every message)."""
-        while not self.session.closed:
-            self._changed.clear()
-            due = self.session.deadline()
-            if due is None:
-                await self._changed.wait()
-                continue
-            delay = (due - self.now()) / 1000
-            if delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), delay)
-                continue
-            waited = (self.now() - self.session.last_heard) / 1000
-            self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
+    # ------------------------------------------------------------ the one timer
+
+    def _arm(self) -> None:
+        """Set the one timer at the session's own deadline (none when nobody is awaited).
+
+        Called after every batch of events, since any message moves the deadline.
+        """
+        self._disarm()
+        due = self.session.deadline()
+        if due is None:
+            return
+        delay = max(0.0, (due - self.now()) / 1000)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, due)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _deadline_passed(self, due: int) -> None:
+        """Claim on time; the loop's clock may run a hair ahead of ``now``: then wait on."""
+        self._timer = None
+        if self.session.closed:
+            return
+        if self.now() < due:
+            self._arm()
+            return
+        waited = (self.now() - self.session.last_heard) / 1000
+        self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
+        try:
             self._handle(self.session.check_time(self.now()))
-            await self._flush()
-        # Wake the reader, which may be waiting on a silent peer: closing the
-        # stream sends what is written (the claim) and then ends the read.
-        # (Feeding the reader an end of its own races with data still arriving.)
-        self.writer.close()
+        except Exception as error:  # a callback's error would reach no one: stop the game
+            self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
@@ -303,10 +305,23 @@ class GameConnection:
         if not self.recorded and self.session.transcript.game:
             self._record_start()
         self._write()
-        self._changed.set()
+        self._settle()
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
         for event_listener in list(self.event_listeners):
             event_listener(told)
+
+    def _settle(self) -> None:
+        """After events: re-arm the timer, or, once the game is closed, end the stream.
+
+        Closing sends what is written (a claim, an error) and then ends the read
+        the reader may be waiting in on a silent peer.  (Feeding the reader an
+        end of its own would race with data still arriving.)
+        """
+        if self.session.closed:
+            self._disarm()
+            self.writer.close()
+        else:
+            self._arm()
 
     def _impostor(self, events: list[Event]) -> bool:
         """The guest's check of the host's key, before it says a word to that host."""
@@ -408,7 +423,7 @@ class GameConnection:
                 self.session.connection_lost(self.now())
             self.session.failure = Failed(code, detail, by_peer=False)
         self._publish({"event": "failed", "code": code, "detail": detail, "by_peer": False})
-        self._changed.set()
+        self._settle()
 
     # ------------------------------------------------------------ I/O
 
@@ -423,12 +438,15 @@ class GameConnection:
             await self.writer.drain()
 
     async def _close_stream(self) -> None:
+        # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
         self._write()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.drain(), CLOSE_WAIT)
+            async with asyncio.timeout(CLOSE_WAIT):
+                await self.writer.drain()
         self.writer.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.wait_closed(), CLOSE_WAIT)
+            async with asyncio.timeout(CLOSE_WAIT):
+                await self.writer.wait_closed()
 
     # ------------------------------------------------------------ log and history
 
@@ -550,62 +568,3 @@ def _rules_name(session: Session) -> str:
 
 def _square_text(square: int, size: int) -> str:
     return square_name(square, size) if 0 <= square < size * size else str(square)
-
-
-# ---------------------------------------------------------------- the computer at the helm
-
-
-def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
-    """Let ``player`` decide for this side: accept any rules, and fire when it is its turn."""
-    loop = asyncio.get_running_loop()
-
-    def act(action: Callable[[], None]) -> None:
-        with contextlib.suppress(UsageError):  # the game may have ended meanwhile
-            action()
-
-    thinking: set[asyncio.Task[None]] = set()
-
-    async def fire() -> None:
-        session = conn.session
-        if not session.my_turn or session.view is None:
-            return
-        # A strong strategy may think for a second or two; it does so in a
-        # thread, so the event loop (and every other game on it) never waits.
-        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
-        act(lambda: conn.shoot(shots))
-
-    async def place() -> None:
-        rules = conn.session.rules
-        assert rules is not None
-        # A hard placement plays hundreds of fleets, and the rules came from
-        # the peer: off the event loop, like the aiming.
-        try:
-            fleet = await asyncio.to_thread(player.fleet, rules)
-        except UsageError as error:  # rules no fleet fits: decline them
-            reason = str(error)
-            act(lambda: conn.refuse(reason))
-            return
-        act(lambda: conn.accept(fleet))
-
-    def start_placing() -> None:
-        task = loop.create_task(place())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
-
-    def start_thinking() -> None:
-        task = loop.create_task(fire())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
-
-    def on_notice(notice: Notice) -> None:
-        if notice["event"] == "rules":
-            loop.call_soon(start_placing)
-        elif notice["event"] == "turn":
-            loop.call_soon(start_thinking)
-
-    conn.listeners.append(on_notice)
-
-
-def seeded_entropy(rng: random.Random) -> Callable[[int], bytes]:
-    """Secrets drawn from ``rng``: for repeatable self-play only, never against a person."""
-    return rng.randbytes

@@ -32,7 +32,8 @@ from statki_net.ai.computer import ComputerPlayer, check_placement, check_strate
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.connection import GameConnection, Notice, attach_computer, enable_keepalive
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection, Notice
 from statki_net.net.control import pack, socket_path, unpacker
 from statki_net.net.invite import (
     Address,
@@ -41,7 +42,14 @@ from statki_net.net.invite import (
     parse_address,
     parse_invite,
 )
-from statki_net.net.listen import bound_addresses, connect_any, listen, peer_text, visible_addresses
+from statki_net.net.listen import (
+    bound_addresses,
+    connect_any,
+    enable_keepalive,
+    listen,
+    peer_text,
+    visible_addresses,
+)
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History

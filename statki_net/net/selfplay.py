@@ -21,7 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import Ruleset
-from statki_net.net.connection import GameConnection, Outcome, attach_computer, seeded_entropy
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 
@@ -52,6 +53,11 @@ class SelfplayReport:
                 f"games per second: {rate:.2f} ({self.seconds:.2f} s in all)",
             ]
         )
+
+
+def seeded_entropy(rng: random.Random) -> Callable[[int], bytes]:
+    """Secrets drawn from ``rng``: for repeatable self-play only, never against a person."""
+    return rng.randbytes
 
 
 def _key(rng: random.Random) -> Ed25519PrivateKey:

@@ -14,7 +14,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netproc import finish, line_starting, run, start, stop
 
 from statki_net.ai.computer import ComputerPlayer
-from statki_net.net.connection import GameConnection, Outcome, attach_computer
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, socket_path
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import read_log

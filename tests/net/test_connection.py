@@ -1,0 +1,116 @@
+"""The connection driver over real loopback TCP: one timer from the deadline, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.connection import GameConnection
+from statki_net.protocol.logformat import read_log
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Limits, Role
+from statki_net.store.history import History
+
+Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+def host_session(move_ms: int) -> Session:
+    rules = ruleset_named("classic")
+    rng = random.Random(7)
+    return Session(
+        Role.HOST,
+        Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
+        name="Ala",
+        entropy=rng.randbytes,
+        rules=rules,
+        limits=Limits(move_ms=move_ms, reveal_ms=move_ms),
+        fleet=random_fleet(rules, rng),
+    )
+
+
+async def with_raw_guest(
+    guest: Callable[[Streams], Awaitable[None]], host: Callable[[Streams], Awaitable[None]]
+) -> None:
+    """A host connection in this process against a raw socket playing the guest."""
+    accepted: asyncio.Queue[Streams] = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await accepted.put((reader, writer))
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        streams = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.gather(guest(streams), host(await accepted.get()))
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def test_a_silent_guest_is_given_up_on_by_one_timer_not_a_polling_task(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    async def silent(streams: Streams) -> None:
+        reader, writer = streams
+        await reader.read()  # says nothing; the host hangs up on it
+        writer.close()
+
+    async def host(streams: Streams) -> None:
+        conn = GameConnection(host_session(move_ms=400), *streams, log_dir=tmp_path)
+        before = asyncio.all_tasks()
+        started = time.monotonic()
+        game = asyncio.ensure_future(conn.run())
+        await asyncio.sleep(0.1)
+        seen["tasks"] = asyncio.all_tasks() - before
+        seen["game"] = game
+        seen["outcome"] = await game
+        seen["seconds"] = time.monotonic() - started
+
+    asyncio.run(with_raw_guest(silent, host))
+    assert seen["tasks"] == {seen["game"]}, "the game runs in its own task and nothing else"
+    outcome = seen["outcome"]
+    assert outcome.failure is not None and outcome.failure.startswith("timeout")  # type: ignore[attr-defined]
+    assert 0.4 <= seen["seconds"] < 10  # type: ignore[operator]
+
+
+def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) -> None:
+    """A cancellation that arrives as the game closes ends the task; the record is finished."""
+    history = History(tmp_path / "history.sqlite3")
+    result: dict[str, object] = {}
+
+    async def leaves(streams: Streams) -> None:
+        reader, writer = streams
+        await reader.read(1)  # the host's hello has begun: go
+        writer.close()
+
+    async def host(streams: Streams) -> None:
+        conn = GameConnection(host_session(move_ms=30_000), *streams, log_dir=tmp_path)
+        game = asyncio.ensure_future(conn.run())
+        loop = asyncio.get_running_loop()
+
+        def cancel_when_it_fails(notice: dict[str, object]) -> None:
+            # The peer's leaving closes the session; the cancel lands as the game winds up.
+            if notice["event"] == "failed":
+                loop.call_soon(game.cancel)
+
+        conn.listeners.append(cancel_when_it_fails)
+        with pytest.raises(asyncio.CancelledError):
+            await game
+        result["cancelled"] = game.cancelled()
+        result["outcome"] = await asyncio.wait_for(conn.wait(), 10)
+
+    asyncio.run(with_raw_guest(leaves, host))
+    history.close()
+    assert result["cancelled"]
+    outcome = result["outcome"]
+    assert outcome.log_path is not None  # type: ignore[attr-defined]
+    notes = [n.text for n in read_log(outcome.log_path.read_bytes()).notes]  # type: ignore[attr-defined]
+    assert any("closed the connection" in n or "connection lost" in n for n in notes), notes
