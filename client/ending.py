@@ -81,29 +81,31 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
-        if failure.code == Code.CLOSED.value:
+        if failure.code is Code.CLOSED:
             return (
                 "Connection lost: the game ends unfinished and counts for no one; the log is kept"
             )
-        if failure.code == Code.TIMEOUT.value:
+        if failure.code is Code.TIMEOUT:
             return "The opponent did not answer in time: the game ends here"
-        if failure.code == "wrong-key":
+        if failure.code is Code.WRONG_KEY:
             return f"Not the host your invite names: {failure.detail}"
-        if failure.code == ABSENT:
+        if failure.code is ABSENT:
             return failure.detail
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
-        return f"{who} {failure.code}: {failure.detail}"
+        return f"{who} {failure.code_text}: {failure.detail}"
 
     def _ending(self, closed: GameClosed) -> Ending:
         t, me = self.session.transcript, self.session.role
-        won = None if closed.winner is None else closed.winner is me
+        ending = closed.ending
+        winner = ending.winner if ending else None
+        won = None if winner is None else winner is me
         findings = tuple(
             f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
             for f in closed.findings
         )
-        absent = self.failure is not None and self.failure.code == ABSENT
+        absent = self.failure is not None and self.failure.code is ABSENT
         return Ending(
-            verdict="No rematch" if absent else self._verdict(closed.end, won),
+            verdict="No rematch" if absent else self._verdict(ending.end if ending else None, won),
             findings=findings,
             my_fleet=self.session.fleet,
             their_fleet=t.sides[self.session.peer].fleet,
@@ -111,7 +113,7 @@ class EndOfGame(CommonState):
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
             won=won,
-            reason=self._failure_words(self.failure) if self.failure and not closed.end else "",
+            reason=self._failure_words(self.failure) if self.failure and not ending else "",
         )
 
     def _verdict(self, end: End | None, won: bool | None) -> str:

@@ -17,6 +17,7 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
 
@@ -120,5 +121,5 @@ class Ending:
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]
 
-ABSENT = "absent"
+ABSENT = Code.ABSENT
 """The code of a failure where the opponent never came (back): its detail is the words."""

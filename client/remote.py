@@ -106,9 +106,8 @@ class ConnectionLink:
             return
         session = self.session
         failure = failure or session.failure
-        failure = failure or Failed(Code.CLOSED.value, "the connection ended", False)
-        t = session.transcript
-        self._to_model([failure, GameClosed(t.winner if t.end else None, t.end, ())])
+        failure = failure or Failed(Code.CLOSED, "the connection ended", False)
+        self._to_model([failure, GameClosed(session.transcript.ending, ())])
 
     @property
     def session(self) -> Session:
@@ -174,7 +173,7 @@ class ConnectionLink:
             return False
         failure = session.failure
         met = session.transcript.sides[session.peer].hello is not None
-        return met and (failure is None or failure.code != "wrong-key")
+        return met and (failure is None or failure.code is not Code.WRONG_KEY)
 
     def rematch(self) -> ConnectionLink | None:
         """The next game's link: the host keeps its rules and hands the first shot over.

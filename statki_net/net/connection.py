@@ -204,7 +204,7 @@ class GameConnection:
             await self._flush()
             await self._read_until_closed()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._stop_locally(Code.CLOSED.value, "this side stopped the game")
+            self._stop_locally(Code.CLOSED, "this side stopped the game")
             raise
         except Exception as error:  # a bug or a local failure must not lose the log
             self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
@@ -382,9 +382,14 @@ class GameConnection:
                     "answer": answer.words(),
                     "boards": self._drawn_boards(),
                 }
-            case BattleOver(winner=winner, end=end):
-                return {"event": "over", "result": _result(winner, me), "end": end.value}
-            case Failed(code=code, detail=detail, by_peer=by_peer):
+            case BattleOver(ending=ending):
+                return {
+                    "event": "over",
+                    "result": _result(ending.winner, me),
+                    "end": ending.end.value,
+                }
+            case Failed(detail=detail, by_peer=by_peer):
+                code = event.code_text
                 return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
             case GameClosed():
                 return None  # the closing notice comes from _finish, with the verdict
@@ -397,14 +402,14 @@ class GameConnection:
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code == Code.CLOSED.value:
+        if failure.code is Code.CLOSED:
             return  # already noted where the connection dropped
         if failure.by_peer:
-            self._note(f"the peer stopped the game: {failure.code}: {failure.detail}")
+            self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
             evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
             self._note(
-                f"rejected the peer's message: {failure.code}: {failure.detail}", data=evidence
+                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
             )
 
     def _note(self, text: str, data: bytes = b"") -> None:
@@ -412,9 +417,9 @@ class GameConnection:
         if self.log:
             self.log.note(Note(text, self.now(), data))
 
-    def _stop_locally(self, code: str, detail: str, *, tell_peer: bool = True) -> None:
+    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
         """End the game from this side (a bad key, a local error); never raises."""
-        self._note(f"stopped: {code}: {detail}")
+        self._note(f"stopped: {code.value}: {detail}")
         if not self.session.closed:
             if tell_peer:
                 with contextlib.suppress(Exception):
@@ -422,7 +427,7 @@ class GameConnection:
             if not self.session.closed:
                 self.session.connection_lost(self.now())
             self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish({"event": "failed", "code": code, "detail": detail, "by_peer": False})
+        self._publish({"event": "failed", "code": code.value, "detail": detail, "by_peer": False})
         self._settle()
 
     # ------------------------------------------------------------ I/O
@@ -502,9 +507,8 @@ class GameConnection:
         if t.end is not None:
             end = t.end.value
         elif failure is not None:
-            end = {Code.CLOSED.value: "closed", Code.TIMEOUT.value: "timeout"}.get(
-                failure.code, "error"
-            )
+            ends = {Code.CLOSED: "closed", Code.TIMEOUT: "timeout"}
+            end = ends.get(failure.code, "error") if failure.code else "error"
         else:
             end = "closed"
         self.outcome = Outcome(
@@ -515,7 +519,7 @@ class GameConnection:
             verdict=verdict,
             log_path=self.log.path if self.log else None,
             game_id=self.game_id,
-            failure=f"{failure.code}: {failure.detail}" if failure else None,
+            failure=f"{failure.code_text}: {failure.detail}" if failure else None,
         )
         if self.history is not None and self.recorded:
             with contextlib.suppress(Exception):  # a full disk must not hide the outcome

@@ -36,6 +36,8 @@ class Code(enum.StrEnum):
     """A failure of this program, not of the peer."""
     WRONG_KEY = "wrong-key"
     """The host's key is not the one the invite names: the guest says nothing to it."""
+    ABSENT = "absent"
+    """The opponent did not come back for a rematch: nothing was said, nobody is to blame."""
 
     @classmethod
     def of(cls, text: str) -> Code | None:
@@ -45,8 +47,14 @@ class Code(enum.StrEnum):
         except ValueError:
             return None
 
+    @classmethod
+    def received(cls, text: str) -> Code | None:
+        """The member a peer's ``error`` names; None for one unknown here or never sent."""
+        code = cls.of(text)
+        return None if code in LOCAL_CODES else code
 
-LOCAL_CODES = frozenset({Code.INTERNAL, Code.WRONG_KEY})
+
+LOCAL_CODES = frozenset({Code.INTERNAL, Code.WRONG_KEY, Code.ABSENT})
 """Codes that name what happened on this side; they never travel on the wire."""
 
 

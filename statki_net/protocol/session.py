@@ -30,7 +30,7 @@ from statki_net.protocol.commitment import (
     coin_commitment,
     ships_digest,
 )
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.transcript import Finding, Phase, Transcript
 from statki_net.protocol.wire import (
@@ -120,16 +120,17 @@ class VolleyDone:
 
 @dataclass(frozen=True)
 class BattleOver:
-    winner: Role | None
-    end: End
+    """No more shots: the reveals and verdicts follow, which may still change the ending."""
+
+    ending: Ending
 
 
 @dataclass(frozen=True)
 class GameClosed:
     """Nothing more will be said: close the connection."""
 
-    winner: Role | None
-    end: End | None
+    ending: Ending | None
+    """How the transcript ended; None when it stopped before it could (see ``Failed``)."""
     findings: tuple[Finding, ...]
 
 
@@ -137,9 +138,23 @@ class GameClosed:
 class Failed:
     """The game stopped on a protocol error; ``by_peer`` tells who reported it."""
 
-    code: str
+    code: Code | None
+    """Why; None when the peer sent a code this version does not know (see ``unknown_code``)."""
     detail: str
     by_peer: bool
+    unknown_code: str = ""
+    """The peer's code as it wrote it, when ``code`` is None: shown, never compared."""
+
+    @classmethod
+    def reported(cls, error: Error) -> Failed:
+        """The peer's ``error`` message as this side's failure."""
+        code = Code.received(error.code)
+        return cls(code, error.detail, by_peer=True, unknown_code="" if code else error.code)
+
+    @property
+    def code_text(self) -> str:
+        """The code as it is written in logs and notices."""
+        return self.code.value if self.code is not None else self.unknown_code
 
 
 Event = (
@@ -307,7 +322,7 @@ class Session:
             frame.header.seq == len(t.frames) and frame.header.prev == t.last_digest
         ):
             return False
-        self.failure = Failed(message.code, message.detail, by_peer=True)
+        self.failure = Failed.reported(message)
         self.closed = True
         self._events += [self.failure, self._closed_event()]
         return True
@@ -321,7 +336,7 @@ class Session:
         """The transport closed; the game ends here if it had not already."""
         if not self.closed:
             self.closed = True
-            self.failure = Failed(Code.CLOSED.value, "the connection closed", by_peer=True)
+            self.failure = Failed(Code.CLOSED, "the connection closed", by_peer=True)
             self._events += [self.failure, self._closed_event()]
         return self._take_events()
 
@@ -388,12 +403,12 @@ class Session:
         if due is None or now < due:
             return []
         if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
-            self._fail(Code.TIMEOUT.value, "no hello in time", now)
+            self._fail(Code.TIMEOUT, "no hello in time", now)
         else:
             self._send(TimeClaim(now - max(self.last_heard, self.waiting_since)), now)
         return self._take_events()
 
-    def abort(self, code: str, detail: str, now: int) -> list[Event]:
+    def abort(self, code: Code, detail: str, now: int) -> list[Event]:
         """Stop the game with an error message, for local failures."""
         self._fail(code, detail, now)
         return self._take_events()
@@ -437,14 +452,14 @@ class Session:
         self._events.append(FrameAdded(frame, outgoing=True))
         self._after(frame, now)
 
-    def _fail(self, code: str, detail: str, now: int) -> None:
+    def _fail(self, code: Code, detail: str, now: int) -> None:
         """Report a protocol error to the peer and stop; the offending frame is not kept."""
         if self.closed:
             return
         self.failure = Failed(code, detail, by_peer=False)
         if not self.transcript.over:
             with contextlib.suppress(UsageError):
-                self._send(Error(code, detail[:200]), now)
+                self._send(Error(code.value, detail[:200]), now)
         self._events.append(self.failure)
         if not self.closed:
             self.closed = True
@@ -452,7 +467,7 @@ class Session:
 
     def _closed_event(self) -> GameClosed:
         t = self.transcript
-        return GameClosed(t.winner, t.end, tuple(t.findings))
+        return GameClosed(t.ending, tuple(t.findings))
 
     def _after(self, frame: Frame, now: int) -> None:
         """Announce what the frame changed, then say whatever this side must say next."""
@@ -477,10 +492,11 @@ class Session:
             shooter = sender.other
             volley = t.sides[shooter].volleys[-1]
             self._events.append(VolleyDone(shooter, volley.move, volley.shots, volley.answer))
-        if isinstance(message, Reply | Resign | TimeClaim) and t.end is not None:
-            self._events.append(BattleOver(t.winner, t.end))
+        ending = t.ending
+        if isinstance(message, Reply | Resign | TimeClaim) and ending is not None:
+            self._events.append(BattleOver(ending))
         if isinstance(message, Error) and sender is self.peer:
-            self.failure = Failed(message.code, message.detail, by_peer=True)
+            self.failure = Failed.reported(message)
             self._events.append(self.failure)
 
     def _speak(self, now: int) -> None:

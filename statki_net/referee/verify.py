@@ -16,7 +16,7 @@ from typing import Any
 from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import preset_name
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.transcript import Finding, Phase, Transcript
@@ -67,9 +67,9 @@ class Judgement:
     """A referee's verdict on one log."""
 
     status: str = INVALID
-    winner: Role | None = None
+    ending: Ending | None = None
+    """How the transcript ended, as far as the log holds; None if it never did."""
     size: int = 10
-    end: str | None = None
     rules: str | None = None
     players: dict[Role, dict[str, str]] = field(default_factory=dict)
     shots: dict[Role, int] = field(default_factory=dict)
@@ -79,6 +79,14 @@ class Judgement:
     @property
     def valid(self) -> bool:
         return self.status == VALID
+
+    @property
+    def winner(self) -> Role | None:
+        return self.ending.winner if self.ending else None
+
+    @property
+    def end(self) -> End | None:
+        return self.ending.end if self.ending else None
 
     def player(self, role: Role | None) -> str:
         if role is None:
@@ -115,7 +123,7 @@ class Judgement:
             "status": self.status,
             "headline": self.headline(),
             "winner": self.winner.value if self.winner else None,
-            "end": self.end,
+            "end": self.end.value if self.end else None,
             "rules": self.rules,
             "players": {role.value: info for role, info in self.players.items()},
             "shots": {role.value: n for role, n in self.shots.items()},
@@ -203,7 +211,7 @@ def _placed(violation: Violation, size: int) -> Violation:
 
 def _describe(transcript: Transcript, judgement: Judgement) -> None:
     judgement.messages = len(transcript.frames)
-    judgement.winner, judgement.end = transcript.winner, transcript.end
+    judgement.ending = transcript.ending
     if transcript.rules is not None:
         judgement.rules = preset_name(transcript.rules) or "custom rules"
         judgement.size = transcript.rules.size

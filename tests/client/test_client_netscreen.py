@@ -18,6 +18,7 @@ from statki_client.remote import ConnectionLink
 from test_client_model import game, play_out
 
 from statki_net.game.rules import ruleset_named
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, PeerHello, Session, public_key_bytes
 from statki_net.protocol.wire import Hello, Role
 from statki_net.referee.verify import fingerprint
@@ -82,7 +83,7 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     link = ConnectionLink(session)
     model = Model(link, random.Random(2))
     assert model.stage is Stage.CONNECTING
-    session.failure = Failed("wrong-key", "the host's key is not the key in the invite", False)
+    session.failure = Failed(Code.WRONG_KEY, "the host's key is not the key in the invite", False)
     link.connection_ended()
     assert model.stage is Stage.OVER and model.ending is not None
     text = plain(screen(model))
@@ -120,7 +121,7 @@ def test_a_long_reason_at_the_end_is_wrapped_not_cut() -> None:
     detail = "the peer sent a frame " + "much too long " * 10
     link = model.link
     assert isinstance(link, ConnectionLink)
-    link.session.failure = Failed("too-large", detail, True)
+    link.session.failure = Failed(Code.TOO_LARGE, detail, True)
     link.connection_ended()
     text = plain(screen(model))
     assert " ".join(text.split()).count("much too long") == 10, text

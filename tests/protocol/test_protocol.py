@@ -292,7 +292,7 @@ def test_illegal_fleet_is_caught_at_the_reveal() -> None:
     assert "illegal-fleet" in kinds
     assert any("B2 C2 C3 C4 is not a straight line" in f.detail for f in t.findings)
     assert t.winner is Role.HOST and t.end is End.CHEATED
-    assert closed(pair, Role.HOST).end is End.CHEATED
+    assert closed(pair, Role.HOST).ending == t.ending
 
 
 def test_time_claim_from_session() -> None:
@@ -320,7 +320,7 @@ def test_peer_signing_as_me_is_refused() -> None:
     forged = make_pair(CLASSIC, seed=61).host  # same role, same key: a replay of my own hello
     events = forged.receive_data(hello, 5)
     assert forged.closed and forged.failure is not None
-    assert forged.failure.code == Code.OUT_OF_TURN.value
+    assert forged.failure.code is Code.OUT_OF_TURN
     assert any(type(e).__name__ == "Failed" for e in events)
 
 
@@ -331,7 +331,7 @@ def test_bad_signature_is_answered_with_an_error() -> None:
     data[-1] ^= 1  # last byte of the signature
     events = pair.guest.receive_data(bytes(data), 10)
     assert pair.guest.closed
-    assert pair.guest.failure is not None and pair.guest.failure.code == "bad-signature"
+    assert pair.guest.failure is not None and pair.guest.failure.code is Code.BAD_SIGNATURE
     error = msgpack.unpackb(pair.guest.data_to_send())
     assert isinstance(error, list)
     assert events
@@ -430,12 +430,13 @@ def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
         key_from(999), Header(shooter.role, len(t.frames), t.last_digest, t.game, 0), Shot((0,))
     )
     other.receive_data(forged.encode(), pair.now)
-    assert other.closed and other.failure is not None and other.failure.code == "bad-signature"
+    assert other.closed and other.failure is not None
+    assert other.failure.code is Code.BAD_SIGNATURE
     # The shooter sent nothing, so the error cannot chain onto its transcript; it is honoured.
     shooter.shoot((5,), pair.now)
     events = shooter.receive_data(other.data_to_send(), pair.now)
     assert shooter.closed
-    assert shooter.failure is not None and shooter.failure.code == "bad-signature"
+    assert shooter.failure is not None and shooter.failure.code is Code.BAD_SIGNATURE
     assert any(type(e).__name__ == "GameClosed" for e in events)
 
 

@@ -16,7 +16,7 @@ def test_whole_game_in_memory(preset: str) -> None:
         assert t.phase is Phase.DONE
         assert t.end is End.SUNK
         assert t.findings == []
-        assert closed(pair, role).winner == t.winner
+        assert closed(pair, role).ending == t.ending
     assert [f.body for f in pair.host.transcript.frames] == [
         f.body for f in pair.guest.transcript.frames
     ]
@@ -102,3 +102,23 @@ def test_the_peers_time_starts_when_its_turn_begins() -> None:
     limit = mover.transcript.limits.move_ms
     assert mover.deadline() == late + limit
     assert mover.check_time(late + limit - 1) == []
+
+
+@pytest.mark.parametrize("code", ["overheated", "wrong-key"])  # unknown; never sent
+def test_an_error_code_unknown_here_still_ends_the_game_and_keeps_its_words(code: str) -> None:
+    from statki_net.protocol.session import BattleOver, Failed, GameClosed
+    from statki_net.protocol.wire import Error, Header, sign
+
+    pair = make_pair(PRESETS["classic"], seed=14)
+    play(pair, seed=15, stop_after=2)
+    mover = pair.host if pair.host.my_turn else pair.guest
+    waiting = pair.session(mover.role.other)
+    t = mover.transcript
+    header = Header(mover.role, len(t.frames), t.last_digest, t.game, pair.now)
+    error = sign(mover.key, header, Error(code, "too hot"))
+    events = waiting.receive_data(error.encode(), pair.now)
+    [failed] = [e for e in events if isinstance(e, Failed)]
+    assert failed.code is None and failed.code_text == code and failed.by_peer
+    [closing] = [e for e in events if isinstance(e, GameClosed)]
+    assert closing.ending is not None and closing.ending.end is End.ERROR
+    assert not any(isinstance(e, BattleOver) for e in events)

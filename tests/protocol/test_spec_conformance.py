@@ -57,7 +57,7 @@ def test_an_error_before_the_game_id_can_be_read() -> None:
     hello = Hello(2, "other", public_key_bytes(pair.guest.key), "Olek", bytes(32))
     header = Header(Role.GUEST, 1, host_hello.digest, b"", pair.now)
     pair.host.receive_data(sign(pair.guest.key, header, hello).encode(), pair.now + 1)
-    assert pair.host.failure is not None and pair.host.failure.code == Code.VERSION.value
+    assert pair.host.failure is not None and pair.host.failure.code is Code.VERSION
     [error] = FrameReader().feed(pair.host.data_to_send())
     assert isinstance(error.message, Error) and error.message.code == Code.VERSION.value
     assert error.header.game == b"" and "game" not in msgpack.unpackb(error.body)
