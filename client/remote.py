@@ -115,7 +115,7 @@ class ConnectionLink:
 
     @property
     def log_path(self) -> Path | None:
-        return self.conn.log.path if self.conn and self.conn.log else None
+        return self.conn.log_path if self.conn else None
 
     def listen(self, listener: Callable[[list[Event]], None]) -> None:
         self._listener = listener

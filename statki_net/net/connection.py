@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,12 +37,11 @@ from typing import Any
 
 from statki_net.game.battle import Defence, Sea
 from statki_net.game.board import square_name
-from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
 from statki_net.game.rules import preset_name
 from statki_net.protocol.errors import Code
-from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
     BattleOver,
     Event,
@@ -57,10 +55,10 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.protocol.wire import MAX_FRAME, Role
-from statki_net.referee.verify import fingerprint, judge_log
-from statki_net.store.history import GameRow, History
-from statki_net.store.logwriter import LogWriter
+from statki_net.protocol.wire import MAX_FRAME
+from statki_net.referee.verify import fingerprint
+from statki_net.store.history import History
+from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of, rules_name
 
 Clock = Callable[[], int]
 Notice = dict[str, Any]
@@ -112,8 +110,8 @@ class GameConnection:
         self.session = session
         self.reader = reader
         self.writer = writer
-        self.log_dir = log_dir
-        self.history = history
+        self.recorder = GameRecorder(log_dir, history, peer=peer_address)
+        """The log file, the history row and the verdict: shared with local games."""
         self.now = now
         self.expect_key = expect_key
         """The host key the invite named: the guest refuses any other."""
@@ -124,10 +122,7 @@ class GameConnection:
         that keep their own state (the full-screen client); same rule as ``listeners``."""
         self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
         """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
-        self.log: LogWriter | None = None
-        self.recorded = False
         self.outcome: Outcome | None = None
-        self.notes: list[str] = []
         self._queues: list[asyncio.Queue[Notice]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._winding_up: asyncio.Future[None] | None = None
@@ -149,6 +144,10 @@ class GameConnection:
     @property
     def game_id(self) -> str:
         return self.session.transcript.game.hex()
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.recorder.log_path
 
     def accept(self, fleet: Fleet) -> None:
         self._act(lambda now: self.session.accept(fleet, now))
@@ -188,9 +187,9 @@ class GameConnection:
             "my_turn": self.session.my_turn,
             "shots_due": self.session.shots_due,
             "opponent": self._opponent(),
-            "rules": _rules_name(self.session),
+            "rules": rules_name(self.session),
             "closed": self.session.closed,
-            "log": str(self.log.path) if self.log else None,
+            "log": str(self.log_path) if self.log_path else None,
             "boards": self.boards(),
         }
 
@@ -199,7 +198,7 @@ class GameConnection:
     async def run(self) -> Outcome:
         """Play the game to its end; never raises for the peer's doing."""
         try:
-            self._open_log()
+            self.recorder.open(self.session, self.now())
             self._handle(self.session.start(self.now()))
             await self._flush()
             await self._read_until_closed()
@@ -220,7 +219,7 @@ class GameConnection:
     async def _wind_up(self) -> None:
         await self._close_stream()
         # Judging reads the whole log: off the event loop, so other games go on.
-        verdict = await asyncio.to_thread(self._close_and_judge_log)
+        verdict = await asyncio.to_thread(self.recorder.judge)
         self._finish(verdict)
 
     async def wait(self) -> Outcome:
@@ -294,16 +293,14 @@ class GameConnection:
             return
         for event in events:
             if isinstance(event, FrameAdded):
-                if self.log:
-                    self.log.frame(event.frame)
+                self.recorder.frame(event.frame)
                 continue
             if isinstance(event, Failed):
                 self._note_failure(event)
             notice = self._notice(event)
             if notice is not None:
                 self._publish(notice)
-        if not self.recorded and self.session.transcript.game:
-            self._record_start()
+        self.recorder.started(self.session, self.now())
         self._write()
         self._settle()
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
@@ -327,10 +324,9 @@ class GameConnection:
         """The guest's check of the host's key, before it says a word to that host."""
         for event in events:
             if isinstance(event, PeerHello) and event.hello.key != self.expect_key:
-                if self.log:
-                    for added in events:
-                        if isinstance(added, FrameAdded) and not added.outgoing:
-                            self.log.frame(added.frame)
+                for added in events:
+                    if isinstance(added, FrameAdded) and not added.outgoing:
+                        self.recorder.frame(added.frame)
                 self.session.data_to_send()  # our hello stays unsent
                 detail = (
                     f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
@@ -385,7 +381,7 @@ class GameConnection:
             case BattleOver(ending=ending):
                 return {
                     "event": "over",
-                    "result": _result(ending.winner, me),
+                    "result": ending.result(me).value,
                     "end": ending.end.value,
                 }
             case Failed(detail=detail, by_peer=by_peer):
@@ -413,9 +409,7 @@ class GameConnection:
             )
 
     def _note(self, text: str, data: bytes = b"") -> None:
-        self.notes.append(text)
-        if self.log:
-            self.log.note(Note(text, self.now(), data))
+        self.recorder.note(text, self.now(), data)
 
     def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
         """End the game from this side (a bad key, a local error); never raises."""
@@ -455,91 +449,39 @@ class GameConnection:
 
     # ------------------------------------------------------------ log and history
 
-    def _open_log(self) -> None:
-        if self.log_dir is None:
-            return
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.now() / 1000))
-        name = f"{stamp}-{self.session.role.value}-{secrets.token_hex(4)}.statki"
-        header = header_record(self.session.role.value, self.session.software, self.now())
-        if self.peer_address:
-            header["peer"] = self.peer_address[:200]
-        self.log = LogWriter(self.log_dir / name, header)
-
     def _opponent(self) -> Notice:
         hello = self.session.transcript.sides[self.session.peer].hello
         if hello is None:
             return {"name": "", "key": "", "address": self.peer_address}
         return {"name": hello.name, "key": fingerprint(hello.key), "address": self.peer_address}
 
-    def _record_start(self) -> None:
-        self.recorded = True
-        if self.history is None:
-            return
-        opponent = self._opponent()
-        self.history.started(
-            GameRow(
-                game_id=self.game_id,
-                started=self.now(),
-                my_role=self.session.role.value,
-                opponent_key=opponent["key"],
-                opponent_name=opponent["name"],
-                rules=_rules_name(self.session),
-                log_path=str(self.log.path) if self.log else "",
-            )
-        )
-
-    def _close_and_judge_log(self) -> str | None:
-        """The referee's line on this game's log (None without a log); never raises."""
-        if not self.log:
-            return None
-        try:
-            self.log.close()
-            return judge_log(self.log.path.read_bytes()).headline()
-        except (StatkiError, OSError) as error:
-            return f"cannot judge the log: {error}"
-
-    def _finish(self, verdict: str | None) -> None:
+    def _finish(self, judged: LogVerdict | None) -> None:
         """Record the end and tell whoever listens; idempotent."""
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
         failure = self.session.failure
-        if t.end is not None:
-            end = t.end.value
-        elif failure is not None:
-            ends = {Code.CLOSED: "closed", Code.TIMEOUT: "timeout"}
-            end = ends.get(failure.code, "error") if failure.code else "error"
-        else:
-            end = "closed"
+        ending = ending_of(self.session)
+        verdict = judged.headline if judged else None
         self.outcome = Outcome(
-            result=_result(t.winner, me) if t.end is not None else "none",
-            end=end,
+            result=ending.result(me).value,
+            end=ending.end.value,
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(me.other),
             verdict=verdict,
-            log_path=self.log.path if self.log else None,
+            log_path=self.log_path,
             game_id=self.game_id,
             failure=f"{failure.code_text}: {failure.detail}" if failure else None,
         )
-        if self.history is not None and self.recorded:
-            with contextlib.suppress(Exception):  # a full disk must not hide the outcome
-                self.history.ended(
-                    self.game_id,
-                    ended=self.now(),
-                    result=self.outcome.result,
-                    end_reason=end,
-                    my_shots=self.outcome.my_shots,
-                    their_shots=self.outcome.their_shots,
-                    verdict=verdict or "",
-                )
+        self.recorder.ended(self.session, ending, judged, self.now())
         self._publish(
             {
                 "event": "closed",
                 "result": self.outcome.result,
-                "end": end,
+                "end": self.outcome.end,
                 "verdict": verdict,
                 "failure": self.outcome.failure,
-                "log": str(self.log.path) if self.log else None,
+                "log": str(self.log_path) if self.log_path else None,
                 "my_shots": self.outcome.my_shots,
                 "their_shots": self.outcome.their_shots,
             }
@@ -555,19 +497,6 @@ class GameConnection:
         for volley in session.transcript.sides[session.peer].volleys:
             defence = defence.answer(volley.shots)[1]
         return defence
-
-
-def _result(winner: Role | None, me: Role) -> str:
-    if winner is None:
-        return "none"
-    return "won" if winner is me else "lost"
-
-
-def _rules_name(session: Session) -> str:
-    rules = session.rules
-    if rules is None:
-        return ""
-    return preset_name(rules) or "custom rules"
 
 
 def _square_text(square: int, size: int) -> str:
