@@ -1,7 +1,8 @@
 """The model's ``Link`` over TCP: ``statki_net.net.connection.GameConnection``.
 
 The model reads the session's events themselves (the connection's notices
-are maps for other front ends), through ``GameConnection.event_listeners``.
+are for front ends that keep no state of their own), through
+``GameConnection.event_listeners``.
 ``ConnectionLink`` adapts the connection to the model: events reach the
 model on the next turn of the event loop, so the model may act (resign
 when its turn comes) without re-entering the connection, and ``on_change``

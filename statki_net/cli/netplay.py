@@ -57,12 +57,14 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
-from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 from statki_net.store.identity import home_dir, load_identity
 
-FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
+FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIMEOUT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""
@@ -484,7 +486,7 @@ async def _play_here(
         conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
             attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
-        handle = LocalHandle(conn)
+        handle = LocalHandle(conn, draw_boards=not player.bot)
         game = asyncio.ensure_future(conn.run())
         try:
             return await _play(player, handle, rules)
@@ -573,11 +575,15 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         quiet=player.bot is not None,
     )
     closed = await front.play()
-    failure = closed.get("failure") or ""
-    if "wrong-key" in failure:
-        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+    return _exit_status(closed.end, front.failure, closed.failure)
+
+
+def _exit_status(end: End, failure: Failed | None, why: str | None) -> int:
+    """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
+    if failure is not None and failure.code is Code.WRONG_KEY:
+        print(f"statki: {failure.detail}", file=sys.stderr)
         return EXIT_FOUND
-    if closed.get("end") not in FINISHED:
-        print(f"statki: the game did not finish: {failure or closed.get('end')}", file=sys.stderr)
+    if end not in FINISHED:
+        print(f"statki: the game did not finish: {why or end.value}", file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

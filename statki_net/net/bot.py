@@ -12,7 +12,9 @@ from collections.abc import Callable
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.errors import UsageError
-from statki_net.net.connection import GameConnection, Notice
+from statki_net.net import notices
+from statki_net.net.connection import GameConnection
+from statki_net.net.notices import Notice
 
 
 def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
@@ -58,9 +60,9 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
         task.add_done_callback(thinking.discard)
 
     def on_notice(notice: Notice) -> None:
-        if notice["event"] == "rules":
+        if isinstance(notice, notices.Rules):
             loop.call_soon(start_placing)
-        elif notice["event"] == "turn":
+        elif isinstance(notice, notices.Turn):
             loop.call_soon(start_thinking)
 
     conn.listeners.append(on_notice)

@@ -9,16 +9,16 @@ that happened: a dropped connection, a timeout, a rejected message) goes to
 the game's own log file, and the game to the history when it starts and ends.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
-socket, the computer player) see the game as *notices*: plain maps that
-msgpack can carry unchanged, listed in SPEC.md ("The control socket").  They
-get them from ``subscribe()`` (an asyncio queue) or ``listeners`` (called in
-order, synchronously), and act with ``accept``/``refuse``/``shoot``/``resign``.
-A listener must not act from inside its call: it schedules the action
-(``loop.call_soon``), so notices keep their order.
+socket, the computer player) see the game as *notices*, typed values
+(``statki_net.net.notices``), from ``listeners`` (called in order,
+synchronously), or as the session's own events from ``event_listeners``; they
+act with ``accept``/``refuse``/``shoot``/``resign``.  A listener must not act
+from inside its call: it schedules the action (``loop.call_soon``), so notices
+keep their order.
 
     conn = GameConnection(session, reader, writer, log_dir=home / "logs",
                           history=History.in_home(home))
-    notices = conn.subscribe()
+    conn.listeners.append(on_notice)
     outcome = await conn.run()      # returns when the game is over, whatever happened
 
 ``run`` never raises for anything the peer does: every error in the game is
@@ -33,35 +33,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from statki_net.game.battle import Defence, Sea
-from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
-from statki_net.game.rules import preset_name
+from statki_net.net.notices import Closed, Notice, notice_of
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import (
-    BattleOver,
     Event,
     Failed,
     FrameAdded,
-    GameClosed,
-    GameStarted,
     PeerHello,
-    RulesProposed,
     Session,
-    VolleyDone,
-    YourTurn,
 )
 from statki_net.protocol.wire import MAX_FRAME
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import History
-from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of, rules_name
+from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
 Clock = Callable[[], int]
-Notice = dict[str, Any]
 Listener = Callable[[Notice], None]
 
 READ_SIZE = 64 * 1024
@@ -72,6 +61,10 @@ CLOSE_WAIT = 5.0
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+class GameOverError(UsageError):
+    """An action on a game that has ended: a front end stops asking for one."""
 
 
 @dataclass(frozen=True)
@@ -120,26 +113,13 @@ class GameConnection:
         self.event_listeners: list[Callable[[list[Event]], None]] = []
         """Called with each batch of the session's own events (no frames), for front ends
         that keep their own state (the full-screen client); same rule as ``listeners``."""
-        self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
-        """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
         self.outcome: Outcome | None = None
-        self._queues: list[asyncio.Queue[Notice]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
         self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
-
-    def subscribe(self) -> asyncio.Queue[Notice]:
-        """A queue that receives every notice from now on, ending with ``closed``."""
-        queue: asyncio.Queue[Notice] = asyncio.Queue()
-        self._queues.append(queue)
-        return queue
-
-    def unsubscribe(self, queue: asyncio.Queue[Notice]) -> None:
-        with contextlib.suppress(ValueError):
-            self._queues.remove(queue)
 
     @property
     def game_id(self) -> str:
@@ -161,39 +141,7 @@ class GameConnection:
     def resign(self) -> None:
         self._act(lambda now: self.session.resign(now))
 
-    def boards(self) -> str:
-        """Both boards as text: this side's fleet with the opponent's shots, and its view."""
-        session = self.session
-        rules = session.rules
-        if rules is None:
-            return ""
-        defence = self._current_defence()
-        view = session.view or Sea(rules)
-        left = (
-            defence_lines(defence) if defence else sea_lines(Sea(rules))
-        )  # no fleet yet: empty water
-        return side_by_side(left, sea_lines(view), ("your fleet", "their sea")) + "\n" + LEGEND
-
-    def _drawn_boards(self) -> str:
-        return self.boards() if self.wants_boards() else ""
-
-    def state(self) -> Notice:
-        """A summary a front end can draw from at any moment."""
-        t = self.session.transcript
-        return {
-            "game": self.game_id,
-            "role": self.session.role.value,
-            "phase": t.phase.value,
-            "my_turn": self.session.my_turn,
-            "shots_due": self.session.shots_due,
-            "opponent": self._opponent(),
-            "rules": rules_name(self.session),
-            "closed": self.session.closed,
-            "log": str(self.log_path) if self.log_path else None,
-            "boards": self.boards(),
-        }
-
-    # ------------------------------------------------------------ the loop
+    # ------------------------------------------------------------ the game, start to end
 
     async def run(self) -> Outcome:
         """Play the game to its end; never raises for the peer's doing."""
@@ -223,6 +171,7 @@ class GameConnection:
         self._finish(verdict)
 
     async def wait(self) -> Outcome:
+        """The outcome, once the game has ended (for whoever did not call ``run``)."""
         await self._done.wait()
         assert self.outcome is not None
         return self.outcome
@@ -282,7 +231,7 @@ class GameConnection:
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
-            raise UsageError("the game is over")
+            raise GameOverError("the game is over")
         self._handle(action(self.now()))
         self._write()
 
@@ -297,7 +246,7 @@ class GameConnection:
                 continue
             if isinstance(event, Failed):
                 self._note_failure(event)
-            notice = self._notice(event)
+            notice = notice_of(event, self.session, self.peer_address)
             if notice is not None:
                 self._publish(notice)
         self.recorder.started(self.session, self.now())
@@ -336,64 +285,7 @@ class GameConnection:
                 return True
         return False
 
-    def _notice(self, event: Event) -> Notice | None:
-        me = self.session.role
-        match event:
-            case PeerHello(hello=hello):
-                return {
-                    "event": "hello",
-                    "name": hello.name,
-                    "key": fingerprint(hello.key),
-                    "software": hello.software,
-                    "address": self.peer_address,
-                }
-            case RulesProposed(rules=rules, limits=limits, first=first):
-                return {
-                    "event": "rules",
-                    "rules": preset_name(rules) or "custom rules",
-                    "rules_map": rules.to_map(),
-                    "move_ms": limits.move_ms,
-                    "reveal_ms": limits.reveal_ms,
-                    "first": first.value if first else None,
-                }
-            case GameStarted(first=first):
-                return {
-                    "event": "started",
-                    "first": first.value,
-                    "you_first": first is me,
-                    "game": self.game_id,
-                    "size": self.session.rules.size if self.session.rules else 10,
-                    "boards": self._drawn_boards(),
-                }
-            case YourTurn(shots=shots):
-                return {"event": "turn", "shots": shots}
-            case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
-                size = self.session.rules.size if self.session.rules else 10
-                return {
-                    "event": "volley",
-                    "shooter": shooter.value,
-                    "mine": shooter is me,
-                    "move": move,
-                    "squares": [_square_text(s, size) for s in squares],
-                    "answer": answer.words(),
-                    "boards": self._drawn_boards(),
-                }
-            case BattleOver(ending=ending):
-                return {
-                    "event": "over",
-                    "result": ending.result(me).value,
-                    "end": ending.end.value,
-                }
-            case Failed(detail=detail, by_peer=by_peer):
-                code = event.code_text
-                return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
-            case GameClosed():
-                return None  # the closing notice comes from _finish, with the verdict
-        return None
-
     def _publish(self, notice: Notice) -> None:
-        for queue in list(self._queues):
-            queue.put_nowait(notice)
         for listener in list(self.listeners):
             listener(notice)
 
@@ -421,7 +313,7 @@ class GameConnection:
             if not self.session.closed:
                 self.session.connection_lost(self.now())
             self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish({"event": "failed", "code": code.value, "detail": detail, "by_peer": False})
+        self._publish(Failed(code, detail, by_peer=False))
         self._settle()
 
     # ------------------------------------------------------------ I/O
@@ -447,14 +339,6 @@ class GameConnection:
             async with asyncio.timeout(CLOSE_WAIT):
                 await self.writer.wait_closed()
 
-    # ------------------------------------------------------------ log and history
-
-    def _opponent(self) -> Notice:
-        hello = self.session.transcript.sides[self.session.peer].hello
-        if hello is None:
-            return {"name": "", "key": "", "address": self.peer_address}
-        return {"name": hello.name, "key": fingerprint(hello.key), "address": self.peer_address}
-
     def _finish(self, judged: LogVerdict | None) -> None:
         """Record the end and tell whoever listens; idempotent."""
         if self.outcome is not None:
@@ -475,29 +359,14 @@ class GameConnection:
         )
         self.recorder.ended(self.session, ending, judged, self.now())
         self._publish(
-            {
-                "event": "closed",
-                "result": self.outcome.result,
-                "end": self.outcome.end,
-                "verdict": verdict,
-                "failure": self.outcome.failure,
-                "log": str(self.log_path) if self.log_path else None,
-                "my_shots": self.outcome.my_shots,
-                "their_shots": self.outcome.their_shots,
-            }
+            Closed(
+                ending.result(me),
+                ending.end,
+                verdict=verdict,
+                failure=self.outcome.failure,
+                log=self.log_path,
+                my_shots=self.outcome.my_shots,
+                their_shots=self.outcome.their_shots,
+            )
         )
         self._done.set()
-
-    def _current_defence(self) -> Defence | None:
-        """This side's fleet with every shot the opponent has fired at it so far."""
-        session = self.session
-        if session.fleet is None or session.rules is None:
-            return None
-        defence = Defence(session.rules, session.fleet)
-        for volley in session.transcript.sides[session.peer].volleys:
-            defence = defence.answer(volley.shots)[1]
-        return defence
-
-
-def _square_text(square: int, size: int) -> str:
-    return square_name(square, size) if 0 <= square < size * size else str(square)

@@ -32,9 +32,11 @@ from statki_net.ai.computer import ComputerPlayer, check_placement, check_strate
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net import notices
+from statki_net.net.boards import boards_text
 from statki_net.net.bot import attach_computer
-from statki_net.net.connection import GameConnection, Notice
-from statki_net.net.control import pack, socket_path, unpacker
+from statki_net.net.connection import GameConnection
+from statki_net.net.control import Message, notice_map, pack, socket_path, unpacker
 from statki_net.net.invite import (
     Address,
     format_address,
@@ -52,8 +54,10 @@ from statki_net.net.listen import (
 )
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
+from statki_net.referee.verify import fingerprint
 from statki_net.store.history import History
 from statki_net.store.identity import my_fingerprint
+from statki_net.store.recorder import rules_name
 
 MAX_GAMES = 256
 """Games played at once; guests beyond this are turned away."""
@@ -92,12 +96,15 @@ class DaemonGame:
     """waiting (for a guest, or for the connection out), playing, over."""
     conn: GameConnection | None = None
     subscribers: set[ControlPeer] = field(default_factory=set)
-    last: Notice | None = None
     failure: str | None = None
 
-    def publish(self, notice: Notice) -> None:
-        self.last = notice
-        message = {**notice, "game": self.id}
+    def publish(self, notice: notices.Notice) -> None:
+        """Push ``notice`` to the subscribers, with the boards as they stand (if anyone looks)."""
+        if not self.subscribers:
+            return
+        drawn = boards_text(self.conn.session) if self.conn is not None else ""
+        boards = drawn if isinstance(notice, notices.Started | notices.Volley) else ""
+        message = {**notice_map(notice, boards), "game": self.id}
         for peer in list(self.subscribers):
             if not peer.send(message):
                 self.subscribers.discard(peer)
@@ -112,7 +119,7 @@ class DaemonGame:
             "failure": self.failure,
         }
         if self.conn is not None:
-            info.update(self.conn.state())
+            info.update(connection_state(self.conn))
             info["id"] = self.id
             if self.conn.outcome is not None:
                 info["result"] = self.conn.outcome.result
@@ -244,7 +251,7 @@ class Daemon:
             reader, writer, _ = await connect_any(addresses)
         except StatkiError as error:
             game.failure = str(error)
-            game.publish(_closed_without_game(str(error)))
+            game.publish(notices.Closed.without_game(str(error)))
             self._retire(game)
             return
         await self._play(game, reader, writer, expect_key=expect_key)
@@ -291,7 +298,6 @@ class Daemon:
             )
             game.conn = conn
             conn.listeners.append(game.publish)
-            conn.wants_boards = lambda: bool(game.subscribers)
             if player is not None:
                 attach_computer(conn, player)
             await conn.run()
@@ -300,7 +306,7 @@ class Daemon:
         except Exception as error:  # contain it: the other games go on
             game.failure = f"{type(error).__name__}: {error}"
             print(f"statki daemon: game {game.id}: {game.failure}", file=sys.stderr, flush=True)
-            game.publish(_closed_without_game(game.failure))
+            game.publish(notices.Closed.without_game(game.failure))
             writer.close()
         finally:
             self._retire(game)
@@ -476,16 +482,26 @@ def _limits(request: dict[str, Any], default: Limits) -> Limits:
     return Limits(move_ms=move_ms, reveal_ms=move_ms)
 
 
-def _closed_without_game(why: str) -> Notice:
+def connection_state(conn: GameConnection) -> Message:
+    """The fields of a game state (SPEC.md) that come from its connection."""
+    session = conn.session
+    hello = session.transcript.sides[session.peer].hello
+    opponent = {
+        "name": hello.name if hello else "",
+        "key": fingerprint(hello.key) if hello else "",
+        "address": conn.peer_address,
+    }
     return {
-        "event": "closed",
-        "result": "none",
-        "end": "error",
-        "verdict": None,
-        "failure": why,
-        "log": None,
-        "my_shots": 0,
-        "their_shots": 0,
+        "game": conn.game_id,
+        "role": session.role.value,
+        "phase": session.transcript.phase.value,
+        "my_turn": session.my_turn,
+        "shots_due": session.shots_due,
+        "opponent": opponent,
+        "rules": rules_name(session),
+        "closed": session.closed,
+        "log": str(conn.log_path) if conn.log_path else None,
+        "boards": boards_text(session),
     }
 
 

@@ -14,8 +14,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net.connection import GameConnection
+from statki_net.net.notices import Notice
 from statki_net.protocol.logformat import read_log
-from statki_net.protocol.session import Session
+from statki_net.protocol.session import Failed, Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 
@@ -96,9 +97,9 @@ def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) ->
         game = asyncio.ensure_future(conn.run())
         loop = asyncio.get_running_loop()
 
-        def cancel_when_it_fails(notice: dict[str, object]) -> None:
+        def cancel_when_it_fails(notice: Notice) -> None:
             # The peer's leaving closes the session; the cancel lands as the game winds up.
-            if notice["event"] == "failed":
+            if isinstance(notice, Failed):
                 loop.call_soon(game.cancel)
 
         conn.listeners.append(cancel_when_it_fails)
