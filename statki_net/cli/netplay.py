@@ -548,18 +548,14 @@ async def _on_screen(
         print("statki: you left before the game began", file=sys.stderr)
         return EXIT_FOUND
     for outcome in outcomes:
-        print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
+        if outcome.verdict is not None:
+            print(f"verdict: {outcome.verdict.headline}")
+        else:
+            print(f"end: {outcome.ending.end.value}")
         if outcome.log_path is not None:
             print(f"log: {outcome.log_path}")
-    outcome = outcomes[-1]
-    failure = outcome.failure or ""
-    if "wrong-key" in failure:
-        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
-        return EXIT_FOUND
-    if outcome.end not in FINISHED:
-        print(f"statki: the game did not finish: {failure or outcome.end}", file=sys.stderr)
-        return EXIT_FOUND
-    return EXIT_OK
+    last = outcomes[-1]
+    return _exit_status(last.ending.end, last.failure, last.failure_text)
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:

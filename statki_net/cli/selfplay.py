@@ -58,11 +58,11 @@ def _selfplay(args: argparse.Namespace) -> int:
     print(f"rules: {args.rules}")
     print(report.summary())
     invalid = [
-        o.verdict
+        o.verdict.headline
         for pair in report.outcomes
         for o in pair
-        if o.verdict and not o.verdict.startswith("valid")
+        if o.verdict is not None and not o.verdict.valid
     ]
-    for verdict in invalid[:5]:
-        print(f"log: {verdict}")
+    for headline in invalid[:5]:
+        print(f"log: {headline}")
     return EXIT_OK

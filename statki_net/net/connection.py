@@ -37,6 +37,7 @@ from pathlib import Path
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.net.notices import Closed, Notice, notice_of
+from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import (
     Event,
@@ -45,7 +46,7 @@ from statki_net.protocol.session import (
     PeerHello,
     Session,
 )
-from statki_net.protocol.wire import MAX_FRAME
+from statki_net.protocol.wire import MAX_FRAME, Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -71,18 +72,39 @@ class GameOverError(UsageError):
 class Outcome:
     """How one game ended, as this side saw it."""
 
-    result: str
-    """won, lost or none."""
-    end: str
-    """sunk, resigned, timeout, cheated, refused, error or closed."""
+    ending: Ending
+    role: Role
+    """This side."""
     my_shots: int
     their_shots: int
-    verdict: str | None
-    """The referee's one-line verdict on the log (None without a log)."""
+    verdict: LogVerdict | None
+    """The referee's judgement of this side's log (None without a log)."""
     log_path: Path | None
     game_id: str
-    failure: str | None = None
-    """Why the game stopped early, if it did: ``code: detail``."""
+    failure: Failed | None = None
+    """Why the game stopped early, if it did."""
+
+    @property
+    def result(self) -> Result:
+        return self.ending.result(self.role)
+
+    @property
+    def failure_text(self) -> str | None:
+        """The failure as a person reads it: ``code: detail``."""
+        failure = self.failure
+        return f"{failure.code_text}: {failure.detail}" if failure else None
+
+    def closed(self) -> Closed:
+        """The last notice of the game, which says so."""
+        return Closed(
+            self.result,
+            self.ending.end,
+            verdict=self.verdict.headline if self.verdict else None,
+            failure=self.failure_text,
+            log=self.log_path,
+            my_shots=self.my_shots,
+            their_shots=self.their_shots,
+        )
 
 
 class GameConnection:
@@ -339,34 +361,22 @@ class GameConnection:
             async with asyncio.timeout(CLOSE_WAIT):
                 await self.writer.wait_closed()
 
-    def _finish(self, judged: LogVerdict | None) -> None:
+    def _finish(self, verdict: LogVerdict | None) -> None:
         """Record the end and tell whoever listens; idempotent."""
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
-        failure = self.session.failure
         ending = ending_of(self.session)
-        verdict = judged.headline if judged else None
         self.outcome = Outcome(
-            result=ending.result(me).value,
-            end=ending.end.value,
+            ending,
+            me,
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(me.other),
             verdict=verdict,
             log_path=self.log_path,
             game_id=self.game_id,
-            failure=f"{failure.code_text}: {failure.detail}" if failure else None,
+            failure=self.session.failure,
         )
-        self.recorder.ended(self.session, ending, judged, self.now())
-        self._publish(
-            Closed(
-                ending.result(me),
-                ending.end,
-                verdict=verdict,
-                failure=self.outcome.failure,
-                log=self.log_path,
-                my_shots=self.outcome.my_shots,
-                their_shots=self.outcome.their_shots,
-            )
-        )
+        self.recorder.ended(self.session, ending, verdict, self.now())
+        self._publish(self.outcome.closed())
         self._done.set()

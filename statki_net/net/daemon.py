@@ -122,9 +122,10 @@ class DaemonGame:
             info.update(connection_state(self.conn))
             info["id"] = self.id
             if self.conn.outcome is not None:
-                info["result"] = self.conn.outcome.result
-                info["end"] = self.conn.outcome.end
-                info["verdict"] = self.conn.outcome.verdict
+                outcome = self.conn.outcome
+                info["result"] = outcome.result.value
+                info["end"] = outcome.ending.end.value
+                info["verdict"] = outcome.verdict.headline if outcome.verdict else None
         return info
 
 

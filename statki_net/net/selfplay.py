@@ -32,8 +32,8 @@ MOVE_LIMIT = Limits(move_ms=30_000, reveal_ms=30_000)
 @dataclass
 class SelfplayReport:
     games: int = 0
-    wins: Counter[str] = field(default_factory=Counter)
-    """Games won by ``host``, by ``guest``, and ended with no winner (``none``)."""
+    wins: Counter[Role | None] = field(default_factory=Counter)
+    """Games won by the host, by the guest, and ended with no winner (None)."""
     shots: Counter[str] = field(default_factory=Counter)
     """Shots fired in all games by each side."""
     seconds: float = 0.0
@@ -46,8 +46,8 @@ class SelfplayReport:
         return "\n".join(
             [
                 f"games: {self.games}",
-                f"wins: host {self.wins['host']}, guest {self.wins['guest']},"
-                f" no winner {self.wins['none']}",
+                f"wins: host {self.wins[Role.HOST]}, guest {self.wins[Role.GUEST]},"
+                f" no winner {self.wins[None]}",
                 f"mean shots per game: host {self.shots['host'] / per_game:.1f},"
                 f" guest {self.shots['guest'] / per_game:.1f}",
                 f"games per second: {rate:.2f} ({self.seconds:.2f} s in all)",
@@ -139,8 +139,7 @@ async def selfplay(
             )
             report.games += 1
             report.outcomes.append((host_outcome, guest_outcome))
-            winner = {"won": "host", "lost": "guest"}.get(host_outcome.result, "none")
-            report.wins[winner] += 1
+            report.wins[host_outcome.ending.winner] += 1
             report.shots["host"] += host_outcome.my_shots
             report.shots["guest"] += guest_outcome.my_shots
     finally:

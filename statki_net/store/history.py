@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
+from statki_net.protocol.endings import End, Result
 
 DB_FILE = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -38,6 +39,9 @@ CREATE TABLE IF NOT EXISTS games (
 
 @dataclass(frozen=True)
 class GameRow:
+    """One game as the history keeps it; ``result`` and ``end_reason`` hold a ``Result``'s and
+    an ``End``'s values."""
+
     game_id: str
     started: int
     my_role: str
@@ -121,8 +125,8 @@ class History:
         game_id: str,
         *,
         ended: int,
-        result: str,
-        end_reason: str,
+        result: Result,
+        end_reason: End,
         my_shots: int,
         their_shots: int,
         verdict: str,
@@ -131,7 +135,7 @@ class History:
             db.execute(
                 "UPDATE games SET ended = ?, result = ?, end_reason = ?, my_shots = ?,"
                 " their_shots = ?, verdict = ? WHERE game_id = ?",
-                (ended, result, end_reason, my_shots, their_shots, verdict, game_id),
+                (ended, result.value, end_reason.value, my_shots, their_shots, verdict, game_id),
             )
 
     def games(self, limit: int = 1000) -> list[GameRow]:
@@ -153,19 +157,21 @@ class History:
                 "SELECT (SELECT opponent_name FROM games AS latest"
                 "        WHERE latest.opponent_key = games.opponent_key"
                 "        ORDER BY started DESC, rowid DESC LIMIT 1),"
-                " COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), opponent_key"
+                " COUNT(*), SUM(result = :won), SUM(result = :lost), opponent_key"
                 " FROM games GROUP BY opponent_key ORDER BY 3 DESC, 2 DESC, 1"
             )
         elif by == "rules":
             query = (
-                "SELECT rules, COUNT(*), SUM(result = 'won'), SUM(result = 'lost'), ''"
+                "SELECT rules, COUNT(*), SUM(result = :won), SUM(result = :lost), ''"
                 " FROM games GROUP BY rules ORDER BY 3 DESC, 2 DESC, 1"
             )
         else:
             raise UsageError(f"no tally by {by!r}: by opponent or by rules")
         return [
             Tally(label, games, won or 0, lost or 0, games - (won or 0) - (lost or 0), key)
-            for label, games, won, lost, key in self._db.execute(query)
+            for label, games, won, lost, key in self._db.execute(
+                query, {"won": Result.WON.value, "lost": Result.LOST.value}
+            )
         ]
 
     def close(self) -> None:

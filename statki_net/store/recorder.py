@@ -159,8 +159,8 @@ class GameRecorder:
             self.history.ended(
                 self.game_id,
                 ended=now,
-                result=ending.result(me).value,
-                end_reason=ending.end.value,
+                result=ending.result(me),
+                end_reason=ending.end,
                 my_shots=t.shots_by(me),
                 their_shots=t.shots_by(me.other),
                 verdict=verdict.headline if verdict else "",

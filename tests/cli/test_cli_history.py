@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conftest import Run
 
+from statki_net.protocol.endings import End, Result
 from statki_net.store.history import GameRow, History
 
 OLEK, ZOSIA = "0b134-cfd06-cbb20-fc827", "1e2be-0eb34-abf35-32d9a"
@@ -25,8 +26,8 @@ def record(home: Path, number: int, key: str, name: str, rules: str, result: str
             history.ended(
                 game,
                 ended=1_700_000_000_000 + number * 60_000 + 30_000,
-                result=result,
-                end_reason="sunk",
+                result=Result(result),
+                end_reason=End.SUNK,
                 my_shots=40 + number,
                 their_shots=50,
                 verdict=f"valid: game {number}",
