@@ -36,6 +36,7 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle
@@ -49,6 +50,7 @@ from statki_net.net.invite import (
     parse_invite,
 )
 from statki_net.net.listen import (
+    ConnectHandler,
     bound_addresses,
     connect_any,
     default_listen,
@@ -246,12 +248,9 @@ async def _host_game(
             await client.close()
     key = load_identity(player.home)
     arrived: Arrivals = asyncio.Queue()
-
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if await _may_be_a_guest(reader, writer):
-            await arrived.put((reader, writer))
-
-    servers = await listen(default_listen(port), on_connect)
+    admission: Admission[Arrivals] = Admission()
+    admission.offer(HOSTED, arrived)
+    servers = await listen(default_listen(port), _admitting(admission))
     try:
         bound = bound_addresses(servers)
         addresses = [parse_address(a, bound[0][1]) for a in advertise]
@@ -264,7 +263,6 @@ async def _host_game(
     finally:
         for server in servers:
             server.close()
-    _turn_away(arrived)
     if fleet is None:
         placement = player.placement if player.bot else "random"
         fleet = place_fleet(rules, placement, random.SystemRandom())
@@ -293,7 +291,6 @@ async def _host_on_screen(
         reader, writer = await arrived.get()
         for server in servers:
             server.close()
-        _turn_away(arrived)
         return _connection(player, session, reader, writer, history, expect_key=None)
 
     reunions: list[HostReunion] = []
@@ -322,27 +319,25 @@ class HostReunion:
         self.history = history
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
-
-    async def _arrive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if await _may_be_a_guest(reader, writer):
-            await self.arrived.put((reader, writer))
+        self.admission: Admission[Arrivals] = Admission()
 
     async def reopen(self) -> None:
         self.close()
-        _turn_away(self.arrived)
-        self.servers = await listen(self.addresses, self._arrive)
+        _turn_away(self.arrived)  # one who came too late for the last wait
+        self.admission.offer(HOSTED, self.arrived)
+        self.servers = await listen(self.addresses, _admitting(self.admission))
 
     async def connect(self, session: Session, who: str) -> GameConnection:
         seconds = session.proposed_limits.move_ms / 1000
         try:
-            reader, writer = await asyncio.wait_for(self.arrived.get(), seconds)
+            async with asyncio.timeout(seconds):  # wait_for can lose a cancellation in 3.11
+                reader, writer = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
                 f"{who} did not come back for the rematch within {seconds:g} s"
             ) from None
         finally:
             self.close()
-        _turn_away(self.arrived)
         return _connection(self.player, session, reader, writer, self.history, expect_key=None)
 
     def close(self) -> None:
@@ -383,25 +378,23 @@ class GuestReunion:
         )
 
 
-GUEST_QUIET_SECONDS = 0.3
-"""How long a new connection must stay open and silent to be taken for a guest."""
+HOSTED = "hosted"
+"""The name of the one game ``statki host`` offers for admission."""
 
 
-async def _may_be_a_guest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-    """Whether a new connection may be a statki guest, not a port scan or a stray client.
+def _admitting(admission: Admission[Arrivals]) -> ConnectHandler:
+    """A listener's handler: a connection admitted to the hosted game joins its arrivals.
 
-    The host speaks first, so a guest says nothing until it has the host's
-    hello.  A connection that closes at once (a port scanner) or talks first
-    (a web browser, a TLS probe) would otherwise take the one hosted game.
+    The admission turns away what is no guest (a port scan, a client that
+    speaks first), so it cannot take the one hosted game.
     """
-    try:
-        await asyncio.wait_for(reader.read(1), GUEST_QUIET_SECONDS)
-    except TimeoutError:
-        return True  # open and quiet, as a guest waiting for the hello is
-    except (ConnectionError, OSError):
-        pass
-    writer.close()  # it closed, or it spoke first: not a guest either way
-    return False
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        admitted = await admission.admit(reader, writer)
+        if isinstance(admitted, Admitted):
+            await admitted.game.put((admitted.reader, admitted.writer))
+
+    return on_connect
 
 
 def _turn_away(arrived: Arrivals) -> None:

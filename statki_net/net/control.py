@@ -228,7 +228,8 @@ class ControlClient:
         self.writer.write(pack({"id": ident, "op": op, **fields}))
         try:
             await self.writer.drain()
-            reply = await asyncio.wait_for(future, REPLY_TIMEOUT)
+            async with asyncio.timeout(REPLY_TIMEOUT):  # wait_for can lose a cancel in 3.11
+                reply = await future
         except (OSError, TimeoutError):
             raise ControlError("the daemon does not answer") from None
         finally:

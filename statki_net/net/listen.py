@@ -79,9 +79,9 @@ async def connect_any(
     failures: list[str] = []
     for address in addresses:
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(*address, limit=64 * 1024), timeout
-            )
+            # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(*address, limit=64 * 1024)
         except (OSError, TimeoutError) as error:
             reason = (
                 "no answer" if isinstance(error, TimeoutError) else error.strerror or str(error)
