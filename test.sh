@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# mypy checks client/ as statki_client through this link (see [tool.mypy] in pyproject.toml).
+mkdir -p .venv/typecheck && ln -sfn ../../client .venv/typecheck/statki_client
 .venv/bin/python -m ruff check .
 .venv/bin/python -m mypy
 .venv/bin/python -m pytest -q "$@"

@@ -14,16 +14,10 @@ from statki_net.game.battle import Defence, Sea, tells_cells
 from statki_net.game.board import bit, parse_square, row_col, square_name, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import placements
-from statki_net.game.rules import Touching, Turns
+from statki_net.game.rules import Turns, describe
 
 from .kinds import Stage, Volley
 from .state import CommonState
-
-TOUCHING_RULE = {
-    Touching.NONE: "ships never touch, not even at a corner",
-    Touching.CORNERS: "ships never touch by a side",
-    Touching.ANY: "",
-}
 
 
 @dataclass
@@ -138,7 +132,7 @@ class Aiming(CommonState):
             return None
         if view.shot & bit(square):
             return f"{name} was shot already: a shot at the same square counts as a miss"
-        rule = TOUCHING_RULE[self.rules.touching]
+        rule = describe(self.rules).touching
         return f"{name} lies next to a sunk ship and {rule}: it is known to be empty"
 
     def _known(self, square: int) -> bool:

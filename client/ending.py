@@ -1,8 +1,9 @@
 """The end of the game: the verdict, what the end screen shows, and the analysis.
 
 ``EndOfGame`` is the part of ``statki_client.model.Model`` that holds how the
-game failed or closed and the post-game analysis: it words failures and
-verdicts, builds the ``Ending`` the end screen draws, and starts, follows and
+game failed or closed and the post-game analysis: it takes how the game ended
+from the protocol (``statki_net.protocol.endings.Ending``), words failures and
+verdicts, builds the ``EndScreen`` drawn at the end, and starts, follows and
 cancels the analysis job (``statki_client.review``).
 """
 
@@ -10,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, GameClosed
 from statki_net.protocol.wire import Role
 
-from .kinds import ABSENT, Ending, Overlay, Stage
+from .kinds import ABSENT, EndScreen, Overlay, Stage
 from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now
 from .state import CommonState
 
@@ -25,7 +26,7 @@ class EndOfGame(CommonState):
     """The end of the game and its analysis; see the module docstring."""
 
     failure: Failed | None = None
-    ending: Ending | None = None
+    end_screen: EndScreen | None = None
     analysis: AnalysisState = field(default_factory=AnalysisState)
     """The post-game analysis: asked for with ``analyse`` at the end."""
     background: Runner = run_now
@@ -94,43 +95,63 @@ class EndOfGame(CommonState):
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
         return f"{who} {failure.code_text}: {failure.detail}"
 
-    def _ending(self, closed: GameClosed) -> Ending:
+    def _how_it_ended(self) -> Ending:
+        """The transcript's ending, as the session's ``GameClosed`` tells it.
+
+        A game stopped before its transcript could end (the connection lost, a
+        host the invite did not name, no opponent for a rematch) ended ``CLOSED``,
+        with the failure's words as its reason.
+        """
+        ending = self.session.transcript.ending
+        if ending is not None:
+            return ending
+        return Ending(End.CLOSED, reason=self._failure_words(self.failure) if self.failure else "")
+
+    def _end_screen(self, closed: GameClosed) -> EndScreen:
         t, me = self.session.transcript, self.session.role
-        ending = closed.ending
-        winner = ending.winner if ending else None
-        won = None if winner is None else winner is me
+        ending = self._how_it_ended()
+        result = ending.result(me)
         findings = tuple(
             f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
             for f in closed.findings
         )
         absent = self.failure is not None and self.failure.code is ABSENT
-        return Ending(
-            verdict="No rematch" if absent else self._verdict(ending.end if ending else None, won),
+        return EndScreen(
+            ending=ending,
+            result=result,
+            verdict="No rematch" if absent else self._verdict(ending.end, result),
             findings=findings,
             my_fleet=self.session.fleet,
             their_fleet=t.sides[self.session.peer].fleet,
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
-            won=won,
-            reason=self._failure_words(self.failure) if self.failure and not ending else "",
+            why_unfinished=ending.reason if ending.end is End.CLOSED else "",
         )
 
-    def _verdict(self, end: End | None, won: bool | None) -> str:
-        if end is End.SUNK:
-            return "You won: you sank the whole fleet" if won else "You lost: your fleet is sunk"
-        if end is End.RESIGNED:
-            return "You won: the opponent resigned" if won else "You resigned: the opponent wins"
-        if end is End.TIMEOUT:
-            if won is None:
+    @staticmethod
+    def _verdict(end: End, result: Result) -> str:
+        match end, result:
+            case End.SUNK, Result.WON:
+                return "You won: you sank the whole fleet"
+            case End.SUNK, _:
+                return "You lost: your fleet is sunk"
+            case End.RESIGNED, Result.WON:
+                return "You won: the opponent resigned"
+            case End.RESIGNED, _:
+                return "You resigned: the opponent wins"
+            case End.TIMEOUT, Result.NONE:
                 return "No game: the opponent fell silent before the battle"
-            if won:
+            case End.TIMEOUT, Result.WON:
                 return "You won on time: the opponent stopped answering"
-            return "You lost on time: you did not move within the time limit"
-        if end is End.CHEATED:
-            if won is None:
+            case End.TIMEOUT, _:
+                return "You lost on time: you did not move within the time limit"
+            case End.CHEATED, Result.NONE:
                 return "Nobody won: both sides broke the rules"
-            return "You won: the opponent cheated" if won else "You lost: your side broke the rules"
-        if end is End.REFUSED:
-            return "No game: the rules were declined"
+            case End.CHEATED, Result.WON:
+                return "You won: the opponent cheated"
+            case End.CHEATED, _:
+                return "You lost: your side broke the rules"
+            case End.REFUSED, _:
+                return "No game: the rules were declined"
         return "The game ended unfinished: nobody won"

@@ -17,6 +17,7 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
@@ -100,9 +101,13 @@ class Volley:
 
 
 @dataclass(frozen=True)
-class Ending:
-    """What the end screen shows."""
+class EndScreen:
+    """What the end screen shows: how the game ended, as this side sees it, in words."""
 
+    ending: Ending
+    """How the game ended; ``End.CLOSED`` when it stopped before its transcript could end."""
+    result: Result
+    """The ending for this side: won, lost, or nobody won."""
     verdict: str
     """Who won and how, in one line."""
     findings: tuple[str, ...]
@@ -113,9 +118,7 @@ class Ending:
     my_shots: int
     their_shots: int
     log_path: Path | None
-    won: bool | None
-    """True, False, or None when nobody won."""
-    reason: str = ""
+    why_unfinished: str = ""
     """Why the game stopped before its end, in words; empty when it was played out."""
 
 

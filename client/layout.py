@@ -24,9 +24,9 @@ from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
-from statki_net.game.rules import PRESETS, Report, Ruleset, Touching, Turns
+from statki_net.game.rules import PRESETS, Ruleset, describe
 
-from .model import Ending, Model, Overlay, Stage
+from .model import EndScreen, Model, Overlay, Stage
 from .review import AnalysisStatus
 
 WIDTH, HEIGHT = 80, 24
@@ -203,8 +203,8 @@ def screen(
         lines = history_lines(model, width)
     elif model.overlay is Overlay.ANALYSIS:
         lines = analysis_lines(model, width)
-    elif model.stage is Stage.OVER and model.ending is not None:
-        lines = end_lines(model, model.ending, width)
+    elif model.stage is Stage.OVER and model.end_screen is not None:
+        lines = end_lines(model, model.end_screen, width)
     elif model.stage is Stage.RULES:
         lines = rules_screen_lines(model)
     elif model.stage in (Stage.CONNECTING, Stage.PLACING) or (
@@ -268,7 +268,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
         *board(rules.size, placing_glyph(model), None, on_fleet),
     ]
     right: list[Line] = [[("class:box", "The rules")]]
-    right += [[("", text)] for text in rules_words(rules, model.limits.move_ms // 1000)]
+    right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
     showing_invite = bool(model.invite) and not model.opponent_key
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
@@ -298,53 +298,24 @@ def rules_screen_lines(model: Model) -> list[Line]:
     lines: list[Line] = [[], [("class:box", "Choose the rules for this game")], []]
     for index, name in enumerate(model.rule_choices):
         chosen = index == model.rules_cursor
-        text = f" {'>' if chosen else ' '} {name:<12} {rules_summary(PRESETS[name])}"
+        text = f" {'>' if chosen else ' '} {name:<12} {describe(PRESETS[name]).summary}"
         lines.append([("class:selected" if chosen else "", text)])
     if model.rule_choices:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
-        lines += [[("", "  " + text)] for text in rules_words(highlighted)]
+        lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
     lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
     return lines
 
 
-def rules_summary(rules: Ruleset) -> str:
-    """The rules in one line, as players say them: ``10 ships, no touching, ...``."""
-    ships = f"{len(rules.fleet)} named ships" if rules.names else f"{len(rules.fleet)} ships"
-    if rules.size != 10:
-        ships += f" on {rules.size}x{rules.size}"
-    touching = {
-        Touching.NONE: "no touching",
-        Touching.CORNERS: "touching at corners only",
-        Touching.ANY: "ships may touch",
-    }[rules.touching]
-    turns = {
-        Turns.CHAIN: "a hit earns another shot",
-        Turns.ALTERNATE: "one shot a turn",
-        Turns.SALVO: "a salvo: one shot per ship afloat",
-    }[rules.turns]
-    if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
-        turns = "a salvo, only how many hit is told"
-    return f"{ships}, {touching}, {turns}"
-
-
-def rules_words(rules: Ruleset, seconds: int | None = None) -> list[str]:
-    fleet = ",".join(str(n) for n in rules.fleet)
-    touching = {
-        Touching.NONE: "ships may not touch, even at a corner",
-        Touching.CORNERS: "ships may touch only at corners",
-        Touching.ANY: "ships may touch, never overlap",
-    }[rules.touching]
-    turns = {
-        Turns.CHAIN: "a hit earns another shot",
-        Turns.ALTERNATE: "one shot a turn",
-        Turns.SALVO: "a salvo: a shot per ship afloat",
-    }[rules.turns]
+def rules_lines(rules: Ruleset, seconds: int | None = None) -> list[str]:
+    """The rules in full, a line each, with the time a move may take when it is known."""
+    board, touching, turns = describe(rules).lines
     if seconds is not None:
         turns += f"; {seconds} s a move"
-    return [f"{rules.size}x{rules.size}, fleet {fleet}", touching, turns]
+    return [board, touching, turns]
 
 
 def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
@@ -410,22 +381,22 @@ def _notice(model: Model) -> Line:
     return [("class:trouble" if model.trouble else "", model.notice)]
 
 
-def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
+def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     lines: list[Line] = [[]]
     if model.rules is not None and model.view is not None:  # no boards if no battle began
-        lines = end_boards(model, ending)
-    lines.append([("class:title", f" {ending.verdict} ")])
-    if ending.reason:
-        lines += wrapped(ending.reason, width, "class:trouble")
-    if ending.their_fleet is not None and not ending.findings:
+        lines = end_boards(model, end)
+    lines.append([("class:title", f" {end.verdict} ")])
+    if end.why_unfinished:
+        lines += wrapped(end.why_unfinished, width, "class:trouble")
+    if end.their_fleet is not None and not end.findings:
         lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
-    for finding in ending.findings[:2]:
+    for finding in end.findings[:2]:
         lines += wrapped(f"Cheating found: {finding}", width, "class:trouble")
-    if len(ending.findings) > 2:
-        lines.append([("class:trouble", f"... and {len(ending.findings) - 2} more in the log")])
-    lines.append([("", f"Shots: you {ending.my_shots}, opponent {ending.their_shots}")])
-    if ending.log_path is not None:
-        path = str(ending.log_path)
+    if len(end.findings) > 2:
+        lines.append([("class:trouble", f"... and {len(end.findings) - 2} more in the log")])
+    lines.append([("", f"Shots: you {end.my_shots}, opponent {end.their_shots}")])
+    if end.log_path is not None:
+        path = str(end.log_path)
         room = width - len("Log: ")
         if len(path) > room:
             path = "..." + path[-(room - 3) :]
@@ -433,23 +404,23 @@ def end_lines(model: Model, ending: Ending, width: int) -> list[Line]:
     if model.why_no_analysis() is None:
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
-    if model.notice and model.notice != ending.reason:
+    if model.notice and model.notice != end.why_unfinished:
         lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
     return lines
 
 
-def end_boards(model: Model, ending: Ending) -> list[Line]:
+def end_boards(model: Model, end: EndScreen) -> list[Line]:
     """Both fleets revealed side by side, with every shot on them."""
     rules = model.rules
     assert rules is not None
     size = rules.size
     defence = model.defence
-    if defence is None and ending.my_fleet is not None:
-        defence = Defence(rules, ending.my_fleet)
+    if defence is None and end.my_fleet is not None:
+        defence = Defence(rules, end.my_fleet)
     mine = board(size, defence_glyph(defence)) if defence else board(size, lambda s: ".")
     sea = model.view or Sea(rules)
-    theirs = board(size, sea_glyph(sea, [], 0, ending.their_fleet))
-    hidden = "" if ending.their_fleet else " (never revealed)"
+    theirs = board(size, sea_glyph(sea, [], 0, end.their_fleet))
+    hidden = "" if end.their_fleet else " (never revealed)"
     titles: Line = [
         ("class:box", "Your fleet".ljust(_width(mine[0]) + 8)),
         ("class:box", f"Their fleet{hidden}"),

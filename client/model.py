@@ -22,6 +22,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
+from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
     Event,
@@ -33,22 +34,20 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
-from statki_net.protocol.transcript import Phase
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
 
-from .aim import TOUCHING_RULE, Aiming, remaining_lengths, squares_text
+from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, Ending, HistorySource, Link, Overlay, Stage, Volley
+from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Volley
 from .placement import Placed
 from .rules_screen import RulesScreen
 
 # Everything importable from here before the split, so importers need not change.
 __all__ = [
     "ABSENT",
-    "TOUCHING_RULE",
-    "Ending",
+    "EndScreen",
     "HistorySource",
     "Link",
     "Model",
@@ -59,6 +58,10 @@ __all__ = [
     "remaining_lengths",
     "squares_text",
 ]
+
+
+STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
+"""The client's stage in each protocol period it draws as a stage of its own."""
 
 
 @dataclass
@@ -136,10 +139,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if not self.resign_pending:
             return
         t = self.session.transcript
-        if self.session.closed or t.battle_over:
+        if self.session.closed or t.ended:
             self.resign_pending = False
             return
-        if t.phase in (Phase.SHOOT, Phase.ANSWER) and t.speaker() is self.session.role:
+        if may_resign(t.phase) and t.speaker() is self.session.role:
             self.resign_pending = False
             self.link.resign()
         else:
@@ -198,6 +201,21 @@ class Model(RulesScreen, Aiming, EndOfGame):
     def handle(self, events: list[Event]) -> None:
         for event in events:
             self._handle(event)
+        self._follow_the_protocol()
+
+    def _follow_the_protocol(self) -> None:
+        """In the battle and after it, the stage is the protocol's period; the model only follows.
+
+        Before it, the stages are the player's own (choosing rules, placing,
+        waiting with a committed fleet), which no phase tells apart; and the
+        game is over when the session closed it or the link ended it (a
+        connection that never became a game), which ``GameClosed`` says.
+        """
+        if self.stage is Stage.OVER:
+            return
+        stage = STAGE_OF_PERIOD.get(PHASES[self.session.transcript.phase].period)
+        if stage is not None:
+            self.stage = stage
 
     def _handle(self, event: Event) -> None:
         match event:
@@ -209,7 +227,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                self.stage = Stage.BATTLE
                 you = first is self.session.role
                 them = self.opponent_label()
                 them = them[:1].upper() + them[1:]
@@ -226,7 +243,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 who = "You" if volley.mine else "Opponent"
                 self.say(f"{who}: {volley.words(self.size)}")
             case BattleOver():
-                self.stage = Stage.FINISHING
                 self.say("The battle is over: the fleets are revealed and checked")
             case Failed():
                 self.failure = event
@@ -237,6 +253,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.stage = Stage.OVER
                 self.must_decide = False
                 self.resign_pending = False
-                self.ending = self._ending(event)
+                self.end_screen = self._end_screen(event)
             case _:
                 pass

@@ -53,8 +53,8 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
             _show(model, write)
         elif model.notice:
             write(model.notice)
-    if model.stage is Stage.OVER and model.ending is not None:
-        write(f"{model.ending.verdict}")
+    if model.stage is Stage.OVER and model.end_screen is not None:
+        write(f"{model.end_screen.verdict}")
 
 
 def _prompt(model: Model) -> str:

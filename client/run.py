@@ -112,8 +112,8 @@ def play_computer(
         except KeyboardInterrupt:
             model.resign_now()
             raise
-        if model.ending is not None and model.ending.log_path is not None:
-            print(f"statki: log saved at {model.ending.log_path}", file=sys.stderr)
+        if model.end_screen is not None and model.end_screen.log_path is not None:
+            print(f"statki: log saved at {model.end_screen.log_path}", file=sys.stderr)
     finally:
         history.close()
     return 0

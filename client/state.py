@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from statki_net.game.rules import Ruleset, preset_name
+from statki_net.game.rules import Ruleset, describe
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 
@@ -67,7 +67,7 @@ class CommonState:
             return "choosing the rules"
         if self.rules is None:
             return "rules not known yet"
-        return preset_name(self.rules) or "custom rules"
+        return describe(self.rules).name
 
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble

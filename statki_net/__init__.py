@@ -4,8 +4,8 @@ The subpackages are the layers, from the bottom up; each may import only
 those listed before it (tests/test_layers.py checks this):
 
 - ``game``: squares, rules, fleets, answers, the replay check.  Pure.
-- ``protocol``: messages and their encoding, the commitment, the state
-  machine, a side's session, the log format.  Pure.
+- ``protocol``: messages and their encoding, the commitment, the phases and
+  the state machine, a side's session and its behaviour, the log format.  Pure.
 - ``referee``: judging a log.  Pure.
 - ``ai``: estimates, strategies, analysis, the computer player.  Pure.
 - ``store``: the log writer, history (SQLite), identity (the key).  Files.

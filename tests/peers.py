@@ -1,78 +1,62 @@
-"""Two in-memory peers wired back to back, for tests of the protocol core."""
+"""Two in-memory peers wired back to back, for tests of the protocol core.
+
+``make_pair`` builds them as ``statki_net.protocol.backtoback.BackToBack``;
+a cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
+"""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.protocol.session import Event, GameClosed, RulesProposed, Session
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.session import Entropy, GameClosed, RulesProposed, Session
 from statki_net.protocol.wire import Role
 
 
-def seeded_entropy(seed: int):  # type: ignore[no-untyped-def]
-    rng = random.Random(seed)
-    return lambda n: rng.randbytes(n)
+def seeded_entropy(seed: int) -> Entropy:
+    return random.Random(seed).randbytes
 
 
 def key_from(seed: int) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(random.Random(seed).randbytes(32))
 
 
-@dataclass
-class Pair:
-    host: Session
-    guest: Session
-    events: dict[Role, list[Event]] = field(default_factory=lambda: {Role.HOST: [], Role.GUEST: []})
-    now: int = 1_000_000
-
-    def session(self, role: Role) -> Session:
-        return self.host if role is Role.HOST else self.guest
-
-    def pump(self) -> None:
-        """Deliver bytes both ways until both are quiet."""
-        moved = True
-        while moved:
-            moved = False
-            for sender in (self.host, self.guest):
-                data = sender.data_to_send()
-                if data:
-                    moved = True
-                    receiver = self.session(sender.role.other)
-                    self.now += 1
-                    self.events[receiver.role] += receiver.receive_data(data, self.now)
-
-    def record(self, role: Role, events: list[Event]) -> None:
-        self.events[role] += events
-
-
 def make_pair(
     rules: Ruleset,
     seed: int = 1,
-    host_cls: type[Session] = Session,
-    guest_cls: type[Session] = Session,
-) -> Pair:
+    *,
+    host: Behaviour | None = None,
+    guest: Behaviour | None = None,
+) -> BackToBack:
+    """A host (with a random fleet) and a guest, back to back; ``host``/``guest`` may cheat."""
     rng = random.Random(seed)
-    host = host_cls(
+    host_session = Session(
         Role.HOST,
         key_from(seed * 2),
         name="Ala",
         entropy=seeded_entropy(seed * 3),
         rules=rules,
         fleet=random_fleet(rules, rng),
+        behaviour=host,
     )
-    guest = guest_cls(
-        Role.GUEST, key_from(seed * 2 + 1), name="Olek", entropy=seeded_entropy(seed * 3 + 1)
+    guest_session = Session(
+        Role.GUEST,
+        key_from(seed * 2 + 1),
+        name="Olek",
+        entropy=seeded_entropy(seed * 3 + 1),
+        behaviour=guest,
     )
-    return Pair(host, guest)
+    return BackToBack(host_session, guest_session, now=1_000_000)
 
 
 def play(
-    pair: Pair,
+    pair: BackToBack,
     seed: int = 1,
     *,
     resign_at: int | None = None,
@@ -117,7 +101,7 @@ def play(
         assert volleys < 2000
 
 
-def closed(pair: Pair, role: Role) -> GameClosed:
+def closed(pair: BackToBack, role: Role) -> GameClosed:
     return next(e for e in pair.events[role] if isinstance(e, GameClosed))
 
 
@@ -131,12 +115,12 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
     return data + b"".join(frame_record(f) for f in session.transcript.frames)
 
 
-class LiesAboutFirstHit(Session):
+class LiesAboutFirstHit(Behaviour):
     """Says miss for the first hit it takes."""
 
     lied = False
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if not self.lied and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
             self.lied = True
             return Answer((Outcome.MISS,), 0, 0)

@@ -228,3 +228,72 @@ def preset_name(rules: Ruleset) -> str | None:
         if preset == rules:
             return name
     return None
+
+
+# ---------------------------------------------------------------- in words
+
+TOUCHING_WORDS: dict[Touching, tuple[str, str]] = {
+    Touching.NONE: ("no touching", "ships never touch, not even at a corner"),
+    Touching.CORNERS: ("touching at corners only", "ships may touch only at corners"),
+    Touching.ANY: ("ships may touch", "ships may touch, never overlap"),
+}
+"""Each touching rule as players say it, then as a clause that stands on its own."""
+
+TURNS_WORDS = {
+    Turns.CHAIN: "a hit earns another shot",
+    Turns.ALTERNATE: "one shot a turn",
+    Turns.SALVO: "a salvo: one shot per ship afloat",
+}
+SALVO_COUNT_WORDS = "a salvo, only how many hit is told"
+
+
+@dataclass(frozen=True)
+class RulesWords:
+    """A ruleset told to a person: each part in words, for a front end to lay out.
+
+    The one place the rules are put into words; screens, prompts and printouts
+    pick the parts they have room for (``summary`` in one line, ``lines`` in full).
+    """
+
+    name: str
+    """The preset it is, or ``custom rules``."""
+    ships: str
+    """The fleet counted: ``10 ships``, ``5 named ships``, ``7 ships on 8x8``."""
+    board: str
+    """The board and every ship's length: ``10x10, fleet 4,3,3,2,2,2,1,1,1,1``."""
+    touching_brief: str
+    """How close ships may stand, as players say it: ``no touching``."""
+    touching: str
+    """The same as a clause that stands alone: ``ships never touch, not even at a corner``."""
+    turns: str
+    """Who shoots next, and what a salvo's answer tells: ``one shot a turn``."""
+
+    @property
+    def summary(self) -> str:
+        """In one line: ``10 ships, no touching, a hit earns another shot``."""
+        return f"{self.ships}, {self.touching_brief}, {self.turns}"
+
+    @property
+    def lines(self) -> tuple[str, str, str]:
+        """In full, a line each: the board and fleet, touching, turns."""
+        return (self.board, self.touching, self.turns)
+
+
+def describe(rules: Ruleset) -> RulesWords:
+    """``rules`` in words (see ``RulesWords``)."""
+    ships = f"{len(rules.fleet)} named ships" if rules.names else f"{len(rules.fleet)} ships"
+    if rules.size != 10:
+        ships += f" on {rules.size}x{rules.size}"
+    fleet = ",".join(str(length) for length in rules.fleet)
+    touching_brief, touching = TOUCHING_WORDS[rules.touching]
+    turns = TURNS_WORDS[rules.turns]
+    if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
+        turns = SALVO_COUNT_WORDS
+    return RulesWords(
+        name=preset_name(rules) or "custom rules",
+        ships=ships,
+        board=f"{rules.size}x{rules.size}, fleet {fleet}",
+        touching_brief=touching_brief,
+        touching=touching,
+        turns=turns,
+    )

@@ -5,8 +5,11 @@ signing key, its fleet and the secrets of its commitments.  It answers shots
 from the committed fleet by itself (a person never answers), commits, tosses
 the coin, reveals and states its verdict without being asked.  The caller
 feeds received bytes to ``receive_data``, sends what ``data_to_send`` returns,
-calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` now
-and then; every time is passed in as milliseconds, never read from a clock.
+calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` when
+``deadline`` comes; every time is passed in as milliseconds, never read from a
+clock.  What is said when, and who waits on whom, is ``phases``; what this side
+sends of its own accord passes through its ``Behaviour``, honest unless a test
+builds a cheat (``statki_net.protocol.behaviour``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import (
     SECRET_SIZE,
     FleetCommitment,
@@ -32,7 +36,14 @@ from statki_net.protocol.commitment import (
 )
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
-from statki_net.protocol.transcript import Finding, Phase, Transcript
+from statki_net.protocol.phases import (
+    PHASES,
+    Deadline,
+    Phase,
+    deadline_kind,
+    may_resign,
+)
+from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
     MAX_LIST,
     MAX_TEXT,
@@ -61,6 +72,10 @@ from statki_net.version import SOFTWARE
 
 CLAIM_SLACK_MS = 2_000
 """How much earlier than our own reckoning a peer's time claim is still honoured."""
+
+UNSAID_ENDS = {Code.CLOSED: End.CLOSED, Code.TIMEOUT: End.TIMEOUT}
+"""The end of a game stopped before the transcript could say it, by the failure's code
+(any other code: ``End.ERROR``)."""
 
 Entropy = Callable[[int], bytes]
 """Where secrets come from: ``secrets.token_bytes`` in real use, fixed bytes in tests."""
@@ -189,6 +204,7 @@ class Session:
         fleet: Fleet | None = None,
         caps: tuple[str, ...] = (),
         first: Role | None = None,
+        behaviour: Behaviour | None = None,
     ) -> None:
         if role is Role.HOST and rules is None:
             raise UsageError("the host must propose rules")
@@ -202,6 +218,8 @@ class Session:
         self.proposed_limits = limits or Limits()
         self.proposed_first = first
         """Host only: who starts, when agreed instead of tossed (a rematch)."""
+        self.behaviour = behaviour or Behaviour()
+        """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
         self.fleet: Fleet | None = None
         self.defence: Defence | None = None
@@ -212,6 +230,8 @@ class Session:
         self._outbox = bytearray()
         self._events: list[Event] = []
         self.closed = False
+        """Nothing more will be said or read: the transcript is complete, or the game
+        stopped (an error, a dropped connection) before it could be."""
         self.resigning = False
         """The player resigned while the peer was shooting: resign instead of the next answer."""
         self.failure: Failed | None = None
@@ -246,8 +266,29 @@ class Session:
         """My view of the peer's sea."""
         return self.transcript.sides[self.role].sea
 
+    @property
+    def ending(self) -> Ending | None:
+        """How this side's game ended; None while it goes on.
+
+        The transcript's ending, or, when the session stopped before the
+        transcript could end (the connection dropped, an error could not be
+        sent), one made from the failure: nobody won, and the reason is the
+        failure's code and detail.
+        """
+        ending = self.transcript.ending
+        if ending is not None or self.failure is None:
+            return ending
+        failure = self.failure
+        end = UNSAID_ENDS.get(failure.code, End.ERROR) if failure.code else End.ERROR
+        return Ending(end, reason=f"{failure.code_text}: {failure.detail}")
+
+    @property
+    def secret(self) -> bytes:
+        """The secret of this side's fleet commitment; empty until it commits."""
+        return self._secret
+
     def anew(self, *, rules: Ruleset | None, first: Role | None) -> Session:
-        """A new game's session for this side: same key, name, entropy, limits and caps.
+        """A new game's session for this side: same key, name, entropy, limits, caps, behaviour.
 
         For a host that changes its proposal before saying hello, or a rematch.
         """
@@ -261,6 +302,7 @@ class Session:
             limits=self.proposed_limits,
             caps=self.caps,
             first=first,
+            behaviour=self.behaviour,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -269,7 +311,8 @@ class Session:
             raise UsageError("the rules are not known yet")
         if self.commitment is not None:
             raise UsageError("the fleet is committed and cannot change")
-        problems = fleet_problems(rules, fleet)
+        fleet = self.behaviour.fleet(self, fleet)
+        problems = fleet_problems(rules, fleet) if self.behaviour.checks_own_fleet else []
         if problems:
             raise UsageError("illegal fleet: " + "; ".join(p.message for p in problems))
         self.fleet = fleet
@@ -281,7 +324,7 @@ class Session:
         """Begin: the host says hello; the guest waits for the host's."""
         self.last_heard = now
         if self.role is Role.HOST:
-            self._send(self._hello(), now)
+            self._speak(now)
         return self._take_events()
 
     def receive_data(self, data: bytes, now: int) -> list[Event]:
@@ -367,7 +410,7 @@ class Session:
         shooting the resignation waits and replaces this side's next answer.
         """
         t = self.transcript
-        if t.phase not in (Phase.SHOOT, Phase.ANSWER) or self.closed:
+        if not may_resign(t.phase) or self.closed:
             raise UsageError("there is no battle to resign")
         if t.speaker() is self.role:
             self._send(Resign(), now)
@@ -382,27 +425,31 @@ class Session:
         delays and clocks that run at slightly different speeds are allowed for.
         """
         limits = self.transcript.limits
-        wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
+        kind = deadline_kind(self.transcript.phase)
+        # The game's limits, even before they are agreed: a claim then is refused anyway.
+        wait = limits.reveal_ms if kind is Deadline.REVEAL else limits.move_ms
         return max(self.last_heard, self.waiting_since) + wait - CLAIM_SLACK_MS
 
     def deadline(self) -> int | None:
         """When the peer will have kept us waiting too long, in ms; None if we are not waiting."""
         speaker = self.transcript.speaker()
-        if self.closed or speaker is None or speaker is self.role:
+        kind = deadline_kind(self.transcript.phase)
+        if self.closed or speaker is None or speaker is self.role or kind is None:
             return None
-        start = max(self.last_heard, self.waiting_since)
-        if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
-            return start + self.proposed_limits.move_ms
         limits = self.transcript.limits
-        wait = limits.reveal_ms if self.transcript.battle_over else limits.move_ms
-        return start + wait
+        wait = {
+            Deadline.HELLO: self.proposed_limits.move_ms,
+            Deadline.MOVE: limits.move_ms,
+            Deadline.REVEAL: limits.reveal_ms,
+        }[kind]
+        return max(self.last_heard, self.waiting_since) + wait
 
     def check_time(self, now: int) -> list[Event]:
         """Claim the win on time if the peer is overdue (or give up before a game exists)."""
         due = self.deadline()
         if due is None or now < due:
             return []
-        if self.transcript.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO):
+        if PHASES[self.transcript.phase].claim is None:  # the hellos: no game to claim yet
             self._fail(Code.TIMEOUT, "no hello in time", now)
         else:
             self._send(TimeClaim(now - max(self.last_heard, self.waiting_since)), now)
@@ -457,7 +504,7 @@ class Session:
         if self.closed:
             return
         self.failure = Failed(code, detail, by_peer=False)
-        if not self.transcript.over:
+        if not self.transcript.complete:
             with contextlib.suppress(UsageError):
                 self._send(Error(code.value, detail[:200]), now)
         self._events.append(self.failure)
@@ -474,7 +521,7 @@ class Session:
         self._announce(frame)
         if self.closed:
             return
-        if self.transcript.over:
+        if self.transcript.complete:
             self.closed = True
             self._events.append(self._closed_event())
             return
@@ -500,28 +547,34 @@ class Session:
             self._events.append(self.failure)
 
     def _speak(self, now: int) -> None:
-        """Say what the protocol makes this side say without the player."""
+        """Say what the protocol makes this side say without the player, or ask the player."""
         phase = self.transcript.phase
-        if phase is Phase.GUEST_HELLO:
-            self._send(self._hello(), now)
-        elif phase is Phase.DECISION:
-            t = self.transcript
+        own_word = PHASES[phase].own_word
+        if own_word is None:
+            self._ask_player(phase)
+            return
+        composers: dict[type[Message], Callable[[], Message]] = {
+            Hello: self._hello,
+            Commit: self._commit,
+            Coin: lambda: Coin(self._coin),
+            # A resignation asked for in the peer's turn takes the answer's place.
+            Reply: lambda: Resign() if self.resigning else self._reply(),
+            Reveal: self._reveal,
+            Verdict: self._verdict,
+        }
+        message = self.behaviour.say(self, composers[own_word]())
+        if message is not None:
+            self._send(message, now)
+
+    def _ask_player(self, phase: Phase) -> None:
+        t = self.transcript
+        if phase is Phase.DECISION:
             assert t.rules is not None
             proposal = t.sides[Role.HOST].hello
             first = proposal.first if proposal is not None else None
             self._events.append(RulesProposed(t.rules, t.limits, first))
-        elif phase in (Phase.HOST_COMMIT, Phase.GUEST_COMMIT):
-            self._send(self._commit(), now)
-        elif phase in (Phase.HOST_COIN, Phase.GUEST_COIN):
-            self._send(Coin(self._coin), now)
         elif phase is Phase.SHOOT:
             self._events.append(YourTurn(self.shots_due))
-        elif phase is Phase.ANSWER:
-            self._send(Resign() if self.resigning else self._reply(), now)
-        elif phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
-            self._send(self._reveal(), now)
-        elif phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT):
-            self._send(self._verdict(), now)
 
     def _commit(self) -> Commit:
         if self.fleet is None:
@@ -542,13 +595,11 @@ class Session:
     def _reply(self) -> Reply:
         pending = self.transcript.pending
         assert pending is not None and self.defence is not None
-        answer, self.defence = self.defence.answer(pending.squares)
-        answer = self.falsify(pending.squares, answer)
-        return Reply(answer, tuple(self._proofs(pending.squares, answer)))
-
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
-        """The answer to send; honest peers send the true one (tests override this)."""
-        return answer
+        squares = pending.squares
+        answer, self.defence = self.defence.answer(squares)
+        answer = self.behaviour.answer(self, squares, answer)
+        proofs = self.behaviour.proofs(self, squares, tuple(self._proofs(squares, answer)))
+        return Reply(answer, proofs)
 
     def _proofs(self, squares: tuple[int, ...], answer: Answer) -> list[Opening]:
         rules = self.transcript.rules

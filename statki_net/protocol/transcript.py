@@ -3,7 +3,7 @@
 ``Transcript`` is the protocol's state machine as both a peer and a referee
 see it: it holds no secrets, takes frames one at a time, and either accepts a
 frame (appending it) or raises ``ProtocolError``.  Who may speak in each phase
-and what each message leads to is the table ``TABLE``; the checks that need
+and what each message leads to is the table in ``phases``; the checks that need
 more than the table (chain, signature, shot counts, proofs) are in
 ``Transcript.add``.  A frame that is well formed but shows cheating (a false
 answer, a reveal that does not open the commitment) is accepted, because the
@@ -15,7 +15,6 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
 
 from statki_net.game.battle import Outcome, Score, Sea, check_answer_shape, hits_of, tells_cells
 from statki_net.game.board import bit, square_name, squares_of
@@ -33,6 +32,15 @@ from statki_net.protocol.commitment import (
 )
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
+from statki_net.protocol.phases import (
+    PHASES,
+    Claim,
+    Phase,
+    Speaker,
+    may_say,
+    next_phase,
+    speaker_kind,
+)
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
@@ -43,7 +51,6 @@ from statki_net.protocol.wire import (
     Frame,
     Hello,
     Limits,
-    Message,
     Refuse,
     Reply,
     Resign,
@@ -57,50 +64,19 @@ from statki_net.protocol.wire import (
     signature_valid,
 )
 
-
-class Phase(enum.StrEnum):
-    HOST_HELLO = "host-hello"
-    GUEST_HELLO = "guest-hello"
-    DECISION = "decision"
-    HOST_COMMIT = "host-commit"
-    GUEST_COMMIT = "guest-commit"
-    HOST_COIN = "host-coin"
-    GUEST_COIN = "guest-coin"
-    SHOOT = "shoot"
-    ANSWER = "answer"
-    FIRST_REVEAL = "first-reveal"
-    SECOND_REVEAL = "second-reveal"
-    FIRST_VERDICT = "first-verdict"
-    SECOND_VERDICT = "second-verdict"
-    DONE = "done"
-
-
-Speaker = Literal["host", "guest", "shooter", "defender", "first", "second", "nobody"]
-
-TABLE: dict[Phase, tuple[Speaker, dict[str, Phase]]] = {
-    Phase.HOST_HELLO: ("host", {"hello": Phase.GUEST_HELLO}),
-    Phase.GUEST_HELLO: ("guest", {"hello": Phase.DECISION}),
-    Phase.DECISION: ("guest", {"accept": Phase.HOST_COMMIT, "refuse": Phase.DONE}),
-    Phase.HOST_COMMIT: ("host", {"commit": Phase.GUEST_COMMIT}),
-    Phase.GUEST_COMMIT: ("guest", {"commit": Phase.HOST_COIN}),
-    Phase.HOST_COIN: ("host", {"coin": Phase.GUEST_COIN}),
-    Phase.GUEST_COIN: ("guest", {"coin": Phase.SHOOT}),
-    Phase.SHOOT: ("shooter", {"shot": Phase.ANSWER, "resign": Phase.FIRST_REVEAL}),
-    # After an answer play goes on, or the reveal starts when the last ship sank.
-    Phase.ANSWER: ("defender", {"answer": Phase.SHOOT, "resign": Phase.FIRST_REVEAL}),
-    Phase.FIRST_REVEAL: ("first", {"reveal": Phase.SECOND_REVEAL}),
-    Phase.SECOND_REVEAL: ("second", {"reveal": Phase.FIRST_VERDICT}),
-    Phase.FIRST_VERDICT: ("first", {"verdict": Phase.SECOND_VERDICT}),
-    Phase.SECOND_VERDICT: ("second", {"verdict": Phase.DONE}),
-    Phase.DONE: ("nobody", {}),
-}
-"""Who speaks in each phase, and where each message they may send leads."""
-
-COIN_PHASES = (Phase.HOST_COIN, Phase.GUEST_COIN)
-"""A time claim here wins the toss and play begins; in any other phase it ends the game."""
-
 PLAYER = {Role.HOST: 0, Role.GUEST: 1}
 ROLE = (Role.HOST, Role.GUEST)
+
+
+class FindingKind(enum.StrEnum):
+    """What a finding shows a side did."""
+
+    FALSE_ANSWER = "false-answer"
+    """An answer its proofs, its totals or the revealed fleet contradict."""
+    BAD_REVEAL = "bad-reveal"
+    """A reveal that does not open the commitment."""
+    ILLEGAL_FLEET = "illegal-fleet"
+    """A fleet the rules forbid, seen at the reveal or in a sunk ship's length."""
 
 
 @dataclass(frozen=True)
@@ -108,8 +84,7 @@ class Finding:
     """Something a side did wrong that the transcript proves."""
 
     culprit: Role
-    kind: str
-    """false-answer, bad-reveal, illegal-fleet, lied-at-reveal."""
+    kind: FindingKind
     detail: str
     move: int | None = None
     square: int | None = None
@@ -158,25 +133,32 @@ class Transcript:
     # ------------------------------------------------------------ who speaks
 
     def speaker(self) -> Role | None:
-        """Who must send the next message, or None when the game is over."""
-        who = TABLE[self.phase][0]
-        if who in ("host", "guest"):
-            return Role(who)
-        if who == "nobody":
-            return None
-        if who in ("first", "second"):
-            assert self.first_revealer is not None
-            return self.first_revealer if who == "first" else self.first_revealer.other
-        assert self.score is not None
-        shooter = ROLE[self.score.to_move]
-        return shooter if who == "shooter" else shooter.other
+        """Who must send the next message, or None when the game is complete."""
+        match speaker_kind(self.phase):
+            case Speaker.HOST:
+                return Role.HOST
+            case Speaker.GUEST:
+                return Role.GUEST
+            case Speaker.NOBODY:
+                return None
+            case Speaker.FIRST | Speaker.SECOND as who:
+                assert self.first_revealer is not None
+                first = self.first_revealer
+                return first if who is Speaker.FIRST else first.other
+            case Speaker.SHOOTER | Speaker.DEFENDER as who:
+                assert self.score is not None
+                shooter = ROLE[self.score.to_move]
+                return shooter if who is Speaker.SHOOTER else shooter.other
 
     @property
-    def over(self) -> bool:
+    def complete(self) -> bool:
+        """Nothing more may be said: the last message of the game is in (phase ``done``)."""
         return self.phase is Phase.DONE
 
     @property
-    def battle_over(self) -> bool:
+    def ended(self) -> bool:
+        """The game's end is known: no more shots.  The reveals, which may still
+        change the winner, and the verdicts may follow; see ``complete``."""
         return self.end is not None
 
     @property
@@ -221,7 +203,7 @@ class Transcript:
         signature this process has just made.
         """
         header, message = frame.header, frame.message
-        if self.over:
+        if self.complete:
             raise fail(Code.OUT_OF_TURN, "the game is over")
         if header.seq != len(self.frames) or header.prev != self.last_digest:
             raise fail(Code.BAD_CHAIN, f"expected message {len(self.frames)} after the last one")
@@ -242,14 +224,14 @@ class Transcript:
             return
         speaker = self.speaker()
         if isinstance(message, TimeClaim):
-            if self.phase in (Phase.HOST_HELLO, Phase.GUEST_HELLO) or sender == speaker:
+            if PHASES[self.phase].claim is None or sender == speaker:
                 raise fail(Code.OUT_OF_TURN, "only the side kept waiting may claim on time")
             return
         if sender != speaker:
             raise fail(
                 Code.OUT_OF_TURN, f"{message.TYPE} from {sender}, but it is {speaker}'s turn"
             )
-        if message.TYPE not in TABLE[self.phase][1]:
+        if not may_say(self.phase, type(message)):
             raise fail(Code.OUT_OF_TURN, f"{message.TYPE} is not allowed in phase {self.phase}")
 
     def _apply(self, frame: Frame) -> None:
@@ -282,18 +264,7 @@ class Transcript:
                 self.error, self.error_from = message, sender
                 if self.end is None:
                     self._finish(End.ERROR, None)
-        self.phase = self._next_phase(message)
-
-    def _next_phase(self, message: Message) -> Phase:
-        if isinstance(message, TimeClaim) and self.phase in COIN_PHASES:
-            return Phase.SHOOT
-        if isinstance(message, (Error, TimeClaim)):
-            return Phase.DONE
-        if isinstance(message, Reply) and self.end is not None:
-            # A lie caught on the move ends play at once: the honest side states
-            # the verdict; nothing is left to reveal that the proofs have not shown.
-            return Phase.FIRST_VERDICT if self.end is End.CHEATED else Phase.FIRST_REVEAL
-        return TABLE[self.phase][1][message.TYPE]
+        self.phase = next_phase(self.phase, type(message), self.end)
 
     # ------------------------------------------------------------ the handshake
 
@@ -377,30 +348,32 @@ class Transcript:
         rules = self.rules
         assert rules is not None
 
-        def lie(kind: str, detail: str) -> Finding:
+        def lie(kind: FindingKind, detail: str) -> Finding:
             return Finding(defender, kind, detail, self.move)
 
         sunk = len(after.sunk_ships)
         if hits_of(after) > rules.ship_cells or sunk > len(rules.fleet):
             return lie(
-                "false-answer",
+                FindingKind.FALSE_ANSWER,
                 f"more hits or sinks than the fleet has ({rules.ship_cells} squares)",
             )
         if hits_of(after) == rules.ship_cells and sunk < len(rules.fleet):
             return lie(
-                "false-answer",
+                FindingKind.FALSE_ANSWER,
                 f"all {rules.ship_cells} ship squares are hit, yet only {sunk} of "
                 f"{len(rules.fleet)} ships were announced sunk",
             )
         if len(set(after.sunk_names)) != len(after.sunk_names):
-            return lie("false-answer", "a ship was announced sunk twice")
+            return lie(FindingKind.FALSE_ANSWER, "a ship was announced sunk twice")
         known = [len(ship) for ship in after.sunk_ships if ship]
         if (
             rules.touching is not Touching.ANY
             and tells_cells(rules)
             and not _fits(known, rules.fleet)
         ):
-            return lie("illegal-fleet", f"a sunk ship of {known[-1]} squares is not in the fleet")
+            return lie(
+                FindingKind.ILLEGAL_FLEET, f"a sunk ship of {known[-1]} squares is not in the fleet"
+            )
         return None
 
     def _check_proofs(
@@ -414,7 +387,7 @@ class Transcript:
         size = self.rules.size
 
         def lie(detail: str, square: int | None) -> Finding:
-            return Finding(defender, "false-answer", detail, self.move, square)
+            return Finding(defender, FindingKind.FALSE_ANSWER, detail, self.move, square)
 
         given: dict[int, Opening] = {}
         area = size * size
@@ -456,18 +429,17 @@ class Transcript:
         return None
 
     def _time_claim(self, claimant: Role) -> None:
-        if self.phase in (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT) or self.end is End.CHEATED:
-            # The game is decided: a missing verdict changes nothing, and a
-            # side caught cheating cannot win it back by running out the clock.
+        claim = PHASES[self.phase].claim
+        if claim is Claim.CHANGES_NOTHING or self.end is End.CHEATED:
+            # A side caught cheating cannot win the game back by running out the clock.
             return
-        if self.phase in COIN_PHASES:
+        if claim is Claim.WINS_THE_TOSS:
             # Not opening the coin loses the toss, so aborting cannot veto it.
             self._start(claimant)
             return
-        before_start = self.phase in (Phase.DECISION, Phase.HOST_COMMIT, Phase.GUEST_COMMIT)
         # Once play has begun, the side that falls silent forfeits, and so
         # does a side that leaves without revealing.
-        self.end, self.winner = End.TIMEOUT, None if before_start else claimant
+        self.end, self.winner = End.TIMEOUT, claimant if claim is Claim.WINS_THE_GAME else None
 
     def _finish(self, end: End, winner: Role | None) -> None:
         self.end, self.winner = end, winner
@@ -482,36 +454,44 @@ class Transcript:
         try:
             fleet = fleet_from_lists(self.rules, reveal.fleet)
         except UsageError as error:
-            self._found(Finding(sender, "bad-reveal", f"the revealed fleet is unreadable: {error}"))
+            self._found(
+                Finding(
+                    sender, FindingKind.BAD_REVEAL, f"the revealed fleet is unreadable: {error}"
+                )
+            )
             return
         side.fleet = fleet
         assert side.commit is not None
         area = self.rules.size**2
         if commitment_root(self.game, reveal.secret, fleet.board, area) != side.commit.fleet:
             self._found(
-                Finding(sender, "bad-reveal", "the revealed fleet does not open its commitment")
+                Finding(
+                    sender,
+                    FindingKind.BAD_REVEAL,
+                    "the revealed fleet does not open its commitment",
+                )
             )
             return
         if ships_digest(self.game, reveal.secret, reveal.fleet) != side.commit.ships:
             detail = (
                 "the revealed ships are cut from the committed squares differently than committed"
             )
-            self._found(Finding(sender, "bad-reveal", detail))
+            self._found(Finding(sender, FindingKind.BAD_REVEAL, detail))
             return
         if len(fleet.ships) != len(self.rules.fleet):
             # Checked apart, and first: a thousand overlapping ships would
             # otherwise cost a pairwise check and a finding for every pair.
             detail = f"{len(fleet.ships)} ships revealed, the rules have {len(self.rules.fleet)}"
-            self._found(Finding(sender, "illegal-fleet", detail))
+            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, detail))
             return
         report = replay(self.rules, fleet, self.sides[sender.other].volleys)
         for problem in report.fleet_problems:
-            self._found(Finding(sender, "illegal-fleet", problem.message))
+            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, problem.message))
         for wrong in report.contradictions:
             self._found(
                 Finding(
                     sender,
-                    "false-answer",
+                    FindingKind.FALSE_ANSWER,
                     wrong.describe(self.rules.size),
                     wrong.move,
                     wrong.square,

@@ -19,22 +19,23 @@ from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.logformat import LogContents, read_log
-from statki_net.protocol.transcript import Finding, Phase, Transcript
+from statki_net.protocol.phases import may_say
+from statki_net.protocol.transcript import Finding, FindingKind, Transcript
 from statki_net.protocol.wire import Coin, Frame, Hello, Reveal, Role, decode_frame
 
 VALID, INVALID = "valid", "invalid"
 
 CODE_KINDS = {
-    Code.BAD_SIGNATURE.value: "bad-signature",
-    Code.BAD_CHAIN.value: "broken-chain",
-    Code.OUT_OF_TURN.value: "out-of-turn",
-    Code.BAD_SHOT.value: "bad-shot",
-    Code.BAD_ANSWER.value: "bad-answer",
-    Code.VERSION.value: "unsupported-version",
+    Code.BAD_SIGNATURE: "bad-signature",
+    Code.BAD_CHAIN: "broken-chain",
+    Code.OUT_OF_TURN: "out-of-turn",
+    Code.BAD_SHOT: "bad-shot",
+    Code.BAD_ANSWER: "bad-answer",
+    Code.VERSION: "unsupported-version",
 }
 """Violation kinds for a frame the transcript refuses, by the protocol error's code."""
 
-FINDING_KINDS = {"bad-reveal": "commitment-mismatch"}
+FINDING_KINDS = {FindingKind.BAD_REVEAL: "commitment-mismatch"}
 """Violation kinds for the transcript's findings, where the referee's word differs."""
 
 UNSIGNED = frozenset({"bad-signature", "broken-chain"})
@@ -178,7 +179,7 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
         frame = decode_frame([body, signature])
     except ProtocolError as error:
         return Violation("malformed", f"message {index} cannot be read: {error.detail}")
-    after_the_end = transcript.over
+    after_the_end = transcript.complete
     try:
         transcript.add(frame)
     except ProtocolError as error:
@@ -191,8 +192,8 @@ def _add(transcript: Transcript, index: int, body: bytes, signature: bytes) -> V
     return None
 
 
-def _refusal_kind(code: str, frame: Frame) -> str:
-    if code == Code.BAD_FIELD.value:
+def _refusal_kind(code: Code, frame: Frame) -> str:
+    if code is Code.BAD_FIELD:
         # The transcript refuses these only once the frame decoded and its signature held.
         if isinstance(frame.message, Coin):
             return "commitment-mismatch"
@@ -250,7 +251,7 @@ def _ending_violations(
         )
     elif t.end is End.REFUSED:
         found.append(Violation("unfinished", "the guest refused the rules; no game was played"))
-    elif not t.over and not found and not stopped_early:
+    elif not t.complete and not found and not stopped_early:
         found.append(_unfinished(t, contents))
     found += _verdict_violations(t)
     return found
@@ -258,8 +259,7 @@ def _ending_violations(
 
 def _unfinished(t: Transcript, contents: LogContents) -> Violation:
     speaker = t.speaker()
-    revealing = t.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL)
-    kind = "missing-reveal" if revealing else "unfinished"
+    kind = "missing-reveal" if may_say(t.phase, Reveal) else "unfinished"
     detail = f"the log stops at {t.phase}: {speaker} never sent the next message"
     if contents.notes:
         # Unsigned, but it is what the log's writer saw, and often says why.
@@ -284,5 +284,5 @@ def _verdict_violations(t: Transcript) -> list[Violation]:
 
 
 def _from_finding(finding: Finding) -> Violation:
-    kind = FINDING_KINDS.get(finding.kind, finding.kind)
+    kind = FINDING_KINDS.get(finding.kind, finding.kind.value)
     return Violation(kind, finding.detail, finding.culprit, finding.move, finding.square)

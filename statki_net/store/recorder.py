@@ -27,7 +27,6 @@ from pathlib import Path
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending
-from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Frame
@@ -56,24 +55,12 @@ def rules_name(session: Session) -> str:
 
 
 def ending_of(session: Session) -> Ending:
-    """How the game ended for this side: the transcript's ending, or why it stopped short.
+    """How the game ended for this side, once it is closed: ``Session.ending``.
 
-    A game the transcript did not end (the connection dropped, nobody said
-    hello in time, a side stopped it with an error) ends ``closed``,
-    ``timeout`` or ``error``, with nobody winning.
+    A session closed with neither an ending nor a failure (nothing said why)
+    is counted as a connection that closed.
     """
-    ending = session.transcript.ending
-    if ending is not None:
-        return ending
-    failure = session.failure
-    if failure is None:
-        return Ending(End.CLOSED, reason="the connection closed")
-    end = End.ERROR
-    if failure.code is Code.CLOSED:
-        end = End.CLOSED
-    elif failure.code is Code.TIMEOUT:
-        end = End.TIMEOUT
-    return Ending(end, reason=f"{failure.code_text}: {failure.detail}")
+    return session.ending or Ending(End.CLOSED, reason="the connection closed")
 
 
 class GameRecorder:

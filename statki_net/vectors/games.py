@@ -1,9 +1,9 @@
 """The logs of protocol/logs/: scripted games between two sessions, honest or not.
 
 Each ``Scenario`` is one log and what it is meant to show.  Honest games are
-two ``Session``s wired back to back; dishonest peers are ``Session``
-subclasses overriding ``falsify`` (the answer sent) or ``_speak`` (what is
-said unprompted); tampered logs edit the bytes of an honest one.
+two ``Session``s wired back to back; dishonest peers are sessions given a
+``Behaviour`` that lies in its answers, commits to an illegal fleet or
+reveals falsely; tampered logs edit the bytes of an honest one.
 """
 
 from __future__ import annotations
@@ -11,19 +11,20 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.game.battle import Answer, Cell, Defence, Outcome
+from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
 from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
 from statki_net.protocol.session import Session
-from statki_net.protocol.transcript import Phase
-from statki_net.protocol.wire import Frame, Header, Role, Shot, sign
+from statki_net.protocol.wire import Frame, Header, Message, Reveal, Role, Shot, sign
 from statki_net.referee.verify import judge_log
 from statki_net.vectors.encoding import dump
 from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
@@ -38,13 +39,13 @@ class Game:
         self,
         rules: Ruleset,
         seed: int,
-        host_cls: type[Session] = Session,
-        guest_cls: type[Session] = Session,
+        *,
+        host: Behaviour | None = None,
+        guest: Behaviour | None = None,
     ) -> None:
         self.rules = rules
         self.rng = random.Random(seed)
-        self.now = START
-        self.host = host_cls(
+        host_session = Session(
             Role.HOST,
             test_key(Role.HOST),
             name="Ala",
@@ -52,30 +53,41 @@ class Game:
             entropy=Drbg(f"statki vectors {seed} host"),
             rules=rules,
             fleet=random_fleet(rules, self.rng),
+            behaviour=host,
         )
-        self.guest = guest_cls(
+        guest_session = Session(
             Role.GUEST,
             test_key(Role.GUEST),
             name="Olek",
             software=SOFTWARE,
             entropy=Drbg(f"statki vectors {seed} guest"),
+            behaviour=guest,
         )
+        self.link = BackToBack(host_session, guest_session, START)
         self.volleys = 0
 
+    @property
+    def host(self) -> Session:
+        return self.link.host
+
+    @property
+    def guest(self) -> Session:
+        return self.link.guest
+
+    @property
+    def now(self) -> int:
+        return self.link.now
+
+    @now.setter
+    def now(self, now: int) -> None:
+        self.link.now = now
+
     def session(self, role: Role) -> Session:
-        return self.host if role is Role.HOST else self.guest
+        return self.link.session(role)
 
     def pump(self) -> None:
         """Deliver bytes both ways until both sides are quiet."""
-        moved = True
-        while moved:
-            moved = False
-            for sender in (self.host, self.guest):
-                data = sender.data_to_send()
-                if data:
-                    moved = True
-                    self.now += 1
-                    self.session(sender.role.other).receive_data(data, self.now)
+        self.link.pump()
 
     def open(self, guest_fleet: Fleet | None = None) -> None:
         """Hellos, acceptance, commitments and the coin toss."""
@@ -133,56 +145,53 @@ def resign_after(volleys: int) -> Callable[[Game], bool]:
 # ---------------------------------------------------------------- dishonest peers
 
 
-class SaysMissForFirstHit(Session):
+class SaysMissForFirstHit(Behaviour):
     """Answers 'miss' for the first shot that hits: its proof shows the lie on the move."""
 
     lied_at: int | None = None
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if self.lied_at is None and answer.outcomes and answer.outcomes[0] is not Outcome.MISS:
-            self.lied_at = self.transcript.move
+            self.lied_at = session.transcript.move
             return Answer((Outcome.MISS,), 0, 0)
         return answer
 
 
-class SaysHitForFirstSink(Session):
+class SaysHitForFirstSink(Behaviour):
     """Answers 'hit' for the first sinking shot: no proof can show it, the reveal does."""
 
     lied_at: int | None = None
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if self.lied_at is None and answer.outcomes == (Outcome.SUNK,):
-            self.lied_at = self.transcript.move
+            self.lied_at = session.transcript.move
             return Answer((Outcome.HIT,), 1, 0)
         return answer
 
 
-class PlacesIllegally(Session):
+class PlacesIllegally(Behaviour):
     """Commits to a fleet that breaks the touching rule, and answers honestly from it."""
 
-    def set_fleet(self, fleet: Fleet) -> None:
-        rules = self.rules
-        assert rules is not None
-        self.fleet, self.defence = fleet, Defence(rules, fleet)
+    checks_own_fleet = False
 
 
-class RevealsAnotherFleet(Session):
+class RevealsAnotherFleet(Behaviour):
     """Plays honestly, then reveals a different (legal) fleet than the one committed."""
 
-    decoy: Fleet | None = None
+    def __init__(self, decoy: Fleet) -> None:
+        self.decoy = decoy
 
-    def _speak(self, now: int) -> None:
-        if self.transcript.phase in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
-            self.fleet = self.decoy
-        super()._speak(now)
+    def say(self, session: Session, message: Message) -> Message | None:
+        if isinstance(message, Reveal):
+            return replace(message, fleet=self.decoy.ships)
+        return message
 
 
-class NeverReveals(Session):
+class NeverReveals(Behaviour):
     """Plays honestly and falls silent when it should reveal."""
 
-    def _speak(self, now: int) -> None:
-        if self.transcript.phase not in (Phase.FIRST_REVEAL, Phase.SECOND_REVEAL):
-            super()._speak(now)
+    def say(self, session: Session, message: Message) -> Message | None:
+        return None if isinstance(message, Reveal) else message
 
 
 def touching_fleet(rules: Ruleset, rng: random.Random) -> Fleet:
@@ -258,7 +267,7 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(),
     )
 
-    game = Game(PRESETS["classic"], 22, guest_cls=SaysMissForFirstHit)
+    game = Game(PRESETS["classic"], 22, guest=SaysMissForFirstHit())
     game.open()
     game.play()
     yield Scenario(
@@ -270,10 +279,9 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(),
     )
 
-    game = Game(PRESETS["classic"], 23, guest_cls=SaysHitForFirstSink)
+    liar = SaysHitForFirstSink()
+    game = Game(PRESETS["classic"], 23, guest=liar)
     game.open()
-    liar = game.guest
-    assert isinstance(liar, SaysHitForFirstSink)
     game.play(until=lambda g: liar.lied_at is not None and g.volleys >= liar.lied_at + 4)
     game.resign()
     yield Scenario(
@@ -285,7 +293,7 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(),
     )
 
-    game = Game(PRESETS["classic"], 24, guest_cls=PlacesIllegally)
+    game = Game(PRESETS["classic"], 24, guest=PlacesIllegally())
     game.open(touching_fleet(game.rules, random.Random(24)))
     game.play(until=resign_after(12))
     game.resign()
@@ -297,10 +305,8 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(),
     )
 
-    game = Game(PRESETS["classic"], 25, guest_cls=RevealsAnotherFleet)
-    decoy = random_fleet(game.rules, random.Random(2500))
-    assert isinstance(game.guest, RevealsAnotherFleet)
-    game.guest.decoy = decoy
+    decoy = random_fleet(PRESETS["classic"], random.Random(2500))
+    game = Game(PRESETS["classic"], 25, guest=RevealsAnotherFleet(decoy))
     game.open()
     game.play(until=resign_after(12))
     game.resign()
@@ -377,7 +383,7 @@ def scenarios() -> Iterator[Scenario]:
         [*frames[:at], forgery],
     )
 
-    game = Game(PRESETS["classic"], 28, guest_cls=NeverReveals)
+    game = Game(PRESETS["classic"], 28, guest=NeverReveals())
     game.open()
     game.play(until=resign_after(8))
     if game.mover() is game.guest:

@@ -22,7 +22,7 @@ def honest_log(seed: int, preset: str = "classic") -> bytes:
 
 
 def cheating_log() -> bytes:
-    pair = make_pair(PRESETS["classic"], seed=4, guest_cls=LiesAboutFirstHit)
+    pair = make_pair(PRESETS["classic"], seed=4, guest=LiesAboutFirstHit())
     play(pair, seed=5)
     return log_bytes(pair.host)
 

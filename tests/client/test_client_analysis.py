@@ -21,6 +21,7 @@ from statki_client.model import Model, Overlay, Stage
 from statki_client.plain import run_plain
 from statki_client.review import (
     AnalysisJob,
+    AnalysisState,
     AnalysisStatus,
     FleetsRanked,
     Progress,
@@ -151,8 +152,8 @@ def test_without_the_reveal_only_the_shots_are_analysed_and_the_screen_says_why(
     model.ready()
     play_out(model, shots=3)
     model.handle(model.session.connection_lost(9_999_999))
-    assert model.stage is Stage.OVER and model.ending is not None
-    assert model.ending.their_fleet is None
+    assert model.stage is Stage.OVER and model.end_screen is not None
+    assert model.end_screen.their_fleet is None
     model.analyse()
     state = model.analysis
     assert state.status is AnalysisStatus.DONE
@@ -190,7 +191,7 @@ def test_a_rematch_drops_the_analysis_of_the_last_game(tmp_path: Path) -> None:
     assert started[0].cancelled
     assert model.background is later, "the new game runs its analysis the same way"
     started[0].run(reports[0])  # a job that ran on anyway reports into the void
-    assert model.analysis.status is AnalysisStatus.NOT_ASKED
+    assert model.analysis == AnalysisState(), "the new game's analysis is not asked for yet"
 
 
 def test_a_failing_analysis_says_so_on_the_screen(tmp_path: Path) -> None:

@@ -40,8 +40,8 @@ def test_keys_place_the_fleet_then_fire_and_quit_resigns(tmp_path: Path) -> None
     assert any("Keys" in s and "rotate" in s for s in screens), "? opens the help"
     assert model.shots_fired(True) >= 1
     assert model.session.transcript.sides[model.session.role].volleys[0].shots == (99,)
-    assert model.ending is not None
-    assert model.ending.verdict == "You resigned: the opponent wins"
+    assert model.end_screen is not None
+    assert model.end_screen.verdict == "You resigned: the opponent wins"
     assert "You resigned" in screens[-1] and "Their fleet" in screens[-1]
 
 
@@ -66,7 +66,7 @@ def test_quit_asks_first_and_n_stays(tmp_path: Path) -> None:
         app.run()
     assert model.hints
     assert model.overlay is None
-    assert model.ending is not None and "resigned" in model.ending.verdict
+    assert model.end_screen is not None and "resigned" in model.end_screen.verdict
 
 
 def test_the_history_overlay_shows_past_games(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -13,6 +14,8 @@ from statki_net.game.battle import Answer, Outcome, Sea
 from statki_net.game.board import bit, parse_square
 from statki_net.game.fleet import fleet_problems
 from statki_net.game.rules import ruleset_named
+from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.endings import End, Result
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
@@ -22,9 +25,15 @@ from statki_net.store.history import History
 CLASSIC_FLEET = ["A1-D1", "A3-C3", "E3-G3", "I1-J1", "A5-B5", "D5-E5", "G5", "I5", "A7", "C7"]
 
 
-def clock() -> object:
+def clock() -> Callable[[], int]:
     ticks = iter(range(1_000_000, 10_000_000, 7))
     return lambda: next(ticks)
+
+
+def stage_now(model: Model) -> Stage:
+    """The model's stage read afresh: mypy keeps ``model.stage`` narrowed by an earlier
+    ``assert`` across the calls that change it."""
+    return model.stage
 
 
 def game(
@@ -187,17 +196,19 @@ def test_a_whole_game_ends_with_both_fleets_the_verdict_and_the_log(tmp_path: Pa
     model.ready()
     play_out(model)
     assert model.stage is Stage.OVER
-    ending = model.ending
-    assert ending is not None
-    assert ending.their_fleet is not None and ending.my_fleet is not None
-    assert ending.findings == ()
-    assert ending.verdict.startswith("You won" if ending.won else "You lost")
-    assert ending.my_shots == model.shots_fired(True) > 0
-    assert ending.log_path is not None
-    assert judge_log(ending.log_path.read_bytes()).valid
-    assert len(read_log(ending.log_path.read_bytes()).frames) > 20
+    end = model.end_screen
+    assert end is not None
+    assert end.ending.end is End.SUNK and end.result is not Result.NONE
+    assert end.result is end.ending.result(model.session.role)
+    assert end.their_fleet is not None and end.my_fleet is not None
+    assert end.findings == ()
+    assert end.verdict.startswith("You won" if end.result is Result.WON else "You lost")
+    assert end.my_shots == model.shots_fired(True) > 0
+    assert end.log_path is not None
+    assert judge_log(end.log_path.read_bytes()).valid
+    assert len(read_log(end.log_path.read_bytes()).frames) > 20
     (row,) = history.games()
-    assert row.result == ("won" if ending.won else "lost")
+    assert row.result == end.result.value
     assert row.opponent_name == "computer (random)"
     assert row.verdict and row.verdict.startswith("valid")
     model.toggle_overlay(Overlay.HISTORY)
@@ -225,36 +236,40 @@ def test_resigning_mid_game_ends_it_properly(tmp_path: Path) -> None:
     assert "resign" in model.quit_consequence()
     model.confirm_quit()
     assert model.done
-    assert model.ending is not None
-    assert model.ending.verdict == "You resigned: the opponent wins"
-    assert model.ending.their_fleet is not None, "the reveal still happens"
+    end = model.end_screen
+    assert end is not None
+    assert end.ending.end is End.RESIGNED and end.result is Result.LOST
+    assert end.verdict == "You resigned: the opponent wins"
+    assert end.their_fleet is not None, "the reveal still happens"
     assert history.games()[0].end_reason == "resigned"
 
 
-class LyingSession(Session):
+class SaysMissForHits(Behaviour):
     """Answers "miss" where a shot hit."""
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if answer.outcomes and answer.outcomes[0] is Outcome.HIT:
             return Answer.single(Outcome.MISS)
         return answer
 
 
-class LyingComputer(LocalGame):  # type: ignore[misc]  # LocalGame is unchecked here
+class LyingComputer(LocalGame):
     def _pair(self) -> tuple[Session, Session]:
         player, bot = super()._pair()
-        liar = LyingSession(bot.role, bot.key, name=bot.name, entropy=bot.entropy)
-        return player, liar
+        bot.behaviour = SaysMissForHits()
+        return player, bot
 
 
 def test_cheating_is_found_and_shown(tmp_path: Path) -> None:
     model, history = game(tmp_path, cls=LyingComputer)
     model.ready()
     play_out(model)
-    ending = model.ending
-    assert ending is not None
-    assert ending.verdict == "You won: the opponent cheated"
-    assert ending.findings and "computer (random)" in ending.findings[0]
+    end = model.end_screen
+    assert end is not None
+    assert end.ending.end is End.CHEATED and end.ending.culprit is model.session.peer
+    assert end.result is Result.WON
+    assert end.verdict == "You won: the opponent cheated"
+    assert end.findings and "computer (random)" in end.findings[0]
     assert history.games()[0].end_reason == "cheated"
 
 
@@ -264,7 +279,10 @@ def test_a_lost_connection_is_told_plainly(tmp_path: Path) -> None:
     model.handle(model.session.connection_lost(9_999_999))
     assert "Connection lost" in model.notice and model.trouble
     assert model.stage is Stage.OVER
-    assert model.ending is not None and "unfinished" in model.ending.verdict
+    end = model.end_screen
+    assert end is not None and "unfinished" in end.verdict
+    assert end.ending.end is End.CLOSED and end.result is Result.NONE
+    assert end.why_unfinished == end.ending.reason and "Connection lost" in end.why_unfinished
 
 
 def test_hints_shade_squares_where_no_ship_left_fits(tmp_path: Path) -> None:

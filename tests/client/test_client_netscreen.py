@@ -15,7 +15,7 @@ from statki_client.keys import press
 from statki_client.layout import keys_line, plain, screen
 from statki_client.model import Model, Stage
 from statki_client.remote import ConnectionLink
-from test_client_model import game, play_out
+from test_client_model import game, play_out, stage_now
 
 from statki_net.game.rules import ruleset_named
 from statki_net.protocol.errors import Code
@@ -28,7 +28,7 @@ HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 GUEST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
 
 
-def host_model(**options: object) -> Model:
+def host_model(*, invite: str = "", fleet_text: str = "") -> Model:
     session = Session(
         Role.HOST,
         HOST_KEY,
@@ -36,7 +36,7 @@ def host_model(**options: object) -> Model:
         entropy=random.Random(1).randbytes,
         rules=ruleset_named("alternate"),
     )
-    return Model(ConnectionLink(session), random.Random(2), **options)
+    return Model(ConnectionLink(session), random.Random(2), invite=invite, fleet_text=fleet_text)
 
 
 def guest_arrives(model: Model) -> None:
@@ -85,7 +85,7 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     assert model.stage is Stage.CONNECTING
     session.failure = Failed(Code.WRONG_KEY, "the host's key is not the key in the invite", False)
     link.connection_ended()
-    assert model.stage is Stage.OVER and model.ending is not None
+    assert stage_now(model) is Stage.OVER and model.end_screen is not None
     text = plain(screen(model))
     assert "The game ended unfinished: nobody won" in text
     assert "Not the host your invite names: the host's key is not the key" in text

@@ -218,8 +218,8 @@ def test_a_rematch_nobody_came_to_ends_with_the_reason_and_no_further_rematch(
     link.connection_ended(
         Failed(ABSENT, "Ola did not come back for the rematch within 120 s", False)
     )
-    assert model.stage is Stage.OVER and model.ending is not None
-    assert model.ending.verdict == "No rematch"
+    assert model.stage is Stage.OVER and model.end_screen is not None
+    assert model.end_screen.verdict == "No rematch"
     text = plain(screen(model))
     assert "Ola did not come back for the rematch within 120 s" in text
     assert not model.can_rematch and "rematch" not in keys_line(model)

@@ -86,7 +86,7 @@ async def guest_game(tmp_path: Path) -> Model:
 
 def test_the_model_plays_a_whole_game_over_tcp_as_the_guest(tmp_path: Path) -> None:
     model = asyncio.run(guest_game(tmp_path))
-    ending = model.ending
+    ending = model.end_screen
     assert ending is not None and ending.their_fleet is not None
     assert ending.verdict.startswith(("You won", "You lost"))
     assert ending.log_path is not None

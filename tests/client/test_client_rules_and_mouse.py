@@ -18,11 +18,11 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app, click, press
-from statki_client.layout import keys_line, plain, rules_summary, screen
+from statki_client.layout import keys_line, plain, screen
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Placed, Stage
 from statki_client.remote import ConnectionLink
-from test_client_model import CLASSIC_FLEET, clock, place
+from test_client_model import CLASSIC_FLEET, clock, place, stage_now
 
 from statki_net.cli.main import build_parser
 from statki_net.game.board import parse_square
@@ -85,12 +85,6 @@ def test_the_rules_screen_lists_the_presets_with_the_given_one_preselected(
     assert model.stage is Stage.RULES and not model.ships
 
 
-def test_summaries_tell_every_preset_apart() -> None:
-    summaries = [rules_summary(rules) for rules in PRESETS.values()]
-    assert len(set(summaries)) == len(PRESETS)
-    assert "only how many hit is told" in rules_summary(PRESETS["salvo-count"])
-
-
 def test_choosing_places_a_fleet_for_the_chosen_rules_and_revisiting_redraws_it(
     tmp_path: Path,
 ) -> None:
@@ -102,7 +96,7 @@ def test_choosing_places_a_fleet_for_the_chosen_rules_and_revisiting_redraws_it(
     assert model.problems() == []
     assert "R rules" in keys_line(model)
     press(model, "R")
-    assert model.stage is Stage.RULES
+    assert stage_now(model) is Stage.RULES
     assert model.rule_choices[model.rules_cursor] == "five-ships", "the current rules preselected"
     pick(model, "alternate")
     assert model.rules == PRESETS["alternate"] == model.session.rules
@@ -156,7 +150,7 @@ def test_the_host_over_the_network_sends_the_chosen_rules_in_its_hello() -> None
     pick(model, "corners")
     assert link.session is not session and link.session.rules == PRESETS["corners"]
     press(model, "enter")
-    assert model.stage is Stage.WAITING and link.fleet_ready.is_set()
+    assert stage_now(model) is Stage.WAITING and link.fleet_ready.is_set()
     assert link.session.fleet == model.fleet
     assert not model.revisit_rules()
     link.session.start(1_000)
@@ -291,4 +285,4 @@ def test_clicks_through_the_application_choose_place_and_fire(tmp_path: Path) ->
     assert model.rules == PRESETS["alternate"]
     assert model.volleys[0].squares == (parse_square("E5"),)
     assert any("Selected the 2-mast ship at I1-J1" in notice for notice in notices)
-    assert model.ending is not None and "resigned" in model.ending.verdict
+    assert model.end_screen is not None and "resigned" in model.end_screen.verdict

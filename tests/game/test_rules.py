@@ -11,6 +11,7 @@ from statki_net.game.rules import (
     Ruleset,
     Touching,
     Turns,
+    describe,
     preset_name,
     ruleset_named,
 )
@@ -103,3 +104,29 @@ def test_ship_names_are_distinct_and_short() -> None:
         Ruleset(fleet=(2, 1), names=("boat", "boat"))
     with pytest.raises(RulesError, match="1-40 characters"):
         Ruleset(fleet=(2, 1), names=("x" * 41, "y"))
+
+
+def test_summaries_tell_every_preset_apart() -> None:
+    summaries = [describe(rules).summary for rules in PRESETS.values()]
+    assert len(set(summaries)) == len(PRESETS)
+    assert describe(PRESETS["classic"]).summary == "10 ships, no touching, a hit earns another shot"
+    assert describe(PRESETS["five-ships"]).summary.startswith("5 named ships, ships may touch")
+
+
+def test_the_rules_in_full_tell_every_preset_apart_too() -> None:
+    assert describe(PRESETS["classic"]).lines == (
+        "10x10, fleet 4,3,3,2,2,2,1,1,1,1",
+        "ships never touch, not even at a corner",
+        "a hit earns another shot",
+    )
+    assert len({describe(rules).lines for rules in PRESETS.values()}) == len(PRESETS)
+    assert "only how many hit is told" in describe(PRESETS["salvo-count"]).lines[-1]
+
+
+def test_rules_that_are_no_preset_are_named_custom_and_counted_on_their_board() -> None:
+    rules = Ruleset(size=8, fleet=(3, 2, 2, 1))
+    words = describe(rules)
+    assert words.name == "custom rules" and words.ships == "4 ships on 8x8"
+    assert words.board == "8x8, fleet 3,2,2,1"
+    assert describe(ruleset_named("five-ships+salvo")).name == "custom rules"
+    assert describe(PRESETS["corners"]).name == "corners"

@@ -10,18 +10,21 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from peers import Pair, closed, key_from, make_pair, play
+from peers import closed, key_from, make_pair, play
 
-from statki_net.game.battle import Answer, Defence, Outcome
+from statki_net.game.battle import Answer, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.game.replay import replay
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.commitment import Opening
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.commitment import Opening, ships_digest
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.phases import Phase, may_say
 from statki_net.protocol.session import GameStarted, Session
-from statki_net.protocol.transcript import TABLE, Phase, Transcript
+from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
     Commit,
@@ -41,17 +44,17 @@ from statki_net.protocol.wire import (
 CLASSIC = PRESETS["classic"]
 
 
-def finished_pair(seed: int = 21) -> Pair:
+def finished_pair(seed: int = 21) -> BackToBack:
     pair = make_pair(CLASSIC, seed=seed)
     play(pair, seed=seed + 1)
     return pair
 
 
-def keys(pair: Pair) -> dict[Role, object]:
+def keys(pair: BackToBack) -> dict[Role, object]:
     return {Role.HOST: pair.host.key, Role.GUEST: pair.guest.key}
 
 
-def resign_frame(t: Transcript, sender: Role, message: Message, pair: Pair) -> Frame:
+def resign_frame(t: Transcript, sender: Role, message: Message, pair: BackToBack) -> Frame:
     header = Header(sender, len(t.frames), t.last_digest, t.game, 0)
     return sign(keys(pair)[sender], header, message)  # type: ignore[arg-type]
 
@@ -75,10 +78,9 @@ def test_every_message_type_is_rejected_out_of_place() -> None:
         t = Transcript()
         for frame in frames[:cut]:
             t.add(frame)
-        allowed = TABLE[t.phase][1]
-        for kind, message in samples.items():
+        for message in samples.values():
             for sender in Role:
-                if kind in allowed and sender is t.speaker():
+                if may_say(t.phase, type(message)) and sender is t.speaker():
                     continue
                 frame = resign_frame(t, sender, message, pair)
                 with pytest.raises(ProtocolError) as caught:
@@ -100,7 +102,7 @@ def test_time_claim_only_by_the_side_kept_waiting() -> None:
     with pytest.raises(ProtocolError, match="only the side kept waiting"):
         t.add(resign_frame(t, speaker, TimeClaim(5), pair))
     t.add(resign_frame(t, speaker.other, TimeClaim(5), pair))
-    assert t.end is End.TIMEOUT and t.winner is speaker.other and t.over
+    assert t.end is End.TIMEOUT and t.winner is speaker.other and t.complete
 
 
 def test_error_ends_the_game_from_either_side() -> None:
@@ -109,7 +111,7 @@ def test_error_ends_the_game_from_either_side() -> None:
     for frame in pair.host.transcript.frames[:9]:
         t.add(frame)
     t.add(resign_frame(t, Role.GUEST, Error("bad-field", "nope"), pair))
-    assert t.over and t.end is End.ERROR and t.error_from is Role.GUEST
+    assert t.complete and t.end is End.ERROR and t.error_from is Role.GUEST
 
 
 @settings(max_examples=300, deadline=None)
@@ -226,14 +228,14 @@ def test_valid_messages_in_the_wrong_order_raise_only_protocol_errors(
 # ---------------------------------------------------------------- lies the proofs cannot show
 
 
-class SaysHitForSunk(Session):
+class SaysHitForSunk(Behaviour):
     """Says hit when a ship sinks: the proof shows a ship either way, so only the reveal tells."""
 
-    def falsify(self, squares: tuple[int, ...], answer: Answer) -> Answer:
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
         if (
             answer.outcomes == (Outcome.SUNK,)
-            and self.defence is not None
-            and len(self.defence.sunk_ships()) == 1
+            and session.defence is not None
+            and len(session.defence.sunk_ships()) == 1
         ):
             return Answer((Outcome.HIT,), 1, 0)
         return answer
@@ -241,7 +243,7 @@ class SaysHitForSunk(Session):
 
 def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> None:
     # With these seeds the host hits all 20 ship squares before its own fleet sinks.
-    pair = make_pair(PRESETS["alternate"], seed=34, guest_cls=SaysHitForSunk)
+    pair = make_pair(PRESETS["alternate"], seed=34, guest=SaysHitForSunk())
     play(pair, seed=35)
     t = pair.host.transcript
     [lie] = t.findings
@@ -252,7 +254,7 @@ def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> N
 
 
 def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
-    probe = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
+    probe = make_pair(PRESETS["alternate"], seed=31, guest=SaysHitForSunk())
     play(probe, seed=32)
     assert probe.guest.fleet is not None
     truth = replay(
@@ -260,7 +262,7 @@ def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
     )
     lie_move = truth.contradictions[0].move
     # Same game, but the liar resigns on its next turn, before the tally could show the lie.
-    pair = make_pair(PRESETS["alternate"], seed=31, guest_cls=SaysHitForSunk)
+    pair = make_pair(PRESETS["alternate"], seed=31, guest=SaysHitForSunk())
     play(pair, seed=32, resign_at=lie_move + 1)
     t = pair.host.transcript
     assert t.end is End.CHEATED and t.winner is Role.HOST
@@ -276,16 +278,18 @@ def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
 BENT = "B2 C2 C3 C4\nG2-G4\nA6-A8\nE6-F6\nH6-H7\nH9-I9\nJ1\nJ4\nD9\nA10"
 
 
-class IllegalFleet(Session):
-    def set_fleet(self, fleet: Fleet) -> None:  # skips the legality check on purpose
-        rules = self.rules
-        assert rules is not None
-        bent, _ = read_fleet_text(rules, BENT)
-        self.fleet, self.defence = bent, Defence(rules, bent)
+class IllegalFleet(Behaviour):
+    """Commits to the bent fleet whatever its player placed, skipping the legality check."""
+
+    checks_own_fleet = False
+
+    def fleet(self, session: Session, fleet: Fleet) -> Fleet:
+        assert session.rules is not None
+        return read_fleet_text(session.rules, BENT)[0]
 
 
 def test_illegal_fleet_is_caught_at_the_reveal() -> None:
-    pair = make_pair(CLASSIC, seed=41, guest_cls=IllegalFleet)
+    pair = make_pair(CLASSIC, seed=41, guest=IllegalFleet())
     play(pair, seed=42)
     t = pair.host.transcript
     kinds = [f.kind for f in t.findings]
@@ -346,27 +350,28 @@ FIVE_IN_A_ROW = (
 )
 
 
-class RecutsAtTheReveal(Session):
+class RecutsAtTheReveal(Behaviour):
     """Commits carrier A1-A5 + destroyer A6-A7, then reveals carrier A3-A7 + destroyer A1-A2."""
 
-    def set_fleet(self, fleet: Fleet) -> None:
-        rules = self.rules
-        assert rules is not None
-        super().set_fleet(read_fleet_text(rules, FIVE_IN_A_ROW)[0])
+    def fleet(self, session: Session, fleet: Fleet) -> Fleet:
+        assert session.rules is not None
+        return read_fleet_text(session.rules, FIVE_IN_A_ROW)[0]
 
-    def _reveal(self) -> Reveal:
-        rules = self.rules
-        assert rules is not None and self.fleet is not None
+    def say(self, session: Session, message: Message) -> Message | None:
+        if not isinstance(message, Reveal):
+            return message
+        rules = session.rules
+        assert rules is not None and session.fleet is not None
         recut = (
             "carrier: A3-A7\ndestroyer: A1-A2\nbattleship: C1-C4\ncruiser: E1-E3\nsubmarine: G1-G3"
         )
         fleet = read_fleet_text(rules, recut)[0]
-        assert fleet.board == self.fleet.board, "the same squares, cut differently"
-        return Reveal(fleet.ships, self._secret)
+        assert fleet.board == session.fleet.board, "the same squares, cut differently"
+        return replace(message, fleet=fleet.ships)
 
 
 def test_a_reveal_cutting_the_squares_differently_is_caught() -> None:
-    pair = make_pair(PRESETS["five-ships"], seed=81, guest_cls=RecutsAtTheReveal)
+    pair = make_pair(PRESETS["five-ships"], seed=81, guest=RecutsAtTheReveal())
     play(pair, seed=82, resign_at=3, resigner=Role.GUEST)
     t = pair.host.transcript
     [finding] = t.findings
@@ -404,11 +409,13 @@ def test_a_side_that_does_not_open_its_coin_loses_the_toss() -> None:
 
 
 def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
-    class ShortProofs(Session):
-        def _proofs(self, squares: tuple[int, ...], answer: Answer) -> list[Opening]:
-            return [replace(p, path=p.path[:-1]) for p in super()._proofs(squares, answer)]
+    class ShortProofs(Behaviour):
+        def proofs(
+            self, session: Session, squares: tuple[int, ...], proofs: tuple[Opening, ...]
+        ) -> tuple[Opening, ...]:
+            return tuple(replace(p, path=p.path[:-1]) for p in proofs)
 
-    pair = make_pair(CLASSIC, seed=93, guest_cls=ShortProofs)
+    pair = make_pair(CLASSIC, seed=93, guest=ShortProofs())
     play(pair, seed=94)
     [finding] = pair.host.transcript.findings
     assert finding.culprit is Role.GUEST and "wrong shape" in finding.detail
@@ -457,7 +464,7 @@ def test_a_repeated_key_is_malformed() -> None:
 # ---------------------------------------------------------------- time and size abuse
 
 
-def _to_battle(seed: int) -> Pair:
+def _to_battle(seed: int) -> BackToBack:
     pair = make_pair(CLASSIC, seed=seed)
     pair.host.start(pair.now)
     pair.pump()
@@ -505,7 +512,7 @@ def test_a_peer_that_trickles_bytes_still_runs_out_of_time() -> None:
 
 
 def test_a_side_caught_cheating_cannot_win_back_on_time() -> None:
-    pair = make_pair(PRESETS["five-ships"], seed=105, guest_cls=RecutsAtTheReveal)
+    pair = make_pair(PRESETS["five-ships"], seed=105, guest=RecutsAtTheReveal())
     t = pair.host.transcript
     # The host resigns, so the guest (the cheat) reveals first; a claim from the
     # cheat right after its bad reveal must not make it the winner.
@@ -528,22 +535,21 @@ def test_a_side_caught_cheating_cannot_win_back_on_time() -> None:
 
 
 def test_a_reveal_of_a_thousand_ships_is_one_finding() -> None:
-    from statki_net.protocol.commitment import ships_digest
+    class Thousand(Behaviour):
+        """Commits to, and reveals, its ships over and over: a thousand of them."""
 
-    class Thousand(Session):
-        def _commit(self) -> Commit:
-            commit = super()._commit()
-            ships = self._many()
-            return replace(commit, ships=ships_digest(self.transcript.game, self._secret, ships))
+        def say(self, session: Session, message: Message) -> Message | None:
+            if not isinstance(message, Commit | Reveal):
+                return message
+            assert session.fleet is not None
+            ships = session.fleet.ships
+            many = tuple(ships[i % len(ships)] for i in range(1000))
+            if isinstance(message, Commit):
+                game = session.transcript.game
+                return replace(message, ships=ships_digest(game, session.secret, many))
+            return replace(message, fleet=many)
 
-        def _many(self) -> tuple[tuple[int, ...], ...]:
-            assert self.fleet is not None
-            return tuple(self.fleet.ships[i % len(self.fleet.ships)] for i in range(1000))
-
-        def _reveal(self) -> Reveal:
-            return Reveal(self._many(), self._secret)
-
-    pair = make_pair(CLASSIC, seed=107, guest_cls=Thousand)
+    pair = make_pair(CLASSIC, seed=107, guest=Thousand())
     play(pair, seed=108, resign_at=2, resigner=Role.GUEST)
     t = pair.host.transcript
     assert [f.kind for f in t.findings] == ["illegal-fleet"]

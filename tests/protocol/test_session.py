@@ -2,8 +2,9 @@ import pytest
 from peers import closed, make_pair, play
 
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
-from statki_net.protocol.transcript import Phase
+from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
 
 
@@ -28,11 +29,9 @@ def test_whole_game_in_memory(preset: str) -> None:
 
 
 def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
-    from peers import Pair
-
     from statki_net.game.battle import Cell
 
-    pair: Pair = make_pair(PRESETS["classic"], seed=8)
+    pair = make_pair(PRESETS["classic"], seed=8)
     play(pair, seed=9, resign_at=10**6, stop_after=3)
     mover = pair.host if pair.host.my_turn else pair.guest
     waiting = pair.session(mover.role.other)
@@ -44,7 +43,7 @@ def test_resigning_during_the_peers_turn_replaces_the_next_answer() -> None:
     pair.pump()
     t = mover.transcript
     assert t.end is End.RESIGNED and t.winner is mover.role
-    assert t.over and t.findings == []
+    assert t.complete and t.findings == []
 
 
 @pytest.mark.parametrize("first", list(Role))
@@ -70,9 +69,7 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
         guest = Session(
             Role.GUEST, key_from(seed + 200), name="B", entropy=seeded_entropy(seed + 50)
         )
-        from peers import Pair
-
-        pair = Pair(host, guest)
+        pair = BackToBack(host, guest, now=1_000_000)
         pair.record(Role.HOST, host.start(0))
         pair.pump()
         pair.record(Role.GUEST, guest.accept(random_fleet(rules, random.Random(seed + 1)), 0))
@@ -87,11 +84,9 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
 
 def test_the_peers_time_starts_when_its_turn_begins() -> None:
     """Time spent over our own move is not taken from the peer's next wait."""
-    from peers import Pair
-
     from statki_net.game.battle import Cell
 
-    pair: Pair = make_pair(PRESETS["alternate"], seed=12)
+    pair = make_pair(PRESETS["alternate"], seed=12)
     play(pair, seed=13, stop_after=2)
     mover = pair.host if pair.host.my_turn else pair.guest
     assert mover.deadline() is None, "nobody waits on us while it is our own move"
@@ -122,3 +117,18 @@ def test_an_error_code_unknown_here_still_ends_the_game_and_keeps_its_words(code
     [closing] = [e for e in events if isinstance(e, GameClosed)]
     assert closing.ending is not None and closing.ending.end is End.ERROR
     assert not any(isinstance(e, BattleOver) for e in events)
+
+
+def test_a_session_stopped_before_its_transcript_ended_still_says_how_it_ended() -> None:
+    from statki_net.protocol.endings import Ending
+
+    pair = make_pair(PRESETS["classic"], seed=16)
+    play(pair, seed=17, stop_after=3)
+    assert pair.host.ending is None, "the game goes on"
+    pair.host.connection_lost(pair.now)
+    assert pair.host.transcript.ending is None
+    assert pair.host.ending == Ending(End.CLOSED, reason="closed: the connection closed")
+    finished = make_pair(PRESETS["classic"], seed=16)
+    play(finished, seed=17)
+    ending = finished.host.ending
+    assert ending is not None and ending == finished.host.transcript.ending

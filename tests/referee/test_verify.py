@@ -34,7 +34,7 @@ def test_resigned_game_is_valid_and_revealed() -> None:
 
 
 def test_false_answer_is_caught_on_the_move() -> None:
-    pair = make_pair(PRESETS["classic"], seed=4, guest_cls=LiesAboutFirstHit)
+    pair = make_pair(PRESETS["classic"], seed=4, guest=LiesAboutFirstHit())
     play(pair, seed=5)
     t = pair.host.transcript
     assert t.end is End.CHEATED and t.winner is Role.HOST

@@ -2,33 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import msgpack
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import SECRET_SIZE
 from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
 from statki_net.protocol.session import Session
-from statki_net.protocol.wire import Commit, Role, Verdict
+from statki_net.protocol.wire import Message, Reveal, Role, Verdict
 from statki_net.referee.verify import judge_log
 
 
-class RevealsAnotherSecret(Session):
+class RevealsAnotherSecret(Behaviour):
     """Commits honestly, then opens with a different secret."""
 
-    def _commit(self) -> Commit:
-        commit = super()._commit()
-        self._secret = bytes(SECRET_SIZE)
-        return commit
+    def say(self, session: Session, message: Message) -> Message | None:
+        if isinstance(message, Reveal):
+            return replace(message, secret=bytes(SECRET_SIZE))
+        return message
 
 
-class ClaimsTheWin(Session):
-    def _verdict(self) -> Verdict:
-        return Verdict(self.role, "sunk")
+class ClaimsTheWin(Behaviour):
+    def say(self, session: Session, message: Message) -> Message | None:
+        return Verdict(session.role, "sunk") if isinstance(message, Verdict) else message
 
 
 def test_a_reveal_that_does_not_open_the_commitment_is_a_commitment_mismatch() -> None:
-    pair = make_pair(PRESETS["classic"], seed=41, guest_cls=RevealsAnotherSecret)
+    pair = make_pair(PRESETS["classic"], seed=41, guest=RevealsAnotherSecret())
     play(pair, seed=42, resign_at=3)
     judgement = judge_log(log_bytes(pair.host))
     [violation] = judgement.violations
@@ -36,7 +39,7 @@ def test_a_reveal_that_does_not_open_the_commitment_is_a_commitment_mismatch() -
 
 
 def test_a_false_verdict_is_named() -> None:
-    pair = make_pair(PRESETS["classic"], seed=43, guest_cls=ClaimsTheWin)
+    pair = make_pair(PRESETS["classic"], seed=43, guest=ClaimsTheWin())
     play(pair, seed=44, resign_at=2, resigner=Role.GUEST)
     judgement = judge_log(log_bytes(pair.host))
     assert pair.host.transcript.winner is Role.HOST
@@ -46,7 +49,7 @@ def test_a_false_verdict_is_named() -> None:
 
 
 def test_a_false_answer_names_the_move_and_the_cell() -> None:
-    pair = make_pair(PRESETS["classic"], seed=4, guest_cls=LiesAboutFirstHit)
+    pair = make_pair(PRESETS["classic"], seed=4, guest=LiesAboutFirstHit())
     play(pair, seed=5)
     judgement = judge_log(log_bytes(pair.host))
     lie = judgement.violations[0]

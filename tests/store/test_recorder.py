@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from peers import Pair, make_pair, play
+from peers import make_pair, play
 
 from statki_net.game.rules import ruleset_named
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.wire import Role
@@ -15,7 +16,7 @@ from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, ending_of
 
 
-def record(pair: Pair, role: Role, recorder: GameRecorder) -> None:
+def record(pair: BackToBack, role: Role, recorder: GameRecorder) -> None:
     """Open the log after the game: it starts with every frame the transcript holds."""
     session = pair.session(role)
     recorder.open(session, 1_000)
