@@ -1,11 +1,15 @@
+import io
 import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from statki_net.cli.main import main
 
 # CI runs the same examples every time, so a red run can be rerun and a green
 # one means the same; a developer's run explores new examples each time.
@@ -18,7 +22,12 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 
 @pytest.fixture
 def statki(tmp_path: Path) -> Run:
-    """Run the real ``statki`` command in a subprocess with its own STATKI_HOME."""
+    """Run the real ``statki`` command in a subprocess with its own STATKI_HOME.
+
+    For what only a process shows: its exit status, its standard input, signals,
+    processes meeting over TCP.  Where what a command prints and returns is the
+    point, ``cli`` runs the same command in this process, without the start-up.
+    """
 
     def run(
         *args: str, stdin: str | None = None, timeout: float = 60
@@ -34,3 +43,47 @@ def statki(tmp_path: Path) -> Run:
         )
 
     return run
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What one command left behind: its exit status and everything it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Cli = Callable[..., Finished]
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """Run ``statki``'s ``main`` in this process, as ``statki`` would in a subprocess.
+
+    The same home (``tmp_path / "home"`` through STATKI_HOME), NO_COLOR, the
+    given standard input (else an empty one), and argparse's exits turned into
+    the status a process would have had.
+    """
+    monkeypatch.setenv("STATKI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    def run(*args: str, stdin: str | None = None) -> Finished:
+        capsys.readouterr()  # what the test printed before is not the command's
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        try:
+            status = main(list(args))
+        except SystemExit as exit:
+            status = exit_status(exit)
+        out, err = capsys.readouterr()
+        return Finished(status, out, err)
+
+    return run
+
+
+def exit_status(exit: SystemExit) -> int:
+    """The status a process ends with on ``exit``; a message goes to stderr as Python's would."""
+    if exit.code is None or isinstance(exit.code, int):
+        return exit.code or 0
+    print(exit.code, file=sys.stderr)
+    return 1

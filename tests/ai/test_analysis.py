@@ -1,4 +1,4 @@
-"""Post-game analysis, and ``statki bench ai`` as a real command."""
+"""Post-game analysis, and ``statki bench ai`` as the command prints it (in this process)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from conftest import Run
+from conftest import Cli
 
 from statki_net.ai.analysis import FleetDifficulty, analyze, review_shots
 from statki_net.ai.strategies import play
@@ -64,8 +64,8 @@ def test_percentile_counts_fleets_found_sooner() -> None:
     assert "harder to find than 62% of fleets" in FleetDifficulty(50.0, (40, 45, 50, 60)).words()
 
 
-def test_bench_ai_command(statki: Run) -> None:
-    result = statki(
+def test_bench_ai_command(cli: Cli) -> None:
+    result = cli(
         "bench", "ai", "--rules", "classic", "--games", "2", "--seed", "3",
         "--strategies", "random,per-ship,hunt", "--json",
     )  # fmt: skip
@@ -76,8 +76,8 @@ def test_bench_ai_command(statki: Run) -> None:
         assert {"mean", "stderr", "median", "p90", "max", "misses", "ms_p50", "ms_p99"} <= set(row)
         assert 20 <= row["mean"] <= 100
     assert "vs_per-ship" in table["hunt"]
-    text = statki("bench", "ai", "--games", "1", "--strategies", "per-ship,density")
+    text = cli("bench", "ai", "--games", "1", "--strategies", "per-ship,density")
     assert text.returncode == 0, text.stderr
     assert "density - per-ship:" in text.stdout
-    wrong = statki("bench", "ai", "--strategies", "psychic")
+    wrong = cli("bench", "ai", "--strategies", "psychic")
     assert wrong.returncode == 2 and "unknown strategy" in wrong.stderr

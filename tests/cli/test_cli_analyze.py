@@ -1,9 +1,9 @@
-"""``statki analyze``: a real subprocess on a real log."""
+"""``statki analyze`` on a real log: what it prints and returns, run in this process."""
 
 import json
 from pathlib import Path
 
-from conftest import Run
+from conftest import Cli
 from peers import log_bytes, make_pair, play
 
 from statki_net.game.rules import Ruleset
@@ -14,13 +14,13 @@ SMALL = Ruleset(size=6, fleet=(3, 2, 1))
 """A small board keeps the density player quick."""
 
 
-def test_analyze_reviews_every_shot_of_both_players(statki: Run, tmp_path: Path) -> None:
+def test_analyze_reviews_every_shot_of_both_players(cli: Cli, tmp_path: Path) -> None:
     pair = make_pair(SMALL, seed=5)
     play(pair, seed=6)
     log = tmp_path / "small.statki"
     log.write_bytes(log_bytes(pair.host))
     t = pair.host.transcript
-    done = statki("analyze", str(log), *QUICK, "--json", timeout=120)
+    done = cli("analyze", str(log), *QUICK, "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert set(result) == {"host", "guest"}
@@ -30,16 +30,16 @@ def test_analyze_reviews_every_shot_of_both_players(statki: Run, tmp_path: Path)
         for shot in side["shots"]:
             assert 0 <= shot["chance"] <= shot["best_chance"] + 0.05
         assert 0 <= side["fleet"]["percentile"] <= 100
-    text = statki("analyze", str(log), *QUICK, timeout=120)
+    text = cli("analyze", str(log), *QUICK)
     assert text.returncode == 0
     assert "Ala (host): " in text.stdout and "accuracy" in text.stdout
     assert "harder to find than" in text.stdout
 
 
-def test_analyze_refuses_what_it_cannot_read(statki: Run, tmp_path: Path) -> None:
+def test_analyze_refuses_what_it_cannot_read(cli: Cli, tmp_path: Path) -> None:
     not_a_log = tmp_path / "x.txt"
     not_a_log.write_text("hello")
-    done = statki("analyze", str(not_a_log))
+    done = cli("analyze", str(not_a_log))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    refused = statki("analyze", str(LOGS / "refused.statki"), *QUICK)
+    refused = cli("analyze", str(LOGS / "refused.statki"), *QUICK)
     assert refused.returncode == 2 and "nothing to analyse" in refused.stderr

@@ -1,26 +1,28 @@
+"""``statki fleet``: what it prints and returns, in this process; its error exits as a process."""
+
 from pathlib import Path
 
-from conftest import Run
+from conftest import Cli, Run
 
 
-def test_fleet_random_prints_board_and_text(statki: Run) -> None:
-    result = statki("fleet", "random", "--rules", "classic", "--seed", "7")
+def test_fleet_random_prints_board_and_text(cli: Cli) -> None:
+    result = cli("fleet", "random", "--rules", "classic", "--seed", "7")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "    A B C D E F G H I J"
     assert lines[10].startswith("10  ")
     assert sum(line.count("#") for line in lines[1:11]) == 20
     text = "\n".join(lines[12:]) + "\n"
-    check = statki("fleet", "check", "-", "--rules", "classic", stdin=text)
+    check = cli("fleet", "check", "-", "--rules", "classic", stdin=text)
     assert check.returncode == 0, check.stdout
     assert check.stdout == "legal fleet for classic\n"
-    assert statki("fleet", "random", "--seed", "7").stdout == result.stdout
+    assert cli("fleet", "random", "--seed", "7").stdout == result.stdout
 
 
-def test_fleet_check_lists_every_problem(statki: Run, tmp_path: Path) -> None:
+def test_fleet_check_lists_every_problem(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "fleet.txt"
     path.write_text("B2-E2\nF3-H3\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10-A12\n")
-    result = statki("fleet", "check", str(path))
+    result = cli("fleet", "check", str(path))
     assert result.returncode == 1
     assert "A10-A12 goes off the board (A12)" in result.stdout
     assert "ships B2-E2 and F3-H3 touch by a side or a corner at E2, F3" in result.stdout
@@ -28,13 +30,14 @@ def test_fleet_check_lists_every_problem(statki: Run, tmp_path: Path) -> None:
     assert result.stdout.endswith("3 problem(s): not a legal fleet for classic\n")
 
 
-def test_fleet_check_corners_accepts_corner_touch(statki: Run) -> None:
+def test_fleet_check_corners_accepts_corner_touch(cli: Cli) -> None:
     text = "B2-E2\nF3-H3\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10\n"
-    assert statki("fleet", "check", "-", "--rules", "corners", stdin=text).returncode == 0
-    assert statki("fleet", "check", "-", "--rules", "classic", stdin=text).returncode == 1
+    assert cli("fleet", "check", "-", "--rules", "corners", stdin=text).returncode == 0
+    assert cli("fleet", "check", "-", "--rules", "classic", stdin=text).returncode == 1
 
 
 def test_fleet_check_unreadable_input(statki: Run, tmp_path: Path) -> None:
+    """A real process: what reaches the shell is status 2 and one line, never a traceback."""
     result = statki("fleet", "check", "-", stdin="this is not a fleet\n")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -1,11 +1,11 @@
-"""``statki history`` and ``statki stats`` over a real SQLite file, as real subprocesses."""
+"""``statki history`` and ``statki stats`` over a real SQLite file, run in this process."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from conftest import Run
+from conftest import Cli
 
 from statki_net.protocol.endings import End, Result
 from statki_net.store.history import GameRow, History
@@ -42,19 +42,19 @@ def fill(home: Path) -> None:
     record(home, 5, ZOSIA, "Zosia", "classic", None)
 
 
-def test_empty_history_says_so(statki: Run) -> None:
+def test_empty_history_says_so(cli: Cli) -> None:
     for command in ("history", "stats"):
-        done = statki(command)
+        done = cli(command)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("no games recorded yet (history: ")
-    assert json.loads(statki("history", "--json").stdout) == []
-    empty = json.loads(statki("stats", "--json").stdout)
+    assert json.loads(cli("history", "--json").stdout) == []
+    empty = json.loads(cli("stats", "--json").stdout)
     assert empty["opponents"] == [] and empty["total"]["games"] == 0
 
 
-def test_history_lists_every_game_newest_first(statki: Run, tmp_path: Path) -> None:
+def test_history_lists_every_game_newest_first(cli: Cli, tmp_path: Path) -> None:
     fill(tmp_path / "home")
-    done = statki("history")
+    done = cli("history")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     games = [line for line in lines if not line.startswith("    ")][:-1]
@@ -69,13 +69,13 @@ def test_history_lists_every_game_newest_first(statki: Run, tmp_path: Path) -> N
     assert "    log: /l/3" in lines
     assert "    no verdict: the game never ended" in lines
     assert lines[-1] == "5 game(s)"
-    rows = json.loads(statki("history", "--json", "--limit", "2").stdout)
+    rows = json.loads(cli("history", "--json", "--limit", "2").stdout)
     assert [r["log_path"] for r in rows] == ["/l/5", "/l/4"]
 
 
-def test_stats_keep_score_per_opponent_and_rules(statki: Run, tmp_path: Path) -> None:
+def test_stats_keep_score_per_opponent_and_rules(cli: Cli, tmp_path: Path) -> None:
     fill(tmp_path / "home")
-    done = statki("stats")
+    done = cli("stats")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "all games: 2 : 2 (level, you win 50%); 5 game(s), 1 without a winner" in out
@@ -84,7 +84,7 @@ def test_stats_keep_score_per_opponent_and_rules(statki: Run, tmp_path: Path) ->
     assert f"  Zosia [{ZOSIA}]: 0 : 1 (they lead, you win 0%); 2 game(s), 1 without" in out
     assert "  classic: 2 : 1 (you lead, you win 66%); 4 game(s), 1 without a winner" in out
     assert "  salvo: 0 : 1 (they lead, you win 0%); 1 game(s)" in out
-    as_json = json.loads(statki("stats", "--json").stdout)
+    as_json = json.loads(cli("stats", "--json").stdout)
     assert as_json["total"] == {
         "label": "all",
         "games": 5,
@@ -96,10 +96,10 @@ def test_stats_keep_score_per_opponent_and_rules(statki: Run, tmp_path: Path) ->
     assert [t["key"] for t in as_json["opponents"]] == [OLEK, ZOSIA]
 
 
-def test_home_option_points_elsewhere(statki: Run, tmp_path: Path) -> None:
+def test_home_option_points_elsewhere(cli: Cli, tmp_path: Path) -> None:
     other = tmp_path / "other"
     fill(other)
-    assert statki("history").stdout.startswith("no games recorded yet")
-    done = statki("history", "--home", str(other))
+    assert cli("history").stdout.startswith("no games recorded yet")
+    done = cli("history", "--home", str(other))
     assert done.stdout.splitlines()[-1] == "5 game(s)"
-    assert statki("stats", "--home", str(other)).stdout.startswith("all games: 2 : 2")
+    assert cli("stats", "--home", str(other)).stdout.startswith("all games: 2 : 2")

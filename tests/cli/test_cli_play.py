@@ -1,4 +1,8 @@
-"""``statki play --plain`` end to end: a real subprocess, a whole game piped in."""
+"""``statki play --plain`` end to end: a whole game fed to its line prompt.
+
+The games run in this process; the end of input, which only a real pipe can
+show, is a real subprocess.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Cli, Run
 
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
@@ -15,8 +19,8 @@ EVERY_SQUARE = "".join(f"{column}{row}\n" for row in range(1, 11) for column in 
 
 
 @pytest.mark.parametrize("rules", ["classic", "salvo"])
-def test_a_whole_game_by_piping_every_square(statki: Run, tmp_path: Path, rules: str) -> None:
-    done = statki("play", "--plain", "--rules", rules, "--seed", "3", stdin="\n" + EVERY_SQUARE)
+def test_a_whole_game_by_piping_every_square(cli: Cli, tmp_path: Path, rules: str) -> None:
+    done = cli("play", "--plain", "--rules", rules, "--seed", "3", stdin="\n" + EVERY_SQUARE)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Your fleet" in out and "The rules" in out, "the set-up screen"
@@ -45,20 +49,18 @@ def test_the_end_of_input_resigns_and_exits(statki: Run, tmp_path: Path) -> None
     assert row.end_reason == "resigned" and row.result == "lost"
 
 
-def test_an_unknown_strategy_is_one_line(statki: Run) -> None:
-    done = statki("play", "--plain", "--bot", "nonsense")
+def test_an_unknown_strategy_is_one_line(cli: Cli) -> None:
+    done = cli("play", "--plain", "--bot", "nonsense")
     assert done.returncode == 2
     assert done.stderr.startswith("statki: unknown strategy") and done.stderr.count("\n") == 1
 
 
-def test_a_hard_placement_for_the_computer_is_legal(statki: Run, tmp_path: Path) -> None:
+def test_a_hard_placement_for_the_computer_is_legal(cli: Cli, tmp_path: Path) -> None:
     """--placement hard: the computer's fleet, revealed at the end, passes the referee."""
-    done = statki(
-        "play", "--plain", "--placement", "hard", "--seed", "5", stdin="\n" + EVERY_SQUARE
-    )
+    done = cli("play", "--plain", "--placement", "hard", "--seed", "5", stdin="\n" + EVERY_SQUARE)
     assert done.returncode == 0, done.stderr
     log = Path(done.stderr.removeprefix("statki: log saved at ").strip())
     judgement = judge_log(log.read_bytes())
     assert judgement.valid, judgement.headline()
-    refused = statki("play", "--plain", "--placement", "sneaky")
+    refused = cli("play", "--plain", "--placement", "sneaky")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr

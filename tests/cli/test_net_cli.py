@@ -1,6 +1,8 @@
 """``statki host`` and ``statki join`` as separate processes over loopback TCP.
 
-Each player has its own STATKI_HOME, as two people on one machine would.
+Each player has its own STATKI_HOME, as two people on one machine would.  An
+invite refused before any connection is the command's own output, so that test
+runs ``main`` in this process.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from conftest import Cli
 from netproc import finish, line_starting, run, start
 
 from statki_net.referee.verify import judge_log
@@ -106,13 +109,13 @@ def test_a_bare_address_plays_with_a_warning(tmp_path: Path) -> None:
     assert "cannot be authenticated" in joined.stderr
 
 
-def test_bad_invites_get_one_line(tmp_path: Path) -> None:
+def test_bad_invites_get_one_line(cli: Cli) -> None:
     for invite, words in [
         ("statki://127.0.0.1:1/abcd", "64 hex digits"),
         ("http://example.org", "must begin statki://"),
         ("127.0.0.1:99999", "port must be"),
     ]:
-        done = run(tmp_path, "join", invite)
+        done = cli("join", invite)
         assert done.returncode == 2
         assert words in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
