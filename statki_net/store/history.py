@@ -6,6 +6,7 @@ leaves a row saying it never finished) and updated when it ends.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from statki_net.game.errors import UsageError
 from statki_net.protocol.endings import End, Result
+from statki_net.store.home import refuse_link
 
 DB_FILE = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -55,6 +57,13 @@ def _database(path: Path) -> Iterator[None]:
         raise HistoryError(f"the history {path} cannot be used ({error}); {advice}") from None
 
 
+def _keep_private(path: Path) -> None:
+    """The database and SQLite's files beside it are readable by their owner only."""
+    for each in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if each.exists() and not each.is_symlink():
+            os.chmod(each, 0o600)
+
+
 @dataclass(frozen=True)
 class GameRow:
     """One game as the history keeps it; ``result`` and ``end_reason`` hold a ``Result``'s and
@@ -94,7 +103,7 @@ class History:
     def __init__(self, path: Path) -> None:
         self.path = path
         with _database(path):
-            self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
+            self._db = sqlite3.connect(refuse_link(path), timeout=10, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             with self._transaction() as db:
                 version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -102,6 +111,7 @@ class History:
                     raise UsageError(f"{path} was written by a newer statki (schema {version})")
                 db.execute(SCHEMA)
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        _keep_private(path)
 
     def __enter__(self) -> History:
         return self
