@@ -10,7 +10,6 @@ on to the player's next decision.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import random
 import secrets
@@ -22,10 +21,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.strategies import place_fleet
 from statki_net.game.battle import Sea
-from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.rules import Ruleset, preset_name
-from statki_net.protocol.logformat import header_record
+from statki_net.game.rules import Ruleset
 from statki_net.protocol.session import (
     Entropy,
     Event,
@@ -37,10 +35,8 @@ from statki_net.protocol.session import (
     YourTurn,
 )
 from statki_net.protocol.wire import Role
-from statki_net.referee.verify import fingerprint, judge_log
-from statki_net.store.history import GameRow, History
-from statki_net.store.logwriter import LogWriter
-from statki_net.version import SOFTWARE
+from statki_net.store.history import History
+from statki_net.store.recorder import GameRecorder, ending_of
 
 Clock = Callable[[], int]
 Chooser = Callable[[Sea, int], tuple[int, ...]]
@@ -61,6 +57,10 @@ def computer_key(strategy: str) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
+COMPUTER_PEER = "computer, in-process"
+"""The opponent as this side's log header names it."""
+
+
 def simple_chooser(rng: random.Random) -> Chooser:
     """Fire at random squares not known yet (any squares once none are left)."""
 
@@ -71,78 +71,6 @@ def simple_chooser(rng: random.Random) -> Chooser:
         return tuple(shots + rng.sample(range(area), count - len(shots)))
 
     return choose
-
-
-class GameRecord:
-    """The player's log file and history row for one game."""
-
-    def __init__(self, home: Path, history: History | None, clock: Clock) -> None:
-        self.log_dir = home / "logs"
-        self.history = history
-        self.clock = clock
-        self.log: LogWriter | None = None
-        self.game_id = ""
-        self.finished = False
-
-    def open(self, session: Session) -> None:
-        """Start the log with every frame so far, and record the game as started."""
-        now = self.clock()
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now / 1000))
-        name = f"{stamp}-{session.role.value}-{secrets.token_hex(4)}.statki"
-        header = header_record(session.role.value, SOFTWARE, now)
-        header["peer"] = "computer, in-process"
-        self.log = LogWriter(self.log_dir / name, header)
-        for frame in session.transcript.frames:
-            self.log.frame(frame)
-        self.game_id = session.transcript.game.hex()
-        hello = session.transcript.sides[session.peer].hello
-        if self.history is not None and hello is not None:
-            rules = session.rules
-            self.history.started(
-                GameRow(
-                    game_id=self.game_id,
-                    started=now,
-                    my_role=session.role.value,
-                    opponent_key=fingerprint(hello.key),
-                    opponent_name=hello.name,
-                    rules=(preset_name(rules) or "custom rules") if rules else "",
-                    log_path=str(self.log.path),
-                )
-            )
-
-    def events(self, events: list[Event]) -> None:
-        if self.log is None:
-            return
-        for event in events:
-            if isinstance(event, FrameAdded):
-                self.log.frame(event.frame)
-
-    def close(self, session: Session) -> None:
-        """Close the log, judge it as a referee would, record the end; idempotent."""
-        if self.finished or self.log is None:
-            return
-        self.finished = True
-        self.log.close()
-        try:
-            verdict = judge_log(self.log.path.read_bytes()).headline()
-        except (StatkiError, OSError) as error:
-            verdict = f"cannot judge the log: {error}"
-        t, me = session.transcript, session.role
-        if t.winner is None or t.end is None:
-            result = "none"
-        else:
-            result = "won" if t.winner is me else "lost"
-        if self.history is not None:
-            with contextlib.suppress(Exception):  # a full disk must not hide the result
-                self.history.ended(
-                    self.game_id,
-                    ended=self.clock(),
-                    result=result,
-                    end_reason=t.end.value if t.end else "closed",
-                    my_shots=t.shots_by(me),
-                    their_shots=t.shots_by(me.other),
-                    verdict=verdict,
-                )
 
 
 class LocalGame:
@@ -179,7 +107,7 @@ class LocalGame:
         self.starter = starter
         """Who shoots first, proposed in the hello (a rematch); None lets the coin decide."""
         self.first: Role | None = None
-        self.record: GameRecord | None = None
+        self.recorder: GameRecorder | None = None
         self._listeners: list[Callable[[list[Event]], None]] = []
         self._session, self._bot = self._pair()
 
@@ -208,7 +136,7 @@ class LocalGame:
 
     @property
     def log_path(self) -> Path | None:
-        return self.record.log.path if self.record and self.record.log else None
+        return self.recorder.log_path if self.recorder else None
 
     def listen(self, listener: Callable[[list[Event]], None]) -> None:
         self._listeners = [listener]
@@ -219,8 +147,9 @@ class LocalGame:
         self._session.set_fleet(fleet)
         events = self._handshake()
         if self.home is not None:
-            self.record = GameRecord(self.home, self.history, self.clock)
-            self.record.open(self._session)
+            self.recorder = GameRecorder(self.home / "logs", self.history, peer=COMPUTER_PEER)
+            self.recorder.open(self._session, self.clock())
+            self.recorder.started(self._session, self.clock())
         self._deliver([e for e in events if not isinstance(e, FrameAdded)])
 
     def decline(self, reason: str) -> None:
@@ -298,11 +227,21 @@ class LocalGame:
 
     def _run(self, events: list[Event]) -> None:
         events = events + self._exchange()
-        if self.record:
-            self.record.events(events)
-            if any(isinstance(e, GameClosed) for e in events):
-                self.record.close(self._session)
+        if self.recorder:
+            self._record(self.recorder, events)
         self._deliver([e for e in events if not isinstance(e, FrameAdded)])
+
+    def _record(self, recorder: GameRecorder, events: list[Event]) -> None:
+        """Log the frames; at the close, judge the log as a referee would and record the end.
+
+        The log is short and the computer waits: judged here, not in a thread.
+        """
+        for event in events:
+            if isinstance(event, FrameAdded):
+                recorder.frame(event.frame)
+        if any(isinstance(e, GameClosed) for e in events):
+            verdict = recorder.judge()
+            recorder.ended(self._session, ending_of(self._session), verdict, self.clock())
 
     def _deliver(self, events: list[Event]) -> None:
         for listener in self._listeners:

@@ -1,7 +1,8 @@
 """The model's ``Link`` over TCP: ``statki_net.net.connection.GameConnection``.
 
 The model reads the session's events themselves (the connection's notices
-are maps for other front ends), through ``GameConnection.event_listeners``.
+are for front ends that keep no state of their own), through
+``GameConnection.event_listeners``.
 ``ConnectionLink`` adapts the connection to the model: events reach the
 model on the next turn of the event loop, so the model may act (resign
 when its turn comes) without re-entering the connection, and ``on_change``
@@ -21,7 +22,6 @@ the host listens again on its invite's port, the guest dials the same host.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -119,7 +119,7 @@ class ConnectionLink:
 
     @property
     def log_path(self) -> Path | None:
-        return self.conn.log.path if self.conn and self.conn.log else None
+        return self.conn.log_path if self.conn else None
 
     def listen(self, listener: Callable[[list[Event]], None]) -> None:
         self._listener = listener
@@ -281,7 +281,7 @@ async def play_over_connection(
     finally:
         if not task.done():
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            # gather, not a suppressed await: a cancellation of this task must go on.
+            await asyncio.gather(task, return_exceptions=True)
         elif task.exception() is not None:
             raise task.exception()  # type: ignore[misc]

@@ -2,7 +2,9 @@
 
 It talks to a game through a ``GameHandle``: ``LocalHandle`` wraps a
 ``GameConnection`` in this process, ``control.RemoteHandle`` a game the
-daemon plays.  Both boards are printed after every volley; a shot is typed
+daemon plays.  Either hands it typed notices (``statki_net.net.notices``)
+with the boards drawn as text when they were told (``boards.Shown``): both
+boards are printed after every volley.  A shot is typed
 as its square (``C7``), a salvo as several on one line (``A1 B2 C3``), and
 ``resign`` (or ``quit``) gives up.  Bad input gets one line and a new prompt.
 """
@@ -20,7 +22,12 @@ from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.net.connection import GameConnection, Notice
+from statki_net.net import notices
+from statki_net.net.boards import Shown, shown
+from statki_net.net.connection import GameConnection, GameOverError
+from statki_net.net.notices import Notice
+from statki_net.protocol.endings import Result
+from statki_net.protocol.session import Failed
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
@@ -36,8 +43,8 @@ INTERRUPTED = Interrupted()
 class GameHandle(Protocol):
     """What a front end needs of a game, wherever it is played."""
 
-    async def next_notice(self) -> Notice | None:
-        """The next notice; None after ``closed``."""
+    async def next_notice(self) -> Shown | None:
+        """The next notice, with the boards as they stood; None after ``Closed``."""
         ...
 
     async def accept(self, fleet: Fleet) -> None: ...
@@ -52,17 +59,25 @@ class GameHandle(Protocol):
 class LocalHandle:
     """A game played by a ``GameConnection`` in this process."""
 
-    def __init__(self, conn: GameConnection) -> None:
+    def __init__(self, conn: GameConnection, *, draw_boards: bool = True) -> None:
         self.conn = conn
-        self.queue = conn.subscribe()
+        self.draw_boards = draw_boards
+        """Draw the boards with each notice that shows them (a computer player needs none)."""
+        self.queue: asyncio.Queue[Shown] = asyncio.Queue()
         self.finished = False
+        conn.listeners.append(self._told)
 
-    async def next_notice(self) -> Notice | None:
+    def _told(self, notice: Notice) -> None:
+        # Drawn now, as the notice is told: by the time it is read the game may be further on.
+        told = shown(notice, self.conn.session) if self.draw_boards else Shown(notice)
+        self.queue.put_nowait(told)
+
+    async def next_notice(self) -> Shown | None:
         if self.finished:
             return None
-        notice = await self.queue.get()
-        self.finished = notice["event"] == "closed"
-        return notice
+        told = await self.queue.get()
+        self.finished = isinstance(told.notice, notices.Closed)
+        return told
 
     async def accept(self, fleet: Fleet) -> None:
         self.conn.accept(fleet)
@@ -132,20 +147,23 @@ def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
     return squares
 
 
-def describe_rules(notice: Notice) -> str:
-    rules = Ruleset.from_map(notice["rules_map"])
+def describe_rules(notice: notices.Rules) -> str:
+    rules = notice.rules
     fleet = ",".join(str(length) for length in rules.fleet)
-    seconds = notice["move_ms"] // 1000
-    first = notice.get("first")
-    starts = f"; the {first} shoots first (agreed, no coin toss)" if first else ""
+    seconds = notice.limits.move_ms // 1000
+    first = notice.first
+    starts = f"; the {first.value} shoots first (agreed, no coin toss)" if first else ""
     return (
-        f"rules: {notice['rules']} (fleet {fleet}; touching {rules.touching.value};"
+        f"rules: {notice.name} (fleet {fleet}; touching {rules.touching.value};"
         f" turns {rules.turns.value}); {seconds} s a move{starts}"
     )
 
 
+RESULT_WORDS = {Result.WON: "you won", Result.LOST: "you lost", Result.NONE: "no winner"}
+
+
 class PromptPlayer:
-    """Plays one game at the line prompt; ``play`` returns the ``closed`` notice."""
+    """Plays one game at the line prompt; ``play`` returns the ``Closed`` notice."""
 
     def __init__(
         self,
@@ -168,17 +186,19 @@ class PromptPlayer:
         self.quiet = quiet
         """Print only the game's start and end (a computer plays this side)."""
         self.size = 10
-        self.closed: Notice | None = None
-        self._notice: asyncio.Task[Notice | None] | None = None
+        self.closed: notices.Closed | None = None
+        self.failure: Failed | None = None
+        """Why the game stopped early, as the last ``Failed`` notice said."""
+        self._notice: asyncio.Task[Shown | None] | None = None
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    async def play(self) -> Notice:
+    async def play(self) -> notices.Closed:
         try:
-            while (notice := await self._upcoming()) is not None:
+            while (told := await self._upcoming()) is not None:
                 self._notice = None
-                await self._on(notice)
+                await self._on(told.notice, told.boards)
         finally:
             if self.lines:
                 self.lines.close()
@@ -188,40 +208,39 @@ class PromptPlayer:
             raise UsageError("the game ended without a word")
         return self.closed
 
-    async def _on(self, notice: Notice) -> None:
-        event = notice["event"]
-        if event == "hello":
-            where = f" from {notice['address']}" if notice.get("address") else ""
-            self.say(f"opponent: {notice['name'] or '(no name)'} [{notice['key']}]{where}")
-        elif event == "rules":
-            self.say(describe_rules(notice))
-            if self.lines is not None:
-                await self._decide(notice)
-        elif event == "started":
-            self.size = int(notice.get("size", 10))
-            self.say("you shoot first" if notice["you_first"] else "your opponent shoots first")
-            if not self.quiet:
-                self.say(notice["boards"])
-        elif event == "turn" and self.lines is not None:
-            await self._turn(int(notice["shots"]))
-        elif event == "volley" and not self.quiet:
-            who = "you" if notice["mine"] else "they"
-            self.say(f"{who} fired {' '.join(notice['squares'])}: {notice['answer']}")
-            self.say(notice["boards"])
-        elif event == "over":
-            words = {"won": "you won", "lost": "you lost", "none": "no winner"}
-            self.say(f"{words.get(notice['result'], notice['result'])} ({notice['end']})")
-        elif event == "failed":
-            who = "the opponent" if notice["by_peer"] else "this side"
-            self.say(f"the game stopped: {who} reported {notice['code']}: {notice['detail']}")
-        elif event == "closed":
-            self.closed = notice
-            if notice.get("verdict"):
-                self.say(f"verdict: {notice['verdict']}")
-            if notice.get("log"):
-                self.say(f"log: {notice['log']}")
+    async def _on(self, notice: Notice, boards: str) -> None:
+        match notice:
+            case notices.Hello(name=name, key=key, address=address):
+                where = f" from {address}" if address else ""
+                self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
+            case notices.Rules():
+                self.say(describe_rules(notice))
+                if self.lines is not None:
+                    await self._decide(notice)
+            case notices.Started(you_first=you_first, size=size):
+                self.size = size
+                self.say("you shoot first" if you_first else "your opponent shoots first")
+                if not self.quiet:
+                    self.say(boards)
+            case notices.Turn(shots=shots) if self.lines is not None:
+                await self._turn(shots)
+            case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
+                self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
+                self.say(boards)
+            case notices.Over(result=result, end=end):
+                self.say(f"{RESULT_WORDS[result]} ({end.value})")
+            case Failed(detail=detail, by_peer=by_peer):
+                self.failure = notice
+                who = "the opponent" if by_peer else "this side"
+                self.say(f"the game stopped: {who} reported {notice.code_text}: {detail}")
+            case notices.Closed(verdict=verdict, log=log):
+                self.closed = notice
+                if verdict:
+                    self.say(f"verdict: {verdict}")
+                if log:
+                    self.say(f"log: {log}")
 
-    def _upcoming(self) -> asyncio.Task[Notice | None]:
+    def _upcoming(self) -> asyncio.Task[Shown | None]:
         if self._notice is None:
             self._notice = asyncio.ensure_future(self.handle.next_notice())
         return self._notice
@@ -238,8 +257,8 @@ class PromptPlayer:
         self.lines.take()
         return line.result()
 
-    async def _decide(self, notice: Notice) -> None:
-        rules = Ruleset.from_map(notice["rules_map"])
+    async def _decide(self, notice: notices.Rules) -> None:
+        rules = notice.rules
         while True:
             answer = await self._ask("play by these rules? [y/n] ")
             if isinstance(answer, Interrupted):
@@ -278,7 +297,7 @@ class PromptPlayer:
                 await self.handle.shoot(parse_volley(line, self.size, due))
             except UsageError as error:
                 self.say(f"! {error}")
-                if "over" in str(error):
+                if isinstance(error, GameOverError):
                     return
                 continue
             return

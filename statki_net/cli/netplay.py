@@ -36,7 +36,9 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.connection import GameConnection, attach_computer, enable_keepalive
+from statki_net.net.admission import Admission, Admitted
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle
 from statki_net.net.invite import (
     DEFAULT_PORT,
@@ -48,20 +50,25 @@ from statki_net.net.invite import (
     parse_invite,
 )
 from statki_net.net.listen import (
+    ConnectHandler,
     bound_addresses,
     connect_any,
     default_listen,
+    enable_keepalive,
     listen,
     peer_text,
     visible_addresses,
 )
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
-from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
-from statki_net.store.identity import home_dir, load_identity
+from statki_net.store.home import home_dir
+from statki_net.store.identity import load_identity
 
-FINISHED = ("sunk", "resigned", "timeout", "cheated", "refused")
+FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""
@@ -95,7 +102,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add(commands: Subcommands) -> None:
-    host = commands.add_parser("host", help="host a game: print an invite and wait for a guest")
+    host = commands.add_parser("host")
     rules_argument(host)
     host.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     host.add_argument(
@@ -113,7 +120,7 @@ def add(commands: Subcommands) -> None:
     )
     player_arguments(host)
     host.set_defaults(run=_host)
-    join = commands.add_parser("join", help="join a game from its invite (statki://...)")
+    join = commands.add_parser("join")
     join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
     player_arguments(join)
     join.set_defaults(run=_join)
@@ -246,12 +253,9 @@ async def _host_game(
             await client.close()
     key = load_identity(player.home)
     arrived: Arrivals = asyncio.Queue()
-
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if await _may_be_a_guest(reader, writer):
-            await arrived.put((reader, writer))
-
-    servers = await listen(default_listen(port), on_connect)
+    admission: Admission[Arrivals] = Admission()
+    admission.offer(HOSTED, arrived)
+    servers = await listen(default_listen(port), _admitting(admission))
     try:
         bound = bound_addresses(servers)
         addresses = [parse_address(a, bound[0][1]) for a in advertise]
@@ -264,7 +268,6 @@ async def _host_game(
     finally:
         for server in servers:
             server.close()
-    _turn_away(arrived)
     if fleet is None:
         placement = player.placement if player.bot else "random"
         fleet = place_fleet(rules, placement, random.SystemRandom())
@@ -293,7 +296,6 @@ async def _host_on_screen(
         reader, writer = await arrived.get()
         for server in servers:
             server.close()
-        _turn_away(arrived)
         return _connection(player, session, reader, writer, history, expect_key=None)
 
     reunions: list[HostReunion] = []
@@ -322,27 +324,25 @@ class HostReunion:
         self.history = history
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
-
-    async def _arrive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if await _may_be_a_guest(reader, writer):
-            await self.arrived.put((reader, writer))
+        self.admission: Admission[Arrivals] = Admission()
 
     async def reopen(self) -> None:
         self.close()
-        _turn_away(self.arrived)
-        self.servers = await listen(self.addresses, self._arrive)
+        _turn_away(self.arrived)  # one who came too late for the last wait
+        self.admission.offer(HOSTED, self.arrived)
+        self.servers = await listen(self.addresses, _admitting(self.admission))
 
     async def connect(self, session: Session, who: str) -> GameConnection:
         seconds = session.proposed_limits.move_ms / 1000
         try:
-            reader, writer = await asyncio.wait_for(self.arrived.get(), seconds)
+            async with asyncio.timeout(seconds):  # wait_for can lose a cancellation in 3.11
+                reader, writer = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
                 f"{who} did not come back for the rematch within {seconds:g} s"
             ) from None
         finally:
             self.close()
-        _turn_away(self.arrived)
         return _connection(self.player, session, reader, writer, self.history, expect_key=None)
 
     def close(self) -> None:
@@ -383,25 +383,23 @@ class GuestReunion:
         )
 
 
-GUEST_QUIET_SECONDS = 0.3
-"""How long a new connection must stay open and silent to be taken for a guest."""
+HOSTED = "hosted"
+"""The name of the one game ``statki host`` offers for admission."""
 
 
-async def _may_be_a_guest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-    """Whether a new connection may be a statki guest, not a port scan or a stray client.
+def _admitting(admission: Admission[Arrivals]) -> ConnectHandler:
+    """A listener's handler: a connection admitted to the hosted game joins its arrivals.
 
-    The host speaks first, so a guest says nothing until it has the host's
-    hello.  A connection that closes at once (a port scanner) or talks first
-    (a web browser, a TLS probe) would otherwise take the one hosted game.
+    The admission turns away what is no guest (a port scan, a client that
+    speaks first), so it cannot take the one hosted game.
     """
-    try:
-        await asyncio.wait_for(reader.read(1), GUEST_QUIET_SECONDS)
-    except TimeoutError:
-        return True  # open and quiet, as a guest waiting for the hello is
-    except (ConnectionError, OSError):
-        pass
-    writer.close()  # it closed, or it spoke first: not a guest either way
-    return False
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        admitted = await admission.admit(reader, writer)
+        if isinstance(admitted, Admitted):
+            await admitted.game.put((admitted.reader, admitted.writer))
+
+    return on_connect
 
 
 def _turn_away(arrived: Arrivals) -> None:
@@ -486,7 +484,7 @@ async def _play_here(
         conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
             attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
-        handle = LocalHandle(conn)
+        handle = LocalHandle(conn, draw_boards=not player.bot)
         game = asyncio.ensure_future(conn.run())
         try:
             return await _play(player, handle, rules)
@@ -548,18 +546,14 @@ async def _on_screen(
         print("statki: you left before the game began", file=sys.stderr)
         return EXIT_FOUND
     for outcome in outcomes:
-        print(f"verdict: {outcome.verdict}" if outcome.verdict else f"end: {outcome.end}")
+        if outcome.verdict is not None:
+            print(f"verdict: {outcome.verdict.headline}")
+        else:
+            print(f"end: {outcome.ending.end.value}")
         if outcome.log_path is not None:
             print(f"log: {outcome.log_path}")
-    outcome = outcomes[-1]
-    failure = outcome.failure or ""
-    if "wrong-key" in failure:
-        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
-        return EXIT_FOUND
-    if outcome.end not in FINISHED:
-        print(f"statki: the game did not finish: {failure or outcome.end}", file=sys.stderr)
-        return EXIT_FOUND
-    return EXIT_OK
+    last = outcomes[-1]
+    return _exit_status(last.ending.end, last.failure, last.failure_text)
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
@@ -575,11 +569,15 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         quiet=player.bot is not None,
     )
     closed = await front.play()
-    failure = closed.get("failure") or ""
-    if "wrong-key" in failure:
-        print(f"statki: {failure.split(': ', 1)[-1]}", file=sys.stderr)
+    return _exit_status(closed.end, front.failure, closed.failure)
+
+
+def _exit_status(end: End, failure: Failed | None, why: str | None) -> int:
+    """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
+    if failure is not None and failure.code is Code.WRONG_KEY:
+        print(f"statki: {failure.detail}", file=sys.stderr)
         return EXIT_FOUND
-    if closed.get("end") not in FINISHED:
-        print(f"statki: the game did not finish: {failure or closed.get('end')}", file=sys.stderr)
+    if end not in FINISHED:
+        print(f"statki: the game did not finish: {why or end.value}", file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

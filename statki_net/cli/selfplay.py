@@ -15,9 +15,7 @@ from statki_net.net.selfplay import selfplay
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser(
-        "selfplay", help="two computer players over loopback TCP; prints a summary"
-    )
+    parser = commands.add_parser("selfplay")
     rules_argument(parser)
     parser.add_argument("--games", type=int, default=10, metavar="N", help="games to play")
     parser.add_argument(
@@ -58,11 +56,11 @@ def _selfplay(args: argparse.Namespace) -> int:
     print(f"rules: {args.rules}")
     print(report.summary())
     invalid = [
-        o.verdict
+        o.verdict.headline
         for pair in report.outcomes
         for o in pair
-        if o.verdict and not o.verdict.startswith("valid")
+        if o.verdict is not None and not o.verdict.valid
     ]
-    for verdict in invalid[:5]:
-        print(f"log: {verdict}")
+    for headline in invalid[:5]:
+        print(f"log: {headline}")
     return EXIT_OK

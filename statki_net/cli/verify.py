@@ -40,7 +40,7 @@ R = TypeVar("R")
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser("verify", help="judge the games some logs hold, as a referee")
+    parser = commands.add_parser("verify")
     parser.add_argument(
         "paths", nargs="+", metavar="LOG", help="a log file, or a directory to search for logs"
     )

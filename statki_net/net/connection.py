@@ -1,22 +1,24 @@
 """One game over one TCP stream: the asyncio driver around a sans-I/O ``Session``.
 
-``GameConnection`` feeds the bytes it reads to the session, writes what the
-session has to send, appends every signed frame (and a note for anything
-unsigned that happened: a dropped connection, a timeout, a rejected message)
-to the game's own log file, calls ``check_time`` when the peer's deadline
-passes, and records the game in the history when it starts and when it ends.
+In the manner of aioquic's asyncio adapter: ``GameConnection`` feeds the bytes
+it reads to the session and writes what the session has to send.  One timer,
+scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
+re-armed after every batch of events, calls ``check_time`` when the peer is
+overdue; nothing polls.  Every signed frame (and a note for anything unsigned
+that happened: a dropped connection, a timeout, a rejected message) goes to
+the game's own log file, and the game to the history when it starts and ends.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
-socket, the computer player) see the game as *notices*: plain maps that
-msgpack can carry unchanged, listed in SPEC.md ("The control socket").  They
-get them from ``subscribe()`` (an asyncio queue) or ``listeners`` (called in
-order, synchronously), and act with ``accept``/``refuse``/``shoot``/``resign``.
-A listener must not act from inside its call: it schedules the action
-(``loop.call_soon``), so notices keep their order.
+socket, the computer player) see the game as *notices*, typed values
+(``statki_net.net.notices``), from ``listeners`` (called in order,
+synchronously), or as the session's own events from ``event_listeners``; they
+act with ``accept``/``refuse``/``shoot``/``resign``.  A listener must not act
+from inside its call: it schedules the action (``loop.call_soon``), so notices
+keep their order.
 
     conn = GameConnection(session, reader, writer, log_dir=home / "logs",
                           history=History.in_home(home))
-    notices = conn.subscribe()
+    conn.listeners.append(on_notice)
     outcome = await conn.run()      # returns when the game is over, whatever happened
 
 ``run`` never raises for anything the peer does: every error in the game is
@@ -27,47 +29,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
-import secrets
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from statki_net.ai.computer import ComputerPlayer
-from statki_net.game.battle import Defence, Sea
-from statki_net.game.board import square_name
-from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
-from statki_net.game.rules import preset_name
-from statki_net.protocol.endings import End
+from statki_net.net.notices import Closed, Notice, notice_of
+from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import (
-    BattleOver,
     ConnectionLost,
     Event,
     Evidence,
     Failed,
     FrameAdded,
-    GameClosed,
-    GameStarted,
-    PeerHello,
-    RulesProposed,
     Session,
-    VolleyDone,
-    YourTurn,
 )
-from statki_net.protocol.wire import Role
-from statki_net.referee.verify import fingerprint, judge_log
-from statki_net.store.history import GameRow, History
-from statki_net.store.logwriter import LogWriter
+from statki_net.protocol.wire import MAX_FRAME, Role
+from statki_net.store.history import History
+from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
 Clock = Callable[[], int]
-Notice = dict[str, Any]
 Listener = Callable[[Notice], None]
 
 READ_SIZE = 64 * 1024
@@ -80,35 +64,47 @@ def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def enable_keepalive(writer: asyncio.StreamWriter) -> None:
-    """Let the kernel notice a peer that vanished without closing (a half-open connection)."""
-    sock = writer.get_extra_info("socket")
-    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
-        return
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        for option, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
-            if hasattr(socket, option):
-                sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+class GameOverError(UsageError):
+    """An action on a game that has ended: a front end stops asking for one."""
 
 
 @dataclass(frozen=True)
 class Outcome:
     """How one game ended, as this side saw it."""
 
-    result: str
-    """won, lost or none."""
-    end: str
-    """sunk, resigned, timeout, cheated, refused, error or closed."""
+    ending: Ending
+    role: Role
+    """This side."""
     my_shots: int
     their_shots: int
-    verdict: str | None
-    """The referee's one-line verdict on the log (None without a log)."""
+    verdict: LogVerdict | None
+    """The referee's judgement of this side's log (None without a log)."""
     log_path: Path | None
     game_id: str
-    failure: str | None = None
-    """Why the game stopped early, if it did: ``code: detail``."""
+    failure: Failed | None = None
+    """Why the game stopped early, if it did."""
+
+    @property
+    def result(self) -> Result:
+        return self.ending.result(self.role)
+
+    @property
+    def failure_text(self) -> str | None:
+        """The failure as a person reads it: ``code: detail``."""
+        failure = self.failure
+        return f"{failure.code_text}: {failure.detail}" if failure else None
+
+    def closed(self) -> Closed:
+        """The last notice of the game, which says so."""
+        return Closed(
+            self.result,
+            self.ending.end,
+            verdict=self.verdict.headline if self.verdict else None,
+            failure=self.failure_text,
+            log=self.log_path,
+            my_shots=self.my_shots,
+            their_shots=self.their_shots,
+        )
 
 
 class GameConnection:
@@ -129,8 +125,8 @@ class GameConnection:
         self.session = session
         self.reader = reader
         self.writer = writer
-        self.log_dir = log_dir
-        self.history = history
+        self.recorder = GameRecorder(log_dir, history, peer=peer_address)
+        """The log file, the history row and the verdict: shared with local games."""
         self.now = now
         self.expect_key = expect_key
         """The host key the invite named: the guest's session refuses any other."""
@@ -141,31 +137,23 @@ class GameConnection:
         self.event_listeners: list[Callable[[list[Event]], None]] = []
         """Called with each batch of the session's own events (no frames), for front ends
         that keep their own state (the full-screen client); same rule as ``listeners``."""
-        self.wants_boards: Callable[[], bool] = lambda: bool(self._queues)
-        """Whether notices carry the boards drawn as text (drawing costs; bots need none)."""
-        self.log: LogWriter | None = None
-        self.recorded = False
         self.outcome: Outcome | None = None
-        self.notes: list[str] = []
-        self._queues: list[asyncio.Queue[Notice]] = []
-        self._changed = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
+        self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
+        self._closed = asyncio.Event()
+        """Set once the session has closed: a game finished alone ends here too."""
+        self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
-
-    def subscribe(self) -> asyncio.Queue[Notice]:
-        """A queue that receives every notice from now on, ending with ``closed``."""
-        queue: asyncio.Queue[Notice] = asyncio.Queue()
-        self._queues.append(queue)
-        return queue
-
-    def unsubscribe(self, queue: asyncio.Queue[Notice]) -> None:
-        with contextlib.suppress(ValueError):
-            self._queues.remove(queue)
 
     @property
     def game_id(self) -> str:
         return self.session.transcript.game.hex()
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.recorder.log_path
 
     def accept(self, fleet: Fleet) -> None:
         self._act(lambda now: self.session.accept(fleet, now))
@@ -179,45 +167,12 @@ class GameConnection:
     def resign(self) -> None:
         self._act(lambda now: self.session.resign(now))
 
-    def boards(self) -> str:
-        """Both boards as text: this side's fleet with the opponent's shots, and its view."""
-        session = self.session
-        rules = session.rules
-        if rules is None:
-            return ""
-        defence = self._current_defence()
-        view = session.view or Sea(rules)
-        left = (
-            defence_lines(defence) if defence else sea_lines(Sea(rules))
-        )  # no fleet yet: empty water
-        return side_by_side(left, sea_lines(view), ("your fleet", "their sea")) + "\n" + LEGEND
-
-    def _drawn_boards(self) -> str:
-        return self.boards() if self.wants_boards() else ""
-
-    def state(self) -> Notice:
-        """A summary a front end can draw from at any moment."""
-        t = self.session.transcript
-        return {
-            "game": self.game_id,
-            "role": self.session.role.value,
-            "phase": t.phase.value,
-            "my_turn": self.session.my_turn,
-            "shots_due": self.session.shots_due,
-            "opponent": self._opponent(),
-            "rules": _rules_name(self.session),
-            "closed": self.session.closed,
-            "log": str(self.log.path) if self.log else None,
-            "boards": self.boards(),
-        }
-
-    # ------------------------------------------------------------ the loop
+    # ------------------------------------------------------------ the game, start to end
 
     async def run(self) -> Outcome:
         """Play the game to its end; never raises for the peer's doing."""
-        timer = asyncio.ensure_future(self._timer())
         try:
-            self._open_log()
+            self.recorder.open(self.session, self.now())
             self._handle(self.session.start(self.now()))
             await self._flush()
             await self._read_until_closed()
@@ -227,17 +182,22 @@ class GameConnection:
         except Exception as error:  # a bug or a local failure must not lose the log
             self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
         finally:
-            timer.cancel()
-            with contextlib.suppress(BaseException):
-                await timer
-            await self._close_stream()
-            # Judging reads the whole log: off the event loop, so other games go on.
-            verdict = await asyncio.to_thread(self._close_and_judge_log)
-            self._finish(verdict)
+            self._disarm()
+            # A task of its own, so the record is finished even if this one is
+            # cancelled meanwhile; the cancellation itself still goes on, up.
+            self._winding_up = asyncio.ensure_future(self._wind_up())
+            await asyncio.shield(self._winding_up)
         assert self.outcome is not None
         return self.outcome
 
+    async def _wind_up(self) -> None:
+        await self._close_stream()
+        # Judging reads the whole log: off the event loop, so other games go on.
+        verdict = await asyncio.to_thread(self.recorder.judge)
+        self._finish(verdict)
+
     async def wait(self) -> Outcome:
+        """The outcome, once the game has ended (for whoever did not call ``run``)."""
         await self._done.wait()
         assert self.outcome is not None
         return self.outcome
@@ -257,40 +217,51 @@ class GameConnection:
                 self._note(f"the peer closed the connection while {speaker} was to speak")
                 self._handle(self.session.connection_lost(self.now()))
                 break
+            self._last_chunk = data
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
         # A lost connection does not end the game (SPEC.md section 12): the session
         # plays on alone, the timer claiming when the peer's time runs out and the
         # player still moving, until its log ends.
-        while not self.session.closed:
-            self._changed.clear()
-            await self._changed.wait()
+        await self._closed.wait()
 
-    async def _timer(self) -> None:
-        """Claim on time when the peer's deadline passes (the deadline moves with every message)."""
-        while not self.session.closed:
-            self._changed.clear()
-            due = self.session.deadline()
-            if due is None:
-                await self._changed.wait()
-                continue
-            delay = (due - self.now()) / 1000
-            if delay > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), delay)
-                continue
-            waited = (self.now() - self.session.last_heard) / 1000
-            self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
+    # ------------------------------------------------------------ the one timer
+
+    def _arm(self) -> None:
+        """Set the one timer at the session's own deadline (none when nobody is awaited).
+
+        Called after every batch of events, since any message moves the deadline.
+        """
+        self._disarm()
+        due = self.session.deadline()
+        if due is None:
+            return
+        delay = max(0.0, (due - self.now()) / 1000)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, due)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _deadline_passed(self, due: int) -> None:
+        """Claim on time; the loop's clock may run a hair ahead of ``now``: then wait on."""
+        self._timer = None
+        if self.session.closed:
+            return
+        if self.now() < due:
+            self._arm()
+            return
+        waited = (self.now() - self.session.last_heard) / 1000
+        self._note(f"the peer was silent for {waited:.1f} s: claiming the game on time")
+        try:
             self._handle(self.session.check_time(self.now()))
-            await self._flush()
-        # Wake the reader, which may be waiting on a silent peer: closing the
-        # stream sends what is written (the claim) and then ends the read.
-        # (Feeding the reader an end of its own races with data still arriving.)
-        self.writer.close()
+        except Exception as error:  # a callback's error would reach no one: stop the game
+            self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
-            raise UsageError("the game is over")
+            raise GameOverError("the game is over")
         self._handle(action(self.now()))
         self._write()
 
@@ -299,112 +270,70 @@ class GameConnection:
     def _handle(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, FrameAdded):
-                if self.log:
-                    self.log.frame(event.frame)
+                self.recorder.frame(event.frame)
                 continue
             if isinstance(event, Evidence):
-                if self.log:
-                    self.log.evidence(event.frame, event.code, event.at)
+                self.recorder.evidence(event.frame, event.code, event.at)
                 continue
             if isinstance(event, ConnectionLost):
                 self._note(f"connection lost: {event.code.value}: {event.detail}", event.data)
-                # Hang up; the game goes on here alone (see _read_until_closed).
-                self.writer.close()
+                self.writer.close()  # hang up; the game goes on here alone
             if isinstance(event, Failed):
                 self._note_failure(event)
-            notice = self._notice(event)
+            notice = notice_of(event, self.session, self.peer_address)
             if notice is not None:
                 self._publish(notice)
-        if not self.recorded and self.session.transcript.game:
-            self._record_start()
+        self.recorder.started(self.session, self.now())
         self._write()
-        self._changed.set()
+        self._settle()
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
         for event_listener in list(self.event_listeners):
             event_listener(told)
 
-    def _notice(self, event: Event) -> Notice | None:
-        me = self.session.role
-        match event:
-            case PeerHello(hello=hello):
-                return {
-                    "event": "hello",
-                    "name": hello.name,
-                    "key": fingerprint(hello.key),
-                    "software": hello.software,
-                    "address": self.peer_address,
-                }
-            case RulesProposed(rules=rules, limits=limits, first=first):
-                return {
-                    "event": "rules",
-                    "rules": preset_name(rules) or "custom rules",
-                    "rules_map": rules.to_map(),
-                    "move_ms": limits.move_ms,
-                    "reveal_ms": limits.reveal_ms,
-                    "first": first.value if first else None,
-                }
-            case GameStarted(first=first):
-                return {
-                    "event": "started",
-                    "first": first.value,
-                    "you_first": first is me,
-                    "game": self.game_id,
-                    "size": self.session.rules.size if self.session.rules else 10,
-                    "boards": self._drawn_boards(),
-                }
-            case YourTurn(shots=shots):
-                return {"event": "turn", "shots": shots}
-            case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
-                size = self.session.rules.size if self.session.rules else 10
-                return {
-                    "event": "volley",
-                    "shooter": shooter.value,
-                    "mine": shooter is me,
-                    "move": move,
-                    "squares": [_square_text(s, size) for s in squares],
-                    "answer": answer.words(),
-                    "boards": self._drawn_boards(),
-                }
-            case BattleOver(ending=ending):
-                return {
-                    "event": "over",
-                    "result": _result(ending.winner, me),
-                    "end": ending.end.value,
-                }
-            case ConnectionLost(detail=detail):
-                return {"event": "lost", "detail": detail}
-            case Failed(detail=detail, by_peer=by_peer):
-                code = event.code_text
-                return {"event": "failed", "code": code, "detail": detail, "by_peer": by_peer}
-            case GameClosed():
-                return None  # the closing notice comes from _finish, with the verdict
-        return None
+    def _settle(self) -> None:
+        """After events: re-arm the timer, or, once the game is closed, end the stream.
+
+        Closing sends what is written (a claim, an error) and then ends the read
+        the reader may be waiting in on a silent peer.  (Feeding the reader an
+        end of its own would race with data still arriving.)
+        """
+        if self.session.closed:
+            self._disarm()
+            self.writer.close()
+            self._closed.set()
+        else:
+            self._arm()
 
     def _publish(self, notice: Notice) -> None:
-        for queue in list(self._queues):
-            queue.put_nowait(notice)
         for listener in list(self.listeners):
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
+        if failure.code is Code.CLOSED:
+            return  # already noted where the connection dropped
         if failure.by_peer:
             self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
-            # A refused frame is in the log already, as an evidence record.
-            self._note(f"stopped the game: {failure.code_text}: {failure.detail}")
+            evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
+            self._note(
+                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
+            )
 
     def _note(self, text: str, data: bytes = b"") -> None:
-        self.notes.append(text)
-        if self.log:
-            self.log.note(Note(text, self.now(), data))
+        self.recorder.note(text, self.now(), data)
 
-    def _stop_locally(self, code: Code, detail: str) -> None:
-        """End the game from this side (stopped, a local error): an ``error`` message, which
-        from the guest's accept on is this side's forfeit; never raises."""
+    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
+        """End the game from this side (a bad key, a local error); never raises."""
+        self._note(f"stopped: {code.value}: {detail}")
         if not self.session.closed:
-            with contextlib.suppress(Exception):
-                self._handle(self.session.abort(code, detail, self.now()))
-        self._changed.set()
+            if tell_peer:
+                with contextlib.suppress(Exception):
+                    self._handle(self.session.abort(code, detail, self.now()))
+            if not self.session.closed:
+                self.session.connection_lost(self.now())
+            self.session.failure = Failed(code, detail, by_peer=False)
+        self._publish(Failed(code, detail, by_peer=False))
+        self._settle()
 
     # ------------------------------------------------------------ I/O
 
@@ -419,182 +348,32 @@ class GameConnection:
             await self.writer.drain()
 
     async def _close_stream(self) -> None:
+        # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
         self._write()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.drain(), CLOSE_WAIT)
+            async with asyncio.timeout(CLOSE_WAIT):
+                await self.writer.drain()
         self.writer.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.wait_closed(), CLOSE_WAIT)
+            async with asyncio.timeout(CLOSE_WAIT):
+                await self.writer.wait_closed()
 
-    # ------------------------------------------------------------ log and history
-
-    def _open_log(self) -> None:
-        if self.log_dir is None:
-            return
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.now() / 1000))
-        name = f"{stamp}-{self.session.role.value}-{secrets.token_hex(4)}.statki"
-        header = header_record(self.session.role.value, self.session.software, self.now())
-        if self.peer_address:
-            header["peer"] = self.peer_address[:200]
-        self.log = LogWriter(self.log_dir / name, header)
-
-    def _opponent(self) -> Notice:
-        hello = self.session.transcript.sides[self.session.peer].hello
-        if hello is None:
-            return {"name": "", "key": "", "address": self.peer_address}
-        return {"name": hello.name, "key": fingerprint(hello.key), "address": self.peer_address}
-
-    def _record_start(self) -> None:
-        self.recorded = True
-        if self.history is None:
-            return
-        opponent = self._opponent()
-        self.history.started(
-            GameRow(
-                game_id=self.game_id,
-                started=self.now(),
-                my_role=self.session.role.value,
-                opponent_key=opponent["key"],
-                opponent_name=opponent["name"],
-                rules=_rules_name(self.session),
-                log_path=str(self.log.path) if self.log else "",
-            )
-        )
-
-    def _close_and_judge_log(self) -> str | None:
-        """The referee's line on this game's log (None without a log); never raises."""
-        if not self.log:
-            return None
-        try:
-            self.log.close()
-            return judge_log(self.log.path.read_bytes()).headline()
-        except (StatkiError, OSError) as error:
-            return f"cannot judge the log: {error}"
-
-    def _finish(self, verdict: str | None) -> None:
+    def _finish(self, verdict: LogVerdict | None) -> None:
         """Record the end and tell whoever listens; idempotent."""
         if self.outcome is not None:
             return
         t, me = self.session.transcript, self.session.role
-        failure, ending = self.session.failure, self.session.ending
-        end = ending.end.value if ending else End.NO_GAME.value
+        ending = ending_of(self.session)
         self.outcome = Outcome(
-            result=ending.result(me).value if ending else "none",
-            end=end,
+            ending,
+            me,
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(me.other),
             verdict=verdict,
-            log_path=self.log.path if self.log else None,
+            log_path=self.log_path,
             game_id=self.game_id,
-            failure=f"{failure.code_text}: {failure.detail}" if failure else None,
+            failure=self.session.failure,
         )
-        if self.history is not None and self.recorded:
-            with contextlib.suppress(Exception):  # a full disk must not hide the outcome
-                self.history.ended(
-                    self.game_id,
-                    ended=self.now(),
-                    result=self.outcome.result,
-                    end_reason=end,
-                    my_shots=self.outcome.my_shots,
-                    their_shots=self.outcome.their_shots,
-                    verdict=verdict or "",
-                )
-        self._publish(
-            {
-                "event": "closed",
-                "result": self.outcome.result,
-                "end": end,
-                "verdict": verdict,
-                "failure": self.outcome.failure,
-                "log": str(self.log.path) if self.log else None,
-                "my_shots": self.outcome.my_shots,
-                "their_shots": self.outcome.their_shots,
-            }
-        )
+        self.recorder.ended(self.session, ending, verdict, self.now())
+        self._publish(self.outcome.closed())
         self._done.set()
-
-    def _current_defence(self) -> Defence | None:
-        """This side's fleet with every shot the opponent has fired at it so far."""
-        session = self.session
-        if session.fleet is None or session.rules is None:
-            return None
-        defence = Defence(session.rules, session.fleet)
-        for volley in session.transcript.sides[session.peer].volleys:
-            defence = defence.answer(volley.shots)[1]
-        return defence
-
-
-def _result(winner: Role | None, me: Role) -> str:
-    if winner is None:
-        return "none"
-    return "won" if winner is me else "lost"
-
-
-def _rules_name(session: Session) -> str:
-    rules = session.rules
-    if rules is None:
-        return ""
-    return preset_name(rules) or "custom rules"
-
-
-def _square_text(square: int, size: int) -> str:
-    return square_name(square, size) if 0 <= square < size * size else str(square)
-
-
-# ---------------------------------------------------------------- the computer at the helm
-
-
-def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
-    """Let ``player`` decide for this side: accept any rules, and fire when it is its turn."""
-    loop = asyncio.get_running_loop()
-
-    def act(action: Callable[[], None]) -> None:
-        with contextlib.suppress(UsageError):  # the game may have ended meanwhile
-            action()
-
-    thinking: set[asyncio.Task[None]] = set()
-
-    async def fire() -> None:
-        session = conn.session
-        if not session.my_turn or session.view is None:
-            return
-        # A strong strategy may think for a second or two; it does so in a
-        # thread, so the event loop (and every other game on it) never waits.
-        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
-        act(lambda: conn.shoot(shots))
-
-    async def place() -> None:
-        rules = conn.session.rules
-        assert rules is not None
-        # A hard placement plays hundreds of fleets, and the rules came from
-        # the peer: off the event loop, like the aiming.
-        try:
-            fleet = await asyncio.to_thread(player.fleet, rules)
-        except UsageError as error:  # rules no fleet fits: decline them
-            reason = str(error)
-            act(lambda: conn.refuse(reason))
-            return
-        act(lambda: conn.accept(fleet))
-
-    def start_placing() -> None:
-        task = loop.create_task(place())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
-
-    def start_thinking() -> None:
-        task = loop.create_task(fire())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
-
-    def on_notice(notice: Notice) -> None:
-        if notice["event"] == "rules":
-            loop.call_soon(start_placing)
-        elif notice["event"] == "turn":
-            loop.call_soon(start_thinking)
-
-    conn.listeners.append(on_notice)
-
-
-def seeded_entropy(rng: random.Random) -> Callable[[int], bytes]:
-    """Secrets drawn from ``rng``: for repeatable self-play only, never against a person."""
-    return rng.randbytes

@@ -4,6 +4,11 @@ A Unix socket, ``<home>/control.sock``, mode 0600, carrying a stream of
 msgpack maps (SPEC.md, "The control socket"): requests ``{"id", "op", ...}``,
 replies ``{"reply": id, "ok": bool, ...}``, and event pushes
 ``{"event": ..., "game": n, ...}`` for the games a client subscribed to.
+
+Notices are typed values everywhere else (``statki_net.net.notices``);
+``notice_map`` and ``notice_from_map`` turn them into the event maps SPEC.md
+lists and back, here at the boundary and nowhere else.  The maps' keys come
+in the order they always have, so the bytes on the socket are unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +23,15 @@ import msgpack
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.net.connection import Notice
+from statki_net.game.rules import Ruleset
+from statki_net.net import notices
+from statki_net.net.boards import Shown
+from statki_net.net.connection import GameOverError
+from statki_net.net.notices import Notice
+from statki_net.protocol.endings import End, Result
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed
+from statki_net.protocol.wire import Limits, Role
 
 SOCKET_NAME = "control.sock"
 MAX_MESSAGE = 1024 * 1024
@@ -46,6 +59,141 @@ def unpacker() -> msgpack.Unpacker:
     )
 
 
+Message = dict[str, Any]
+"""A control-socket map, as msgpack carries it."""
+
+
+def notice_map(notice: Notice, boards: str = "") -> Message:
+    """The event map SPEC.md lists for ``notice``; ``boards`` goes in started and volley."""
+    match notice:
+        case notices.Hello(name=name, key=key, software=software, address=address):
+            return {
+                "event": "hello",
+                "name": name,
+                "key": key,
+                "software": software,
+                "address": address,
+            }
+        case notices.Rules(rules=rules, limits=limits, first=first):
+            return {
+                "event": "rules",
+                "rules": notice.name,
+                "rules_map": rules.to_map(),
+                "move_ms": limits.move_ms,
+                "reveal_ms": limits.reveal_ms,
+                "first": first.value if first else None,
+            }
+        case notices.Started(first=first, you_first=you_first, game=game, size=size):
+            return {
+                "event": "started",
+                "first": first.value,
+                "you_first": you_first,
+                "game": game,
+                "size": size,
+                "boards": boards,
+            }
+        case notices.Turn(shots=shots):
+            return {"event": "turn", "shots": shots}
+        case notices.Volley(shooter=shooter, mine=mine, move=move, squares=squares, answer=answer):
+            return {
+                "event": "volley",
+                "shooter": shooter.value,
+                "mine": mine,
+                "move": move,
+                "squares": list(squares),
+                "answer": answer,
+                "boards": boards,
+            }
+        case notices.Over(result=result, end=end):
+            return {"event": "over", "result": result.value, "end": end.value}
+        case Failed(detail=detail, by_peer=by_peer):
+            return {
+                "event": "failed",
+                "code": notice.code_text,
+                "detail": detail,
+                "by_peer": by_peer,
+            }
+        case notices.Closed():
+            return {
+                "event": "closed",
+                "result": notice.result.value,
+                "end": notice.end.value,
+                "verdict": notice.verdict,
+                "failure": notice.failure,
+                "log": str(notice.log) if notice.log else None,
+                "my_shots": notice.my_shots,
+                "their_shots": notice.their_shots,
+            }
+    raise AssertionError(f"not a notice: {notice!r}")
+
+
+def notice_from_map(message: Message) -> Shown | None:
+    """Read an event map back into its notice and boards; None for an event not known here.
+
+    Raises ValueError or KeyError for a map that is not what SPEC.md says.  In
+    a pushed ``started`` the daemon's game number has taken the place of the
+    protocol's game id (both are ``game``), so ``Started.game`` reads that number.
+    """
+    event = message["event"]
+    boards = str(message.get("boards", ""))
+    if event == "hello":
+        notice: Notice = notices.Hello(
+            str(message["name"]),
+            str(message["key"]),
+            str(message["software"]),
+            str(message["address"]),
+        )
+    elif event == "rules":
+        first = message.get("first")
+        notice = notices.Rules(
+            Ruleset.from_map(message["rules_map"]),
+            Limits(int(message["move_ms"]), int(message["reveal_ms"])),
+            Role(first) if first else None,
+        )
+    elif event == "started":
+        notice = notices.Started(
+            Role(message["first"]),
+            bool(message["you_first"]),
+            str(message["game"]),
+            int(message["size"]),
+        )
+    elif event == "turn":
+        notice = notices.Turn(int(message["shots"]))
+    elif event == "volley":
+        notice = notices.Volley(
+            Role(message["shooter"]),
+            bool(message["mine"]),
+            int(message["move"]),
+            tuple(str(s) for s in message["squares"]),
+            str(message["answer"]),
+        )
+    elif event == "over":
+        notice = notices.Over(Result(message["result"]), End(message["end"]))
+    elif event == "failed":
+        text = str(message["code"])
+        code = Code.of(text)
+        notice = Failed(
+            code,
+            str(message["detail"]),
+            bool(message["by_peer"]),
+            unknown_code="" if code else text,
+        )
+    elif event == "closed":
+        log = message.get("log")
+        notice = notices.Closed(
+            Result(message["result"]),
+            End(message["end"]),
+            verdict=message.get("verdict"),
+            failure=message.get("failure"),
+            log=Path(log) if log else None,
+            my_shots=int(message.get("my_shots", 0)),
+            their_shots=int(message.get("their_shots", 0)),
+        )
+    else:
+        return None
+    return Shown(notice, boards)
+
+
 class ControlError(UsageError):
     """The daemon refused a request, or could not be reached."""
 
@@ -56,7 +204,7 @@ class ControlClient:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.events: asyncio.Queue[Notice | None] = asyncio.Queue()
+        self.events: asyncio.Queue[Message | None] = asyncio.Queue()
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._pump = asyncio.ensure_future(self._read())
@@ -80,7 +228,8 @@ class ControlClient:
         self.writer.write(pack({"id": ident, "op": op, **fields}))
         try:
             await self.writer.drain()
-            reply = await asyncio.wait_for(future, REPLY_TIMEOUT)
+            async with asyncio.timeout(REPLY_TIMEOUT):  # wait_for can lose a cancel in 3.11
+                reply = await future
         except (OSError, TimeoutError):
             raise ControlError("the daemon does not answer") from None
         finally:
@@ -126,33 +275,40 @@ class RemoteHandle:
         self.game = game
         self.finished = False
 
-    async def next_notice(self) -> Notice | None:
+    async def next_notice(self) -> Shown | None:
+        """The game's next notice as the daemon pushed it; None after ``Closed``."""
         while not self.finished:
-            notice = await self.client.events.get()
-            if notice is None:
+            message = await self.client.events.get()
+            if message is None:
                 self.finished = True
-                return {
-                    "event": "closed",
-                    "result": "none",
-                    "end": "closed",
-                    "failure": "the daemon went away",
-                    "verdict": None,
-                    "log": None,
-                }
-            if notice.get("game") != self.game:
+                return Shown(notices.Closed.without_game("the daemon went away", End.NO_GAME))
+            if message.get("game") != self.game:
                 continue
-            self.finished = notice["event"] == "closed"
-            return notice
+            pushed = notice_from_map(message)
+            if pushed is None:
+                continue  # an event a newer daemon sends: not for this front end
+            self.finished = isinstance(pushed.notice, notices.Closed)
+            return pushed
         return None
 
     async def accept(self, fleet: Fleet) -> None:
-        await self.client.request("accept", game=self.game, fleet=fleet.to_lists())
+        await self._act("accept", fleet=fleet.to_lists())
 
     async def refuse(self, reason: str) -> None:
-        await self.client.request("refuse", game=self.game, reason=reason)
+        await self._act("refuse", reason=reason)
 
     async def shoot(self, squares: tuple[int, ...]) -> None:
-        await self.client.request("shoot", game=self.game, squares=list(squares))
+        await self._act("shoot", squares=list(squares))
 
     async def resign(self) -> None:
-        await self.client.request("resign", game=self.game)
+        await self._act("resign")
+
+    async def _act(self, op: str, **fields: Any) -> None:
+        """One request for the game; refused because the game has ended: ``GameOverError``."""
+        try:
+            await self.client.request(op, game=self.game, **fields)
+        except ControlError as error:
+            state = (await self.client.request("state", game=self.game))["state"]
+            if state.get("closed") is True:
+                raise GameOverError(str(error)) from None
+            raise

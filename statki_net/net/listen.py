@@ -79,9 +79,9 @@ async def connect_any(
     failures: list[str] = []
     for address in addresses:
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(*address, limit=64 * 1024), timeout
-            )
+            # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(*address, limit=64 * 1024)
         except (OSError, TimeoutError) as error:
             reason = (
                 "no answer" if isinstance(error, TimeoutError) else error.strerror or str(error)
@@ -97,3 +97,16 @@ def peer_text(writer: asyncio.StreamWriter) -> str:
     if not peer:
         return ""
     return format_address((str(peer[0]), int(peer[1])))
+
+
+def enable_keepalive(writer: asyncio.StreamWriter) -> None:
+    """Let the kernel notice a peer that vanished without closing (a half-open connection)."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        for option, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+            if hasattr(socket, option):
+                sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -21,7 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import Ruleset
-from statki_net.net.connection import GameConnection, Outcome, attach_computer, seeded_entropy
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 
@@ -32,8 +33,8 @@ MOVE_LIMIT = Limits(move_ms=60_000, reveal_ms=30_000)
 @dataclass
 class SelfplayReport:
     games: int = 0
-    wins: Counter[str] = field(default_factory=Counter)
-    """Games won by ``host``, by ``guest``, and ended with no winner (``none``)."""
+    wins: Counter[Role | None] = field(default_factory=Counter)
+    """Games won by the host, by the guest, and ended with no winner (None)."""
     shots: Counter[str] = field(default_factory=Counter)
     """Shots fired in all games by each side."""
     seconds: float = 0.0
@@ -46,13 +47,18 @@ class SelfplayReport:
         return "\n".join(
             [
                 f"games: {self.games}",
-                f"wins: host {self.wins['host']}, guest {self.wins['guest']},"
-                f" no winner {self.wins['none']}",
+                f"wins: host {self.wins[Role.HOST]}, guest {self.wins[Role.GUEST]},"
+                f" no winner {self.wins[None]}",
                 f"mean shots per game: host {self.shots['host'] / per_game:.1f},"
                 f" guest {self.shots['guest'] / per_game:.1f}",
                 f"games per second: {rate:.2f} ({self.seconds:.2f} s in all)",
             ]
         )
+
+
+def seeded_entropy(rng: random.Random) -> Callable[[int], bytes]:
+    """Secrets drawn from ``rng``: for repeatable self-play only, never against a person."""
+    return rng.randbytes
 
 
 def _key(rng: random.Random) -> Ed25519PrivateKey:
@@ -134,8 +140,7 @@ async def selfplay(
             )
             report.games += 1
             report.outcomes.append((host_outcome, guest_outcome))
-            winner = {"won": "host", "lost": "guest"}.get(host_outcome.result, "none")
-            report.wins[winner] += 1
+            report.wins[host_outcome.ending.winner] += 1
             report.shots["host"] += host_outcome.my_shots
             report.shots["guest"] += guest_outcome.my_shots
     finally:

@@ -10,6 +10,7 @@ from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.battle import Sea
 from statki_net.game.rules import PRESETS
 from statki_net.net.selfplay import play_one
+from statki_net.protocol.endings import End, Result
 
 OTHER_GAME_DONE = threading.Event()
 BLOCKED = threading.Event()
@@ -52,12 +53,12 @@ async def _both() -> None:
             )
         )
         fast_host, fast_guest = await play_one(rules, random.Random(2), fast_port, fast_accepted)
-        assert fast_host.result in ("won", "lost") and fast_guest.result in ("won", "lost")
+        assert Result.NONE not in (fast_host.result, fast_guest.result)
         assert not slow.done(), "the slow game is still thinking when the other has finished"
         OTHER_GAME_DONE.set()
         slow_host, slow_guest = await asyncio.wait_for(slow, timeout=120)
-        assert {slow_host.result, slow_guest.result} == {"won", "lost"}
-        assert slow_host.end == "sunk", "the thinking bot still played its game to the end"
+        assert {slow_host.result, slow_guest.result} == {Result.WON, Result.LOST}
+        assert slow_host.ending.end is End.SUNK, "the thinking bot played its game to the end"
         assert not BLOCKED.is_set()
     finally:
         for server in (slow_server, fast_server):

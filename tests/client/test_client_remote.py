@@ -13,7 +13,8 @@ from statki_client.remote import ClientConnection, ConnectionLink
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
-from statki_net.net.connection import GameConnection, attach_computer
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log

@@ -14,8 +14,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netproc import finish, line_starting, start, stop
 
 from statki_net.ai.computer import ComputerPlayer
-from statki_net.net.connection import GameConnection, Outcome, attach_computer
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, socket_path
+from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.session import Session, public_key_bytes
@@ -134,7 +136,7 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     assert status == 0, err
     assert not socket_path(home).exists()
     for outcome in outcomes:
-        assert outcome.end == "sunk" and outcome.failure is None
+        assert outcome.ending.end is End.SUNK and outcome.failure is None
     expected = {
         "garbage": Code.MALFORMED,
         "oversized": Code.TOO_LARGE,

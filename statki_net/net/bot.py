@@ -1,0 +1,68 @@
+"""The computer at the helm of a ``GameConnection``: it accepts the rules and fires.
+
+Its thinking (a placement, a volley) runs in a thread, so the event loop and
+every other game on it go on meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.errors import UsageError
+from statki_net.net import notices
+from statki_net.net.connection import GameConnection
+from statki_net.net.notices import Notice
+
+
+def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
+    """Let ``player`` decide for this side: accept any rules, and fire when it is its turn."""
+    loop = asyncio.get_running_loop()
+
+    def act(action: Callable[[], None]) -> None:
+        with contextlib.suppress(UsageError):  # the game may have ended meanwhile
+            action()
+
+    thinking: set[asyncio.Task[None]] = set()
+
+    async def fire() -> None:
+        session = conn.session
+        if not session.my_turn or session.view is None:
+            return
+        # A strong strategy may think for a second or two; it does so in a
+        # thread, so the event loop (and every other game on it) never waits.
+        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
+        act(lambda: conn.shoot(shots))
+
+    async def place() -> None:
+        rules = conn.session.rules
+        assert rules is not None
+        # A hard placement plays hundreds of fleets, and the rules came from
+        # the peer: off the event loop, like the aiming.
+        try:
+            fleet = await asyncio.to_thread(player.fleet, rules)
+        except UsageError as error:  # rules no fleet fits: decline them
+            reason = str(error)
+            act(lambda: conn.refuse(reason))
+            return
+        act(lambda: conn.accept(fleet))
+
+    def start_placing() -> None:
+        task = loop.create_task(place())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
+
+    def start_thinking() -> None:
+        task = loop.create_task(fire())
+        thinking.add(task)
+        task.add_done_callback(thinking.discard)
+
+    def on_notice(notice: Notice) -> None:
+        if isinstance(notice, notices.Rules):
+            loop.call_soon(start_placing)
+        elif isinstance(notice, notices.Turn):
+            loop.call_soon(start_thinking)
+
+    conn.listeners.append(on_notice)

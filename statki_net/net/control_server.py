@@ -1,0 +1,326 @@
+"""The daemon's side of its control socket: one handler per request, and the event pushes.
+
+``ControlServer`` opens ``<home>/control.sock`` (mode 0600, its owner only),
+reads requests, answers each with its ``op_*`` handler and pushes the events
+of the games a connection subscribed to (SPEC.md, "The control socket").
+Games live in the ``Daemon``; here they become maps: a notice through
+``control.notice_map`` with the boards drawn as text when someone watches, a
+game's state through ``game_state``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import struct
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from statki_net.ai.computer import check_strategy
+from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
+from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net import notices
+from statki_net.net.boards import boards_text
+from statki_net.net.connection import GameConnection
+from statki_net.net.control import Message, notice_map, pack, socket_path, unpacker
+from statki_net.net.invite import format_address, parse_address, parse_invite
+from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
+from statki_net.protocol.session import public_key_bytes
+from statki_net.protocol.wire import Limits
+from statki_net.referee.verify import fingerprint
+from statki_net.store.identity import my_fingerprint
+from statki_net.store.recorder import rules_name
+
+if TYPE_CHECKING:
+    from statki_net.net.daemon import Daemon, DaemonGame
+
+MAX_SUBSCRIBER_BACKLOG = 1024 * 1024
+"""Bytes a control client may leave unread before it is dropped."""
+
+Handler = Callable[["ControlPeer", Message], Awaitable[Message]]
+
+
+@dataclass(eq=False)
+class ControlPeer:
+    """One connection to the control socket."""
+
+    writer: asyncio.StreamWriter
+
+    def send(self, message: Message) -> bool:
+        """Queue a message; False when the client is gone or too far behind."""
+        transport = self.writer.transport
+        if self.writer.is_closing() or transport.get_write_buffer_size() > MAX_SUBSCRIBER_BACKLOG:
+            return False
+        self.writer.write(pack(message))
+        return True
+
+
+class ControlServer:
+    """The control socket of one daemon; see the module docstring."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self.server: asyncio.Server | None = None
+        self.subscribers: dict[int, set[ControlPeer]] = {}
+        """Who watches each game, by its number."""
+        daemon.watchers.append(self.publish)
+
+    # ------------------------------------------------------------ the socket
+
+    async def open(self) -> None:
+        path = socket_path(self.daemon.home)
+        if path.exists():
+            try:
+                _, probe = await asyncio.open_unix_connection(str(path))
+            except OSError:
+                path.unlink()  # left by a daemon that died
+            else:
+                probe.close()
+                raise UsageError(f"a daemon is already running here ({path})")
+        old_umask = os.umask(0o177)
+        try:
+            self.server = await asyncio.start_unix_server(self._on_control, str(path))
+        finally:
+            os.umask(old_umask)
+        path.chmod(0o600)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(FileNotFoundError):
+                socket_path(self.daemon.home).unlink()
+
+    async def _on_control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not _same_user(writer):
+            writer.close()
+            return
+        peer = ControlPeer(writer)
+        messages = unpacker()
+        try:
+            while data := await reader.read(64 * 1024):
+                messages.feed(data)
+                for request in messages:
+                    reply = await self._answer(peer, request)
+                    peer.send(reply)
+                    await writer.drain()
+        except (OSError, ValueError, msgpack.BufferFull, msgpack.FormatError) as error:
+            with contextlib.suppress(Exception):
+                peer.send({"reply": 0, "ok": False, "error": f"bad request stream: {error}"})
+        finally:
+            for watching in self.subscribers.values():
+                watching.discard(peer)
+            writer.close()
+
+    async def _answer(self, peer: ControlPeer, request: Any) -> Message:
+        if not isinstance(request, dict) or not isinstance(request.get("op"), str):
+            return {"reply": 0, "ok": False, "error": "a request is a map with an op"}
+        ident = request.get("id", 0)
+        handler: Handler | None = getattr(self, "op_" + request["op"].replace("-", "_"), None)
+        if handler is None:
+            return {"reply": ident, "ok": False, "error": f"unknown op {request['op'][:40]!r}"}
+        try:
+            result = await handler(peer, request)
+        except StatkiError as error:
+            return {"reply": ident, "ok": False, "error": str(error)}
+        except (KeyError, TypeError, ValueError) as error:
+            return {"reply": ident, "ok": False, "error": f"bad request: {error}"}
+        return {"reply": ident, "ok": True, **result}
+
+    # ------------------------------------------------------------ events
+
+    def publish(self, game: DaemonGame, notice: notices.Notice) -> None:
+        """Push ``notice`` to the game's subscribers, with the boards as they stand."""
+        watching = self.subscribers.get(game.id)
+        if not watching:
+            return  # nobody looks: nothing is drawn
+        shows_boards = isinstance(notice, notices.Started | notices.Volley)
+        boards = boards_text(game.conn.session) if shows_boards and game.conn else ""
+        message = {**notice_map(notice, boards), "game": game.id}
+        for peer in list(watching):
+            if not peer.send(message):
+                watching.discard(peer)
+
+    def _subscribe(self, peer: ControlPeer, game: DaemonGame) -> None:
+        for number in [n for n in self.subscribers if n not in self.daemon.games]:
+            del self.subscribers[number]  # games the daemon no longer lists
+        self.subscribers.setdefault(game.id, set()).add(peer)
+
+    # ------------------------------------------------------------ requests
+
+    def _game(self, request: Message) -> DaemonGame:
+        game = self.daemon.games.get(request.get("game", -1))
+        if game is None:
+            raise UsageError(f"no game {request.get('game')!r}")
+        return game
+
+    def _playing(self, request: Message) -> GameConnection:
+        conn = self._game(request).conn
+        if conn is None:
+            raise UsageError("the game has not started yet")
+        return conn
+
+    # Each op_* answers one request; SPEC.md lists them with their fields.
+
+    async def op_status(self, peer: ControlPeer, request: Message) -> Message:
+        daemon = self.daemon
+        return {
+            "fingerprint": my_fingerprint(daemon.key),
+            "key": public_key_bytes(daemon.key).hex(),
+            "name": daemon.name,
+            "listening": [format_address(a) for a in daemon.addresses],
+            "games": daemon.active,
+            "bot": daemon.bot,
+            "pid": os.getpid(),
+            "home": str(daemon.home),
+        }
+
+    async def op_games(self, peer: ControlPeer, request: Message) -> Message:
+        return {"games": [game_state(game) for game in self.daemon.games.values()]}
+
+    async def op_state(self, peer: ControlPeer, request: Message) -> Message:
+        return {"state": game_state(self._game(request))}
+
+    async def op_host(self, peer: ControlPeer, request: Message) -> Message:
+        daemon = self.daemon
+        rules = ruleset_named(request.get("rules") or "classic")
+        bot = check_strategy(request["bot"]) if request.get("bot") else None
+        fleet = _fleet(rules, request.get("fleet"))
+        if fleet is None:
+            fleet = random_fleet(rules, daemon.rng)
+        limits = _limits(request, daemon.limits)
+        default_port = daemon.addresses[0][1]
+        advertise = [parse_address(a, default_port) for a in request.get("advertise", [])]
+        game = daemon.host(rules=rules, limits=limits, fleet=fleet, bot=bot, advertise=advertise)
+        if request.get("subscribe"):
+            self._subscribe(peer, game)
+        return {"game": game.id, "invite": game.invite, "fleet": fleet.to_lists()}
+
+    async def op_connect(self, peer: ControlPeer, request: Message) -> Message:
+        invite = parse_invite(str(request["invite"]))
+        bot = check_strategy(request["bot"]) if request.get("bot") else None
+        game = self.daemon.join(invite, limits=_limits(request, self.daemon.limits), bot=bot)
+        if request.get("subscribe"):
+            self._subscribe(peer, game)  # before the connection out has said a word
+        return {"game": game.id, "authenticated": invite.key is not None}
+
+    async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:
+        game = self._game(request)
+        self._subscribe(peer, game)
+        return {"state": game_state(game)}
+
+    async def op_unsubscribe(self, peer: ControlPeer, request: Message) -> Message:
+        self.subscribers.get(self._game(request).id, set()).discard(peer)
+        return {}
+
+    async def op_accept(self, peer: ControlPeer, request: Message) -> Message:
+        conn = self._playing(request)
+        rules = conn.session.rules
+        if rules is None:
+            raise UsageError("no rules have been proposed yet")
+        fleet = _fleet(rules, request.get("fleet")) or random_fleet(rules, self.daemon.rng)
+        conn.accept(fleet)
+        return {"fleet": fleet.to_lists()}
+
+    async def op_refuse(self, peer: ControlPeer, request: Message) -> Message:
+        self._playing(request).refuse(str(request.get("reason", "declined")))
+        return {}
+
+    async def op_shoot(self, peer: ControlPeer, request: Message) -> Message:
+        squares = request["squares"]
+        if not isinstance(squares, list) or not all(isinstance(s, int) for s in squares):
+            raise UsageError("squares must be a list of square numbers")
+        self._playing(request).shoot(tuple(squares))
+        return {}
+
+    async def op_resign(self, peer: ControlPeer, request: Message) -> Message:
+        self._playing(request).resign()
+        return {}
+
+    async def op_stop(self, peer: ControlPeer, request: Message) -> Message:
+        self.daemon.stopped.set()
+        return {}
+
+
+# ---------------------------------------------------------------- maps
+
+
+def game_state(game: DaemonGame) -> Message:
+    """A game state as SPEC.md lists it, in the order of its keys."""
+    info: Message = {
+        "id": game.id,
+        "role": game.role.value,
+        "status": game.status,
+        "bot": game.bot,
+        "invite": game.invite or None,
+        "failure": game.failure,
+    }
+    if game.conn is not None:
+        info.update(connection_state(game.conn))
+        info["id"] = game.id
+        outcome = game.conn.outcome
+        if outcome is not None:
+            info["result"] = outcome.result.value
+            info["end"] = outcome.ending.end.value
+            info["verdict"] = outcome.verdict.headline if outcome.verdict else None
+    return info
+
+
+def connection_state(conn: GameConnection) -> Message:
+    """The fields of a game state that come from its connection."""
+    session = conn.session
+    hello = session.transcript.sides[session.peer].hello
+    opponent = {
+        "name": hello.name if hello else "",
+        "key": fingerprint(hello.key) if hello else "",
+        "address": conn.peer_address,
+    }
+    return {
+        "game": conn.game_id,
+        "role": session.role.value,
+        "phase": session.transcript.phase.value,
+        "my_turn": session.my_turn,
+        "shots_due": session.shots_due,
+        "opponent": opponent,
+        "rules": rules_name(session),
+        "closed": session.closed,
+        "log": str(conn.log_path) if conn.log_path else None,
+        "boards": boards_text(session),
+    }
+
+
+def _fleet(rules: Ruleset, ships: Any) -> Fleet | None:
+    if ships is None:
+        return None
+    if not isinstance(ships, list):
+        raise UsageError("a fleet is a list of ships, each a list of squares")
+    return fleet_from_lists(rules, ships)
+
+
+def _limits(request: Message, default: Limits) -> Limits:
+    move_ms = request.get("move_ms")
+    if move_ms is None:
+        return default
+    if not isinstance(move_ms, int) or not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
+        raise UsageError(
+            f"move_ms must be a whole number of milliseconds, {MIN_MOVE_MS} to {MAX_LIMIT_MS}"
+        )
+    return Limits(move_ms=move_ms, reveal_ms=move_ms)
+
+
+def _same_user(writer: asyncio.StreamWriter) -> bool:
+    """The socket file is 0600 already; this also checks the caller's uid where Linux says it."""
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return True
+    try:
+        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return True
+    _, uid, _ = struct.unpack("3i", credentials)
+    return bool(uid == os.getuid())

@@ -1,0 +1,150 @@
+"""What front ends are told of a game: one frozen dataclass per notice.
+
+The connection driver turns the session's events into notices (``notice_of``)
+and hands them to its listeners; the line prompt, the computer at the helm
+and the daemon read them.  The daemon's control socket sends them as the maps
+SPEC.md lists ("The control socket"), and ``statki_net.net.control`` converts
+at that boundary only.  Boards drawn as text are no part of a notice: the front
+ends that show text draw them (``statki_net.net.boards``).
+
+A ``Failed`` notice is the session's own ``Failed`` event: one value for a
+game that stopped early, wherever it is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from statki_net.game.board import square_name
+from statki_net.game.rules import Ruleset, preset_name
+from statki_net.protocol.endings import End, Result
+from statki_net.protocol.session import (
+    BattleOver,
+    Event,
+    Failed,
+    GameStarted,
+    PeerHello,
+    RulesProposed,
+    Session,
+    VolleyDone,
+    YourTurn,
+)
+from statki_net.protocol.wire import Limits, Role
+from statki_net.referee.verify import fingerprint
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The opponent introduced itself."""
+
+    name: str
+    key: str
+    """The opponent's key as its fingerprint."""
+    software: str
+    address: str
+    """Where it connects from (or where we connected to); empty when not known."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The host proposes these rules: the guest must accept or refuse."""
+
+    rules: Ruleset
+    limits: Limits
+    first: Role | None
+    """Who the host proposes shoots first; None leaves it to the coin toss."""
+
+    @property
+    def name(self) -> str:
+        return preset_name(self.rules) or "custom rules"
+
+
+@dataclass(frozen=True)
+class Started:
+    """The coin is tossed: the battle begins."""
+
+    first: Role
+    you_first: bool
+    game: str
+    """The protocol's game id, in hex."""
+    size: int
+
+
+@dataclass(frozen=True)
+class Turn:
+    """This side must fire ``shots`` squares."""
+
+    shots: int
+
+
+@dataclass(frozen=True)
+class Volley:
+    """A volley was fired and answered."""
+
+    shooter: Role
+    mine: bool
+    move: int
+    squares: tuple[str, ...]
+    """The squares as people name them: ``C7``."""
+    answer: str
+    """The answer in words: ``hit``, ``sunk: cruiser``."""
+
+
+@dataclass(frozen=True)
+class Over:
+    """No more shots: the battle has a result (the reveals and verdicts follow)."""
+
+    result: Result
+    end: End
+
+
+@dataclass(frozen=True)
+class Closed:
+    """The game is over and recorded; always the last notice of a game."""
+
+    result: Result
+    end: End
+    verdict: str | None
+    """The referee's one line on this side's log; None without a log."""
+    failure: str | None
+    """Why the game stopped early, if it did (``code: detail``), for a person to read."""
+    log: Path | None
+    my_shots: int = 0
+    their_shots: int = 0
+
+    @classmethod
+    def without_game(cls, why: str, end: End = End.NO_GAME) -> Closed:
+        """The end of a game that never began: a connection that failed, a daemon gone."""
+        return cls(Result.NONE, end, verdict=None, failure=why, log=None)
+
+
+Notice = Hello | Rules | Started | Turn | Volley | Over | Failed | Closed
+
+
+def notice_of(event: Event, session: Session, address: str) -> Notice | None:
+    """What front ends are told of one session event (None: nothing, or not yet)."""
+    me = session.role
+    match event:
+        case PeerHello(hello=hello):
+            return Hello(hello.name, fingerprint(hello.key), hello.software, address)
+        case RulesProposed(rules=rules, limits=limits, first=first):
+            return Rules(rules, limits, first)
+        case GameStarted(first=first):
+            size = session.rules.size if session.rules else 10
+            return Started(first, first is me, session.transcript.game.hex(), size)
+        case YourTurn(shots=shots):
+            return Turn(shots)
+        case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
+            size = session.rules.size if session.rules else 10
+            names = tuple(_square_text(s, size) for s in squares)
+            return Volley(shooter, shooter is me, move, names, answer.words())
+        case BattleOver(ending=ending):
+            return Over(ending.result(me), ending.end)
+        case Failed():
+            return event
+    return None  # a frame (logged, not told), or the close (told with the verdict)
+
+
+def _square_text(square: int, size: int) -> str:
+    return square_name(square, size) if 0 <= square < size * size else str(square)

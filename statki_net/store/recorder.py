@@ -1,0 +1,160 @@
+"""Recording one game: its log file, its history row (start and end), the referee's verdict.
+
+One component for every game this side plays: a network game
+(``statki_net.net.connection``) and a game against the computer in this
+process (``statki_client.local``).  The caller says what happened, in order:
+
+    recorder = GameRecorder(home / "logs", history, peer="[::1]:50123")
+    recorder.open(session, now)          # the log file, with any frames said so far
+    recorder.frame(frame)                # each signed frame, as it is added
+    recorder.note("...", now)            # anything unsigned: a drop, a timeout
+    recorder.started(session, now)       # once both hellos are known: the history row
+    verdict = recorder.judge()           # close the log and judge it (blocking: a thread)
+    recorder.ended(session, ending, verdict, now)
+
+Every step is a no-op where there is nothing to record (no log directory, no
+history), and recording never raises for a full disk at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from statki_net.game.errors import StatkiError
+from statki_net.game.rules import preset_name
+from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import Note, Signed, header_record
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Frame
+from statki_net.referee.verify import fingerprint, judge_log
+from statki_net.store.history import GameRow, History
+from statki_net.store.logwriter import LogWriter
+
+MAX_PEER = 200
+"""Characters of the peer's description kept in the log's header."""
+
+
+@dataclass(frozen=True)
+class LogVerdict:
+    """The referee's judgement of this side's log, as one line and whether it holds."""
+
+    valid: bool
+    headline: str
+
+
+def rules_name(session: Session) -> str:
+    """The rules as the history and the front ends name them: a preset, or "custom rules"."""
+    rules = session.rules
+    if rules is None:
+        return ""
+    return preset_name(rules) or "custom rules"
+
+
+def ending_of(session: Session) -> Ending:
+    """How the game ended for this side, once it is closed: ``Session.ending``.
+
+    A session stopped before it could say (the stream gave out under it) is
+    counted as no game.
+    """
+    return session.ending or Ending(End.NO_GAME, reason="the connection closed")
+
+
+class GameRecorder:
+    """One game's log file and history row; see the module docstring."""
+
+    def __init__(self, log_dir: Path | None, history: History | None, *, peer: str = "") -> None:
+        self.log_dir = log_dir
+        self.history = history
+        self.peer = peer
+        """Who the opponent is, for the log's header: an address, or the computer."""
+        self.log: LogWriter | None = None
+        self.game_id = ""
+        """The protocol's game id (hex) once the history row is written."""
+        self._ended = False
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.log.path if self.log else None
+
+    def open(self, session: Session, now: int) -> None:
+        """Start the log file (once), with every frame the transcript already holds."""
+        if self.log_dir is None or self.log is not None:
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now / 1000))
+        name = f"{stamp}-{session.role.value}-{secrets.token_hex(4)}.statki"
+        header = header_record(session.role.value, session.software, now)
+        if self.peer:
+            header["peer"] = self.peer[:MAX_PEER]
+        self.log = LogWriter(self.log_dir / name, header)
+        for frame in session.transcript.frames:
+            self.log.frame(frame)
+
+    def frame(self, frame: Frame) -> None:
+        if self.log:
+            self.log.frame(frame)
+
+    def evidence(self, frame: Signed, code: Code, at: int) -> None:
+        """The peer's word that did not join the transcript (SPEC.md section 15)."""
+        if self.log:
+            self.log.evidence(frame, code, at)
+
+    def note(self, text: str, now: int, data: bytes = b"") -> None:
+        if self.log:
+            self.log.note(Note(text, now, data))
+
+    def started(self, session: Session, now: int) -> None:
+        """Record the game in the history (once), when both hellos have made its id."""
+        if self.game_id or not session.transcript.game:
+            return
+        self.game_id = session.transcript.game.hex()
+        if self.history is None:
+            return
+        hello = session.transcript.sides[session.peer].hello
+        self.history.started(
+            GameRow(
+                game_id=self.game_id,
+                started=now,
+                my_role=session.role.value,
+                opponent_key=fingerprint(hello.key) if hello else "",
+                opponent_name=hello.name if hello else "",
+                rules=rules_name(session),
+                log_path=str(self.log.path) if self.log else "",
+            )
+        )
+
+    def judge(self) -> LogVerdict | None:
+        """Close the log and judge it as a referee would (None without a log); never raises.
+
+        It reads the whole file: a network game calls it off the event loop.
+        """
+        if not self.log:
+            return None
+        try:
+            self.log.close()
+            judgement = judge_log(self.log.path.read_bytes())
+        except (StatkiError, OSError) as error:
+            return LogVerdict(False, f"cannot judge the log: {error}")
+        return LogVerdict(judgement.valid, judgement.headline())
+
+    def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
+        """Record how the game ended in its history row (once); a full disk is not an error."""
+        if self._ended or not self.game_id or self.history is None:
+            return
+        self._ended = True
+        me = session.role
+        t = session.transcript
+        with contextlib.suppress(Exception):  # a full disk must not hide the outcome
+            self.history.ended(
+                self.game_id,
+                ended=now,
+                result=ending.result(me),
+                end_reason=ending.end,
+                my_shots=t.shots_by(me),
+                their_shots=t.shots_by(me.other),
+                verdict=verdict.headline if verdict else "",
+            )

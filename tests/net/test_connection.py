@@ -1,0 +1,132 @@
+"""The connection driver over real loopback TCP: one timer from the deadline, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.connection import GameConnection
+from statki_net.protocol.endings import End, Result
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import read_log
+from statki_net.protocol.session import ConnectionLost, Event, Session
+from statki_net.protocol.wire import Limits, Role
+
+Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+def host_session(move_ms: int) -> Session:
+    rules = ruleset_named("classic")
+    rng = random.Random(7)
+    return Session(
+        Role.HOST,
+        Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
+        name="Ala",
+        entropy=rng.randbytes,
+        rules=rules,
+        limits=Limits(move_ms=move_ms, reveal_ms=move_ms),
+        fleet=random_fleet(rules, rng),
+    )
+
+
+async def with_raw_guest(
+    guest: Callable[[Streams], Awaitable[None]], host: Callable[[Streams], Awaitable[None]]
+) -> None:
+    """A host connection in this process against a raw socket playing the guest."""
+    accepted: asyncio.Queue[Streams] = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await accepted.put((reader, writer))
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        streams = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.gather(guest(streams), host(await accepted.get()))
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def test_a_silent_host_is_given_up_on_by_one_timer_not_a_polling_task(tmp_path: Path) -> None:
+    """Changed for protocol v2: it was a silent guest that the host gave up on after its
+    move limit of 0.4 s; a host may no longer propose less than a minute.  A guest waits
+    for a hello by its own move limit, which is no proposal and has no bound, so the same
+    one timer is tested from the guest's side."""
+    accepted: asyncio.Queue[Streams] = asyncio.Queue()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await accepted.put((reader, writer))
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            streams = await asyncio.open_connection("127.0.0.1", port)
+            silent_reader, silent_writer = await accepted.get()  # the host says nothing
+            rng = random.Random(8)
+            guest = Session(
+                Role.GUEST,
+                Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
+                name="Ola",
+                entropy=rng.randbytes,
+                limits=Limits(move_ms=400, reveal_ms=400),
+            )
+            conn = GameConnection(guest, *streams, log_dir=tmp_path)
+            before = asyncio.all_tasks()
+            started = time.monotonic()
+            game = asyncio.ensure_future(conn.run())
+            await asyncio.sleep(0.1)
+            assert asyncio.all_tasks() - before == {game}, "the game's own task, and no other"
+            outcome = await game
+            assert 0.4 <= time.monotonic() - started < 10
+            assert outcome.failure is not None and outcome.failure.code is Code.TIMEOUT
+            # The guest's error (timeout) is the transcript's only word: no game.
+            assert outcome.ending.end is End.NO_GAME and outcome.result is Result.NONE
+            silent_writer.close()
+            del silent_reader
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) -> None:
+    """A cancellation that arrives as the game closes ends the task; the record is finished."""
+
+    async def leaves(streams: Streams) -> None:
+        reader, writer = streams
+        await reader.read(1)  # the host's hello has begun: go
+        writer.close()
+
+    async def host(streams: Streams) -> None:
+        conn = GameConnection(host_session(move_ms=60_000), *streams, log_dir=tmp_path)
+        game = asyncio.ensure_future(conn.run())
+        loop = asyncio.get_running_loop()
+
+        def cancel_when_it_is_lost(events: list[Event]) -> None:
+            # The peer's leaving during the hellos closes the session (protocol v2: a lost
+            # connection, no game, no error said); the cancel lands as the game winds up.
+            if any(isinstance(e, ConnectionLost) for e in events):
+                loop.call_soon(game.cancel)
+
+        conn.event_listeners.append(cancel_when_it_is_lost)
+        with pytest.raises(asyncio.CancelledError):
+            await game
+        assert game.cancelled()
+        outcome = await asyncio.wait_for(conn.wait(), 10)
+        assert outcome.verdict is not None, "judged all the same"
+        assert outcome.log_path is not None
+        notes = [n.text for n in read_log(outcome.log_path.read_bytes()).notes]
+        assert any("closed the connection" in n or "connection lost" in n for n in notes), notes
+
+    asyncio.run(with_raw_guest(leaves, host))

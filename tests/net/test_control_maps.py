@@ -1,0 +1,106 @@
+"""Notices are typed values; the control socket sends them as SPEC.md's maps, key for key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from statki_net.game.rules import ruleset_named
+from statki_net.net import notices
+from statki_net.net.boards import Shown
+from statki_net.net.control import notice_from_map, notice_map
+from statki_net.net.notices import Notice
+from statki_net.protocol.endings import End, Result
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed
+from statki_net.protocol.wire import Limits, Role
+
+CLASSIC = ruleset_named("classic")
+
+CASES: list[tuple[Notice, str, dict[str, object]]] = [
+    (
+        notices.Hello("Ala", "aaaaa-bbbbb-ccccc-ddddd", "statki 1", "[::1]:5"),
+        "",
+        {"event": "hello", "name": "Ala", "key": "aaaaa-bbbbb-ccccc-ddddd",
+         "software": "statki 1", "address": "[::1]:5"},
+    ),
+    (
+        notices.Rules(CLASSIC, Limits(60_000, 30_000), Role.GUEST),
+        "",
+        {"event": "rules", "rules": "classic", "rules_map": CLASSIC.to_map(),
+         "move_ms": 60_000, "reveal_ms": 30_000, "first": "guest"},
+    ),
+    (
+        notices.Rules(CLASSIC, Limits(), None),
+        "",
+        {"event": "rules", "rules": "classic", "rules_map": CLASSIC.to_map(),
+         "move_ms": Limits().move_ms, "reveal_ms": Limits().reveal_ms, "first": None},
+    ),
+    (
+        notices.Started(Role.HOST, False, "ab" * 32, 10),
+        "BOARDS",
+        {"event": "started", "first": "host", "you_first": False, "game": "ab" * 32,
+         "size": 10, "boards": "BOARDS"},
+    ),
+    (notices.Turn(3), "", {"event": "turn", "shots": 3}),
+    (
+        notices.Volley(Role.GUEST, True, 4, ("C7", "J10"), "hit, miss"),
+        "",
+        {"event": "volley", "shooter": "guest", "mine": True, "move": 4,
+         "squares": ["C7", "J10"], "answer": "hit, miss", "boards": ""},
+    ),
+    (notices.Over(Result.LOST, End.SUNK), "", {"event": "over", "result": "lost", "end": "sunk"}),
+    (
+        Failed(Code.WRONG_KEY, "not the invite's key", by_peer=False),
+        "",
+        {"event": "failed", "code": "wrong-key", "detail": "not the invite's key",
+         "by_peer": False},
+    ),
+    (
+        Failed(None, "?", by_peer=True, unknown_code="new-code"),
+        "",
+        {"event": "failed", "code": "new-code", "detail": "?", "by_peer": True},
+    ),
+    (
+        notices.Closed(Result.WON, End.RESIGNED, "valid: ...", None, Path("/l/x.statki"), 5, 6),
+        "",
+        {"event": "closed", "result": "won", "end": "resigned", "verdict": "valid: ...",
+         "failure": None, "log": "/l/x.statki", "my_shots": 5, "their_shots": 6},
+    ),
+    (
+        notices.Closed.without_game("cannot connect: nobody"),
+        "",
+        {"event": "closed", "result": "none", "end": "no-game", "verdict": None,
+         "failure": "cannot connect: nobody", "log": None, "my_shots": 0, "their_shots": 0},
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("notice", "boards", "expected"), CASES)
+def test_each_notice_is_the_map_spec_lists_in_its_key_order(
+    notice: Notice, boards: str, expected: dict[str, object]
+) -> None:
+    sent = notice_map(notice, boards)
+    assert sent == expected
+    assert list(sent) == list(expected), "msgpack writes keys in order: the bytes would change"
+
+
+@pytest.mark.parametrize(("notice", "boards", "expected"), CASES)
+def test_each_map_reads_back_as_its_notice(
+    notice: Notice, boards: str, expected: dict[str, object]
+) -> None:
+    assert notice_from_map(expected) == Shown(notice, boards)
+    if not isinstance(notice, notices.Started):  # its "game" is the protocol's id: see below
+        assert notice_from_map({**expected, "game": 7}) == Shown(notice, boards)
+
+
+def test_a_pushed_started_carries_the_daemons_game_number_in_place_of_the_id() -> None:
+    pushed = {**notice_map(notices.Started(Role.HOST, True, "ab" * 32, 10)), "game": 7}
+    assert list(pushed) == ["event", "first", "you_first", "game", "size", "boards"]
+    told = notice_from_map(pushed)
+    assert told is not None and told.notice == notices.Started(Role.HOST, True, "7", 10)
+
+
+def test_an_event_a_newer_daemon_sends_is_passed_over() -> None:
+    assert notice_from_map({"event": "chat", "game": 1, "text": "hi"}) is None

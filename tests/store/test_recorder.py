@@ -1,0 +1,78 @@
+"""The recorder: a game's log file, its history row and the referee's verdict, on real files."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from peers import finish, make_pair, play
+
+from statki_net.game.rules import ruleset_named
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.endings import End, Result
+from statki_net.protocol.logformat import read_log
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
+from statki_net.store.recorder import GameRecorder, ending_of
+
+
+def record(pair: BackToBack, role: Role, recorder: GameRecorder) -> None:
+    """Open the log after the game: it starts with every frame the transcript holds."""
+    session = pair.session(role)
+    recorder.open(session, 1_000)
+    recorder.started(session, 2_000)
+
+
+def test_a_whole_game_is_logged_judged_and_in_the_history(tmp_path: Path) -> None:
+    pair = make_pair(ruleset_named("classic"), seed=3)
+    play(pair, seed=3, resign_at=5)
+    history = History(tmp_path / "history.sqlite3")
+    recorder = GameRecorder(tmp_path / "logs", history, peer="[::1]:50000")
+    record(pair, Role.HOST, recorder)
+    verdict = recorder.judge()
+    ending = ending_of(pair.host)
+    recorder.ended(pair.host, ending, verdict, 3_000)
+    recorder.ended(pair.host, ending, verdict, 4_000)  # once only
+    [row] = history.games()
+    history.close()
+    assert recorder.log_path is not None
+    data = recorder.log_path.read_bytes()
+    assert read_log(data).header["peer"] == "[::1]:50000"
+    assert judge_log(data).valid and verdict is not None and verdict.valid
+    assert verdict.headline == judge_log(data).headline()
+    assert ending.end is End.RESIGNED and ending.result(Role.HOST) is not Result.NONE
+    assert row.game_id == pair.host.transcript.game.hex() and row.started == 2_000
+    assert (row.ended, row.result, row.end_reason) == (3_000, ending.result(Role.HOST), "resigned")
+    assert row.opponent_name == "Olek" and row.rules == "classic" and row.my_role == "host"
+    assert row.verdict == verdict.headline and row.log_path == str(recorder.log_path)
+
+
+def test_a_game_whose_connection_was_lost_is_recorded_as_it_ended_alone(tmp_path: Path) -> None:
+    """Changed for protocol v2: a lost connection no longer ends a game unfinished.  The
+    host plays on alone and, when the guest's time has run out, wins on time."""
+    pair = make_pair(ruleset_named("classic"), seed=4)
+    play(pair, seed=4, stop_after=2)
+    pair.cut()
+    finish(pair, random.Random(4))
+    history = History(tmp_path / "history.sqlite3")
+    recorder = GameRecorder(tmp_path / "logs", history)
+    record(pair, Role.HOST, recorder)
+    verdict = recorder.judge()
+    ending = ending_of(pair.host)
+    recorder.ended(pair.host, ending, verdict, 6_000)
+    [row] = history.games()
+    history.close()
+    assert ending.end is End.TIME and ending.winner is Role.HOST
+    assert verdict is not None, "judged, as every log is"
+    assert (row.result, row.end_reason) == ("won", "time")
+
+
+def test_without_a_log_directory_or_history_nothing_is_written(tmp_path: Path) -> None:
+    pair = make_pair(ruleset_named("classic"), seed=5)
+    play(pair, seed=5)
+    recorder = GameRecorder(None, None)
+    record(pair, Role.GUEST, recorder)
+    assert recorder.log_path is None and recorder.judge() is None
+    recorder.ended(pair.guest, ending_of(pair.guest), None, 1)
+    assert list(tmp_path.iterdir()) == []
