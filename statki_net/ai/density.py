@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from random import Random
@@ -49,6 +50,8 @@ class SinkClue:
     square: int
     kinds: frozenset[Kind]
     """The kinds of ship it may have been: one, where sinks are named."""
+    within: int
+    """The hits the ship lies within: the sinking shot and the hits open before it."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +88,9 @@ def read_view(sea: Sea) -> View:
         for index, ship in enumerate(sea.sunk_ships):
             name = sea.sunk_names[index] if index < len(sea.sunk_names) else None
             allowed = frozenset(k for k in unplaced if name is None or k[1] == name)
+            within = sea.sunk_open[index] if index < len(sea.sunk_open) else sea.hit
             if ship and allowed:
-                clues.append(SinkClue(ship[0], allowed))
+                clues.append(SinkClue(ship[0], allowed, within & hits))
     else:
         # Ships never share a side, so a sunk ship is exactly its line of hits.
         hits = sea.hit & ~sea.sunk
@@ -120,24 +124,30 @@ def afloat_lengths(sea: Sea) -> tuple[int, ...]:
 
 
 def target_hits(sea: Sea) -> int:
-    """Hit squares that may belong to a ship still afloat."""
+    """Hit squares that may belong to a ship still afloat.
+
+    Where ships may touch, a sink tells only its square, so a hit belongs to a
+    sunk ship or not as the sunk ships may lie: a hit is a target when some
+    way of laying every sunk ship (through its sinking shot, on hits open
+    before it, none overlapping) leaves it uncovered.
+    """
     if not tells_cells(sea.rules):
         return 0
-    if sea.rules.touching is not Touching.ANY:
-        return sea.hit & ~sea.sunk
-    # Touching ships: a hit belongs to a sunk ship or not, we cannot always say;
-    # but once the hits number no more than the sunk ships' squares, all are accounted for.
-    if popcount(sea.hit) <= _sunk_squares(sea):
-        return 0
-    return sea.hit & ~sea.sunk
-
-
-def _sunk_squares(sea: Sea) -> int:
-    """How many squares the sunk ships cover, as far as the view tells (one each at least)."""
-    rules = sea.rules
-    if not rules.name_sunk:
-        return len(sea.sunk_ships)
-    return sum(rules.fleet[rules.names.index(n)] for n in sea.sunk_names if n in rules.names)
+    open_hits = sea.hit & ~sea.sunk
+    if sea.rules.touching is not Touching.ANY or not open_hits:
+        return open_hits
+    live = 0
+    laid_out = False
+    for ships, _, _ in _sink_layouts(read_view(sea)):
+        laid_out = True
+        covered = 0
+        for ship in ships:
+            covered |= ship
+        live |= open_hits & ~covered
+        if live == open_hits:
+            break
+    # No layout at all: the sinks contradict the rules as modelled, so aim at every hit.
+    return live if laid_out else open_hits
 
 
 # ---------------------------------------------------------------- per-ship counting
@@ -260,18 +270,26 @@ class _Cover:
     """Ships of each of the view's kinds still to place on unknown squares."""
 
 
-def _covers(view: View) -> list[_Cover]:
-    """Every set of ships that stands on all the hits, honouring the sinks."""
-    rules = view.rules
-    found: list[_Cover] = []
-    allowed = view.free | view.hits
-    kind_index = {kind: i for i, kind in enumerate(view.kinds)}
+def _sink_layouts(view: View) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
+    """Every way to lay the sunk ships of the view's clues: (ships, blocked, kinds left).
 
-    def explain_sinks(j: int, ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
-        if len(found) >= _MAX_COVERS:
+    Each ship goes through its sinking shot, within the hits open before it,
+    clear of the ships laid before it.  At most ``_MAX_COVERS`` are given;
+    the ``kinds left`` list is shared and only valid until the next one.
+    """
+    rules = view.rules
+    kind_index = {kind: i for i, kind in enumerate(view.kinds)}
+    counts = list(view.counts)
+    given = [0]
+
+    def lay(
+        j: int, ships: tuple[int, ...], blocked: int
+    ) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
+        if given[0] >= _MAX_COVERS:
             return
         if j == len(view.clues):
-            cover_hits(ships, blocked, counts)
+            given[0] += 1
+            yield ships, blocked, counts
             return
         clue = view.clues[j]
         for kind in clue.kinds:
@@ -280,9 +298,18 @@ def _covers(view: View) -> list[_Cover]:
                 continue
             counts[i] -= 1
             for ship, halo in _through(rules, kind[0])[clue.square]:
-                if not ship & (blocked | ~view.hits):
-                    explain_sinks(j + 1, (*ships, ship), blocked | halo, counts)
+                if not ship & (blocked | ~clue.within):
+                    yield from lay(j + 1, (*ships, ship), blocked | halo)
             counts[i] += 1
+
+    return lay(0, (), 0)
+
+
+def _covers(view: View) -> list[_Cover]:
+    """Every set of ships that stands on all the hits, honouring the sinks."""
+    rules = view.rules
+    found: list[_Cover] = []
+    allowed = view.free | view.hits
 
     def cover_hits(ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
         if len(found) >= _MAX_COVERS:
@@ -305,7 +332,10 @@ def _covers(view: View) -> list[_Cover]:
                 cover_hits((*ships, ship), blocked | halo, counts)
             counts[i] += 1
 
-    explain_sinks(0, (), 0, list(view.counts))
+    for ships, blocked, counts in _sink_layouts(view):
+        cover_hits(ships, blocked, counts)
+        if len(found) >= _MAX_COVERS:
+            break
     return found
 
 
