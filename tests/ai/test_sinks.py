@@ -90,7 +90,8 @@ def live_hits(rules: Ruleset, said: Said) -> int:
 
 
 def replay(rules: Ruleset, fleet: Fleet, shots: list[int]) -> tuple[Sea, Said]:
-    defence, sea, said = Defence(rules, fleet), Sea(rules), []
+    defence, sea = Defence(rules, fleet), Sea(rules)
+    said: Said = []
     for square in shots:
         answer, defence = defence.answer((square,))
         sea = sea.apply((square,), answer)
