@@ -3,7 +3,9 @@
 Every strategy plays the same N seeded, uniformly random legal fleets, so the
 difference between two strategies is measured game by game (paired), which
 needs far fewer games than comparing two separate means.  The clock is read
-here, around each move, never inside a strategy.
+here, around each move, never inside a strategy, and it is the process's
+CPU time: on a shared machine the other jobs slow the figures as little as
+they can.
 
 A long run can be farmed out: ``--shard I/N`` plays every N-th game from the
 I-th and prints its games as JSON; ``--merge FILES`` reads the shards back
@@ -114,7 +116,7 @@ class Game:
     shots: int
     misses: int
     move_seconds: tuple[float, ...]
-    """Time each move took."""
+    """CPU time each move took."""
 
     def to_map(self, number: int) -> dict[str, Any]:
         return {
@@ -137,9 +139,9 @@ def play_one(rules: Ruleset, strategy: str, seed: int, game: int) -> Game:
     seconds: list[float] = []
 
     def timed(sea: Sea, due: int) -> tuple[int, ...]:
-        start = time.perf_counter()
+        start = time.process_time()
         shots = player(sea, due, rng)
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.process_time() - start)
         return shots
 
     result = sink_fleet(rules, fleet, timed)
