@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from random import Random
@@ -29,7 +30,7 @@ from statki_net.game.rules import Ruleset, Touching
 Kind = tuple[int, str | None]
 """A ship as the shooter can tell it apart: its length, and its name where sinks are named."""
 
-DEFAULT_SAMPLES = 3000
+DEFAULT_SAMPLES = 4000
 """Fleets ``hit_probabilities`` samples when there are too many to count."""
 EXACT_LIMIT = 20_000
 """Consistent fleets up to which ``hit_probabilities`` counts them all instead of sampling."""
@@ -49,6 +50,8 @@ class SinkClue:
     square: int
     kinds: frozenset[Kind]
     """The kinds of ship it may have been: one, where sinks are named."""
+    within: int
+    """The hits the ship lies within: the sinking shot and the hits open before it."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +88,9 @@ def read_view(sea: Sea) -> View:
         for index, ship in enumerate(sea.sunk_ships):
             name = sea.sunk_names[index] if index < len(sea.sunk_names) else None
             allowed = frozenset(k for k in unplaced if name is None or k[1] == name)
+            within = sea.sunk_open[index] if index < len(sea.sunk_open) else sea.hit
             if ship and allowed:
-                clues.append(SinkClue(ship[0], allowed))
+                clues.append(SinkClue(ship[0], allowed, within & hits))
     else:
         # Ships never share a side, so a sunk ship is exactly its line of hits.
         hits = sea.hit & ~sea.sunk
@@ -120,24 +124,30 @@ def afloat_lengths(sea: Sea) -> tuple[int, ...]:
 
 
 def target_hits(sea: Sea) -> int:
-    """Hit squares that may belong to a ship still afloat."""
+    """Hit squares that may belong to a ship still afloat.
+
+    Where ships may touch, a sink tells only its square, so a hit belongs to a
+    sunk ship or not as the sunk ships may lie: a hit is a target when some
+    way of laying every sunk ship (through its sinking shot, on hits open
+    before it, none overlapping) leaves it uncovered.
+    """
     if not tells_cells(sea.rules):
         return 0
-    if sea.rules.touching is not Touching.ANY:
-        return sea.hit & ~sea.sunk
-    # Touching ships: a hit belongs to a sunk ship or not, we cannot always say;
-    # but once the hits number no more than the sunk ships' squares, all are accounted for.
-    if popcount(sea.hit) <= _sunk_squares(sea):
-        return 0
-    return sea.hit & ~sea.sunk
-
-
-def _sunk_squares(sea: Sea) -> int:
-    """How many squares the sunk ships cover, as far as the view tells (one each at least)."""
-    rules = sea.rules
-    if not rules.name_sunk:
-        return len(sea.sunk_ships)
-    return sum(rules.fleet[rules.names.index(n)] for n in sea.sunk_names if n in rules.names)
+    open_hits = sea.hit & ~sea.sunk
+    if sea.rules.touching is not Touching.ANY or not open_hits:
+        return open_hits
+    live = 0
+    laid_out = False
+    for ships, _, _ in _sink_layouts(read_view(sea)):
+        laid_out = True
+        covered = 0
+        for ship in ships:
+            covered |= ship
+        live |= open_hits & ~covered
+        if live == open_hits:
+            break
+    # No layout at all: the sinks contradict the rules as modelled, so aim at every hit.
+    return live if laid_out else open_hits
 
 
 # ---------------------------------------------------------------- per-ship counting
@@ -260,18 +270,26 @@ class _Cover:
     """Ships of each of the view's kinds still to place on unknown squares."""
 
 
-def _covers(view: View) -> list[_Cover]:
-    """Every set of ships that stands on all the hits, honouring the sinks."""
-    rules = view.rules
-    found: list[_Cover] = []
-    allowed = view.free | view.hits
-    kind_index = {kind: i for i, kind in enumerate(view.kinds)}
+def _sink_layouts(view: View) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
+    """Every way to lay the sunk ships of the view's clues: (ships, blocked, kinds left).
 
-    def explain_sinks(j: int, ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
-        if len(found) >= _MAX_COVERS:
+    Each ship goes through its sinking shot, within the hits open before it,
+    clear of the ships laid before it.  At most ``_MAX_COVERS`` are given;
+    the ``kinds left`` list is shared and only valid until the next one.
+    """
+    rules = view.rules
+    kind_index = {kind: i for i, kind in enumerate(view.kinds)}
+    counts = list(view.counts)
+    given = [0]
+
+    def lay(
+        j: int, ships: tuple[int, ...], blocked: int
+    ) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
+        if given[0] >= _MAX_COVERS:
             return
         if j == len(view.clues):
-            cover_hits(ships, blocked, counts)
+            given[0] += 1
+            yield ships, blocked, counts
             return
         clue = view.clues[j]
         for kind in clue.kinds:
@@ -280,9 +298,18 @@ def _covers(view: View) -> list[_Cover]:
                 continue
             counts[i] -= 1
             for ship, halo in _through(rules, kind[0])[clue.square]:
-                if not ship & (blocked | ~view.hits):
-                    explain_sinks(j + 1, (*ships, ship), blocked | halo, counts)
+                if not ship & (blocked | ~clue.within):
+                    yield from lay(j + 1, (*ships, ship), blocked | halo)
             counts[i] += 1
+
+    return lay(0, (), 0)
+
+
+def _covers(view: View) -> list[_Cover]:
+    """Every set of ships that stands on all the hits, honouring the sinks."""
+    rules = view.rules
+    found: list[_Cover] = []
+    allowed = view.free | view.hits
 
     def cover_hits(ships: tuple[int, ...], blocked: int, counts: list[int]) -> None:
         if len(found) >= _MAX_COVERS:
@@ -305,7 +332,10 @@ def _covers(view: View) -> list[_Cover]:
                 cover_hits((*ships, ship), blocked | halo, counts)
             counts[i] += 1
 
-    explain_sinks(0, (), 0, list(view.counts))
+    for ships, blocked, counts in _sink_layouts(view):
+        cover_hits(ships, blocked, counts)
+        if len(found) >= _MAX_COVERS:
+            break
     return found
 
 
@@ -382,10 +412,63 @@ def _count_exactly(
     return tallies, total
 
 
+@dataclass(frozen=True)
+class _Line:
+    """The positions of a ship of one length lying one way, by the square each begins on.
+
+    Which of them lie wholly on the squares ``free`` is a handful of shifts
+    and ANDs on the bitboard (``starts & free & free >> shift ...``), not a
+    walk through a list of positions.
+    """
+
+    starts: int
+    """Squares such a ship may begin on without leaving the board."""
+    shifts: tuple[int, ...]
+    """How far each of its other squares lies from the first."""
+    first_squares: tuple[int, ...]
+    """``starts`` as a list, to draw from."""
+    ships: tuple[int, ...]
+    """Per first square, the ship's squares (0 where no such ship begins)."""
+    halos: tuple[int, ...]
+    """Per first square, the ship's squares and those no other ship may then take."""
+
+    def fitting(self, free: int) -> int:
+        """The first squares of the positions lying wholly on ``free``."""
+        fit = self.starts & free
+        for shift in self.shifts:
+            fit &= free >> shift
+        return fit
+
+
+@cache
+def _lines(rules: Ruleset, length: int) -> tuple[_Line, ...]:
+    """``placements(rules, length)`` grouped by the way the ship lies: one line or two."""
+    area = rules.size * rules.size
+    by_step: dict[int, list[tuple[int, int, int]]] = {}
+    for ship, halo in placements(rules, length):
+        first = (ship & -ship).bit_length() - 1
+        step = 1 if length == 1 or ship >> (first + 1) & 1 else rules.size
+        by_step.setdefault(step, []).append((first, ship, halo))
+    lines = []
+    for step, rows in sorted(by_step.items()):
+        ships, halos = [0] * area, [0] * area
+        for first, ship, halo in rows:
+            ships[first], halos[first] = ship, halo
+        lines.append(
+            _Line(
+                sum(1 << first for first, _, _ in rows),
+                tuple(step * k for k in range(1, length)),
+                tuple(first for first, _, _ in rows),
+                tuple(ships),
+                tuple(halos),
+            )
+        )
+    return tuple(lines)
+
+
 def _sample_fleets(
     view: View,
     covers: list[_Cover],
-    free_positions: dict[int, list[int]],
     rng: Random,
     samples: int,
 ) -> tuple[dict[int, float], float]:
@@ -395,49 +478,79 @@ def _sample_fleets(
     each remaining ship (longest first) takes a uniformly chosen position
     among those still legal beside the ships already placed, and the fleet
     is weighted by the number of choices it had, which makes the weighted
-    sample uniform over consistent fleets.  The last ship is not drawn: every
-    position it could take is tallied at once (fewer samples for the same
-    precision).  The weights sum to an unbiased estimate of the fleet count.
+    sample uniform over consistent fleets.  The weights sum to an unbiased
+    estimate of the fleet count.
+
+    This is the computer's inner loop, written for CPython's speed: the legal
+    positions are bitboards (``_Line``), a position is drawn by trying random
+    ones where most are legal and by counting along the bitboard where few
+    are, and nothing is allocated per ship but the ship itself.
     """
-    halos = _halos(view.rules)
+    rules = view.rules
     tallies: dict[int, float] = {}
     total = 0.0
     if len(covers) > samples:
-        drawn = [covers[rng.randrange(len(covers))] for _ in range(samples)]
+        drawn = [rng.randrange(len(covers)) for _ in range(samples)]
         share = len(covers) / samples
     else:
         per_cover = samples // len(covers)
-        drawn = covers * per_cover
+        drawn = list(range(len(covers))) * per_cover
         share = 1.0 / per_cover
-    for cover in drawn:
+    plans = []
+    for cover in covers:
         lengths = [view.kinds[kind][0] for kind in _rest_kinds(cover)]
         labelled = math.prod(math.factorial(n) for n in cover.rest)
-        weight = share / labelled
-        blocked = cover.blocked
-        chosen: list[int] = []
-        candidates: list[int] = []
-        previous_length = 0
-        for k, length in enumerate(lengths):
-            pool = candidates if length == previous_length else free_positions[length]
-            candidates = [s for s in pool if not s & blocked]
-            previous_length = length
-            if not candidates:
+        plans.append(([_lines(rules, length) for length in lengths], share / labelled))
+    cover_weights = [0.0] * len(covers)
+    random = rng.random
+    get = tallies.get
+    for index in drawn:
+        ship_lines, weight = plans[index]
+        free = view.free & ~covers[index].blocked
+        chosen = []
+        for lines in ship_lines:
+            # _Line.fitting, written out: a call per line costs as much as the work.
+            line = lines[0]
+            fit = line.starts & free
+            for shift in line.shifts:
+                fit &= free >> shift
+            many = fit.bit_count()
+            count = many
+            if len(lines) > 1:
+                other = lines[1]
+                other_fit = other.starts & free
+                for shift in other.shifts:
+                    other_fit &= free >> shift
+                count += other_fit.bit_count()
+            if not count:
                 weight = 0.0
                 break
-            if k == len(lengths) - 1:
-                for ship in candidates:
-                    tallies[ship] = tallies.get(ship, 0.0) + weight
-                weight *= len(candidates)
-                break
-            weight *= len(candidates)
-            ship = candidates[rng.randrange(len(candidates))]
-            chosen.append(ship)
-            blocked |= halos[ship]
+            weight *= count
+            pick = random() * count
+            if pick >= many:
+                line, fit, pick, many = other, other_fit, pick - many, count - many
+            if 3 * many >= len(line.first_squares):
+                # Most positions are legal: try random ones until one is.
+                firsts = line.first_squares
+                first = firsts[int(random() * len(firsts))]
+                while not fit >> first & 1:
+                    first = firsts[int(random() * len(firsts))]
+            else:
+                # Few are: count along the bitboard to the one picked.
+                for _ in range(int(pick)):
+                    fit &= fit - 1
+                first = (fit & -fit).bit_length() - 1
+            chosen.append(line.ships[first])
+            free &= ~line.halos[first]
         if not weight:
             continue
-        for ship in (*cover.ships, *chosen):
-            tallies[ship] = tallies.get(ship, 0.0) + weight
+        for ship in chosen:
+            tallies[ship] = get(ship, 0.0) + weight
+        cover_weights[index] += weight
         total += weight
+    for cover, weight in zip(covers, cover_weights, strict=True):
+        for ship in cover.ships:
+            tallies[ship] = tallies.get(ship, 0.0) + weight
     return tallies, total
 
 
@@ -469,7 +582,7 @@ def hit_probabilities(
         return _normalised(sea, per_ship_scores(sea))
     free_positions = _free_positions(view)
     pilot = min(samples, max(_PILOT_SAMPLES, len(covers)))
-    tallies, total = _sample_fleets(view, covers, free_positions, rng, pilot)
+    tallies, total = _sample_fleets(view, covers, rng, pilot)
     if total <= exact_limit:
         try:
             tallies, total = _count_exactly(view, covers, free_positions)
@@ -478,7 +591,7 @@ def hit_probabilities(
         else:
             return Probabilities(_tally(view, tallies, total), True, total)
     if samples > pilot:
-        more, more_total = _sample_fleets(view, covers, free_positions, rng, samples - pilot)
+        more, more_total = _sample_fleets(view, covers, rng, samples - pilot)
         share_pilot, share_more = pilot / samples, (samples - pilot) / samples
         merged = {s: w * share_pilot for s, w in tallies.items()}
         for ship, weight in more.items():

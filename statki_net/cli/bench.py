@@ -3,7 +3,14 @@
 Every strategy plays the same N seeded, uniformly random legal fleets, so the
 difference between two strategies is measured game by game (paired), which
 needs far fewer games than comparing two separate means.  The clock is read
-here, around each move, never inside a strategy.
+here, around each move, never inside a strategy, and it is the process's
+CPU time: on a shared machine the other jobs slow the figures as little as
+they can.
+
+A long run can be farmed out: ``--shard I/N`` plays every N-th game from the
+I-th and prints its games as JSON; ``--merge FILES`` reads the shards back
+and prints what the whole run would have (the same shots game by game; only
+the timings differ, being taken elsewhere).
 """
 
 from __future__ import annotations
@@ -46,6 +53,19 @@ def add(commands: Subcommands) -> None:
     )
     ai.add_argument("--jobs", type=int, default=1, metavar="J", help="games played in parallel")
     ai.add_argument("--json", action="store_true", help="one JSON object keyed by strategy")
+    farm = ai.add_mutually_exclusive_group()
+    farm.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="play only games I, I+N, I+2N, ... (I from 1 to N) and print them as JSON to merge",
+    )
+    farm.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="FILE",
+        help="read the shards' JSON and print the whole run (rules, games, seed from the files)",
+    )
     ai.set_defaults(run=_bench_ai)
     placement = kinds.add_parser(
         "placement", help="shots density needs against hard fleets and random ones"
@@ -96,6 +116,19 @@ class Game:
     shots: int
     misses: int
     move_seconds: tuple[float, ...]
+    """CPU time each move took."""
+
+    def to_map(self, number: int) -> dict[str, Any]:
+        return {
+            "game": number,
+            "shots": self.shots,
+            "misses": self.misses,
+            "move_seconds": [round(s, 7) for s in self.move_seconds],
+        }
+
+    @classmethod
+    def from_map(cls, data: dict[str, Any]) -> Game:
+        return cls(int(data["shots"]), int(data["misses"]), tuple(data["move_seconds"]))
 
 
 def play_one(rules: Ruleset, strategy: str, seed: int, game: int) -> Game:
@@ -106,9 +139,9 @@ def play_one(rules: Ruleset, strategy: str, seed: int, game: int) -> Game:
     seconds: list[float] = []
 
     def timed(sea: Sea, due: int) -> tuple[int, ...]:
-        start = time.perf_counter()
+        start = time.process_time()
         shots = player(sea, due, rng)
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.process_time() - start)
         return shots
 
     result = sink_fleet(rules, fleet, timed)
@@ -155,42 +188,156 @@ def paired(games: Sequence[Game], yardstick: Sequence[Game]) -> tuple[float, flo
     )
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a bench run plays: the same for a whole run and each of its shards."""
+
+    rules_name: str
+    games: int
+    seed: int
+    strategies: tuple[str, ...]
+
+    @property
+    def rules(self) -> Ruleset:
+        return ruleset_named(self.rules_name)
+
+    def to_map(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules_name,
+            "games": self.games,
+            "seed": self.seed,
+            "strategies": list(self.strategies),
+        }
+
+
+Shard = tuple[int, int]
+"""(I, N): the I-th of N shards, I counted from 1."""
+
+
+def _shard(text: str) -> Shard:
+    index, slash, count = text.partition("/")
+    try:
+        shard = (int(index), int(count))
+    except ValueError:
+        shard = (0, 0)
+    if not slash or not 1 <= shard[0] <= shard[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: a shard is I/N with 1 <= I <= N, like 2/8")
+    return shard
+
+
+def shard_games(games: int, shard: Shard) -> range:
+    """The games shard ``I/N`` plays: every N-th from game I-1, so shards take equal shares."""
+    index, count = shard
+    return range(index - 1, games, count)
+
+
 def _bench_ai(args: argparse.Namespace) -> int:
-    rules = ruleset_named(args.rules)
-    names = [name.strip() for name in args.strategies.split(",") if name.strip()]
-    for name in names:
-        strategy_named(name)
-    if args.games < 1 or args.jobs < 1:
-        raise UsageError("--games and --jobs must be at least 1")
-    results: dict[str, list[Game]] = {}
-    for name in names:
-        tasks = [(rules, name, args.seed, game) for game in range(args.games)]
-        if args.jobs > 1:
-            with ProcessPoolExecutor(args.jobs) as pool:
-                results[name] = list(pool.map(_play_task, tasks, chunksize=4))
-        else:
-            results[name] = [_play_task(task) for task in tasks]
-        if not args.json:
-            print(f"  {name}: done", file=sys.stderr, flush=True)
-    table: dict[str, dict[str, Any]] = {name: summary(games) for name, games in results.items()}
-    if YARDSTICK in results:
+    if args.merge:
+        plan, results = merge_shards(args.merge)
+    else:
+        names = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
+        plan = Plan(args.rules, args.games, args.seed, names)
+        ruleset_named(plan.rules_name)
         for name in names:
+            strategy_named(name)
+        if args.games < 1 or args.jobs < 1:
+            raise UsageError("--games and --jobs must be at least 1")
+        numbers = shard_games(plan.games, args.shard) if args.shard else range(plan.games)
+        results = _play(plan, numbers, args.jobs, quiet=args.json or bool(args.shard))
+        if args.shard:
+            print(json.dumps(_shard_map(plan, args.shard, results)))
+            return EXIT_OK
+    table = _table(plan, [results[name] for name in plan.strategies])
+    print(json.dumps(table, indent=2) if args.json else _text(plan, table))
+    return EXIT_OK
+
+
+def _play(plan: Plan, numbers: range, jobs: int, *, quiet: bool) -> dict[str, dict[int, Game]]:
+    """Every strategy of the plan on the numbered games: per strategy, game number -> game."""
+    rules = plan.rules
+    results: dict[str, dict[int, Game]] = {}
+    for name in plan.strategies:
+        tasks = [(rules, name, plan.seed, game) for game in numbers]
+        if jobs > 1:
+            with ProcessPoolExecutor(jobs) as pool:
+                games = list(pool.map(_play_task, tasks, chunksize=4))
+        else:
+            games = [_play_task(task) for task in tasks]
+        results[name] = dict(zip(numbers, games, strict=True))
+        if not quiet:
+            print(f"  {name}: done", file=sys.stderr, flush=True)
+    return results
+
+
+def _shard_map(plan: Plan, shard: Shard, results: dict[str, dict[int, Game]]) -> dict[str, Any]:
+    return {
+        "bench": "ai",
+        "plan": plan.to_map(),
+        "shard": list(shard),
+        "results": {
+            name: [game.to_map(number) for number, game in games.items()]
+            for name, games in results.items()
+        },
+    }
+
+
+def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]]:
+    """The plan the shards share and every game they played, each exactly once."""
+    plan: Plan | None = None
+    results: dict[str, dict[int, Game]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as file:
+            try:
+                data = json.load(file)
+                theirs = Plan(
+                    str(data["plan"]["rules"]),
+                    int(data["plan"]["games"]),
+                    int(data["plan"]["seed"]),
+                    tuple(str(name) for name in data["plan"]["strategies"]),
+                )
+                played = {
+                    name: [(int(g["game"]), Game.from_map(g)) for g in data["results"][name]]
+                    for name in theirs.strategies
+                }
+            except (ValueError, KeyError, TypeError) as error:
+                raise UsageError(f"{path}: not a shard of statki bench ai ({error})") from None
+        if plan is None:
+            plan = theirs
+            results = {name: {} for name in plan.strategies}
+        elif theirs != plan:
+            raise UsageError(f"{path}: a shard of another run ({theirs} is not {plan})")
+        for name, games in played.items():
+            for number, game in games:
+                if number in results[name]:
+                    raise UsageError(f"{path}: game {number} of {name} is in two shards")
+                results[name][number] = game
+    assert plan is not None  # argparse gives --merge at least one file
+    for name, run in results.items():
+        missing = sorted(set(range(plan.games)) - set(run))
+        if missing:
+            raise UsageError(f"the shards lack {len(missing)} game(s) of {name}, from {missing[0]}")
+    return plan, {name: dict(sorted(run.items())) for name, run in results.items()}
+
+
+def _table(plan: Plan, runs: Sequence[dict[int, Game]]) -> dict[str, dict[str, Any]]:
+    """Each strategy's summary, and its paired difference to the yardstick."""
+    games = {name: list(run.values()) for name, run in zip(plan.strategies, runs, strict=True)}
+    table: dict[str, dict[str, Any]] = {name: summary(played) for name, played in games.items()}
+    if YARDSTICK in games:
+        for name in plan.strategies:
             if name != YARDSTICK:
-                mean, stderr = paired(results[name], results[YARDSTICK])
+                mean, stderr = paired(games[name], games[YARDSTICK])
                 table[name]["vs_" + YARDSTICK] = {
                     "mean": round(mean, 3),
                     "stderr": round(stderr, 3),
                 }
-    if args.json:
-        print(json.dumps(table, indent=2))
-    else:
-        print(_text(args, table))
-    return EXIT_OK
+    return table
 
 
-def _text(args: argparse.Namespace, table: dict[str, dict[str, Any]]) -> str:
+def _text(plan: Plan, table: dict[str, dict[str, Any]]) -> str:
     lines = [
-        f"rules {args.rules}, {args.games} fleets, seed {args.seed}: shots to sink the whole fleet",
+        f"rules {plan.rules_name}, {plan.games} fleets, seed {plan.seed}:"
+        " shots to sink the whole fleet",
         f"{'strategy':<10} {'mean':>13} {'median':>7} {'p90':>6} {'max':>6} {'misses':>7}"
         f" {'ms p50':>8} {'ms p99':>8}",
     ]

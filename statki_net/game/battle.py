@@ -169,6 +169,13 @@ class Sea:
     sunk_ships: tuple[tuple[int, ...], ...] = ()
     """Each sunk ship as far as its squares are known, in the order sunk."""
     sunk_names: tuple[str, ...] = ()
+    sunk_open: tuple[int, ...] = ()
+    """Per sink, in the order sunk: the hits not yet known sunk when it sank, as a bitboard.
+
+    The sunk ship lies within them (it holds the sinking shot and only hits
+    made before it), which matters where ships may touch and a sink tells
+    only its square.  0 where answers do not say which shots hit.
+    """
 
     def cell(self, square: int) -> Cell:
         mask = bit(square)
@@ -202,7 +209,11 @@ class Sea:
         )
         if not answer.outcomes:
             new_sunk: tuple[tuple[int, ...], ...] = ((),) * answer.sunk
-            return replace(sea, sunk_ships=sea.sunk_ships + new_sunk)
+            return replace(
+                sea,
+                sunk_ships=sea.sunk_ships + new_sunk,
+                sunk_open=sea.sunk_open + (0,) * answer.sunk,
+            )
         for square, outcome in zip(shots, answer.outcomes, strict=True):
             if outcome is not Outcome.MISS:
                 sea = replace(sea, hit=sea.hit | bit(square))
@@ -217,6 +228,7 @@ class Sea:
             sunk=self.sunk | ship,
             marked=(self.marked | forbidden_around(self.rules, ship)) & ~self.shot,
             sunk_ships=(*self.sunk_ships, tuple(squares_of(ship))),
+            sunk_open=(*self.sunk_open, self.hit & ~self.sunk),
         )
 
     def _ship_through(self, square: int) -> int:

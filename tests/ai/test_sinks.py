@@ -1,0 +1,169 @@
+"""Where ships may touch, a sink tells its square, its name and when it came.
+
+The sunk ship holds the sinking shot and only hits made before it.  These
+tests count every fleet on small boards (brute force, through the real
+``Defence``) and check that the shooter's models agree with what the answers
+allow, and that forgetting the order of the shots would change the count.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from statki_net.ai.strategies import choose_shots, hit_probabilities, target_hits
+from statki_net.game.battle import Answer, Defence, Sea
+from statki_net.game.board import bit, bitboard_of, squares_of
+from statki_net.game.fleet import Fleet, placements, random_fleet
+from statki_net.game.rules import Ruleset, Touching, Turns
+
+NAMED = Ruleset(
+    size=4,
+    fleet=(3, 2, 2),
+    names=("cruiser", "submarine", "destroyer"),
+    touching=Touching.ANY,
+    turns=Turns.ALTERNATE,
+    name_sunk=True,
+)
+"""Touching ships, named sinks: small enough to list all 9,000-odd fleets."""
+UNNAMED = replace(NAMED, names=(), name_sunk=False)
+"""The same without names: a sink tells only its square."""
+
+Said = list[tuple[tuple[int, ...], Answer]]
+
+
+def every_fleet(rules: Ruleset) -> list[Fleet]:
+    """Every legal fleet, ship ``i`` of length ``rules.fleet[i]``."""
+    options = [placements(rules, length) for length in rules.fleet]
+
+    def extend(index: int, taken: int, ships: tuple[int, ...]) -> Iterator[Fleet]:
+        if index == len(options):
+            yield Fleet(tuple(tuple(squares_of(ship)) for ship in ships))
+            return
+        for ship, around in options[index]:
+            if not ship & taken:
+                yield from extend(index + 1, taken | around, (*ships, ship))
+
+    return list(extend(0, 0, ()))
+
+
+FLEETS = {rules: every_fleet(rules) for rules in (NAMED, UNNAMED)}
+
+
+def consistent(rules: Ruleset, said: Said) -> list[Defence]:
+    """The defences (fleet and shots) of every fleet that answers every volley as answered."""
+    found = []
+    for fleet in FLEETS[rules]:
+        defence = Defence(rules, fleet)
+        for shots, answer in said:
+            truth, defence = defence.answer(shots)
+            if truth != answer:
+                break
+        else:
+            found.append(defence)
+    return found
+
+
+def exact_odds(rules: Ruleset, said: Said) -> list[float]:
+    defences = consistent(rules, said)
+    held = [0] * (rules.size * rules.size)
+    for defence in defences:
+        for square in squares_of(defence.fleet.board):
+            held[square] += 1
+    return [h / len(defences) for h in held]
+
+
+def live_hits(rules: Ruleset, said: Said) -> int:
+    """Hits that belong to a ship still afloat in some consistent fleet."""
+    live = 0
+    for defence in consistent(rules, said):
+        sunk = set(defence.sunk_ships())
+        for index, ship in enumerate(defence.fleet.ships):
+            if index not in sunk:
+                live |= bitboard_of(ship) & defence.shot
+    return live
+
+
+def replay(rules: Ruleset, fleet: Fleet, shots: list[int]) -> tuple[Sea, Said]:
+    defence, sea = Defence(rules, fleet), Sea(rules)
+    said: Said = []
+    for square in shots:
+        answer, defence = defence.answer((square,))
+        sea = sea.apply((square,), answer)
+        said.append(((square,), answer))
+    return sea, said
+
+
+def forgetful(sea: Sea) -> Sea:
+    """The view without the order of the shots: a sunk ship may lie on any hit."""
+    return replace(sea, sunk_open=())
+
+
+# The destroyer on A1-B1 sinks at B1; C1 is hit only afterwards (the
+# submarine's).  Forgetting the order, the destroyer may lie on B1-C1 and
+# A1 be the cruiser's or the submarine's.
+DESTROYER_FIRST = Fleet(((8, 9, 10), (2, 3), (0, 1)))
+SHOTS = [0, 1, 2]
+
+
+@pytest.mark.parametrize("rules", [NAMED, UNNAMED], ids=["named", "unnamed"])
+def test_the_sunk_ship_lies_on_hits_made_before_it(rules: Ruleset) -> None:
+    sea, said = replay(rules, DESTROYER_FIRST, SHOTS)
+    expected = exact_odds(rules, said)
+    found = hit_probabilities(sea, random.Random(0), exact_limit=10**6)
+    assert found.exact
+    assert found.squares == pytest.approx(
+        [0.0 if sea.known >> s & 1 else p for s, p in enumerate(expected)], abs=1e-9
+    )
+    # Without the order the count is wrong: the constraint is what makes it right.
+    careless = hit_probabilities(forgetful(sea), random.Random(0), exact_limit=10**6)
+    assert max(abs(a - b) for a, b in zip(careless.squares, found.squares, strict=True)) > 0.05
+
+
+@pytest.mark.parametrize("rules", [NAMED, UNNAMED], ids=["named", "unnamed"])
+def test_hits_of_the_sunk_ship_are_no_targets(rules: Ruleset) -> None:
+    sea, said = replay(rules, DESTROYER_FIRST, SHOTS)
+    assert target_hits(sea) == live_hits(rules, said) == bit(2)
+    assert target_hits(forgetful(sea)) & bit(0)
+    # per-ship aims only through the live hit C1: C2 has two positions (C1-C2,
+    # C1-C3), D1 and C3 one each.  Taking A1 for a target would tie A2 with C2.
+    shots = {choose_shots("per-ship", sea, 1, random.Random(seed))[0] for seed in range(8)}
+    assert shots == {6}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rules=st.sampled_from([NAMED, UNNAMED]),
+    seed=st.integers(0, 2**32),
+    volleys=st.integers(3, 12),
+)
+def test_exact_probabilities_and_targets_match_brute_force(
+    rules: Ruleset, seed: int, volleys: int
+) -> None:
+    rng = random.Random(seed)
+    fleet = random_fleet(rules, rng)
+    board = list(range(rules.size * rules.size))
+    rng.shuffle(board)
+    # Fire at ship squares first, more often than not, so sinks and touching hits come up.
+    ships = [s for s in board if fleet.board >> s & 1]
+    water = [s for s in board if not fleet.board >> s & 1]
+    order = []
+    while ships or water:
+        source = ships if ships and (not water or rng.random() < 0.7) else water
+        order.append(source.pop())
+    sea, said = replay(rules, fleet, order[:volleys])
+    if sea.afloat == 0:
+        return
+    expected = exact_odds(rules, said)
+    found = hit_probabilities(sea, random.Random(0), exact_limit=10**6)
+    assert found.exact
+    for square in squares_of(~sea.known & ((1 << rules.size**2) - 1)):
+        assert found.squares[square] == pytest.approx(expected[square], abs=1e-9)
+    # Targets may include a hit no fleet leaves afloat, never miss one that some fleet does.
+    live = live_hits(rules, said)
+    assert live & ~target_hits(sea) == 0
