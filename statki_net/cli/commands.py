@@ -33,7 +33,7 @@ COMMANDS = (
         "daemon",
         "the long-running peer: many games at once, driven over a control socket",
     ),
-    Command("verify", "verify", "judge the games some logs hold, as a referee"),
+    Command("verify", "verify", "check game logs as a referee"),
     Command("id", "identity", "print your key fingerprint"),
     Command("history", "history", "list the games you played"),
     Command("stats", "history", "who wins most often, per opponent and per rules"),
