@@ -38,6 +38,7 @@ from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle
 from statki_net.net.invite import (
@@ -139,6 +140,8 @@ class Player:
     """How the computer places this side's fleet, with ``--bot``."""
     choose_rules: bool = False
     """The host picks the rules on screen (no ``--rules`` given)."""
+    clock: Clock = WALL_CLOCK
+    """Where the games' time comes from: real time, but for tests that hurry it."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
@@ -329,8 +332,10 @@ class HostReunion:
 
     async def connect(self, session: Session, who: str) -> GameConnection:
         seconds = session.proposed_limits.move_ms / 1000
+        clock = self.player.clock
         try:
-            async with asyncio.timeout(seconds):  # wait_for can lose a cancellation in 3.11
+            # wait_for can lose a cancellation in 3.11
+            async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
                 reader, writer = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
@@ -507,6 +512,7 @@ def _connection(
         history=history,
         expect_key=expect_key,
         peer_address=peer_text(writer),
+        clock=player.clock,
     )
 
 

@@ -4,9 +4,11 @@ In the manner of aioquic's asyncio adapter: ``GameConnection`` feeds the bytes
 it reads to the session and writes what the session has to send.  One timer,
 scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
 re-armed after every batch of events, calls ``check_time`` when the peer is
-overdue; nothing polls.  Every signed frame (and a note for anything unsigned
-that happened: a dropped connection, a timeout, a rejected message) goes to
-the game's own log file, and the game to the history when it starts and ends.
+overdue; nothing polls.  The time comes from one ``Clock`` (``net.clock``), which
+both reads the time and turns the deadline into the timer's wait.  Every
+signed frame (and a note for anything unsigned that happened: a dropped
+connection, a timeout, a rejected message) goes to the game's own log file,
+and the game to the history when it starts and ends.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
 socket, the computer player) see the game as *notices*, typed values
@@ -29,13 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import Closed, Notice, notice_of
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
@@ -51,17 +53,12 @@ from statki_net.referee.verify import fingerprint
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
-Clock = Callable[[], int]
 Listener = Callable[[Notice], None]
 
 READ_SIZE = 64 * 1024
 """Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
-
-
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class GameOverError(UsageError):
@@ -118,7 +115,7 @@ class GameConnection:
         *,
         log_dir: Path | None,
         history: History | None = None,
-        now: Clock = wall_clock_ms,
+        clock: Clock = WALL_CLOCK,
         expect_key: bytes | None = None,
         peer_address: str = "",
     ) -> None:
@@ -127,7 +124,8 @@ class GameConnection:
         self.writer = writer
         self.recorder = GameRecorder(log_dir, history, peer=peer_address)
         """The log file, the history row and the verdict: shared with local games."""
-        self.now = now
+        self.clock = clock
+        """All the game's time: every ``now`` the session is given, and the timer's wait."""
         self.expect_key = expect_key
         """The host key the invite named: the guest refuses any other."""
         self.peer_address = peer_address
@@ -142,6 +140,9 @@ class GameConnection:
         self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
+
+    def now(self) -> int:
+        return self.clock.now()
 
     @property
     def game_id(self) -> str:
@@ -228,7 +229,7 @@ class GameConnection:
         due = self.session.deadline()
         if due is None:
             return
-        delay = max(0.0, (due - self.now()) / 1000)
+        delay = self.clock.delay(due)
         self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, due)
 
     def _disarm(self) -> None:
@@ -237,7 +238,7 @@ class GameConnection:
             self._timer = None
 
     def _deadline_passed(self, due: int) -> None:
-        """Claim on time; the loop's clock may run a hair ahead of ``now``: then wait on."""
+        """Claim on time; the loop's clock may run a hair ahead of ours: then wait on."""
         self._timer = None
         if self.session.closed:
             return

@@ -36,6 +36,7 @@ from statki_net.game.rules import Ruleset
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control_server import ControlServer
 from statki_net.net.invite import Address, Invite, format_invite
@@ -98,6 +99,7 @@ class Daemon:
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
+        clock: Clock = WALL_CLOCK,
     ) -> None:
         self.home = home
         self.key = key
@@ -108,6 +110,8 @@ class Daemon:
         self.rules = rules
         self.limits = limits
         self.max_games = max_games
+        self.clock = clock
+        """Every game's time (real time; tests hurry it)."""
         self.history = History.in_home(home)
         self.log_dir = home / "logs"
         self.games: dict[int, DaemonGame] = {}
@@ -282,6 +286,7 @@ class Daemon:
                 history=self.history,
                 expect_key=expect_key,
                 peer_address=peer_text(writer),
+                clock=self.clock,
             )
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))
