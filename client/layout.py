@@ -269,6 +269,9 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     ]
     right: list[Line] = [[("class:box", "The rules")]]
     right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
+    room = max(20, width - max(_width(line) for line in left) - 6)
+    for text in model.departure_lines():  # before the ships: a guest reads these first
+        right += wrapped(text, room, "class:trouble")
     showing_invite = bool(model.invite) and not model.opponent_key
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])

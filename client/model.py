@@ -22,6 +22,8 @@ import contextlib
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
+from statki_net.game.rules import Ruleset, match_presets
+from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
@@ -173,7 +175,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
         fresh = Model(link, self.rng, self.history_source, background=self.background)
         fresh.hints, fresh.is_rematch = self.hints, True
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
-        fresh.fleet_text = self.fleet_text
+        fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
         if fresh.stage is Stage.PLACING:
             fresh.say(f"Rematch: {fresh.starter_words()}. Place your fleet; Enter starts")
         else:
@@ -195,6 +197,21 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if first is session.role:
             return "you start"
         return f"{self._capitalised(self.opponent_label())} starts"
+
+    def _decline_custom(self, rules: Ruleset) -> None:
+        """Rules that are no preset are declined unless the player admitted them.
+
+        A host may propose rules made to win (a tiny board crowded with ships,
+        where the first shooter wins): the guest says which, and why it declines.
+        """
+        self.rules = rules
+        who = self._capitalised(self.opponent_label())
+        self.say(
+            f"{who} proposes custom rules ({match_presets(rules).words()}): declined;"
+            " statki join --custom-rules admits them",
+            trouble=True,
+        )
+        self.link.decline(CUSTOM_RULES_REFUSED)
 
     # ------------------------------------------------------------ events
 
@@ -223,8 +240,11 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)
             case RulesProposed(rules=rules):
-                self.must_decide = True
-                self._start_placing(rules)
+                if match_presets(rules).custom and not self.custom_rules:
+                    self._decline_custom(rules)
+                else:
+                    self.must_decide = True
+                    self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
                 you = first is self.session.role

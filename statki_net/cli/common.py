@@ -25,6 +25,16 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
+    """``--custom-rules``: a guest may accept rules that are no preset (SPEC.md, section 7)."""
+    parser.add_argument(
+        "--custom-rules",
+        action="store_true",
+        help="consider rules that are no preset nor a combination of presets"
+        " (by default they are declined)",
+    )
+
+
 def placement_argument(parser: argparse.ArgumentParser) -> None:
     """``--placement``: how the computer places its own fleet."""
     parser.add_argument(

@@ -8,7 +8,13 @@ import contextlib
 import signal
 
 from statki_net.ai.computer import STRATEGIES
-from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rules_argument
+from statki_net.cli.common import (
+    EXIT_OK,
+    Subcommands,
+    custom_rules_argument,
+    placement_argument,
+    rules_argument,
+)
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
@@ -40,6 +46,7 @@ def add(commands: Subcommands) -> None:
     parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
     parser.add_argument("--name", default="statki daemon", help="the name opponents see")
     parser.add_argument("--move-timeout", type=float, metavar="SECONDS", help="limit per move")
+    custom_rules_argument(parser)
     parser.set_defaults(run=_daemon)
 
 
@@ -64,6 +71,7 @@ def _daemon(args: argparse.Namespace) -> int:
             placement=args.placement,
             rules=rules,
             limits=limits,
+            custom_rules=args.custom_rules,
         )
         await daemon.start()
         loop = asyncio.get_running_loop()

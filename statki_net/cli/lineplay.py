@@ -24,10 +24,12 @@ from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
+from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import Result
 from statki_net.protocol.session import Failed
+from statki_net.protocol.wire import Role
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
@@ -147,17 +149,37 @@ def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
     return squares
 
 
-def describe_rules(notice: notices.Rules) -> str:
+def describe_rules(notice: notices.Rules, me: Role = Role.GUEST) -> list[str]:
+    """The host's proposal as the guest reads it before it decides, a line each.
+
+    The rules by name (a preset, a combination, or custom rules with every way
+    they depart from the nearest preset), the limits, and who shoots first.
+    """
     rules = notice.rules
     fleet = ",".join(str(length) for length in rules.fleet)
-    seconds = notice.limits.move_ms // 1000
-    first = notice.first
-    starts = f"; the {first.value} shoots first (agreed, no coin toss)" if first else ""
-    return (
+    limits = notice.limits
+    lines = [
         f"rules: {notice.name} (fleet {fleet}; touching {rules.touching.value};"
-        f" turns {rules.turns.value}); {seconds} s a move{starts}"
-    )
+        f" turns {rules.turns.value}); {limits.move_ms // 1000} s a move,"
+        f" {limits.reveal_ms // 1000} s for the reveal"
+    ]
+    match = notice.presets
+    if match.custom:
+        lines.append(f"these rules are no preset; they depart from {match.nearest} in:")
+        lines += [f"  {difference}" for difference in match.differences()]
+    first = notice.first
+    if first is None:
+        lines.append("who shoots first: a coin toss decides")
+    else:
+        who = "you shoot" if first is me else f"the {first.value} shoots"
+        lines.append(f"who shoots first: {who} first (agreed, no coin toss)")
+    return lines
 
+
+CUSTOM_RULES_DECLINED = (
+    "declining: statki accepts only presets and their combinations"
+    " unless --custom-rules admits others"
+)
 
 RESULT_WORDS = {Result.WON: "you won", Result.LOST: "you lost", Result.NONE: "no winner"}
 
@@ -175,6 +197,7 @@ class PromptPlayer:
         fleet_for: Callable[[Ruleset], Fleet | None] | None = None,
         rng: random.Random | None = None,
         quiet: bool = False,
+        custom_rules: bool = False,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -185,6 +208,8 @@ class PromptPlayer:
         self.rng = rng or random.SystemRandom()
         self.quiet = quiet
         """Print only the game's start and end (a computer plays this side)."""
+        self.custom_rules = custom_rules
+        """Ask the player about rules that are no preset, instead of declining them."""
         self.size = 10
         self.closed: notices.Closed | None = None
         self.failure: Failed | None = None
@@ -214,8 +239,14 @@ class PromptPlayer:
                 where = f" from {address}" if address else ""
                 self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
             case notices.Rules():
-                self.say(describe_rules(notice))
-                if self.lines is not None:
+                for line in describe_rules(notice):
+                    self.say(line)
+                if self.lines is None:
+                    pass  # the computer decides for this side
+                elif notice.presets.custom and not self.custom_rules:
+                    self.say(CUSTOM_RULES_DECLINED)
+                    await self._quietly(self.handle.refuse(CUSTOM_RULES_REFUSED))
+                else:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size

@@ -29,6 +29,7 @@ from statki_net.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
     Subcommands,
+    custom_rules_argument,
     placement_argument,
     rules_argument,
 )
@@ -118,9 +119,10 @@ def add(commands: Subcommands) -> None:
         help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
     )
     player_arguments(host)
-    host.set_defaults(run=_host)
+    host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
     join = commands.add_parser("join", help="join a game from its invite (statki://...)")
     join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    custom_rules_argument(join)
     player_arguments(join)
     join.set_defaults(run=_join)
 
@@ -140,6 +142,8 @@ class Player:
     """How the computer places this side's fleet, with ``--bot``."""
     choose_rules: bool = False
     """The host picks the rules on screen (no ``--rules`` given)."""
+    custom_rules: bool = False
+    """As a guest, consider rules that are no preset instead of declining them."""
     clock: Clock = WALL_CLOCK
     """Where the games' time comes from: real time, but for tests that hurry it."""
 
@@ -159,6 +163,7 @@ class Player:
             limits=limits,
             on_screen=not args.bot and not _wants_plain(args.plain),
             placement=args.placement,
+            custom_rules=args.custom_rules,
         )
 
     def fleet_text(self) -> str:
@@ -483,7 +488,8 @@ async def _play_here(
     try:
         conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
-            attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
+            computer = ComputerPlayer(player.bot, random.Random(), player.placement)
+            attach_computer(conn, computer, custom_rules=player.custom_rules)
         handle = LocalHandle(conn, draw_boards=not player.bot)
         game = asyncio.ensure_future(conn.run())
         try:
@@ -539,6 +545,7 @@ async def _on_screen(
             invite=invite,
             fleet_text=player.fleet_text(),
             choose_rules=player.choose_rules and session.role is Role.HOST,
+            custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
         )
     finally:
@@ -568,6 +575,7 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         # A guest learns the rules only from the host's hello: read its file then.
         fleet_for=player.fleet,
         quiet=player.bot is not None,
+        custom_rules=player.custom_rules,
     )
     closed = await front.play()
     return _exit_status(closed.end, front.failure, closed.failure)

@@ -99,6 +99,7 @@ class Daemon:
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
+        custom_rules: bool = False,
         clock: Clock = WALL_CLOCK,
     ) -> None:
         self.home = home
@@ -110,6 +111,8 @@ class Daemon:
         self.rules = rules
         self.limits = limits
         self.max_games = max_games
+        self.custom_rules = custom_rules
+        """Whether its computer player, as a guest, takes rules that are no preset."""
         self.clock = clock
         """Every game's time (real time; tests hurry it)."""
         self.history = History.in_home(home)
@@ -291,7 +294,7 @@ class Daemon:
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))
             if player is not None:
-                attach_computer(conn, player)
+                attach_computer(conn, player, custom_rules=self.custom_rules)
             await conn.run()
         except asyncio.CancelledError:
             raise

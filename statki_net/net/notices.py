@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statki_net.game.board import square_name
-from statki_net.game.rules import Ruleset, preset_name
+from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.session import (
     BattleOver,
@@ -57,7 +57,13 @@ class Rules:
 
     @property
     def name(self) -> str:
-        return preset_name(self.rules) or "custom rules"
+        """The preset or combination of presets (``five-ships+salvo``), or ``custom rules``."""
+        return combination_name(self.rules) or "custom rules"
+
+    @property
+    def presets(self) -> PresetMatch:
+        """How the rules depart from the nearest presets: what a guest is shown first."""
+        return match_presets(self.rules)
 
 
 @dataclass(frozen=True)

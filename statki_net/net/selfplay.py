@@ -101,7 +101,8 @@ async def play_one(
         guest, guest_reader, guest_writer, log_dir=log_dir, expect_key=public_key_bytes(host.key)
     )
     attach_computer(host_conn, host_player)
-    attach_computer(guest_conn, guest_player)
+    # One owner chose the rules for both sides: the guest takes whatever they are.
+    attach_computer(guest_conn, guest_player, custom_rules=True)
     host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
     return host_outcome, guest_outcome
 
