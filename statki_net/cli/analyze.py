@@ -23,9 +23,7 @@ from statki_net.referee.verify import replay_log
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser(
-        "analyze", help="after a game: the best shot at every move, and how hard each fleet was"
-    )
+    parser = commands.add_parser("analyze")
     parser.add_argument("log", metavar="LOG", help="a game log")
     parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
     parser.add_argument(

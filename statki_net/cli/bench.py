@@ -32,7 +32,7 @@ YARDSTICK = "per-ship"
 
 
 def add(commands: Subcommands) -> None:
-    bench = commands.add_parser("bench", help="measure the computer players")
+    bench = commands.add_parser("bench")
     kinds = bench.add_subparsers(dest="kind", required=True, metavar="KIND")
     ai = kinds.add_parser("ai", help="every strategy against the same random fleets")
     rules_argument(ai)

@@ -1,32 +1,55 @@
-"""The subcommands of ``statki``; each module adds its own to the parser."""
+"""The subcommands of ``statki``: each one's name, the module that adds it, and its help.
+
+Only the module of the command being run is imported, so ``statki --help``
+and a quick command do not pay for the whole program (the daemon, the
+client, the computer player): the one-line help of every command lives
+here, and each module adds its own arguments when it is loaded.
+"""
 
 from __future__ import annotations
 
-from statki_net.cli import (
-    analyze,
-    bench,
-    daemon,
-    fleet,
-    history,
-    identity,
-    netplay,
-    play,
-    selfplay,
-    verify,
-)
+import importlib
+from dataclasses import dataclass
+
 from statki_net.cli.common import AddCommand
 
-COMMANDS: list[AddCommand] = [
-    fleet.add,
-    play.add,
-    selfplay.add,
-    netplay.add,
-    daemon.add,
-    verify.add,
-    identity.add,
-    history.add,
-    bench.add,
-    analyze.add,
-]
 
-__all__ = ["COMMANDS"]
+@dataclass(frozen=True)
+class Command:
+    name: str
+    module: str
+    """The module under ``statki_net.cli`` whose ``add`` adds this command's parser."""
+    help: str
+
+
+COMMANDS = (
+    Command("fleet", "fleet", "draw or check a fleet"),
+    Command("play", "play", "play against the computer"),
+    Command("selfplay", "selfplay", "two computer players over loopback TCP; prints a summary"),
+    Command("host", "netplay", "host a game: print an invite and wait for a guest"),
+    Command("join", "netplay", "join a game from its invite (statki://...)"),
+    Command(
+        "daemon",
+        "daemon",
+        "the long-running peer: many games at once, driven over a control socket",
+    ),
+    Command("verify", "verify", "check game logs as a referee"),
+    Command("id", "identity", "print your key fingerprint"),
+    Command("history", "history", "list the games you played"),
+    Command("stats", "history", "who wins most often, per opponent and per rules"),
+    Command("bench", "bench", "measure the computer players"),
+    Command(
+        "analyze",
+        "analyze",
+        "after a game: the best shot at every move, and how hard each fleet was",
+    ),
+)
+
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def adder(command: Command) -> AddCommand:
+    """The function that adds ``command`` (and any command sharing its module) to a parser."""
+    module = importlib.import_module(f"statki_net.cli.{command.module}")
+    add: AddCommand = module.add
+    return add

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from statki_net.game.rules import PRESETS
-from statki_net.store.identity import home_dir
+from statki_net.store.home import home_dir
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 

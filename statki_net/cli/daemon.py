@@ -22,13 +22,12 @@ from statki_net.net.daemon import Daemon
 from statki_net.net.invite import DEFAULT_PORT, format_address, parse_address
 from statki_net.net.listen import default_listen
 from statki_net.protocol.wire import Limits
-from statki_net.store.identity import home_dir, load_identity, my_fingerprint
+from statki_net.store.home import home_dir
+from statki_net.store.identity import load_identity, my_fingerprint
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser(
-        "daemon", help="the long-running peer: many games at once, driven over a control socket"
-    )
+    parser = commands.add_parser("daemon")
     parser.add_argument(
         "--listen",
         action="append",

@@ -19,7 +19,7 @@ from statki_net.game.rules import ruleset_named
 
 
 def add(commands: Subcommands) -> None:
-    fleet = commands.add_parser("fleet", help="draw or check a fleet")
+    fleet = commands.add_parser("fleet")
     actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
     draw = actions.add_parser("random", help="print a random legal fleet")
     rules_argument(draw)

@@ -12,14 +12,14 @@ from statki_net.store.history import DB_FILE, GameRow, History, Tally
 
 
 def add(commands: Subcommands) -> None:
-    history = commands.add_parser("history", help="list the games you played")
+    history = commands.add_parser("history")
     home_argument(history)
     history.add_argument("--json", action="store_true", help="print JSON for tools")
     history.add_argument(
         "--limit", type=int, default=1000, metavar="N", help="the latest N games (default 1000)"
     )
     history.set_defaults(run=_history)
-    stats = commands.add_parser("stats", help="who wins most often, per opponent and per rules")
+    stats = commands.add_parser("stats")
     home_argument(stats)
     stats.add_argument("--json", action="store_true", help="print JSON for tools")
     stats.set_defaults(run=_stats)

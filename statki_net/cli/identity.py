@@ -10,7 +10,7 @@ from statki_net.store.identity import KEY_FILE, load_identity, my_fingerprint
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser("id", help="print your key fingerprint")
+    parser = commands.add_parser("id")
     home_argument(parser)
     parser.set_defaults(run=_id)
 

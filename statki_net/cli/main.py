@@ -6,14 +6,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from statki_net.cli.commands import COMMANDS
+from statki_net.cli.commands import BY_NAME, COMMANDS, adder
 from statki_net.cli.common import EXIT_BAD_INPUT
 from statki_net.game.errors import StatkiError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        args = build_parser(argv).parse_args(argv)
         return int(args.run(args))
     except KeyboardInterrupt:
         print("statki: interrupted", file=sys.stderr)
@@ -30,11 +31,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser for ``argv``: the named command in full, every other one by name and help.
+
+    Only the command being run loads its module (and what that imports).
+    """
     parser = argparse.ArgumentParser(
         prog="statki", description="Battleship of Polish school notebooks, peer to peer."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in COMMANDS:
-        add(commands)
+    chosen = next((word for word in argv if not word.startswith("-")), None)
+    if chosen in BY_NAME:
+        adder(BY_NAME[chosen])(commands)
+    for command in COMMANDS:
+        if command.name not in commands.choices:
+            commands.add_parser(command.name, help=command.help)
     return parser

@@ -66,7 +66,8 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
-from statki_net.store.identity import home_dir, load_identity
+from statki_net.store.home import home_dir
+from statki_net.store.identity import load_identity
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIMEOUT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
@@ -102,7 +103,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add(commands: Subcommands) -> None:
-    host = commands.add_parser("host", help="host a game: print an invite and wait for a guest")
+    host = commands.add_parser("host")
     rules_argument(host)
     host.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     host.add_argument(
@@ -120,7 +121,7 @@ def add(commands: Subcommands) -> None:
     )
     player_arguments(host)
     host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
-    join = commands.add_parser("join", help="join a game from its invite (statki://...)")
+    join = commands.add_parser("join")
     join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
     custom_rules_argument(join)
     player_arguments(join)

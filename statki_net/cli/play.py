@@ -7,11 +7,11 @@ import getpass
 
 from statki_net.cli.common import Subcommands, placement_argument, rules_argument
 from statki_net.game.rules import ruleset_named
-from statki_net.store.identity import home_dir
+from statki_net.store.home import home_dir
 
 
 def add(commands: Subcommands) -> None:
-    play = commands.add_parser("play", help="play against the computer")
+    play = commands.add_parser("play")
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     play.add_argument("--bot", default="random", metavar="STRATEGY", help="the computer's strategy")

@@ -15,9 +15,7 @@ from statki_net.net.selfplay import selfplay
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser(
-        "selfplay", help="two computer players over loopback TCP; prints a summary"
-    )
+    parser = commands.add_parser("selfplay")
     rules_argument(parser)
     parser.add_argument("--games", type=int, default=10, metavar="N", help="games to play")
     parser.add_argument(

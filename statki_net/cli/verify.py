@@ -28,7 +28,7 @@ MAX_LOG_BYTES = 256 * 1024 * 1024
 
 
 def add(commands: Subcommands) -> None:
-    parser = commands.add_parser("verify", help="check game logs as a referee")
+    parser = commands.add_parser("verify")
     parser.add_argument(
         "paths", nargs="+", metavar="LOG", help="a log file, or a directory to search for logs"
     )

@@ -147,6 +147,16 @@ def _count_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
     return problems
 
 
+MAX_CONTACTS = 100
+"""Pairs of ships meeting that are listed one by one; past them a fleet gets one more line.
+
+Ships that overlap or touch are found through the squares they stand on, so
+checking costs time in proportion to the fleet's size, not its square; and a
+text of thousands of ships piled on one board, where nearly every pair meets,
+is told so in a bounded number of lines.
+"""
+
+
 def _contact_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
     size = rules.size
     table = {
@@ -154,26 +164,65 @@ def _contact_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
         Touching.CORNERS: side_neighbours(size),
         Touching.ANY: None,
     }[rules.touching]
-    boards = [bitboard_of(ship) for ship in fleet.ships]
-    problems = []
-    for i, first in enumerate(boards):
-        for j in range(i + 1, len(boards)):
-            second = boards[j]
-            names = f"{ship_text(fleet.ships[i], size)} and {ship_text(fleet.ships[j], size)}"
-            if first & second:
-                cells = tuple(squares_of(first & second))
-                where = ", ".join(square_name(s, size) for s in cells)
-                problems.append(FleetProblem("overlap", f"ships {names} overlap at {where}", cells))
-            elif table is not None and spread(first, table) & second:
-                cells = tuple(
-                    squares_of((spread(first, table) & second) | (spread(second, table) & first))
-                )
-                where = ", ".join(square_name(s, size) for s in cells)
-                kind = "by a side or a corner" if rules.touching is Touching.NONE else "by a side"
-                problems.append(
-                    FleetProblem("touching", f"ships {names} touch {kind} at {where}", cells)
-                )
+    pairs = _meeting_pairs(fleet, size, table, limit=MAX_CONTACTS + 1)
+    problems = [
+        problem
+        for i, j in sorted(pairs)[:MAX_CONTACTS]
+        if (problem := _contact(rules, table, fleet.ships[i], fleet.ships[j])) is not None
+    ]
+    if len(pairs) > MAX_CONTACTS:
+        problems.append(
+            FleetProblem(
+                "overlap",
+                f"more than {MAX_CONTACTS} pairs of ships overlap or touch; not all listed",
+            )
+        )
     return problems
+
+
+def _meeting_pairs(
+    fleet: Fleet, size: int, table: tuple[int, ...] | None, *, limit: int
+) -> set[tuple[int, int]]:
+    """The pairs of ships (by index) that share a square or stand next to each other.
+
+    Stops once ``limit`` pairs are found.
+    """
+    standing: dict[int, list[int]] = {}
+    for index, ship in enumerate(fleet.ships):
+        for square in dict.fromkeys(ship):
+            standing.setdefault(square, []).append(index)
+    pairs: set[tuple[int, int]] = set()
+    for square, here in standing.items():
+        near = [square]
+        if table is not None and 0 <= square < size * size:
+            near += squares_of(table[square])
+        for other in near:
+            for i in here:
+                for j in standing.get(other, ()):
+                    if i != j:
+                        pairs.add((min(i, j), max(i, j)))
+                        if len(pairs) >= limit:
+                            return pairs
+    return pairs
+
+
+def _contact(
+    rules: Ruleset, table: tuple[int, ...] | None, one: Ship, two: Ship
+) -> FleetProblem | None:
+    """How two ships break the touching rule, if they do."""
+    size = rules.size
+    first, second = bitboard_of(one), bitboard_of(two)
+    names = f"{ship_text(one, size)} and {ship_text(two, size)}"
+    if first & second:
+        cells = tuple(squares_of(first & second))
+        where = ", ".join(square_name(s, size) for s in cells)
+        return FleetProblem("overlap", f"ships {names} overlap at {where}", cells)
+    if table is not None and spread(first, table) & second:
+        cells = tuple(squares_of((spread(first, table) & second) | (spread(second, table) & first)))
+        where = ", ".join(square_name(s, size) for s in cells)
+        kind = "by a side or a corner" if rules.touching is Touching.NONE else "by a side"
+        return FleetProblem("touching", f"ships {names} touch {kind} at {where}", cells)
+    return None
 
 
 def forbidden_around(rules: Ruleset, ship_board: int) -> int:

@@ -1,8 +1,6 @@
-"""Where statki keeps its files, and the player's long-term key.
+"""The player's long-term key, kept in statki's home (``statki_net.store.home``).
 
-Everything lives under one home directory: ``--home``, else ``STATKI_HOME``,
-else ``$XDG_DATA_HOME/statki`` (``~/.local/share/statki``).  The identity key
-is created there on first use, readable only by its owner.
+The identity key is created there on first use, readable only by its owner.
 """
 
 from __future__ import annotations
@@ -26,20 +24,7 @@ from statki_net.referee.verify import fingerprint
 
 KEY_FILE = "identity.pem"
 
-__all__ = ["fingerprint", "home_dir", "load_identity", "my_fingerprint"]
-
-
-def home_dir(explicit: str | None = None) -> Path:
-    """statki's home: the argument, ``STATKI_HOME``, or the XDG data directory."""
-    if explicit:
-        home = Path(explicit)
-    elif os.environ.get("STATKI_HOME"):
-        home = Path(os.environ["STATKI_HOME"])
-    else:
-        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        home = Path(data) / "statki"
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return home
+__all__ = ["fingerprint", "load_identity", "my_fingerprint"]
 
 
 def load_identity(home: Path) -> Ed25519PrivateKey:

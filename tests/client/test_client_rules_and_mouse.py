@@ -133,8 +133,8 @@ def test_without_a_rules_screen_placing_starts_at_once(tmp_path: Path) -> None:
 
 
 def test_rules_given_on_the_command_line_skip_the_screen() -> None:
-    parser = build_parser()
     for command in (["play"], ["host"]):
+        parser = build_parser(command)
         assert parser.parse_args(command).rules is None, "not given: chosen on screen"
         given = parser.parse_args([*command, "--rules", "classic"])
         assert given.rules == "classic", "given, even as the default: no rules screen"

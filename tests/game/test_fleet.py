@@ -6,8 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statki_net.game.board import parse_square
+from statki_net.game.board import (
+    all_neighbours,
+    bitboard_of,
+    parse_square,
+    side_neighbours,
+    spread,
+    squares_of,
+)
 from statki_net.game.fleet import (
+    MAX_CONTACTS,
     Fleet,
     FleetTextError,
     fleet_problems,
@@ -216,3 +224,61 @@ def test_ships_touching_at_a_corner(row: int, column: int, direction: tuple[int,
 def test_overlapping_ships_refused_under_every_preset(square: int, name: str) -> None:
     rules = Ruleset(fleet=(1, 1), touching=PRESETS[name].touching)
     assert [p.kind for p in fleet_problems(rules, Fleet(((square,), (square,))))] == ["overlap"]
+
+
+def _pairwise_contacts(rules: Ruleset, fleet: Fleet) -> list[tuple[str, tuple[int, ...]]]:
+    """The contact problems as every pair of ships compared with every other: the reference."""
+    table = {
+        Touching.NONE: all_neighbours(rules.size),
+        Touching.CORNERS: side_neighbours(rules.size),
+        Touching.ANY: None,
+    }[rules.touching]
+    found = []
+    for one, two in combinations(fleet.ships, 2):
+        first, second = bitboard_of(one), bitboard_of(two)
+        if first & second:
+            found.append(("overlap", tuple(squares_of(first & second))))
+        elif table is not None and spread(first, table) & second:
+            near = (spread(first, table) & second) | (spread(second, table) & first)
+            found.append(("touching", tuple(squares_of(near))))
+    return found
+
+
+ships_on_a_small_board = st.lists(
+    st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(1, 3), st.booleans()),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ships_on_a_small_board, st.sampled_from(list(Touching)))
+def test_contacts_found_through_squares_are_the_pairwise_ones(
+    specs: list[tuple[int, int, int, bool]], touching: Touching
+) -> None:
+    rules = Ruleset(size=6, fleet=(1,), touching=touching)
+    ships = []
+    for row, column, length, down in specs:
+        step = 6 if down else 1
+        end_row, end_column = (row + length - 1, column) if down else (row, column + length - 1)
+        if end_row < 6 and end_column < 6:
+            ships.append(tuple(range(row * 6 + column, row * 6 + column + step * length, step)))
+    fleet = Fleet(tuple(ships))
+    contacts = [
+        (p.kind, p.cells) for p in fleet_problems(rules, fleet) if p.kind in ("overlap", "touching")
+    ]
+    assert contacts == _pairwise_contacts(rules, fleet)
+
+
+def test_thousands_of_piled_ships_get_a_bounded_list() -> None:
+    rules = PRESETS["classic"]
+    rng = random.Random(3)
+    text = "\n".join(
+        f"{'ABCDEFGHIJ'[rng.randrange(10)]}{row}-{'ABCDEFGHIJ'[0]}{row}"
+        for row in (rng.randrange(1, 11) for _ in range(5000))
+    )
+    fleet, problems = read_fleet_text(rules, text)
+    assert len(fleet.ships) == 5000 and not problems
+    contacts = [p for p in fleet_problems(rules, fleet) if p.kind in ("overlap", "touching")]
+    assert len(contacts) == MAX_CONTACTS + 1
+    assert "not all listed" in contacts[-1].message

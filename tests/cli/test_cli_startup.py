@@ -1,0 +1,36 @@
+"""The command line loads only the command it runs."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from statki_net.cli.commands import COMMANDS, Command, adder
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_each_command_is_added_by_the_module_the_registry_names(command: Command) -> None:
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers()
+    adder(command)(commands)
+    assert command.name in commands.choices
+
+
+def test_help_loads_no_command_module() -> None:
+    probe = (
+        "import contextlib, io, sys\n"
+        "from statki_net.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "assert 'verify' in out.getvalue() and 'check game logs' in out.getvalue()\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('statki_net'))))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.split()
+    heavy = [m for m in loaded if m.split(".")[1:2] in (["protocol"], ["referee"], ["ai"], ["net"])]
+    assert heavy == [], f"statki --help imported {heavy}"
+    assert "statki_net.cli.verify" not in loaded
