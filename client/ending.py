@@ -105,7 +105,7 @@ class EndOfGame(CommonState):
         ending = self.session.transcript.ending
         if ending is not None:
             return ending
-        return Ending(End.CLOSED, reason=self._failure_words(self.failure) if self.failure else "")
+        return Ending(End.NO_GAME, reason=self._failure_words(self.failure) if self.failure else "")
 
     def _end_screen(self, closed: GameClosed) -> EndScreen:
         t, me = self.session.transcript, self.session.role
@@ -126,7 +126,7 @@ class EndOfGame(CommonState):
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
-            why_unfinished=ending.reason if ending.end is End.CLOSED else "",
+            why_unfinished=ending.reason if ending.end is End.NO_GAME else "",
         )
 
     @staticmethod
@@ -140,12 +140,14 @@ class EndOfGame(CommonState):
                 return "You won: the opponent resigned"
             case End.RESIGNED, _:
                 return "You resigned: the opponent wins"
-            case End.TIMEOUT, Result.NONE:
-                return "No game: the opponent fell silent before the battle"
-            case End.TIMEOUT, Result.WON:
+            case End.TIME, Result.WON:
                 return "You won on time: the opponent stopped answering"
-            case End.TIMEOUT, _:
+            case End.TIME, _:
                 return "You lost on time: you did not move within the time limit"
+            case End.FORFEIT, Result.WON:
+                return "You won: the opponent stopped the game"
+            case End.FORFEIT, _:
+                return "You lost: your side stopped the game"
             case End.CHEATED, Result.NONE:
                 return "Nobody won: both sides broke the rules"
             case End.CHEATED, Result.WON:

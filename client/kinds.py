@@ -105,7 +105,7 @@ class EndScreen:
     """What the end screen shows: how the game ended, as this side sees it, in words."""
 
     ending: Ending
-    """How the game ended; ``End.CLOSED`` when it stopped before its transcript could end."""
+    """How the game ended; ``End.NO_GAME`` when it stopped before its transcript could end."""
     result: Result
     """The ending for this side: won, lost, or nobody won."""
     verdict: str

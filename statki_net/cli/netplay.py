@@ -69,7 +69,7 @@ from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
 
-FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIMEOUT, End.CHEATED, End.REFUSED})
+FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""

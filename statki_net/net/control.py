@@ -281,7 +281,7 @@ class RemoteHandle:
             message = await self.client.events.get()
             if message is None:
                 self.finished = True
-                return Shown(notices.Closed.without_game("the daemon went away", End.CLOSED))
+                return Shown(notices.Closed.without_game("the daemon went away"))
             if message.get("game") != self.game:
                 continue
             pushed = notice_from_map(message)

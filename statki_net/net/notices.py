@@ -120,7 +120,7 @@ class Closed:
     their_shots: int = 0
 
     @classmethod
-    def without_game(cls, why: str, end: End = End.ERROR) -> Closed:
+    def without_game(cls, why: str, end: End = End.NO_GAME) -> Closed:
         """The end of a game that never began: a connection that failed, a daemon gone."""
         return cls(Result.NONE, end, verdict=None, failure=why, log=None)
 

@@ -27,6 +27,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.bounds import MAX_FINDINGS
 from statki_net.protocol.commitment import (
     SECRET_SIZE,
     FleetCommitment,
@@ -35,7 +36,7 @@ from statki_net.protocol.commitment import (
     ships_digest,
 )
 from statki_net.protocol.endings import End, Ending
-from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.phases import (
     PHASES,
     Deadline,
@@ -45,7 +46,6 @@ from statki_net.protocol.phases import (
 )
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
-    MAX_LIST,
     MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
@@ -73,9 +73,6 @@ from statki_net.version import SOFTWARE
 CLAIM_SLACK_MS = 2_000
 """How much earlier than our own reckoning a peer's time claim is still honoured."""
 
-UNSAID_ENDS = {Code.CLOSED: End.CLOSED, Code.TIMEOUT: End.TIMEOUT}
-"""The end of a game stopped before the transcript could say it, by the failure's code
-(any other code: ``End.ERROR``)."""
 
 Entropy = Callable[[int], bytes]
 """Where secrets come from: ``secrets.token_bytes`` in real use, fixed bytes in tests."""
@@ -279,8 +276,7 @@ class Session:
         if ending is not None or self.failure is None:
             return ending
         failure = self.failure
-        end = UNSAID_ENDS.get(failure.code, End.ERROR) if failure.code else End.ERROR
-        return Ending(end, reason=f"{failure.code_text}: {failure.detail}")
+        return Ending(End.NO_GAME, reason=f"{failure.code_text}: {failure.detail}")
 
     @property
     def secret(self) -> bytes:
@@ -333,12 +329,14 @@ class Session:
         try:
             for frame in self._reader.feed(data):
                 if frame.header.sender is self.role:
-                    raise ProtocolError(Code.OUT_OF_TURN, f"the peer signed as {self.role}")
+                    raise ProtocolError(
+                        Code.OUT_OF_TURN, f"the peer signed as {self.role}", Check.PLACE
+                    )
                 if self._unchained_error(frame):
                     break
                 if isinstance(frame.message, TimeClaim) and now < self._claim_allowed_at():
                     raise ProtocolError(
-                        Code.OUT_OF_TURN, "a time claim before this side's time ran out"
+                        Code.OUT_OF_TURN, "a time claim before this side's time ran out", Check.TURN
                     )
                 self.transcript.add(frame)
                 # Only a whole accepted message counts as speaking: a peer that
@@ -532,7 +530,7 @@ class Session:
         message, sender, t = frame.message, frame.header.sender, self.transcript
         if isinstance(message, Hello) and sender is self.peer:
             self._events.append(PeerHello(sender, message))
-        if isinstance(message, Coin | TimeClaim) and t.phase is Phase.SHOOT and t.move == 0:
+        if isinstance(message, Coin) and t.phase is Phase.SHOOT and t.move == 0:
             assert t.score is not None
             self._events.append(GameStarted(Role.HOST if t.score.to_move == 0 else Role.GUEST))
         if isinstance(message, Reply):
@@ -622,5 +620,5 @@ class Session:
     def _verdict(self) -> Verdict:
         t = self.transcript
         # A cheat's findings can be many and long; the verdict must stay decodable.
-        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_LIST]
-        return Verdict(t.winner, (t.end or End.ERROR).value, findings)
+        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_FINDINGS]
+        return Verdict(t.winner, (t.end or End.NO_GAME).value, findings)

@@ -166,24 +166,24 @@ class Transcript:
         """How the game ended, once it has; None while it goes on."""
         if self.end is None:
             return None
-        culprit: Role | None = None
-        if self.end is End.CHEATED and len(self.cheaters) == 1:
-            [culprit] = self.cheaters
-        elif self.end is End.TIMEOUT and self.winner is not None:
-            culprit = self.winner.other
-        return Ending(self.end, self.winner, culprit, self._reason())
+        culprits: frozenset[Role] = frozenset()
+        if self.end is End.CHEATED:
+            culprits = frozenset(self.cheaters)
+        elif self.end is End.TIME and self.winner is not None:
+            culprits = frozenset({self.winner.other})
+        return Ending(self.end, self.winner, culprits, self._reason())
 
     def _reason(self) -> str:
         if self.end is End.CHEATED and self.findings:
             return self.findings[0].detail
-        if self.end is End.ERROR and self.error is not None:
+        if self.end is End.FORFEIT and self.error is not None:
             return f"{self.error_from} stopped the game: {self.error.code}: {self.error.detail}"
         return {
             End.SUNK: "the whole fleet was sunk",
             End.RESIGNED: "a side resigned",
-            End.TIMEOUT: "a side was silent too long",
+            End.TIME: "a side was silent too long",
             End.REFUSED: "the guest declined the rules",
-        }.get(self.end or End.ERROR, "")
+        }.get(self.end or End.NO_GAME, "")
 
     @property
     def last_digest(self) -> bytes:
@@ -263,7 +263,7 @@ class Transcript:
             case Error():
                 self.error, self.error_from = message, sender
                 if self.end is None:
-                    self._finish(End.ERROR, None)
+                    self._finish(End.FORFEIT, None)
         self.phase = next_phase(self.phase, type(message), self.end)
 
     # ------------------------------------------------------------ the handshake
@@ -433,13 +433,12 @@ class Transcript:
         if claim is Claim.CHANGES_NOTHING or self.end is End.CHEATED:
             # A side caught cheating cannot win the game back by running out the clock.
             return
-        if claim is Claim.WINS_THE_TOSS:
-            # Not opening the coin loses the toss, so aborting cannot veto it.
-            self._start(claimant)
-            return
         # Once play has begun, the side that falls silent forfeits, and so
         # does a side that leaves without revealing.
-        self.end, self.winner = End.TIMEOUT, claimant if claim is Claim.WINS_THE_GAME else None
+        if claim is Claim.WINS_THE_GAME:
+            self.end, self.winner = End.TIME, claimant
+        else:
+            self.end, self.winner = End.NO_GAME, None
 
     def _finish(self, end: End, winner: Role | None) -> None:
         self.end, self.winner = end, winner

@@ -22,9 +22,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import RulesError, Ruleset
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
-from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.errors import Check, Code, ProtocolError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
 SIGN_LABEL = b"statki/v1/sign\x00"
@@ -45,8 +45,8 @@ class Role(enum.StrEnum):
         return Role.GUEST if self is Role.HOST else Role.HOST
 
 
-def fail(code: Code, detail: str) -> ProtocolError:
-    return ProtocolError(code, detail)
+def fail(code: Code, detail: str, check: Check = Check.DECODE) -> ProtocolError:
+    return ProtocolError(code, detail, check)
 
 
 # ---------------------------------------------------------------- messages
@@ -68,7 +68,7 @@ class Hello:
 
     TYPE: ClassVar[str] = "hello"
     protocol: int
-    """Protocol version; this is version 1."""
+    """Protocol version; this is version 2."""
     software: str
     """Implementation name and version, for people: "statki 0.1.0"."""
     key: bytes
@@ -78,7 +78,7 @@ class Hello:
     nonce: bytes
     """32 fresh random bytes, so every game id is new."""
     caps: tuple[str, ...] = ()
-    """Capabilities this side understands beyond version 1."""
+    """Capabilities this side understands beyond this version."""
     rules: Ruleset | None = None
     """The host's proposal; absent from the guest's hello."""
     limits: Limits | None = None
@@ -176,7 +176,7 @@ class Verdict:
     winner: Role | None
     """Who won, or None when the game ended without a winner."""
     end: str
-    """How it ended: sunk, resigned, timeout, cheated, refused, error (transcript.End)."""
+    """How it ended: sunk, resigned or cheated, the ends a game reaching the verdicts has."""
     findings: tuple[str, ...] = ()
     """Each thing the sender found wrong with the other side, in words; empty when honest."""
 

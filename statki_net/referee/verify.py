@@ -242,7 +242,7 @@ def _ending_violations(
                 None,
             )
         )
-    if t.end is End.TIMEOUT:
+    if t.end is End.TIME:
         claimant = t.frames[-1].header.sender
         found.append(
             Violation(

@@ -60,7 +60,7 @@ def ending_of(session: Session) -> Ending:
     A session closed with neither an ending nor a failure (nothing said why)
     is counted as a connection that closed.
     """
-    return session.ending or Ending(End.CLOSED, reason="the connection closed")
+    return session.ending or Ending(End.NO_GAME, reason="the connection closed")
 
 
 class GameRecorder:

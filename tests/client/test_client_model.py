@@ -266,7 +266,7 @@ def test_cheating_is_found_and_shown(tmp_path: Path) -> None:
     play_out(model)
     end = model.end_screen
     assert end is not None
-    assert end.ending.end is End.CHEATED and end.ending.culprit is model.session.peer
+    assert end.ending.end is End.CHEATED and end.ending.culprits == {model.session.peer}
     assert end.result is Result.WON
     assert end.verdict == "You won: the opponent cheated"
     assert end.findings and "computer (random)" in end.findings[0]
@@ -281,7 +281,7 @@ def test_a_lost_connection_is_told_plainly(tmp_path: Path) -> None:
     assert model.stage is Stage.OVER
     end = model.end_screen
     assert end is not None and "unfinished" in end.verdict
-    assert end.ending.end is End.CLOSED and end.result is Result.NONE
+    assert end.ending.end is End.NO_GAME and end.result is Result.NONE
     assert end.why_unfinished == end.ending.reason and "Connection lost" in end.why_unfinished
 
 

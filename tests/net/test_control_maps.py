@@ -71,7 +71,7 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
     (
         notices.Closed.without_game("cannot connect: nobody"),
         "",
-        {"event": "closed", "result": "none", "end": "error", "verdict": None,
+        {"event": "closed", "result": "none", "end": "no-game", "verdict": None,
          "failure": "cannot connect: nobody", "log": None, "my_shots": 0, "their_shots": 0},
     ),
 ]  # fmt: skip

@@ -23,6 +23,7 @@ from statki_net.protocol.logformat import read_log
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
     MAX_FRAME,
+    PROTOCOL_VERSION,
     Error,
     FrameReader,
     Header,
@@ -73,7 +74,7 @@ async def _honest_guest(port: int, seed: int) -> Outcome:
 
 
 def _guest_hello(key: Ed25519PrivateKey, host_body: bytes, *, signer: Ed25519PrivateKey) -> bytes:
-    hello = Hello(1, "hostile", public_key_bytes(key), "mallory", bytes(32))
+    hello = Hello(PROTOCOL_VERSION, "hostile", public_key_bytes(key), "mallory", bytes(32))
     frame = sign(signer, Header(Role.GUEST, 1, message_hash(host_body)), hello)
     return frame.encode()
 

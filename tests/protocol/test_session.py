@@ -115,7 +115,7 @@ def test_an_error_code_unknown_here_still_ends_the_game_and_keeps_its_words(code
     [failed] = [e for e in events if isinstance(e, Failed)]
     assert failed.code is None and failed.code_text == code and failed.by_peer
     [closing] = [e for e in events if isinstance(e, GameClosed)]
-    assert closing.ending is not None and closing.ending.end is End.ERROR
+    assert closing.ending is not None and closing.ending.end is End.FORFEIT
     assert not any(isinstance(e, BattleOver) for e in events)
 
 
@@ -127,7 +127,7 @@ def test_a_session_stopped_before_its_transcript_ended_still_says_how_it_ended()
     assert pair.host.ending is None, "the game goes on"
     pair.host.connection_lost(pair.now)
     assert pair.host.transcript.ending is None
-    assert pair.host.ending == Ending(End.CLOSED, reason="closed: the connection closed")
+    assert pair.host.ending == Ending(End.NO_GAME, reason="closed: the connection closed")
     finished = make_pair(PRESETS["classic"], seed=16)
     play(finished, seed=17)
     ending = finished.host.ending

@@ -54,7 +54,7 @@ def test_an_error_before_the_game_id_can_be_read() -> None:
     pair = make_pair(PRESETS["classic"], seed=2)
     pair.host.start(pair.now)
     host_hello = next(iter(FrameReader().feed(pair.host.data_to_send())))
-    hello = Hello(2, "other", public_key_bytes(pair.guest.key), "Olek", bytes(32))
+    hello = Hello(1, "other", public_key_bytes(pair.guest.key), "Olek", bytes(32))
     header = Header(Role.GUEST, 1, host_hello.digest, b"", pair.now)
     pair.host.receive_data(sign(pair.guest.key, header, hello).encode(), pair.now + 1)
     assert pair.host.failure is not None and pair.host.failure.code is Code.VERSION
