@@ -30,6 +30,8 @@ from statki_net.cli.common import (
     EXIT_OK,
     Subcommands,
     custom_rules_argument,
+    limits_of,
+    move_limit_argument,
     placement_argument,
     rules_argument,
 )
@@ -97,9 +99,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
     )
-    parser.add_argument(
-        "--move-timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS
-    )  # short limits for tests and trials
+    move_limit_argument(parser)
 
 
 def add(commands: Subcommands) -> None:
@@ -150,12 +150,7 @@ class Player:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
-        limits = None
-        if args.move_timeout is not None:
-            if not 0.1 <= args.move_timeout <= 86_400:
-                raise UsageError("--move-timeout must be between 0.1 and 86400 seconds")
-            ms = int(args.move_timeout * 1000)
-            limits = Limits(move_ms=ms, reveal_ms=ms)
+        limits = limits_of(args.move_timeout)
         return cls(
             home=home_dir(args.home),
             name=(args.name if args.name is not None else _user_name())[:200],

@@ -160,3 +160,14 @@ def test_a_port_scan_does_not_take_the_hosted_game(tmp_path: Path) -> None:
     assert joined.returncode == 0, joined.stderr
     assert status == 0, err
     assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid
+
+
+def test_move_limits_outside_specs_bounds_get_one_line(cli: Cli) -> None:
+    """A minute to a day (SPEC.md, section 7): checked before a port is opened."""
+    for command in (["host", "--port", "0"], ["join", "127.0.0.1:1"], ["daemon"]):
+        for seconds in ("5", "0.1", "86401"):
+            done = cli(*command, "--move-timeout", seconds)
+            assert done.returncode == 2, (command, seconds, done)
+            assert done.stderr == (
+                "statki: --move-timeout must be between 60 and 86400 seconds\n"
+            ), done.stderr
