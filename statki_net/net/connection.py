@@ -164,6 +164,16 @@ class GameConnection:
     def resign(self) -> None:
         self._act(lambda now: self.session.resign(now))
 
+    def stop(self, detail: str) -> None:
+        """This side stops the game itself (``error``, code ``closed``); ``run`` then returns.
+
+        From the guest's accept on that is this side's forfeit (SPEC.md,
+        section 8): the daemon told to stop, a player who quits.  Nothing
+        happens to a game already over.
+        """
+        if not self.session.closed:
+            self._stop_locally(Code.CLOSED, detail)
+
     # ------------------------------------------------------------ the game, start to end
 
     async def run(self) -> Outcome:

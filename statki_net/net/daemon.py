@@ -57,6 +57,8 @@ MAX_GAMES = 256
 KEEP_FINISHED = 200
 """Finished games still listed by ``games``."""
 WILDCARDS = ("::", "0.0.0.0", "")
+STOP_GRACE = 5.0
+"""Seconds the games stopped at shutdown get to send their last word and finish their logs."""
 
 Watcher = Callable[["DaemonGame", notices.Notice], None]
 """Told every notice of every game, in order, as it happens (the control socket)."""
@@ -139,9 +141,20 @@ class Daemon:
         await self.shutdown()
 
     async def shutdown(self) -> None:
+        """Stop listening, stop every game in play (each forfeits by its ``error``), and exit.
+
+        A stopped game winds up by itself: its error goes out, its log is
+        judged and its history row written.  Whatever is still running after
+        ``STOP_GRACE`` seconds (a peer still connecting, say) is cancelled.
+        """
         for server in self.servers:
             server.close()
         self.control.close()
+        for game in self.games.values():
+            if game.conn is not None:
+                game.conn.stop("the daemon was told to stop")
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=STOP_GRACE)
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)

@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
+from statki_net.net import notices
 from statki_net.net.clock import WALL_CLOCK, Clock
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, ControlError
 from statki_net.net.daemon import Daemon
-from statki_net.protocol.wire import Limits
+from statki_net.net.notices import Notice
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Error, Limits, Role
 
 
 @contextlib.asynccontextmanager
@@ -63,3 +72,46 @@ def test_a_move_limit_outside_specs_bounds_is_refused_in_one_line(tmp_path: Path
     refusals = asyncio.run(ask())
     bounds = "move_ms must be 60000 to 86400000 (SPEC.md, section 7)"
     assert refusals == [bounds] * 3 + ["move_ms must be a whole number of milliseconds"] * 2
+
+
+def test_stop_forfeits_the_games_in_play(tmp_path: Path) -> None:
+    """The daemon told to stop sends ``error`` (``closed``) in each game: its forfeit."""
+
+    async def scenario() -> tuple[Outcome, list[str]]:
+        async with running_daemon(tmp_path / "d") as (daemon, client):
+            reply = await client.request("host", rules="alternate", bot="random", subscribe=True)
+            port = daemon.addresses[0][1]
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            rng = random.Random(4)
+            guest = Session(
+                Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=rng.randbytes
+            )
+            conn = GameConnection(guest, reader, writer, log_dir=None)
+            loop = asyncio.get_running_loop()
+
+            def accept_and_sit(notice: Notice) -> None:  # accepts, then never shoots
+                if isinstance(notice, notices.Rules):
+                    fleet = random_fleet(notice.rules, rng)
+                    loop.call_soon(conn.accept, fleet)
+
+            conn.listeners.append(accept_and_sit)
+            game = asyncio.ensure_future(conn.run())
+            events = []
+            while (event := await client.events.get()) is not None:
+                events.append(event["event"])
+                if event["event"] == "started":
+                    await client.request("stop")
+                    await daemon.shutdown()
+                    break
+            outcome = await asyncio.wait_for(game, 10)
+            assert reply["game"] == 1
+            return outcome, events
+
+    outcome, events = asyncio.run(scenario())
+    assert events[-1] == "started", "stopped mid-game"
+    assert outcome.failure is not None and outcome.failure.by_peer
+    assert outcome.failure.code is Code.CLOSED
+    assert outcome.ending.end is End.FORFEIT and outcome.ending.winner is Role.GUEST
+    [log] = list((tmp_path / "d" / "logs").iterdir())
+    last = frames_of(read_log(log.read_bytes()))[-1].message
+    assert isinstance(last, Error) and last.code == "closed"
