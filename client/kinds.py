@@ -8,7 +8,7 @@ that carries its session's messages.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -17,10 +17,15 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.net.notices import Lost
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
+
+Told = Event | Lost
+"""What the model is told: the session's own events, and over a network, that the
+connection is lost (the session plays on alone, SPEC.md section 12)."""
 
 
 class Link(Protocol):
@@ -36,7 +41,7 @@ class Link(Protocol):
     @property
     def log_path(self) -> Path | None: ...
 
-    def listen(self, listener: Callable[[list[Event]], None]) -> None: ...
+    def listen(self, listener: Callable[[Sequence[Told]], None]) -> None: ...
 
     def begin(self, fleet: Fleet) -> None:
         """Commit to ``fleet``: the host opens the game, the guest accepts the rules."""

@@ -19,15 +19,16 @@ events.  The names importable from here before the split still are.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
+from statki_net.net.notices import Lost
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
-    Event,
     Failed,
     GameClosed,
     GameStarted,
@@ -42,7 +43,7 @@ from statki_net.store.history import GameRow, Tally
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Volley
+from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
 from .placement import Placed
 from .rules_screen import RulesScreen
 
@@ -74,6 +75,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
     resign_pending: bool = False
     quitting: bool = False
     """The player asked to leave; the front end exits once ``done``."""
+    lost: bool = False
+    """The connection is lost: the game goes on in this side's log alone."""
     history: tuple[list[GameRow], list[Tally]] = field(default_factory=lambda: ([], []))
 
     def __post_init__(self) -> None:
@@ -215,7 +218,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
 
     # ------------------------------------------------------------ events
 
-    def handle(self, events: list[Event]) -> None:
+    def handle(self, events: Sequence[Told]) -> None:
         for event in events:
             self._handle(event)
         self._follow_the_protocol()
@@ -234,8 +237,11 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if stage is not None:
             self.stage = stage
 
-    def _handle(self, event: Event) -> None:
+    def _handle(self, event: Told) -> None:
         match event:
+            case Lost(detail=detail):
+                self.lost = True
+                self.say(f"Connection lost: {detail}", trouble=True)
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)

@@ -215,6 +215,8 @@ class PromptPlayer:
         self.failure: Failed | None = None
         """Why the game stopped early, as the last ``Failed`` notice said."""
         self._notice: asyncio.Task[Shown | None] | None = None
+        self._owed: int | None = None
+        """The shots of a turn not yet fired (asked again if the question is cut short)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -254,10 +256,15 @@ class PromptPlayer:
                 if not self.quiet:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
+                self._owed = shots
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
                 self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
                 self.say(boards)
+            case notices.Lost(detail=detail, wait_ms=wait_ms):
+                self.say(f"connection lost: {detail}")
+                if wait_ms is None and self._owed is not None and self.lines is not None:
+                    await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Over(result=result, end=end):
                 self.say(f"{RESULT_WORDS[result]} ({end.value})")
             case Failed(detail=detail, by_peer=by_peer):
@@ -317,9 +324,11 @@ class PromptPlayer:
                 return
             if line is None:
                 self.say("no more input: resigning")
+                self._owed = None
                 await self._quietly(self.handle.resign())
                 return
             if line.lower() in RESIGN_WORDS:
+                self._owed = None
                 await self._quietly(self.handle.resign())
                 return
             if not line:
@@ -329,8 +338,10 @@ class PromptPlayer:
             except UsageError as error:
                 self.say(f"! {error}")
                 if isinstance(error, GameOverError):
+                    self._owed = None
                     return
                 continue
+            self._owed = None
             return
 
     async def _quietly(self, action: Any) -> None:

@@ -38,9 +38,10 @@ from pathlib import Path
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.notices import Closed, Notice, notice_of
+from statki_net.net.notices import Closed, Lost, Notice, lost_words, notice_of
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
+from statki_net.protocol.phases import PHASES
 from statki_net.protocol.session import (
     Event,
     Failed,
@@ -137,6 +138,11 @@ class GameConnection:
         self._timer: asyncio.TimerHandle | None = None
         self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
+        """Set once the outcome is recorded."""
+        self._over = asyncio.Event()
+        """Set once the session is closed: nothing more will be said or written."""
+        self.lost = False
+        """The connection is lost: this side finishes the game alone (SPEC.md, section 12)."""
         self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
@@ -182,7 +188,9 @@ class GameConnection:
             self.recorder.open(self.session, self.now())
             self._handle(self.session.start(self.now()))
             await self._flush()
-            await self._read_until_closed()
+            await self._read_until_lost()
+            # Alone, if the connection was lost: the timer and the player finish the game.
+            await self._over.wait()
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._stop_locally(Code.CLOSED, "this side stopped the game")
             raise
@@ -209,24 +217,35 @@ class GameConnection:
         assert self.outcome is not None
         return self.outcome
 
-    async def _read_until_closed(self) -> None:
+    async def _read_until_lost(self) -> None:
+        """Feed the session what the peer sends until the game ends or the connection is lost."""
         while not self.session.closed:
             try:
                 data = await self.reader.read(READ_SIZE)
             except (ConnectionError, OSError) as error:
-                self._note(f"connection lost: {error.strerror or type(error).__name__}")
-                self._handle(self.session.connection_lost(self.now()))
+                self._lose(f"connection lost: {error.strerror or type(error).__name__}")
                 return
             if self.session.closed:  # the timer or the player ended it meanwhile
                 return
             if not data:
                 speaker = self.session.transcript.speaker()
-                self._note(f"the peer closed the connection while {speaker} was to speak")
-                self._handle(self.session.connection_lost(self.now()))
+                self._lose(f"the peer closed the connection while {speaker} was to speak")
                 return
             self._last_chunk = data
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
+
+    def _lose(self, why: str) -> None:
+        """The connection is gone before the game is over: note it, and play on alone.
+
+        The session signs at once what needs no player, and waits out the
+        peer's limit before it claims (SPEC.md, section 12); the front ends
+        are told what was recorded and how long the wait is (``Lost``).
+        """
+        self._note(why)
+        self.lost = True
+        self.writer.close()  # nothing more goes out: what this side says goes to its log
+        self._handle(self.session.connection_lost(self.now()), just_lost=True)
 
     # ------------------------------------------------------------ the one timer
 
@@ -270,7 +289,7 @@ class GameConnection:
 
     # ------------------------------------------------------------ events
 
-    def _handle(self, events: list[Event]) -> None:
+    def _handle(self, events: list[Event], *, just_lost: bool = False) -> None:
         if self.expect_key is not None and self._impostor(events):
             return
         for event in events:
@@ -285,6 +304,8 @@ class GameConnection:
         self.recorder.started(self.session, self.now())
         self._write()
         self._settle()
+        if self.lost and not self.session.closed:
+            self._tell_lost(events, just_lost)
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
         for event_listener in list(self.event_listeners):
             event_listener(told)
@@ -299,8 +320,20 @@ class GameConnection:
         if self.session.closed:
             self._disarm()
             self.writer.close()
+            self._over.set()
         else:
             self._arm()
+
+    def _tell_lost(self, events: list[Event], just_lost: bool) -> None:
+        """Tell the front ends, once lost and after each move made alone, what happens now."""
+        recorded = tuple(e.frame.message.TYPE for e in events if isinstance(e, FrameAdded))
+        if not just_lost and not recorded:
+            return
+        due = self.session.deadline()
+        wait_ms = None if due is None else max(0, due - self.now())
+        then = PHASES[self.session.transcript.phase].claim if due is not None else None
+        detail = lost_words(wait_ms, then, recorded, resigning=self.session.resigning)
+        self._publish(Lost(detail, wait_ms, then, recorded))
 
     def _impostor(self, events: list[Event]) -> bool:
         """The guest's check of the host's key, before it says a word to that host."""
@@ -323,7 +356,7 @@ class GameConnection:
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code is Code.CLOSED:
+        if failure.code is Code.LOST:
             return  # already noted where the connection dropped
         if failure.by_peer:
             self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")

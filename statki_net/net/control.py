@@ -106,6 +106,8 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
             }
         case notices.Over(result=result, end=end):
             return {"event": "over", "result": result.value, "end": end.value}
+        case notices.Lost(detail=detail):
+            return {"event": "lost", "detail": detail}
         case Failed(detail=detail, by_peer=by_peer):
             return {
                 "event": "failed",
@@ -169,6 +171,8 @@ def notice_from_map(message: Message) -> Shown | None:
         )
     elif event == "over":
         notice = notices.Over(Result(message["result"]), End(message["end"]))
+    elif event == "lost":
+        notice = notices.Lost(str(message["detail"]))
     elif event == "failed":
         text = str(message["code"])
         code = Code.of(text)

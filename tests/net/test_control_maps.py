@@ -58,6 +58,11 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
          "by_peer": False},
     ),
     (
+        notices.Lost("waiting 60 s for the opponent, then the game is yours"),
+        "",
+        {"event": "lost", "detail": "waiting 60 s for the opponent, then the game is yours"},
+    ),
+    (
         Failed(None, "?", by_peer=True, unknown_code="new-code"),
         "",
         {"event": "failed", "code": "new-code", "detail": "?", "by_peer": True},
