@@ -6,6 +6,7 @@ leaves a row saying it never finished) and updated when it ends.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from statki_net.game.errors import UsageError
 from statki_net.protocol.endings import End, Result
+from statki_net.store.home import refuse_link
 
 DB_FILE = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -35,6 +37,31 @@ CREATE TABLE IF NOT EXISTS games (
     log_path      TEXT NOT NULL
 );
 """
+
+
+class HistoryError(UsageError):
+    """The history file cannot be used: not a database, unreadable, or locked too long."""
+
+
+@contextmanager
+def _database(path: Path) -> Iterator[None]:
+    """Turn SQLite's failures into one line that names the file and what to do."""
+    try:
+        yield
+    except sqlite3.DatabaseError as error:  # OperationalError included: unreadable, locked
+        advice = (
+            "move it away and statki starts a new one"
+            if path.exists()
+            else "check that its folder exists and may be written"
+        )
+        raise HistoryError(f"the history {path} cannot be used ({error}); {advice}") from None
+
+
+def _keep_private(path: Path) -> None:
+    """The database and SQLite's files beside it are readable by their owner only."""
+    for each in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if each.exists() and not each.is_symlink():
+            os.chmod(each, 0o600)
 
 
 @dataclass(frozen=True)
@@ -75,14 +102,16 @@ class Tally:
 class History:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, timeout=10, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        with self._transaction() as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise UsageError(f"{path} was written by a newer statki (schema {version})")
-            db.execute(SCHEMA)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        with _database(path):
+            self._db = sqlite3.connect(refuse_link(path), timeout=10, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            with self._transaction() as db:
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise UsageError(f"{path} was written by a newer statki (schema {version})")
+                db.execute(SCHEMA)
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        _keep_private(path)
 
     def __enter__(self) -> History:
         return self
@@ -96,13 +125,14 @@ class History:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        with _database(self.path):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def started(self, row: GameRow) -> None:
         with self._transaction() as db:
@@ -139,13 +169,14 @@ class History:
             )
 
     def games(self, limit: int = 1000) -> list[GameRow]:
-        cursor = self._db.execute(
-            "SELECT game_id, started, my_role, opponent_key, opponent_name, rules, log_path,"
-            " ended, result, end_reason, my_shots, their_shots, verdict"
-            " FROM games ORDER BY started DESC, rowid DESC LIMIT ?",
-            (limit,),
-        )
-        return [GameRow(*row) for row in cursor.fetchall()]
+        with _database(self.path):
+            cursor = self._db.execute(
+                "SELECT game_id, started, my_role, opponent_key, opponent_name, rules, log_path,"
+                " ended, result, end_reason, my_shots, their_shots, verdict"
+                " FROM games ORDER BY started DESC, rowid DESC LIMIT ?",
+                (limit,),
+            )
+            return [GameRow(*row) for row in cursor.fetchall()]
 
     def tally(self, by: str) -> list[Tally]:
         """Wins per opponent (``by="opponent"``) or per ruleset (``by="rules"``), most wins first.
@@ -167,11 +198,13 @@ class History:
             )
         else:
             raise UsageError(f"no tally by {by!r}: by opponent or by rules")
+        with _database(self.path):
+            rows = self._db.execute(
+                query, {"won": Result.WON.value, "lost": Result.LOST.value}
+            ).fetchall()
         return [
             Tally(label, games, won or 0, lost or 0, games - (won or 0) - (lost or 0), key)
-            for label, games, won, lost, key in self._db.execute(
-                query, {"won": Result.WON.value, "lost": Result.LOST.value}
-            )
+            for label, games, won, lost, key in rows
         ]
 
     def close(self) -> None:

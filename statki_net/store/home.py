@@ -8,7 +8,17 @@ only need the folder do not load the cryptography.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from statki_net.game.errors import UsageError
+
+PRIVATE = 0o700
+"""The home and every folder in it: its owner's alone (the key, the logs, the history)."""
+
+
+class HomeError(UsageError):
+    """The home, or a folder or file in it, is not safe to keep a player's key and logs in."""
 
 
 def home_dir(explicit: str | None = None) -> Path:
@@ -20,5 +30,32 @@ def home_dir(explicit: str | None = None) -> Path:
     else:
         data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         home = Path(data) / "statki"
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return home
+    return private_folder(home, follow_link=True)
+
+
+def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
+    """``folder``, made if missing, and kept its owner's alone.
+
+    A folder that exists with wider permissions is tightened; one that belongs
+    to another user is refused, as is (unless ``follow_link``: the home itself
+    may be a link its owner made) a link, which could send what statki writes
+    somewhere else.
+    """
+    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
+    info = folder.stat() if follow_link else folder.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise HomeError(f"{folder} is a link: statki writes only into a folder of its own there")
+    if not stat.S_ISDIR(info.st_mode):
+        raise HomeError(f"{folder} is not a folder")
+    if info.st_uid != os.getuid():
+        raise HomeError(f"{folder} belongs to another user: statki keeps your files in your own")
+    if stat.S_IMODE(info.st_mode) & ~PRIVATE:
+        os.chmod(folder, PRIVATE)
+    return folder
+
+
+def refuse_link(path: Path) -> Path:
+    """``path``, unless it is a link (which could make statki write elsewhere)."""
+    if path.is_symlink():
+        raise HomeError(f"{path} is a link: statki writes only its own files there")
+    return path

@@ -17,6 +17,7 @@ from statki_net.protocol.logformat import (
     frame_record,
     note_record,
 )
+from statki_net.store.home import private_folder
 
 
 class LogWriter:
@@ -24,7 +25,8 @@ class LogWriter:
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
+        # O_EXCL: never through a link, never over a file already there.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file: IO[bytes] = os.fdopen(fd, "wb")
         self._write(MAGIC + msgpack.packb(header, use_bin_type=True))

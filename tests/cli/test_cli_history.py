@@ -103,3 +103,25 @@ def test_home_option_points_elsewhere(cli: Cli, tmp_path: Path) -> None:
     done = cli("history", "--home", str(other))
     assert done.stdout.splitlines()[-1] == "5 game(s)"
     assert cli("stats", "--home", str(other)).stdout.startswith("all games: 2 : 2")
+
+
+def test_a_history_that_is_not_a_database_gets_one_line(cli: Cli, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "history.sqlite3").write_bytes(b"not a database, " * 64)
+    for command in ("history", "stats"):
+        done = cli(command)
+        assert done.returncode == 2 and done.stdout == ""
+        [line] = done.stderr.splitlines()
+        assert "history.sqlite3 cannot be used (file is not a database)" in line
+        assert "move it away" in line
+
+
+def test_a_home_where_no_history_can_be_made_gets_one_line(cli: Cli, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "history.sqlite3").mkdir()  # a folder where the file should be
+    done = cli("history")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert "cannot be used" in line
