@@ -51,6 +51,7 @@ from statki_net.protocol.wire import (
     Accept,
     Coin,
     Commit,
+    Envelope,
     Error,
     Frame,
     FrameReader,
@@ -327,18 +328,23 @@ class Session:
         if self.closed:
             return []
         try:
-            for frame in self._reader.feed(data):
-                if frame.header.sender is self.role:
+            for envelope in self._reader.feed(data):
+                if envelope.header.sender is self.role:
                     raise ProtocolError(
                         Code.OUT_OF_TURN, f"the peer signed as {self.role}", Check.PLACE
                     )
-                if self._unchained_error(frame):
+                if self._unchained_error(envelope):
                     break
-                if isinstance(frame.message, TimeClaim) and now < self._claim_allowed_at():
+                frame = self.transcript.check(envelope)
+                if (
+                    isinstance(frame.message, TimeClaim)
+                    and self.transcript.early_claim(frame) is None
+                    and now < self._claim_allowed_at()
+                ):
                     raise ProtocolError(
                         Code.OUT_OF_TURN, "a time claim before this side's time ran out", Check.TURN
                     )
-                self.transcript.add(frame)
+                self.transcript.append(frame)
                 # Only a whole accepted message counts as speaking: a peer that
                 # trickles bytes never reaches one, and its time runs out.
                 self.last_heard = now
@@ -350,19 +356,20 @@ class Session:
             self._fail(error.code, error.detail, now)
         return self._take_events()
 
-    def _unchained_error(self, frame: Frame) -> bool:
+    def _unchained_error(self, envelope: Envelope) -> bool:
         """Honour an error that does not fit the chain, and stop.
 
         A peer that refuses one of our frames drops it from its transcript and
         so numbers its error in that frame's place: the error cannot join our
         chain, yet it is the peer's last word and must end the game all the same.
         """
-        message = frame.message
         t = self.transcript
-        if not isinstance(message, Error) or (
-            frame.header.seq == len(t.frames) and frame.header.prev == t.last_digest
+        if envelope.type != Error.TYPE or (
+            envelope.header.seq == len(t.frames) and envelope.header.prev == t.last_digest
         ):
             return False
+        message = envelope.open().message
+        assert isinstance(message, Error)
         self.failure = Failed.reported(message)
         self.closed = True
         self._events += [self.failure, self._closed_event()]
@@ -477,8 +484,8 @@ class Session:
             name=self.name[:200],
             nonce=self.entropy(32),
             caps=self.caps,
-            rules=self.proposed_rules if host else None,
-            limits=self.proposed_limits if host else None,
+            rules=self.proposed_rules.to_map() if host and self.proposed_rules else None,
+            limits=self.proposed_limits.to_map() if host else None,
             first=self.proposed_first if host else None,
         )
 
@@ -489,7 +496,7 @@ class Session:
         )
         frame = sign(self.key, header, message)
         try:
-            transcript.add(frame, signed_here=True)
+            frame = transcript.add(frame, signed_here=True)
         except ProtocolError as error:
             raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
         self._outbox += frame.encode()

@@ -106,7 +106,7 @@ async def _hostile(port: int, kind: str) -> tuple[str, list[object]]:
     except ConnectionError:
         pass  # the daemon hung up; what it said before that is in ``received``
     writer.close()
-    return kind, [f.message for f in received]
+    return kind, [f.open().message for f in received]
 
 
 def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(

@@ -55,8 +55,10 @@ def keys(pair: BackToBack) -> dict[Role, object]:
     return {Role.HOST: pair.host.key, Role.GUEST: pair.guest.key}
 
 
-def resign_frame(t: Transcript, sender: Role, message: Message, pair: BackToBack) -> Frame:
-    header = Header(sender, len(t.frames), t.last_digest, t.game, 0)
+def resign_frame(
+    t: Transcript, sender: Role, message: Message, pair: BackToBack, at: int = 0
+) -> Frame:
+    header = Header(sender, len(t.frames), t.last_digest, t.game, at)
     return sign(keys(pair)[sender], header, message)  # type: ignore[arg-type]
 
 
@@ -118,10 +120,14 @@ def test_time_claim_only_by_the_side_kept_waiting() -> None:
         t.add(frame)
     speaker = t.speaker()
     assert speaker is not None
+    limit = t.limits.move_ms
     with pytest.raises(ProtocolError, match="only the side kept waiting"):
-        t.add(resign_frame(t, speaker, TimeClaim(5), pair))
-    t.add(resign_frame(t, speaker.other, TimeClaim(5), pair))
+        t.add(resign_frame(t, speaker, TimeClaim(limit), pair, at=10**13))
+    last = t.last_at(speaker.other)
+    assert last is not None
+    t.add(resign_frame(t, speaker.other, TimeClaim(limit), pair, at=last + limit))
     assert t.end is End.TIME and t.winner is speaker.other and t.complete
+    assert t.culprits == {speaker} and t.findings == []
 
 
 def test_error_ends_the_game_from_either_side() -> None:
@@ -495,7 +501,9 @@ def _to_battle(seed: int) -> BackToBack:
     return pair
 
 
-def test_a_premature_time_claim_is_refused() -> None:
+def test_a_claim_its_own_numbers_contradict_is_a_finding_against_the_claimant() -> None:
+    """SPEC.md section 12: a claim under the limit, or dated too soon after its sender's
+    own last message, joins the transcript as an early claim: the claimant loses."""
     pair = _to_battle(101)
     mover = pair.host if pair.host.my_turn else pair.guest
     waiting = pair.session(mover.role.other)
@@ -504,9 +512,11 @@ def test_a_premature_time_claim_is_refused() -> None:
         waiting.key, Header(waiting.role, len(t.frames), t.last_digest, t.game, 0), TimeClaim(1)
     )
     mover.receive_data(claim.encode(), pair.now + 1_000)  # one second into its turn
-    assert mover.closed and mover.transcript.end is End.FORFEIT, "refused with an error, not lost"
-    assert mover.transcript.winner is None
-    assert mover.failure is not None and "time claim before" in mover.failure.detail
+    ending = mover.transcript.ending
+    assert mover.closed and ending is not None and ending.end is End.CHEATED
+    assert ending.winner is mover.role and ending.culprits == {waiting.role}
+    [finding] = mover.transcript.findings
+    assert finding.kind == "early-claim" and finding.culprit is waiting.role
     honest = _to_battle(101)
     mover = honest.host if honest.host.my_turn else honest.guest
     waiting = honest.session(mover.role.other)
@@ -515,6 +525,7 @@ def test_a_premature_time_claim_is_refused() -> None:
     waiting.check_time(due)
     mover.receive_data(waiting.data_to_send(), due)
     assert mover.transcript.end is End.TIME and mover.transcript.winner is waiting.role
+    assert mover.transcript.findings == []
 
 
 def test_a_peer_that_trickles_bytes_still_runs_out_of_time() -> None:
