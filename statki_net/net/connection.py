@@ -339,10 +339,9 @@ class GameConnection:
         """The guest's check of the host's key, before it says a word to that host."""
         for event in events:
             if isinstance(event, PeerHello) and event.hello.key != self.expect_key:
-                for added in events:
-                    if isinstance(added, FrameAdded) and not added.outgoing:
-                        self.recorder.frame(added.frame)
-                self.session.data_to_send()  # our hello stays unsent
+                # Nothing of it goes to the log: a hello refused for its key is no one's
+                # word in this game, and our own hello stays unsent (SPEC.md, section 3).
+                self.session.data_to_send()
                 detail = (
                     f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
                     f" ({fingerprint(self.expect_key or b'')}): refusing to play"
