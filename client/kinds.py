@@ -17,15 +17,16 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
-from statki_net.net.notices import Lost
+from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
 
-Told = Event | Lost
-"""What the model is told: the session's own events, and over a network, that the
-connection is lost (the session plays on alone, SPEC.md section 12)."""
+Told = Event | Lost | Closed
+"""What the model is told: the session's own events; over a network, that the
+connection is lost (the session plays on alone, SPEC.md section 12); and at the
+very end how the referee judges this side's log (``Closed``)."""
 
 
 class Link(Protocol):
@@ -125,6 +126,8 @@ class EndScreen:
     log_path: Path | None
     why_unfinished: str = ""
     """Why the game stopped before its end, in words; empty when it was played out."""
+    referee: str = ""
+    """The referee's line on this side's log (the result and the standing), once judged."""
 
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]

@@ -389,6 +389,8 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     if model.rules is not None and model.view is not None:  # no boards if no battle began
         lines = end_boards(model, end)
     lines.append([("class:title", f" {end.verdict} ")])
+    if end.referee:
+        lines += wrapped(f"Referee: {end.referee}", width)
     if end.why_unfinished:
         lines += wrapped(end.why_unfinished, width, "class:trouble")
     if end.their_fleet is not None and not end.findings:

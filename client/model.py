@@ -19,13 +19,14 @@ events.  The names importable from here before the split still are.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
-from statki_net.net.notices import Lost
+from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
@@ -242,6 +243,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case Lost(detail=detail):
                 self.lost = True
                 self.say(f"Connection lost: {detail}", trouble=True)
+            case Closed(verdict=verdict) if self.end_screen is not None and verdict:
+                self.end_screen = dataclasses.replace(self.end_screen, referee=verdict)
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)

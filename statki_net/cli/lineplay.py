@@ -27,7 +27,7 @@ from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import Result
+from statki_net.protocol.endings import End, Result
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Role
 
@@ -183,6 +183,30 @@ CUSTOM_RULES_DECLINED = (
 
 RESULT_WORDS = {Result.WON: "you won", Result.LOST: "you lost", Result.NONE: "no winner"}
 
+REVEALED_NEXT = {
+    (End.SUNK, Result.WON): "you sank every ship",
+    (End.SUNK, Result.LOST): "your last ship sank",
+    (End.RESIGNED, Result.WON): "the opponent resigned",
+    (End.RESIGNED, Result.LOST): "you resigned",
+}
+"""How a battle ended that the reveals may still turn (a finding makes it ``cheated``)."""
+
+
+def battle_over_words(result: Result, end: End) -> str:
+    """The battle's end as it stands, never as the game's result: that comes from the log."""
+    how = REVEALED_NEXT.get((end, result))
+    if how is None:
+        return f"the battle is over ({end.value})"
+    return f"the battle is over: {how}; the fleets are revealed and checked"
+
+
+def result_words(closed: notices.Closed) -> str:
+    """The game's result as the referee finds it in this side's log: ``you won (sunk)``."""
+    if closed.end is None:
+        standing = closed.standing.value if closed.standing else "no log"
+        return f"no result ({standing})"
+    return f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
+
 
 class PromptPlayer:
     """Plays one game at the line prompt; ``play`` returns the ``Closed`` notice."""
@@ -266,13 +290,15 @@ class PromptPlayer:
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Over(result=result, end=end):
-                self.say(f"{RESULT_WORDS[result]} ({end.value})")
+                # Not a result yet: a finding at the reveal may still change it.
+                self.say(battle_over_words(result, end))
             case Failed(detail=detail, by_peer=by_peer):
                 self.failure = notice
                 who = "the opponent" if by_peer else "this side"
                 self.say(f"the game stopped: {who} reported {notice.code_text}: {detail}")
             case notices.Closed(verdict=verdict, log=log):
                 self.closed = notice
+                self.say(result_words(notice))
                 if verdict:
                     self.say(f"verdict: {verdict}")
                 if log:

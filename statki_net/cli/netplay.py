@@ -557,7 +557,8 @@ async def _on_screen(
         if outcome.log_path is not None:
             print(f"log: {outcome.log_path}")
     last = outcomes[-1]
-    return _exit_status(last.ending.end, last.failure, last.failure_text)
+    judged = last.judged
+    return _exit_status(judged.end if judged else None, last.failure, last.failure_text)
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
@@ -577,12 +578,13 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
     return _exit_status(closed.end, front.failure, closed.failure)
 
 
-def _exit_status(end: End, failure: Failed | None, why: str | None) -> int:
+def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
     if failure is not None and failure.code is Code.WRONG_KEY:
         print(f"statki: {failure.detail}", file=sys.stderr)
         return EXIT_FOUND
     if end not in FINISHED:
-        print(f"statki: the game did not finish: {why or end.value}", file=sys.stderr)
+        said = end.value if end else "no ending"
+        print(f"statki: the game did not finish: {why or said}", file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

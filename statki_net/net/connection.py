@@ -92,16 +92,27 @@ class Outcome:
         failure = self.failure
         return f"{failure.code_text}: {failure.detail}" if failure else None
 
+    @property
+    def judged(self) -> Ending | None:
+        """How the game ended by this side's own log, as the referee judges it.
+
+        Without a log, the session's own ending.  None when the log holds no
+        ending (it is unfinished, or disputed).
+        """
+        return self.verdict.ending if self.verdict else self.ending
+
     def closed(self) -> Closed:
-        """The last notice of the game, which says so."""
+        """The last notice of the game, which says so in the referee's words."""
+        judged = self.judged
         return Closed(
-            self.result,
-            self.ending.end,
+            judged.result(self.role) if judged else Result.NONE,
+            judged.end if judged else None,
             verdict=self.verdict.headline if self.verdict else None,
             failure=self.failure_text,
             log=self.log_path,
             my_shots=self.my_shots,
             their_shots=self.their_shots,
+            standing=self.verdict.standing if self.verdict else None,
         )
 
 

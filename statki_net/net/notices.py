@@ -18,7 +18,7 @@ from pathlib import Path
 
 from statki_net.game.board import square_name
 from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
-from statki_net.protocol.endings import End, Result
+from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import (
     BattleOver,
@@ -153,10 +153,16 @@ def _after_the_wait(then: Claim | None, resigning: bool) -> str:
 
 @dataclass(frozen=True)
 class Closed:
-    """The game is over and recorded; always the last notice of a game."""
+    """The game is over and recorded; always the last notice of a game.
+
+    Its result is the referee's, from judging this side's own log (SPEC.md,
+    section 16), so a game won at the reveal reads as won, whatever the
+    battle's end said.
+    """
 
     result: Result
-    end: End
+    end: End | None
+    """How the game ended by this side's log; None when the log holds no ending."""
     verdict: str | None
     """The referee's one line on this side's log; None without a log."""
     failure: str | None
@@ -164,11 +170,13 @@ class Closed:
     log: Path | None
     my_shots: int = 0
     their_shots: int = 0
+    standing: Standing | None = None
+    """How far this side's log can be relied on; None without a log."""
 
     @classmethod
-    def without_game(cls, why: str, end: End = End.NO_GAME) -> Closed:
+    def without_game(cls, why: str) -> Closed:
         """The end of a game that never began: a connection that failed, a daemon gone."""
-        return cls(Result.NONE, end, verdict=None, failure=why, log=None)
+        return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None)
 
 
 Notice = Hello | Rules | Started | Turn | Volley | Over | Lost | Failed | Closed

@@ -26,11 +26,11 @@ from pathlib import Path
 
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
-from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import Note, header_record
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Frame
-from statki_net.referee.verify import fingerprint, judge_log
+from statki_net.referee.verify import Judgement, fingerprint, judge_log
 from statki_net.store.history import GameRow, History
 from statki_net.store.logwriter import LogWriter
 
@@ -40,10 +40,24 @@ MAX_PEER = 200
 
 @dataclass(frozen=True)
 class LogVerdict:
-    """The referee's judgement of this side's log, as one line and whether it holds."""
+    """The referee's judgement of this side's own log: its result, its standing, one line.
+
+    A peer tells its player how the game ended in the referee's words, by
+    judging its own log as a referee does (SPEC.md, section 16).
+    """
 
     valid: bool
     headline: str
+    """The referee's line: the result and the standing."""
+    ending: Ending | None = None
+    """The result; None when the log holds no ending (unfinished, disputed, unreadable)."""
+    standing: Standing = Standing.INVALID
+
+    @classmethod
+    def of(cls, judgement: Judgement) -> LogVerdict:
+        # Until the version 2 referee lands with its standings: valid or invalid only.
+        standing = Standing.VALID if judgement.valid else Standing.INVALID
+        return cls(judgement.valid, judgement.headline(), judgement.ending, standing)
 
 
 def rules_name(session: Session) -> str:
@@ -133,7 +147,7 @@ class GameRecorder:
             judgement = judge_log(self.log.path.read_bytes())
         except (StatkiError, OSError) as error:
             return LogVerdict(False, f"cannot judge the log: {error}")
-        return LogVerdict(judgement.valid, judgement.headline())
+        return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
         """Record how the game ended in its history row (once); a full disk is not an error."""
