@@ -30,6 +30,7 @@ from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
+    ConnectionLost,
     Failed,
     GameClosed,
     GameStarted,
@@ -240,9 +241,12 @@ class Model(RulesScreen, Aiming, EndOfGame):
 
     def _handle(self, event: Told) -> None:
         match event:
-            case Lost(detail=detail):
+            case Lost(detail=detail):  # the connection's words: what was recorded, how long
                 self.lost = True
                 self.say(f"Connection lost: {detail}", trouble=True)
+            case ConnectionLost() if not self.lost:  # the session's, when no words came
+                self.lost = True
+                self.say("Connection lost: the game goes on in your log", trouble=True)
             case Closed(verdict=verdict) if self.end_screen is not None and verdict:
                 self.end_screen = dataclasses.replace(self.end_screen, referee=verdict)
             case PeerHello(hello=hello):

@@ -31,6 +31,7 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice
+from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
 from statki_net.protocol.wire import Role
@@ -117,7 +118,9 @@ class ConnectionLink:
         session = self.session
         failure = failure or session.failure
         failure = failure or Failed(Code.CLOSED, "the connection ended", False)
-        self._to_model([failure, GameClosed(session.transcript.ending, ())])
+        # A link that ended before the session could say how the game ended: no game.
+        ending = session.ending or Ending(End.NO_GAME, reason=failure.detail)
+        self._to_model([failure, GameClosed(ending, ())])
 
     @property
     def session(self) -> Session:

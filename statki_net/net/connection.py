@@ -43,14 +43,14 @@ from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.phases import PHASES
 from statki_net.protocol.session import (
+    ConnectionLost,
     Event,
+    Evidence,
     Failed,
     FrameAdded,
-    PeerHello,
     Session,
 )
-from statki_net.protocol.wire import MAX_FRAME, Role
-from statki_net.referee.verify import fingerprint
+from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
@@ -138,8 +138,9 @@ class GameConnection:
         """The log file, the history row and the verdict: shared with local games."""
         self.clock = clock
         """All the game's time: every ``now`` the session is given, and the timer's wait."""
-        self.expect_key = expect_key
-        """The host key the invite named: the guest refuses any other."""
+        if expect_key is not None:
+            # The guest's session refuses, in silence, a host with any other key.
+            session.host_key = expect_key
         self.peer_address = peer_address
         self.listeners: list[Listener] = []
         self.event_listeners: list[Callable[[list[Event]], None]] = []
@@ -154,7 +155,6 @@ class GameConnection:
         """Set once the session is closed: nothing more will be said or written."""
         self.lost = False
         """The connection is lost: this side finishes the game alone (SPEC.md, section 12)."""
-        self._last_chunk = b""
 
     # ------------------------------------------------------------ for front ends
 
@@ -229,34 +229,34 @@ class GameConnection:
         return self.outcome
 
     async def _read_until_lost(self) -> None:
-        """Feed the session what the peer sends until the game ends or the connection is lost."""
-        while not self.session.closed:
+        """Feed the session what the peer sends until the game ends or the connection is lost.
+
+        The session itself may find the connection lost (bytes that are nobody's
+        word, a crossed frame): it says so with ``ConnectionLost``, and reading stops.
+        """
+        while self.session.connected:
             try:
                 data = await self.reader.read(READ_SIZE)
             except (ConnectionError, OSError) as error:
-                self._lose(f"connection lost: {error.strerror or type(error).__name__}")
+                self._transport_gone(error.strerror or type(error).__name__)
                 return
-            if self.session.closed:  # the timer or the player ended it meanwhile
+            if not self.session.connected:  # the timer or the player ended it meanwhile
                 return
             if not data:
                 speaker = self.session.transcript.speaker()
-                self._lose(f"the peer closed the connection while {speaker} was to speak")
+                self._transport_gone(f"the peer closed the connection while {speaker} was to speak")
                 return
-            self._last_chunk = data
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
 
-    def _lose(self, why: str) -> None:
-        """The connection is gone before the game is over: note it, and play on alone.
+    def _transport_gone(self, why: str) -> None:
+        """The stream closed or failed before the game was over: the session plays on alone.
 
-        The session signs at once what needs no player, and waits out the
-        peer's limit before it claims (SPEC.md, section 12); the front ends
-        are told what was recorded and how long the wait is (``Lost``).
+        It signs at once what needs no player, and waits out the peer's limit
+        before it claims (SPEC.md, section 12); its ``ConnectionLost`` is noted
+        and the front ends are told (``Lost``) in ``_handle``.
         """
-        self._note(why)
-        self.lost = True
-        self.writer.close()  # nothing more goes out: what this side says goes to its log
-        self._handle(self.session.connection_lost(self.now()), just_lost=True)
+        self._handle(self.session.connection_lost(self.now(), why))
 
     # ------------------------------------------------------------ the one timer
 
@@ -300,12 +300,18 @@ class GameConnection:
 
     # ------------------------------------------------------------ events
 
-    def _handle(self, events: list[Event], *, just_lost: bool = False) -> None:
-        if self.expect_key is not None and self._impostor(events):
-            return
+    def _handle(self, events: list[Event]) -> None:
+        just_lost = False
         for event in events:
             if isinstance(event, FrameAdded):
                 self.recorder.frame(event.frame)
+                continue
+            if isinstance(event, Evidence):  # the peer's word that did not join the transcript
+                self.recorder.evidence(event.frame, event.code, event.at)
+                continue
+            if isinstance(event, ConnectionLost):
+                just_lost = True
+                self._hang_up(event)
                 continue
             if isinstance(event, Failed):
                 self._note_failure(event)
@@ -337,7 +343,10 @@ class GameConnection:
 
     def _tell_lost(self, events: list[Event], just_lost: bool) -> None:
         """Tell the front ends, once lost and after each move made alone, what happens now."""
-        recorded = tuple(e.frame.message.TYPE for e in events if isinstance(e, FrameAdded))
+        since = next((i for i, e in enumerate(events) if isinstance(e, ConnectionLost)), 0)
+        recorded = tuple(
+            e.frame.message.TYPE for e in events[since:] if isinstance(e, FrameAdded) and e.outgoing
+        )
         if not just_lost and not recorded:
             return
         due = self.session.deadline()
@@ -346,50 +355,39 @@ class GameConnection:
         detail = lost_words(wait_ms, then, recorded, resigning=self.session.resigning)
         self._publish(Lost(detail, wait_ms, then, recorded))
 
-    def _impostor(self, events: list[Event]) -> bool:
-        """The guest's check of the host's key, before it says a word to that host."""
-        for event in events:
-            if isinstance(event, PeerHello) and event.hello.key != self.expect_key:
-                # Nothing of it goes to the log: a hello refused for its key is no one's
-                # word in this game, and our own hello stays unsent (SPEC.md, section 3).
-                self.session.data_to_send()
-                detail = (
-                    f"the host's key {fingerprint(event.hello.key)} is not the key in the invite"
-                    f" ({fingerprint(self.expect_key or b'')}): refusing to play"
-                )
-                self._stop_locally(Code.WRONG_KEY, detail, tell_peer=False)
-                return True
-        return False
+    def _hang_up(self, lost: ConnectionLost) -> None:
+        """The connection is lost: note why (with the bytes that were nobody's word), close it.
+
+        Nothing more goes out: what this side says from now on goes to its log.
+        """
+        why = lost.detail if lost.code is Code.LOST else f"{lost.code.value}: {lost.detail}"
+        self._note(f"connection lost: {why}", lost.data)
+        self.lost = True
+        self.writer.close()
 
     def _publish(self, notice: Notice) -> None:
         for listener in list(self.listeners):
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code is Code.LOST:
-            return  # already noted where the connection dropped
         if failure.by_peer:
             self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
-            evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
-            self._note(
-                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
-            )
+            # A frame this side refused is in the log already, as an evidence record.
+            self._note(f"stopped the game: {failure.code_text}: {failure.detail}")
 
     def _note(self, text: str, data: bytes = b"") -> None:
         self.recorder.note(text, self.now(), data)
 
-    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
-        """End the game from this side (a bad key, a local error); never raises."""
-        self._note(f"stopped: {code.value}: {detail}")
+    def _stop_locally(self, code: Code, detail: str) -> None:
+        """End the game from this side (stopped, a local failure); never raises.
+
+        An ``error`` message, sent, or written alone once the connection is
+        lost; from the guest's accept on it is this side's forfeit.
+        """
         if not self.session.closed:
-            if tell_peer:
-                with contextlib.suppress(Exception):
-                    self._handle(self.session.abort(code, detail, self.now()))
-            if not self.session.closed:
-                self.session.connection_lost(self.now())
-            self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish(Failed(code, detail, by_peer=False))
+            with contextlib.suppress(Exception):
+                self._handle(self.session.abort(code, detail, self.now()))
         self._settle()
 
     # ------------------------------------------------------------ I/O

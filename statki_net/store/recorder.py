@@ -7,6 +7,7 @@ process (``statki_client.local``).  The caller says what happened, in order:
     recorder = GameRecorder(home / "logs", history, peer="[::1]:50123")
     recorder.open(session, now)          # the log file, with any frames said so far
     recorder.frame(frame)                # each signed frame, as it is added
+    recorder.evidence(frame, code, now)  # the peer's word that did not join the transcript
     recorder.note("...", now)            # anything unsigned: a drop, a timeout
     recorder.started(session, now)       # once both hellos are known: the history row
     verdict = recorder.judge()           # close the log and judge it (blocking: a thread)
@@ -27,7 +28,8 @@ from pathlib import Path
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending, Standing
-from statki_net.protocol.logformat import Note, header_record
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import Note, Signed, header_record
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Frame
 from statki_net.referee.verify import Judgement, fingerprint, judge_log
@@ -110,6 +112,11 @@ class GameRecorder:
     def frame(self, frame: Frame) -> None:
         if self.log:
             self.log.frame(frame)
+
+    def evidence(self, frame: Signed, code: Code, at: int) -> None:
+        """The peer's word that did not join the transcript (SPEC.md, section 15)."""
+        if self.log:
+            self.log.evidence(frame, code, at)
 
     def note(self, text: str, now: int, data: bytes = b"") -> None:
         if self.log:

@@ -15,11 +15,10 @@ from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
-from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import read_log
-from statki_net.protocol.session import Failed, Session
+from statki_net.protocol.session import Event, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -96,12 +95,13 @@ def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) ->
         game = asyncio.ensure_future(conn.run())
         loop = asyncio.get_running_loop()
 
-        def cancel_when_it_fails(notice: Notice) -> None:
-            # The peer's leaving closes the session; the cancel lands as the game winds up.
-            if isinstance(notice, Failed):
+        def cancel_when_it_closes(events: list[Event]) -> None:
+            # The peer's leaving in the hellos closes the session (no game); the cancel
+            # lands as the game winds up.
+            if any(isinstance(event, GameClosed) for event in events):
                 loop.call_soon(game.cancel)
 
-        conn.listeners.append(cancel_when_it_fails)
+        conn.event_listeners.append(cancel_when_it_closes)
         with pytest.raises(asyncio.CancelledError):
             await game
         assert game.cancelled()

@@ -35,7 +35,6 @@ from statki_net.protocol.wire import (
     message_hash,
     sign,
 )
-from statki_net.referee.verify import replay_log
 
 
 @pytest.fixture
@@ -145,17 +144,15 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
         else:  # nobody's word: never answered (SPEC.md, section 3)
             assert [type(m) for m in messages] == [Hello], (kind, messages)
     assert len(games) == 7 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
-    ends = []
+    ends = sorted(str(g["end"]) for g in games)  # type: ignore[index]
+    assert ends == sorted(["sunk"] * 3 + ["no-game"] * 4), games
     notes = []
+    evidence = []
     for log in (home / "logs").iterdir():
         contents = read_log(log.read_bytes())
         notes += [n.text for n in contents.notes]
-        transcript, _ = replay_log(contents)
-        ending = transcript.ending
-        ends.append(ending.end if ending else None)
-        if contents.evidence:  # the refused shot, kept as the guest's word
-            assert [e.code for e in contents.evidence] == [Code.OUT_OF_TURN.value]
-    assert sorted(map(str, ends)) == sorted(["sunk"] * 3 + ["no-game"] * 4)
+        evidence += [e.code for e in contents.evidence]
+    assert evidence == [Code.OUT_OF_TURN.value], "the refused shot, kept as the guest's word"
     for code in (Code.MALFORMED, Code.TOO_LARGE, Code.BAD_SIGNATURE):
         assert any(code.value in text for text in notes), (code, notes)
 

@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net import notices
-from statki_net.net.clock import WALL_CLOCK, Clock
+from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK, Clock, ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, ControlError
 from statki_net.net.daemon import Daemon
@@ -28,7 +30,8 @@ from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session
-from statki_net.protocol.wire import Error, Limits, Role
+from statki_net.protocol.wire import Error, FrameReader, Hello, Limits, Role, TimeClaim
+from statki_net.referee.verify import replay_log
 
 
 @contextlib.asynccontextmanager
@@ -115,3 +118,70 @@ def test_stop_forfeits_the_games_in_play(tmp_path: Path) -> None:
     [log] = list((tmp_path / "d" / "logs").iterdir())
     last = frames_of(read_log(log.read_bytes()))[-1].message
     assert isinstance(last, Error) and last.code == "closed"
+
+
+def test_a_silent_guest_is_given_up_on_once_the_move_limit_has_run_out(tmp_path: Path) -> None:
+    """No hello within a minute (of a clock 200 times fast): the daemon stops, no game."""
+
+    async def scenario() -> tuple[bytes, dict[str, object]]:
+        async with running_daemon(tmp_path / "d", clock=ScaledClock(200), bot="random") as (
+            daemon,
+            client,
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", daemon.addresses[0][1])
+            heard = b""
+            async with asyncio.timeout(20):
+                while data := await reader.read(65536):  # says nothing; is hung up on
+                    heard += data
+            writer.close()
+            for _ in range(100):
+                state = (await client.request("state", game=1))["state"]
+                if state["status"] == "over":
+                    break
+                await asyncio.sleep(0.05)
+            return heard, state
+
+    heard, state = asyncio.run(scenario())
+    messages = [e.open().message for e in FrameReader().feed(heard)]
+    assert [type(m) for m in messages] == [Hello, Error], messages
+    assert isinstance(messages[1], Error) and messages[1].code == Code.TIMEOUT.value
+    assert state["end"] == End.NO_GAME.value and state["result"] == "none", state
+
+
+def test_a_guest_gone_mid_game_loses_on_time_by_the_daemons_log(tmp_path: Path) -> None:
+    """The daemon finishes alone: its own move if it was to speak, then its claim."""
+
+    async def scenario() -> tuple[list[dict[str, object]], Path]:
+        async with running_daemon(tmp_path / "d", clock=ScaledClock(200)) as (daemon, client):
+            reply = await client.request("host", rules="alternate", bot="random", subscribe=True)
+            reader, writer = await asyncio.open_connection("127.0.0.1", daemon.addresses[0][1])
+            rng = random.Random(6)
+            guest = Session(
+                Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=rng.randbytes
+            )
+            conn = GameConnection(guest, reader, writer, log_dir=None, clock=daemon.clock)
+            attach_computer(conn, ComputerPlayer("random", rng))
+            game = asyncio.ensure_future(conn.run())
+            events: list[dict[str, object]] = []
+            async with asyncio.timeout(30):
+                while (event := await client.events.get()) is not None:
+                    events.append(event)
+                    if event["event"] == "volley" and event["move"] == 3:
+                        writer.transport.abort()  # the guest's machine is gone: a reset
+                        game.cancel()
+                    if event["event"] == "closed":
+                        break
+            await asyncio.gather(game, return_exceptions=True)
+            state = (await client.request("state", game=reply["game"]))["state"]
+            assert isinstance(state["log"], str)
+            return events, Path(state["log"])
+
+    events, log = asyncio.run(scenario())
+    kinds = [event["event"] for event in events]
+    assert "lost" in kinds and kinds[-1] == "closed"
+    closed = events[-1]
+    assert (closed["result"], closed["end"], closed["standing"]) == ("won", "time", "valid")
+    transcript, _ = replay_log(read_log(log.read_bytes()))
+    assert transcript.ending is not None and transcript.ending.culprits == {Role.GUEST}
+    last = transcript.frames[-1]
+    assert last.header.sender is Role.HOST and isinstance(last.message, TimeClaim)

@@ -24,7 +24,7 @@ from statki_net.protocol.commitment import Opening, ships_digest
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import Phase, may_say
-from statki_net.protocol.session import GameStarted, Session
+from statki_net.protocol.session import ConnectionLost, Evidence, Failed, GameStarted, Session
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
@@ -342,28 +342,30 @@ def test_time_claim_from_session() -> None:
     assert any(type(e).__name__ == "GameClosed" for e in events)
 
 
-def test_peer_signing_as_me_is_refused() -> None:
+def test_a_frame_in_my_own_name_is_nobodys_word() -> None:
     pair = make_pair(CLASSIC, seed=61)
     pair.host.start(pair.now)
     hello = pair.host.data_to_send()
     forged = make_pair(CLASSIC, seed=61).host  # same role, same key: a replay of my own hello
     events = forged.receive_data(hello, 5)
-    assert forged.closed and forged.failure is not None
-    assert forged.failure.code is Code.OUT_OF_TURN
-    assert any(type(e).__name__ == "Failed" for e in events)
+    assert forged.lost is not None and forged.lost.code is Code.OUT_OF_TURN
+    assert forged.data_to_send() == b"", "never answered"
+    assert not any(isinstance(e, Failed) for e in events)
+    assert forged.closed and forged.ending is not None and forged.ending.end is End.NO_GAME
 
 
-def test_bad_signature_is_answered_with_an_error() -> None:
+def test_a_bad_signature_is_never_answered() -> None:
     pair = make_pair(CLASSIC, seed=71)
     pair.host.start(pair.now)
     data = bytearray(pair.host.data_to_send())
     data[-1] ^= 1  # last byte of the signature
     events = pair.guest.receive_data(bytes(data), 10)
-    assert pair.guest.closed
-    assert pair.guest.failure is not None and pair.guest.failure.code is Code.BAD_SIGNATURE
-    error = msgpack.unpackb(pair.guest.data_to_send())
-    assert isinstance(error, list)
-    assert events
+    assert pair.guest.lost is not None and pair.guest.lost.code is Code.BAD_SIGNATURE
+    assert pair.guest.data_to_send() == b""
+    assert pair.guest.failure is None, "nothing was said, so nothing failed"
+    assert any(isinstance(e, ConnectionLost) for e in events)
+    ending = pair.guest.ending
+    assert ending is not None and ending.end is End.NO_GAME and ending.culprits == frozenset()
 
 
 def test_keys_differ() -> None:
@@ -447,7 +449,7 @@ def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
     assert finding.culprit is Role.GUEST and "wrong shape" in finding.detail
 
 
-def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
+def test_an_error_that_crosses_my_shot_ends_the_game_with_its_sender_to_blame() -> None:
     pair = make_pair(CLASSIC, seed=95)
     pair.host.start(pair.now)
     pair.pump()
@@ -457,20 +459,20 @@ def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
     pair.pump()
     shooter = pair.host if pair.host.my_turn else pair.guest
     other = pair.session(shooter.role.other)
-    # A frame the peer will refuse: a shot signed with a stranger's key.
-    t = shooter.transcript
-    forged = sign(
-        key_from(999), Header(shooter.role, len(t.frames), t.last_digest, t.game, 0), Shot((0,))
-    )
-    other.receive_data(forged.encode(), pair.now)
-    assert other.closed and other.failure is not None
-    assert other.failure.code is Code.BAD_SIGNATURE
-    # The shooter sent nothing, so the error cannot chain onto its transcript; it is honoured.
+    # The other side's player quits just as the shot is fired: the two frames cross.
     shooter.shoot((5,), pair.now)
-    events = shooter.receive_data(other.data_to_send(), pair.now)
-    assert shooter.closed
-    assert shooter.failure is not None and shooter.failure.code is Code.BAD_SIGNATURE
-    assert any(type(e).__name__ == "GameClosed" for e in events)
+    other.abort(Code.CLOSED, "the player quit", pair.now)
+    shooter_events = shooter.receive_data(other.data_to_send(), pair.now + 1)
+    assert other.receive_data(shooter.data_to_send(), pair.now + 1) == [], "the game is over"
+    assert shooter.closed and other.closed
+    [evidence] = [e for e in shooter_events if isinstance(e, Evidence)]
+    assert evidence.code is Code.BAD_CHAIN and isinstance(evidence.frame.open().message, Error)
+    assert shooter.failure is not None and shooter.failure.by_peer
+    for side in (shooter, other):
+        ending = side.ending
+        assert ending is not None and ending.end is End.FORFEIT
+        assert ending.winner is shooter.role and ending.culprits == {other.role}
+    assert isinstance(shooter.transcript.frames[-1].message, Shot), "my shot stays my last frame"
 
 
 def test_a_repeated_key_is_malformed() -> None:
