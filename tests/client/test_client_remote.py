@@ -16,7 +16,7 @@ from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net.bot import attach_computer
-from statki_net.net.clock import WALL_CLOCK
+from statki_net.net.clock import WALL_CLOCK, ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.protocol.endings import End
 from statki_net.protocol.session import Session
@@ -137,3 +137,49 @@ def test_with_custom_rules_admitted_the_guest_sees_each_departure_before_it_deci
     assert "No preset: unlike classic," in shown
     assert "board: 8x8 (classic: 10x10)" in shown and "a coin toss decides who starts" in shown
     assert "proposes custom rules, no preset" in shown
+
+
+def test_a_connection_lost_mid_game_is_said_and_the_game_is_won_on_time(tmp_path: Path) -> None:
+    """Cut after 20 messages; on a clock 200 times fast the minute's wait is 0.3 s."""
+
+    async def game() -> tuple[Model, list[str]]:
+        host, guest = sessions(ruleset_named("classic"), 10)
+        clock = ScaledClock(200)
+        logs = (None, tmp_path / "logs")
+        async with connected(host, guest, clock=clock, log_dirs=logs, cut_after=20) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            attach_computer(host_conn, ComputerPlayer("random", random.Random(5)))
+            link = ConnectionLink(guest)
+            model = Model(link, random.Random(3))
+            link.attach(guest_conn)
+            said: list[str] = []
+
+            async def player() -> None:
+                square = 0
+                while model.stage is not Stage.OVER:
+                    if model.notice and (not said or said[-1] != model.notice):
+                        said.append(model.notice)
+                    if model.must_decide:
+                        model.ready()
+                    elif model.my_turn:
+                        while model.refusal(square % 100) is not None:
+                            square += 1
+                        model.choose(square % 100)
+                    await asyncio.sleep(0.001)
+
+            await asyncio.wait_for(
+                asyncio.gather(host_conn.run(), guest_conn.run(), player()), timeout=30
+            )
+            await asyncio.sleep(0.01)  # the referee's words reach the model last
+        return model, said
+
+    model, said = asyncio.run(game())
+    assert any(
+        text.startswith("Connection lost: ") and " s for the opponent" in text for text in said
+    )
+    end = model.end_screen
+    assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
+    assert end.referee, "the referee's line on this side's log"
