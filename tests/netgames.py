@@ -124,8 +124,15 @@ class Played:
         return self.host if role is Role.HOST else self.guest
 
 
-def sessions(rules: Ruleset, seed: int, limits: Limits = SHORTEST) -> tuple[Session, Session]:
-    """A host with a random fleet and a guest, their keys and secrets drawn from ``seed``."""
+def sessions(
+    rules: Ruleset, seed: int, limits: Limits = SHORTEST, *, first: Role | None = None
+) -> tuple[Session, Session]:
+    """A host with a random fleet and a guest, their keys and secrets drawn from ``seed``.
+
+    The game id hashes the hellos, whose ``at`` is the clock's, so the coin toss
+    differs from run to run; ``first`` agrees the first shooter instead, and a
+    game between the same computer players then has the same moves every time.
+    """
     rng = random.Random(seed)
     host = Session(
         Role.HOST,
@@ -135,6 +142,7 @@ def sessions(rules: Ruleset, seed: int, limits: Limits = SHORTEST) -> tuple[Sess
         rules=rules,
         limits=limits,
         fleet=ComputerPlayer("random", random.Random(seed)).fleet(rules),
+        first=first,
     )
     guest = Session(
         Role.GUEST,

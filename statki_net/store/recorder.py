@@ -57,9 +57,7 @@ class LogVerdict:
 
     @classmethod
     def of(cls, judgement: Judgement) -> LogVerdict:
-        # Until the version 2 referee lands with its standings: valid or invalid only.
-        standing = Standing.VALID if judgement.valid else Standing.INVALID
-        return cls(judgement.valid, judgement.headline(), judgement.ending, standing)
+        return cls(judgement.valid, judgement.headline(), judgement.ending, judgement.standing)
 
 
 def rules_name(session: Session) -> str:

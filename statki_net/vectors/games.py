@@ -449,17 +449,25 @@ def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     index = []
     for scenario in all_scenarios:
-        judgement = judge_log(scenario.log)
-        files[f"logs/{scenario.name}.statki"] = scenario.log
+        log = f"{scenario.name}.statki"
+        judgement = judge_log(scenario.log, log)
+        files[f"logs/{log}"] = scenario.log
         files[f"logs/{scenario.name}.json"] = dump(
             {
-                "log": f"{scenario.name}.statki",
+                "log": log,
                 "description": scenario.description,
                 "sha256": hashlib.sha256(scenario.log).hexdigest(),
                 "expected": judgement.to_json(),
             }
         )
-        first = judgement.violations[0].kind if judgement.violations else None
-        index.append({"name": scenario.name, "status": judgement.status, "first": first})
+        first = judgement.violations[0].kind.value if judgement.violations else None
+        index.append(
+            {
+                "name": scenario.name,
+                "standing": judgement.standing.value,
+                "end": judgement.end.value if judgement.end else None,
+                "first": first,
+            }
+        )
     files["logs/index.json"] = dump(index)
     return files

@@ -106,7 +106,9 @@ def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) ->
             await game
         assert game.cancelled()
         outcome = await asyncio.wait_for(conn.wait(), 10)
-        assert outcome.verdict is not None and not outcome.verdict.valid, "judged all the same"
+        verdict = outcome.verdict
+        assert verdict is not None and verdict.ending is not None, "judged all the same"
+        assert verdict.ending.end is End.NO_GAME, "lost in the hellos: no game"
         assert outcome.log_path is not None
         notes = [n.text for n in read_log(outcome.log_path.read_bytes()).notes]
         assert any("closed the connection" in n or "connection lost" in n for n in notes), notes
