@@ -264,10 +264,10 @@ def game_state(game: DaemonGame) -> Message:
         info.update(connection_state(game.conn))
         info["id"] = game.id
         outcome = game.conn.outcome
-        if outcome is not None:
-            info["result"] = outcome.result.value
-            info["end"] = outcome.ending.end.value
-            info["verdict"] = outcome.verdict.headline if outcome.verdict else None
+        if outcome is not None:  # as the closed event says it: by this side's judged log
+            closed = notice_map(outcome.closed())
+            info["result"], info["end"] = closed["result"], closed["end"]
+            info["verdict"] = closed["verdict"]
     return info
 
 
