@@ -6,6 +6,7 @@ a cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
 
 from __future__ import annotations
 
+import copy
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -31,7 +32,7 @@ from statki_net.protocol.session import (
     RulesProposed,
     Session,
 )
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import FrameReader, Role
 
 
 def seeded_entropy(seed: int) -> Entropy:
@@ -118,6 +119,59 @@ def play(
             pair.record(mover.role, mover.shoot(shots, pair.now))
         pair.pump()
         assert volleys < 2000
+
+
+def snapshot(pair: BackToBack) -> BackToBack:
+    """A copy of ``pair`` that plays on apart from it, without the events so far.
+
+    Frames and volleys are frozen and keys cannot be copied, so the copy shares
+    them; each side gets a fresh frame reader (between deliveries it holds no
+    bytes).  Copying stays cheap however long the game.
+    """
+    shared: dict[int, object] = {}
+    for session in (pair.host, pair.guest):
+        shared[id(session.key)] = session.key
+        shared[id(session._reader)] = FrameReader()
+        t = session.transcript
+        for frame in t.frames:
+            shared[id(frame)] = frame
+        for side in t.sides.values():
+            for volley in side.volleys:
+                shared[id(volley)] = volley
+    shared[id(pair.events)] = {Role.HOST: [], Role.GUEST: []}
+    return copy.deepcopy(pair, shared)
+
+
+def deliver_one(pair: BackToBack) -> bool:
+    """Deliver one side's pending bytes, the host's first; False when neither has any."""
+    for sender in (pair.host, pair.guest):
+        data = sender.data_to_send()
+        if data:
+            receiver = pair.session(sender.role.other)
+            pair.now += 1
+            pair.record(receiver.role, receiver.receive_data(data, pair.now))
+            return True
+    return False
+
+
+def step(pair: BackToBack, rng: random.Random) -> bool:
+    """One step of an honest game over a connection that holds: one delivery, or, with
+    nothing in flight, one move of a player.  False once nothing is left to do."""
+    if deliver_one(pair):
+        return True
+    guest = pair.guest
+    rules = guest.rules
+    if not guest.closed and guest.transcript.phase is Phase.DECISION and rules is not None:
+        pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
+        return True
+    mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
+    if mover is not None:
+        fire(pair, mover, rng)
+        return True
+    if not pair.host.transcript.frames:
+        pair.record(Role.HOST, pair.host.start(pair.now))
+        return True
+    return False
 
 
 def fire(pair: BackToBack, mover: Session, rng: random.Random) -> None:
