@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from statki_net.game.rules import preset_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
-from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import Accept, Role
+from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
 from statki_net.referee.report import BranchAtFork, Fork, Judgement, LogUsed, fingerprint
@@ -171,18 +170,24 @@ def _breaches(branches: list[Branch]) -> list[Violation]:
 
 
 def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
-    """A side whose signed verdict disagrees with what its branch proves."""
+    """A side whose signed verdict disagrees with what its transcript showed when it
+    signed it.  (Not with the final result: a side whose opponent claims falsely after
+    the first verdict, making the end cheated, stated the truth all the same.)"""
     seen: dict[str, Violation] = {}
     for branch in branches:
         t = branch.transcript
-        for role in Role:
-            verdict = t.sides[role].verdict
-            if verdict is None or t.end is None:
+        for seq, frame in enumerate(t.frames):
+            verdict = frame.message
+            if not isinstance(verdict, Verdict):
                 continue
-            if verdict.winner != t.winner or verdict.end != t.end.value:
+            stood = t.settled[seq]
+            if stood.end is None:
+                continue
+            if verdict.winner != stood.winner or verdict.end != stood.end.value:
+                role = frame.header.sender
                 said = f"{verdict.winner or 'nobody'} won ({verdict.end})"
-                truth = f"{t.winner or 'nobody'} won ({t.end.value})"
-                detail = f"{role} stated {said}; its transcript shows {truth}"
+                truth = f"{stood.winner or 'nobody'} won ({stood.end.value})"
+                detail = f"message {seq}: the {role} stated {said}; its transcript showed {truth}"
                 seen.setdefault(detail, Violation(Kind.WRONG_VERDICT, detail, role))
     return list(seen.values())
 
@@ -286,8 +291,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
     """Rules, players and shots, from the hellos and the longest branch."""
     if not branches:
         return
-    longest = max(branches, key=lambda b: len(b.path)).transcript
-    t: Transcript = branches[0].transcript
+    t = max(branches, key=lambda b: len(b.path)).transcript
     if t.rules is not None:
         judgement.rules = preset_name(t.rules) or "custom rules"
         judgement.size = t.rules.size
@@ -299,7 +303,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
                 "key": fingerprint(hello.key),
                 "software": hello.software,
             }
-        judgement.shots[role] = longest.shots_by(role)
+        judgement.shots[role] = t.shots_by(role)
 
 
 def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:

@@ -35,6 +35,7 @@ from statki_net.protocol.wire import (
     message_hash,
     sign,
 )
+from statki_net.referee.verify import judge_log
 
 
 @pytest.fixture
@@ -148,13 +149,18 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     assert ends == sorted(["sunk"] * 3 + ["no-game"] * 4), games
     notes = []
     evidence = []
+    verdicts = []
     for log in (home / "logs").iterdir():
-        contents = read_log(log.read_bytes())
+        data = log.read_bytes()
+        contents = read_log(data)
         notes += [n.text for n in contents.notes]
         evidence += [e.code for e in contents.evidence]
+        verdicts.append(judge_log(data))
     assert evidence == [Code.OUT_OF_TURN.value], "the refused shot, kept as the guest's word"
     for code in (Code.MALFORMED, Code.TOO_LARGE, Code.BAD_SIGNATURE):
         assert any(code.value in text for text in notes), (code, notes)
+    # The hostile peers' games stopped before the accept: valid, and no game.
+    assert sorted(j.end_word for j in verdicts if j.valid) == ["no-game"] * 4 + ["sunk"] * 3
 
 
 def test_a_peer_killed_mid_game_is_reported_lost_and_the_daemon_plays_on(

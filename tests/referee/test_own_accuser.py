@@ -113,3 +113,26 @@ def test_a_side_that_stops_or_breaks_the_protocol_forfeits_at_any_message() -> N
                     how,
                     judgement.lines(),
                 )
+
+
+def test_a_claim_forged_at_any_cut_is_an_early_claim_against_the_forger() -> None:
+    """Issue 10: cut an honest log where the other side must speak and append one's own
+    claim, saying the whole limit was waited but dated just after one's own message."""
+    whole = game()
+    for place in places():
+        prefix = whole.frames[:place]
+        t = replayed(prefix)
+        silent = t.speaker()
+        if silent is None or t.phase in OPENING_PHASES[:2]:
+            continue
+        forger = silent.other
+        forged = claim(whole, prefix, forger, early_by=t.limit() - 1)
+        judgement = judge_game([named("forged", log_file_of([*prefix, forged], forger))])
+        where = (place, judgement.lines())
+        assert judgement.standing is Standing.INVALID, where
+        assert forger in judgement.culprits and silent not in judgement.culprits, where
+        assert [v.kind for v in judgement.violations] == ["early-claim"], where
+        if t.phase in OPENING_PHASES:
+            assert judgement.end is End.NO_GAME, where
+        elif t.end is None:
+            assert (judgement.end, judgement.winner) == (End.CHEATED, silent), where

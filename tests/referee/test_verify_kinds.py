@@ -48,7 +48,7 @@ def test_a_false_verdict_is_named_and_changes_no_result() -> None:
     assert pair.host.transcript.winner is Role.HOST
     [violation] = judgement.violations
     assert violation.kind == "wrong-verdict" and violation.culprit is Role.GUEST
-    assert "guest stated guest won (sunk)" in violation.detail
+    assert "the guest stated guest won (sunk); its transcript showed host won" in violation.detail
     assert (judgement.end, judgement.winner) == (End.RESIGNED, Role.HOST)
     assert judgement.standing is Standing.INVALID
 

@@ -3,18 +3,28 @@ logs of one game make one game, whose forks are judged by who signed what."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import msgpack
-from gamelogs import log_file_of, named, played, signed
+from gamelogs import Played, log_file_of, named, played, signed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from peers import log_bytes, make_pair, play
 
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.endings import End, Standing
-from statki_net.protocol.logformat import MAGIC, frame_record, header_record
-from statki_net.protocol.wire import Accept, Error, Frame, Message, Resign, Role, TimeClaim
+from statki_net.protocol.logformat import MAGIC, frame_record, header_record, log_file
+from statki_net.protocol.wire import (
+    SIGN_LABEL,
+    Accept,
+    Error,
+    Frame,
+    Message,
+    Resign,
+    Role,
+    TimeClaim,
+)
 from statki_net.referee.verify import judge_game, judge_log, judge_logs
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -175,3 +185,67 @@ def test_a_fork_signed_twice_by_one_side_is_equivocation(data: st.DataObject) ->
         assert (judgement.end, judgement.winner) == (End.CHEATED, signer.other)
     else:
         assert (judgement.end, judgement.winner) == (End.NO_GAME, None)
+
+
+def _mutated(value: object, data: st.DataObject) -> object:
+    """``value`` with one part replaced by something of any msgpack type."""
+    anything = st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**63), 2**64 - 1)
+        | st.floats(allow_nan=False)
+        | st.text(max_size=30)
+        | st.binary(max_size=40),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=8,
+    )
+    if isinstance(value, dict) and value and data.draw(st.booleans(), label="deeper"):
+        key = data.draw(st.sampled_from(sorted(value, key=str)), label="key")
+        return {**value, key: _mutated(value[key], data)}
+    if isinstance(value, list) and value and data.draw(st.booleans(), label="deeper"):
+        where = data.draw(st.integers(0, len(value) - 1), label="item")
+        return [*value[:where], _mutated(value[where], data), *value[where + 1 :]]
+    return data.draw(anything, label="replacement")
+
+
+@cache
+def hostile_games() -> tuple[Played, ...]:
+    """Short games whose frames a hostile peer rewrites (three presets' worth of messages)."""
+    return (
+        played(seed=83, resign_at=4),
+        played("salvo-count", 84, resign_at=3),
+        played("five-ships", 85, resign_at=5),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2), st.data())
+def test_a_signed_frame_of_any_content_is_judged_without_failing(
+    which: int, data: st.DataObject
+) -> None:
+    """A hostile peer signs whatever it likes: the referee still judges, and blames only it."""
+    whole = hostile_games()[which]
+    frames = whole.frames
+    place = data.draw(st.integers(2, len(frames) - 1), label="place")
+    original = frames[place]
+    fields = msgpack.unpackb(original.body, raw=False)
+    # The keys that place the frame stay, so it is its sender's word at that place.
+    free = sorted(set(fields) - {"from", "seq", "prev", "game"})
+    key = data.draw(st.sampled_from(free), label="key")
+    changed = dict(fields)
+    if data.draw(st.booleans(), label="drop it"):
+        del changed[key]
+    else:
+        changed[key] = _mutated(fields[key], data)
+    body = msgpack.packb(changed, use_bin_type=True)
+    sender = original.header.sender
+    signature = whole.key(sender).sign(SIGN_LABEL + body)
+    records = [frame_record(f) for f in frames[:place]]
+    records.append(msgpack.packb({"body": body, "sig": signature}, use_bin_type=True))
+    judgement = judge_log(log_file(header_record("host", "t", 0), records))
+    assert judgement.standing in (Standing.VALID, Standing.INVALID, Standing.UNFINISHED)
+    assert sender.other not in judgement.culprits, judgement.lines()
+    assert all(v.culprit in (None, sender) for v in judgement.violations), judgement.lines()
+    json.dumps(judgement.to_json())
