@@ -104,9 +104,13 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
     guest_reunion = GuestReunion(player(bob, "Ola"), invite, ("127.0.0.1", port), histories[1])
     rules = ruleset_named("classic")
     host_session = Session(
-        Role.HOST, HOST_KEY, name="Ala", entropy=random.Random(1).randbytes, rules=rules
+        Role.HOST,
+        HOST_KEY,
+        name="Ala",
+        entropy=random.Random(1).randbytes,
+        rules=rules,
+        limits=LIMITS,
     )
-    host_session.proposed_limits = LIMITS
     guest_session = Session(
         Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(2).randbytes, limits=LIMITS
     )
