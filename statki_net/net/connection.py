@@ -6,9 +6,15 @@ scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
 re-armed after every batch of events, calls ``check_time`` when the peer is
 overdue; nothing polls.  The time comes from one ``Clock`` (``net.clock``), which
 both reads the time and turns the deadline into the timer's wait.  Every
-signed frame (and a note for anything unsigned that happened: a dropped
-connection, a timeout, a rejected message) goes to the game's own log file,
-and the game to the history when it starts and ends.
+signed frame goes to the game's own log file, the peer's word that did not
+join the transcript as an evidence record, and a note for anything unsigned
+(a lost connection, with the bytes that were nobody's word); the game goes
+to the history when it starts and ends.
+
+A lost connection does not end the game (SPEC.md, section 12): the driver
+hangs up, tells the front ends (``Lost``), and keeps its timer while the
+session finishes alone, signing into its log what needs no player, the
+player's own moves, and its time claim once the peer's limit has run out.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
 socket, the computer player) see the game as *notices*, typed values
@@ -21,7 +27,7 @@ keep their order.
     conn = GameConnection(session, reader, writer, log_dir=home / "logs",
                           history=History.in_home(home))
     conn.listeners.append(on_notice)
-    outcome = await conn.run()      # returns when the game is over, whatever happened
+    outcome = await conn.run()      # returns when this side's log ends, whatever happened
 
 ``run`` never raises for anything the peer does: every error in the game is
 recorded (log note, history, the outcome's ``failure``) and the stream closed.
