@@ -8,9 +8,9 @@ in force.  ``Ruleset.to_map()`` is what travels in the handshake.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from statki_net.game.board import MAX_SIZE
@@ -231,35 +231,28 @@ def preset_name(rules: Ruleset) -> str | None:
     return None
 
 
-@functools.cache
+@cache
 def _combinations() -> dict[Ruleset, str]:
-    """Every ruleset the presets make joined by ``+``, each with its shortest name.
-
-    Breadth first, presets in their order, so ``classic`` comes before
-    ``classic+corners`` and a preset is always named by itself.  A handful of
-    options take a handful of values, so the closure is small (a few dozen).
-    """
-    named: dict[Ruleset, str] = {}
-    for name, preset in PRESETS.items():
-        named.setdefault(preset, name)
-    frontier = list(named.items())
+    """Every ruleset some ``A+B+...`` of presets makes, with its shortest name (the first
+    in preset order among the shortest), found by adding one preset at a time."""
+    named = {preset: name for name, preset in reversed(PRESETS.items())}
+    frontier = dict(named)
     while frontier:
-        reached = []
-        for rules, name in frontier:
-            for later, preset in PRESETS.items():
+        found: dict[Ruleset, str] = {}
+        for rules, name in frontier.items():
+            for extra, preset in PRESETS.items():
                 combined = _overlay(rules, preset)
-                if combined not in named:
-                    named[combined] = f"{name}+{later}"
-                    reached.append((combined, named[combined]))
-        frontier = reached
+                if combined not in named and combined not in found:
+                    found[combined] = f"{name}+{extra}"
+        named.update(found)
+        frontier = found
     return named
 
 
 def combination_name(rules: Ruleset) -> str | None:
-    """The preset, or the shortest ``+`` combination of presets, that ``rules`` is exactly.
-
-    None for custom rules.  Unknown keys in the map do not count: every peer ignores them.
-    """
+    """The presets ``rules`` combine, as ``A+B`` (the preset's own name for a preset);
+    None for rules no combination of presets makes: custom rules.  Who plays without a
+    person accepts only these unless its owner allows more (SPEC.md section 7)."""
     return _combinations().get(rules)
 
 
@@ -310,7 +303,12 @@ def match_presets(rules: Ruleset) -> PresetMatch:
     candidates = [
         (_departures(rules, usual), usual_name) for usual, usual_name in _combinations().items()
     ]
-    departures, nearest = min(candidates, key=lambda candidate: len(candidate[0]))
+    # Fewest departures; among those the fewest presets, then the earliest in their order.
+    order = list(PRESETS)
+    departures, nearest = min(
+        candidates,
+        key=lambda c: (len(c[0]), c[1].count("+"), [order.index(p) for p in c[1].split("+")]),
+    )
     return PresetMatch(None, nearest, departures)
 
 

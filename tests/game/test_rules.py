@@ -11,6 +11,7 @@ from statki_net.game.rules import (
     Ruleset,
     Touching,
     Turns,
+    combination_name,
     describe,
     preset_name,
     ruleset_named,
@@ -46,6 +47,27 @@ def test_presets_combine() -> None:
     assert rules.name_sunk
     assert ruleset_named("corners+alternate").touching is Touching.CORNERS
     assert ruleset_named("corners+alternate").turns is Turns.ALTERNATE
+
+
+def test_later_presets_win_as_spec_md_says() -> None:
+    """SPEC.md section 7, "Combining presets", and its three examples."""
+    assert ruleset_named("salvo+five-ships") == PRESETS["five-ships"]
+    kept = ruleset_named("salvo-count+five-ships")
+    assert kept.report is Report.COUNT and kept.turns is Turns.ALTERNATE
+    assert kept.fleet == PRESETS["five-ships"].fleet
+
+
+def test_every_combination_of_presets_has_a_name_and_custom_rules_have_none() -> None:
+    names = list(PRESETS)
+    for first in names:
+        for second in names:
+            rules = ruleset_named(f"{first}+{second}")
+            name = combination_name(rules)
+            assert name is not None and ruleset_named(name) == rules
+            assert len(name.split("+")) <= 2
+    assert combination_name(PRESETS["corners"]) == "corners"
+    assert combination_name(ruleset_named("five-ships+salvo")) == "five-ships+salvo"
+    assert combination_name(Ruleset(size=8, fleet=(3, 2, 2, 1))) is None
 
 
 def test_unknown_preset_lists_the_known() -> None:

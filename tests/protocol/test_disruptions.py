@@ -264,7 +264,7 @@ def game_length(preset: str, seed: int) -> int:
 
 
 @settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
