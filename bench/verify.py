@@ -40,7 +40,7 @@ from peers import log_bytes, make_pair, play  # noqa: E402
 
 from statki_net.game.rules import PRESETS  # noqa: E402
 from statki_net.protocol import commitment, transcript, wire  # noqa: E402
-from statki_net.referee import verify  # noqa: E402
+from statki_net.referee import report  # noqa: E402
 from statki_net.referee.verify import judge_log  # noqa: E402
 
 Work = tuple[list[tuple[bytes, bytes, bytes]], list[bytes], list[tuple[bytes, bytes]]]
@@ -77,15 +77,15 @@ def watching() -> Iterator[Work]:
         return wire.signature_valid(key, frame)
 
     fake_hashlib = types.SimpleNamespace(sha256=sha256)
-    saved = (wire.hashlib, commitment.hashlib, verify.hashlib, commitment.hmac)
+    saved = (wire.hashlib, commitment.hashlib, report.hashlib, commitment.hmac)
     saved_check = transcript.signature_valid
-    wire.hashlib = commitment.hashlib = verify.hashlib = fake_hashlib  # type: ignore[assignment]
+    wire.hashlib = commitment.hashlib = report.hashlib = fake_hashlib  # type: ignore[assignment]
     commitment.hmac = types.SimpleNamespace(new=hmac_new)  # type: ignore[assignment]
     transcript.signature_valid = signature_valid  # type: ignore[assignment]
     try:
         yield signatures, hashes, macs
     finally:
-        wire.hashlib, commitment.hashlib, verify.hashlib, commitment.hmac = saved
+        wire.hashlib, commitment.hashlib, report.hashlib, commitment.hmac = saved
         transcript.signature_valid = saved_check  # type: ignore[assignment]
 
 

@@ -82,10 +82,12 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
+        if failure.code is Code.LOST:
+            return f"Connection lost: {failure.detail}; the game goes on in your log"
+        if failure.code is Code.CLOSED and failure.by_peer:
+            return f"The opponent stopped the game: {failure.detail}"
         if failure.code is Code.CLOSED:
-            return (
-                "Connection lost: the game ends unfinished and counts for no one; the log is kept"
-            )
+            return f"You stopped the game: {failure.detail}"
         if failure.code is Code.TIMEOUT:
             return "The opponent did not answer in time: the game ends here"
         if failure.code is Code.WRONG_KEY:
@@ -105,7 +107,7 @@ class EndOfGame(CommonState):
         ending = self.session.transcript.ending
         if ending is not None:
             return ending
-        return Ending(End.CLOSED, reason=self._failure_words(self.failure) if self.failure else "")
+        return Ending(End.NO_GAME, reason=self._failure_words(self.failure) if self.failure else "")
 
     def _end_screen(self, closed: GameClosed) -> EndScreen:
         t, me = self.session.transcript, self.session.role
@@ -126,7 +128,7 @@ class EndOfGame(CommonState):
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
-            why_unfinished=ending.reason if ending.end is End.CLOSED else "",
+            why_unfinished=ending.reason if ending.end is End.NO_GAME else "",
         )
 
     @staticmethod
@@ -140,12 +142,14 @@ class EndOfGame(CommonState):
                 return "You won: the opponent resigned"
             case End.RESIGNED, _:
                 return "You resigned: the opponent wins"
-            case End.TIMEOUT, Result.NONE:
-                return "No game: the opponent fell silent before the battle"
-            case End.TIMEOUT, Result.WON:
+            case End.TIME, Result.WON:
                 return "You won on time: the opponent stopped answering"
-            case End.TIMEOUT, _:
+            case End.TIME, _:
                 return "You lost on time: you did not move within the time limit"
+            case End.FORFEIT, Result.WON:
+                return "You won: the opponent stopped the game"
+            case End.FORFEIT, _:
+                return "You lost: your side stopped the game"
             case End.CHEATED, Result.NONE:
                 return "Nobody won: both sides broke the rules"
             case End.CHEATED, Result.WON:
@@ -154,4 +158,6 @@ class EndOfGame(CommonState):
                 return "You lost: your side broke the rules"
             case End.REFUSED, _:
                 return "No game: the rules were declined"
+            case End.NO_GAME, _:
+                return "No game: it stopped before the rules were accepted"
         return "The game ended unfinished: nobody won"

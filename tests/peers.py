@@ -6,6 +6,7 @@ a cheating side is a ``Behaviour`` (``statki_net.protocol.behaviour``).
 
 from __future__ import annotations
 
+import copy
 import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -15,8 +16,23 @@ from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
-from statki_net.protocol.session import Entropy, GameClosed, RulesProposed, Session
-from statki_net.protocol.wire import Role
+from statki_net.protocol.logformat import (
+    evidence_record,
+    frame_record,
+    header_record,
+    log_file,
+)
+from statki_net.protocol.phases import Phase
+from statki_net.protocol.session import (
+    Entropy,
+    Event,
+    Evidence,
+    FrameAdded,
+    GameClosed,
+    RulesProposed,
+    Session,
+)
+from statki_net.protocol.wire import FrameReader, Role
 
 
 def seeded_entropy(seed: int) -> Entropy:
@@ -33,8 +49,11 @@ def make_pair(
     *,
     host: Behaviour | None = None,
     guest: Behaviour | None = None,
+    host_key: bytes | None = None,
 ) -> BackToBack:
-    """A host (with a random fleet) and a guest, back to back; ``host``/``guest`` may cheat."""
+    """A host (with a random fleet) and a guest, back to back; ``host``/``guest`` may cheat.
+
+    ``host_key`` is the host key the guest's invite names (none: a bare address)."""
     rng = random.Random(seed)
     host_session = Session(
         Role.HOST,
@@ -51,6 +70,7 @@ def make_pair(
         name="Olek",
         entropy=seeded_entropy(seed * 3 + 1),
         behaviour=guest,
+        host_key=host_key,
     )
     return BackToBack(host_session, guest_session, now=1_000_000)
 
@@ -101,18 +121,114 @@ def play(
         assert volleys < 2000
 
 
+def snapshot(pair: BackToBack) -> BackToBack:
+    """A copy of ``pair`` that plays on apart from it, without the events so far.
+
+    Frames and volleys are frozen and keys cannot be copied, so the copy shares
+    them; each side gets a fresh frame reader (between deliveries it holds no
+    bytes).  Copying stays cheap however long the game.
+    """
+    shared: dict[int, object] = {}
+    for session in (pair.host, pair.guest):
+        shared[id(session.key)] = session.key
+        shared[id(session._reader)] = FrameReader()
+        t = session.transcript
+        for frame in t.frames:
+            shared[id(frame)] = frame
+        for side in t.sides.values():
+            for volley in side.volleys:
+                shared[id(volley)] = volley
+    shared[id(pair.events)] = {Role.HOST: [], Role.GUEST: []}
+    return copy.deepcopy(pair, shared)
+
+
+def deliver_one(pair: BackToBack) -> bool:
+    """Deliver one side's pending bytes, the host's first; False when neither has any."""
+    for sender in (pair.host, pair.guest):
+        data = sender.data_to_send()
+        if data:
+            receiver = pair.session(sender.role.other)
+            pair.now += 1
+            pair.record(receiver.role, receiver.receive_data(data, pair.now))
+            return True
+    return False
+
+
+def step(pair: BackToBack, rng: random.Random) -> bool:
+    """One step of an honest game over a connection that holds: one delivery, or, with
+    nothing in flight, one move of a player.  False once nothing is left to do."""
+    if deliver_one(pair):
+        return True
+    guest = pair.guest
+    rules = guest.rules
+    if not guest.closed and guest.transcript.phase is Phase.DECISION and rules is not None:
+        pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
+        return True
+    mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
+    if mover is not None:
+        fire(pair, mover, rng)
+        return True
+    if not pair.host.transcript.frames:
+        pair.record(Role.HOST, pair.host.start(pair.now))
+        return True
+    return False
+
+
+def fire(pair: BackToBack, mover: Session, rng: random.Random) -> None:
+    """``mover``'s player fires at squares it knows nothing of, chosen at random."""
+    rules = mover.rules
+    view = mover.view
+    assert rules is not None and view is not None
+    unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+    shots = tuple(rng.sample(unknown, min(mover.shots_due, len(unknown))))
+    shots += tuple(rng.sample(range(rules.size**2), mover.shots_due - len(shots)))
+    pair.record(mover.role, mover.shoot(shots, pair.now))
+
+
+def finish(pair: BackToBack, rng: random.Random) -> None:
+    """Play on until both sides have closed, whatever happened: each side's player moves
+    when its own transcript says it is to (the guest accepts, shooters fire), and when no
+    player can move the clock runs to the next deadline, as a waiting side's timer would.
+    After a lost connection each side does so alone, in its own transcript."""
+    for _ in range(5000):
+        if pair.host.closed and pair.guest.closed:
+            return
+        guest = pair.guest
+        rules = guest.rules
+        if (
+            not guest.closed
+            and guest.transcript.phase is Phase.DECISION
+            and guest.transcript.speaker() is Role.GUEST
+            and rules is not None
+        ):
+            pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
+        elif mover := next((s for s in (pair.host, pair.guest) if s.my_turn), None):
+            fire(pair, mover, rng)
+        elif not pair.wait_out():
+            raise AssertionError("nobody can move, nobody waits, yet a side is still playing")
+        pair.pump()
+    raise AssertionError("the game does not end")
+
+
 def closed(pair: BackToBack, role: Role) -> GameClosed:
     return next(e for e in pair.events[role] if isinstance(e, GameClosed))
 
 
 def log_bytes(session: Session, *, role: str = "host") -> bytes:
-    """The log file a peer would have written for its transcript."""
-    import msgpack
+    """The log file a peer would have written for its transcript (frames only)."""
+    header = header_record(role, "statki test", 0)
+    return log_file(header, (frame_record(f) for f in session.transcript.frames))
 
-    from statki_net.protocol.logformat import MAGIC, frame_record, header_record
 
-    data = MAGIC + bytes(msgpack.packb(header_record(role, "statki test", 0), use_bin_type=True))
-    return data + b"".join(frame_record(f) for f in session.transcript.frames)
+def log_of(events: list[Event], role: Role) -> bytes:
+    """The log file a peer writes from its session's events: frames and evidence, in order."""
+    records = []
+    for event in events:
+        if isinstance(event, FrameAdded):
+            records.append(frame_record(event.frame))
+        elif isinstance(event, Evidence):
+            records.append(evidence_record(event.frame, event.code, event.at))
+    return log_file(header_record(role.value, "statki test", 0), records)
 
 
 class LiesAboutFirstHit(Behaviour):

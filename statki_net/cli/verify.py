@@ -1,10 +1,18 @@
-"""``statki verify LOG...|DIR``: the referee's verdict on game logs.
+"""``statki verify LOG...|DIR``: the referee's judgement of the games some logs hold.
 
-Exit status: 0 when every log is a valid, honestly played game; 1 when any
-shows cheating, tampering, damage or an unfinished game; 2 when a file is
-missing or is not a statki log (2 wins over 1, so a script notices it was
-not shown everything).  Judging is pure (``statki_net.referee.verify``); this module
-finds the files, reads them and spreads them over the machine's cores.
+The logs are grouped by game id, so both sides' logs of a game, or two copies
+of one log, are judged together as one game and counted once.  For each game
+it prints the logs it used, then the result (who won, and how) and the
+standing of the logs (valid, invalid, disputed, unfinished) on lines of their
+own; ``--json`` prints SPEC.md's report, a list of one map per game.
+
+Exit status: 0 when every game's standing is valid (a forfeit, a resignation,
+a win on time, a refused game and a game that never began are valid results);
+1 when any game shows cheating, tampering or damage, is disputed, or is
+unfinished; 2 when a file is missing or is not a statki log (2 wins over 1, so
+a script notices it was not shown everything).  Judging is pure
+(``statki_net.referee``); this module finds the files, reads them and spreads
+the work over the machine's cores: first each file's game id, then each game.
 """
 
 from __future__ import annotations
@@ -13,18 +21,22 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
-from statki_net.protocol.logformat import MAGIC, NotALog
-from statki_net.referee.verify import Judgement, Violation, judge_log
+from statki_net.protocol.endings import Standing
+from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
+from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
 
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def add(commands: Subcommands) -> None:
@@ -40,22 +52,17 @@ def add(commands: Subcommands) -> None:
 
 
 @dataclass(frozen=True)
-class Checked:
-    """One file's outcome: a judgement, or why it could not be judged."""
+class Identified:
+    """One file, read far enough to know its game; or why it could not be."""
 
     path: str
-    judgement: Judgement | None = None
+    game: bytes | None = None
     error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        if self.judgement is None:
-            return {"path": self.path, "status": "error", "error": self.error}
-        return {"path": self.path, **self.judgement.to_json()}
 
 
 def _verify(args: argparse.Namespace) -> int:
     named: list[str] = []
-    problems: list[Checked] = []
+    unreadable: list[Identified] = []
     searched: list[tuple[str, int]] = []
     for given in args.paths:
         path = Path(given)
@@ -66,13 +73,24 @@ def _verify(args: argparse.Namespace) -> int:
         elif path.exists():
             named.append(given)
         else:
-            problems.append(Checked(given, error="no such file"))
-    results = problems + _judge_all(named, args.jobs)
+            unreadable.append(Identified(given, error="no such file"))
+    jobs = args.jobs or os.cpu_count() or 1
+    identified = _spread(identify, named, jobs)
+    unreadable += [i for i in identified if i.error is not None]
+    games = _games([i for i in identified if i.error is None])
+    judgements = _spread(judge_files, games, jobs)
     if args.json:
-        print(json.dumps([r.to_json() for r in results], indent=2))
+        print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
-        _print_people(results, searched)
-    return _exit_status(results, searched)
+        _print_people(judgements, searched, tally=len(args.paths) > 1 or bool(searched))
+    for problem in unreadable:
+        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
+    for directory, count in searched:
+        if count == 0:
+            print(f"statki: no statki logs under {directory}", file=sys.stderr)
+    if unreadable or any(count == 0 for _, count in searched):
+        return EXIT_BAD_INPUT
+    return EXIT_OK if all(j.valid for j in judgements) else EXIT_FOUND
 
 
 def _logs_under(directory: Path) -> Iterator[str]:
@@ -90,60 +108,77 @@ def _logs_under(directory: Path) -> Iterator[str]:
                 yield path
 
 
-def _judge_all(paths: list[str], jobs: int | None) -> list[Checked]:
-    workers = min(jobs or os.cpu_count() or 1, len(paths))
+def _games(identified: list[Identified]) -> list[tuple[str, ...]]:
+    """The files of each game, in the order given; a file with no game id is a game alone."""
+    games: dict[bytes | str, list[str]] = {}
+    for item in identified:
+        games.setdefault(item.game or item.path, []).append(item.path)
+    # A file named twice is one log, judged once.
+    return [tuple(dict.fromkeys(paths)) for paths in games.values()]
+
+
+def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
+    """``work`` over ``items``, in order, over up to ``jobs`` processes."""
+    workers = min(jobs, len(items))
     if workers <= 1:
-        return [judge_file(path) for path in paths]
-    # Many small logs: hand them out in chunks so the pool's messages stay few.
-    chunk = max(1, len(paths) // (workers * 8))
+        return [work(item) for item in items]
+    # Many small items: hand them out in chunks so the pool's messages stay few.
+    chunk = max(1, len(items) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(judge_file, paths, chunksize=chunk))
+        return list(pool.map(work, items, chunksize=chunk))
 
 
-def judge_file(path: str) -> Checked:
-    """Read and judge one file (runs in a worker process)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_LOG_BYTES + 1)
-    except OSError as error:
-        return Checked(path, error=error.strerror or str(error))
+def _read(path: str) -> LogContents:
+    """A file's records; raises NotALog, or OSError when it cannot be read."""
+    with open(path, "rb") as file:
+        data = file.read(MAX_LOG_BYTES + 1)
     if len(data) > MAX_LOG_BYTES:
         if not data.startswith(MAGIC):
-            return Checked(path, error="not a statki log (no magic value at the start)")
+            raise NotALog("not a statki log (no magic value at the start)")
         too_big = f"the file is larger than any statki log ({MAX_LOG_BYTES // 2**20} MiB)"
-        return Checked(path, Judgement(violations=[Violation("damaged", too_big)]))
+        return LogContents(header={}, damage=too_big)
+    return read_log(data)
+
+
+def identify(path: str) -> Identified:
+    """Read one file far enough to know its game (runs in a worker process)."""
     try:
-        return Checked(path, judge_log(data))
+        return Identified(path, game_id_of(_read(path)))
+    except OSError as error:
+        return Identified(path, error=error.strerror or str(error))
     except NotALog as error:
-        return Checked(path, error=str(error))
+        return Identified(path, error=str(error))
 
 
-def _print_people(results: list[Checked], searched: list[tuple[str, int]]) -> None:
-    for result in results:
-        if result.judgement is None:
-            print(f"statki: {result.path}: {result.error}", file=sys.stderr)
-            continue
-        judgement = result.judgement
-        print(f"{result.path}: {judgement.headline()}")
-        if not judgement.valid:
-            for violation in judgement.violations:
-                print(f"    {judgement.describe(violation)}")
-    for directory, count in searched:
-        if count == 0:
-            print(f"statki: no statki logs under {directory}", file=sys.stderr)
-    judged = [r.judgement for r in results if r.judgement is not None]
-    if len(results) > 1 or searched:
-        valid = sum(j.valid for j in judged)
+def judge_files(paths: tuple[str, ...]) -> Judgement:
+    """Read and judge the logs of one game (runs in a worker process).
+
+    The files were read once already; one that has changed or gone since is
+    judged as what it now holds, or as an empty log.
+    """
+    logs = []
+    for path in paths:
+        try:
+            contents = _read(path)
+        except (OSError, NotALog) as error:
+            contents = LogContents(header={}, damage=f"unreadable now: {error}")
+        logs.append(NamedLog(path, contents))
+    return judge_game(logs)
+
+
+def _print_people(
+    judgements: list[Judgement], searched: list[tuple[str, int]], *, tally: bool
+) -> None:
+    """Each game, then, for more than one path or a directory, how many of each standing."""
+    for judgement in judgements:
+        print("\n".join(judgement.lines()))
+    logs = sum(len(j.logs) for j in judgements)
+    if tally:
+        counts = {standing: 0 for standing in Standing}
+        for judgement in judgements:
+            counts[judgement.standing] += 1
         where = f" under {', '.join(d for d, _ in searched)}" if searched else ""
-        print(
-            f"{len(judged)} log(s) checked{where}: {valid} valid, {len(judged) - valid} invalid"
-            + (f", {len(results) - len(judged)} unreadable" if len(judged) < len(results) else "")
+        standings = ", ".join(
+            f"{n} {standing}" for standing, n in counts.items() if n or standing is Standing.VALID
         )
-
-
-def _exit_status(results: list[Checked], searched: list[tuple[str, int]]) -> int:
-    if any(r.judgement is None for r in results) or any(n == 0 for _, n in searched):
-        return EXIT_BAD_INPUT
-    if any(r.judgement is not None and not r.judgement.valid for r in results):
-        return EXIT_FOUND
-    return EXIT_OK
+        print(f"{len(judgements)} game(s) from {logs} log(s){where}: {standings}")

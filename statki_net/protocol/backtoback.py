@@ -4,6 +4,12 @@ What one side sends is what the other receives, at once and unchanged.  The
 clock is passed in and ticks one millisecond a delivery, so a game played this
 way is the same every time: the tests play games so, and so are the logs of
 ``protocol/`` made.
+
+A side whose game is over, or whose connection is lost, hangs up, as a real
+peer closes its socket: once its last bytes are delivered, the other side is
+told its connection is lost (``Session.connection_lost``) and goes on alone.
+``cut`` drops the connection under both; ``wait_out`` moves the clock to the
+next deadline, as a waiting side's timer would.
 """
 
 from __future__ import annotations
@@ -37,9 +43,9 @@ class BackToBack:
         self.events[role] += events
 
     def pump(self) -> None:
-        """Deliver bytes both ways, the host's first, until both sides are quiet."""
-        moved = True
-        while moved:
+        """Deliver bytes both ways, the host's first, until both sides are quiet; then
+        a side that hung up leaves the other alone."""
+        while True:
             moved = False
             for sender in (self.host, self.guest):
                 data = sender.data_to_send()
@@ -48,3 +54,30 @@ class BackToBack:
                     receiver = self.session(sender.role.other)
                     self.now += 1
                     self.record(receiver.role, receiver.receive_data(data, self.now))
+            if moved:
+                continue
+            hung_up = [s for s in (self.host, self.guest) if not s.connected]
+            left = [self.session(s.role.other) for s in hung_up]
+            left = [s for s in left if s.connected]
+            if not left:
+                return
+            for side in left:
+                self.record(side.role, side.connection_lost(self.now, "the peer hung up"))
+
+    def cut(self) -> None:
+        """The connection drops under both sides at once."""
+        for side in (self.host, self.guest):
+            self.record(side.role, side.connection_lost(self.now, "the connection dropped"))
+
+    def wait_out(self) -> bool:
+        """Move the clock to the earliest deadline of a side still playing, and let that side
+        act on it (``check_time``); False when no side is waiting on anything."""
+        waiting = [(s.deadline(), s) for s in (self.host, self.guest) if s.deadline() is not None]
+        if not waiting:
+            return False
+        due, side = min(waiting, key=lambda pair: (pair[0] or 0, pair[1].role.value))
+        assert due is not None
+        self.now = max(self.now, due)
+        self.record(side.role, side.check_time(self.now))
+        self.pump()
+        return True

@@ -1,9 +1,11 @@
 """How a game ended: one type for every part of statki that needs to say it.
 
-The transcript decides the ending from the signed messages alone; the session,
-the connection, local games, the daemon, the history, self-play, the referee
-and the command line's exit codes all take it from there as an ``Ending``, and
-turn it into words or numbers only at their edge.
+The transcript decides the ending from the signed messages alone (SPEC.md
+section 8, "Endings"); the session, the connection, local games, the daemon,
+the history, self-play, the referee and the command line's exit codes all take
+it from there as an ``Ending``, and turn it into words or numbers only at their
+edge.  A referee also says how far the logs of a game can be relied on: that
+is its ``Standing`` (SPEC.md section 16), apart from the ending.
 """
 
 from __future__ import annotations
@@ -15,21 +17,23 @@ from statki_net.protocol.wire import Role
 
 
 class End(enum.StrEnum):
-    """How a game ended (SPEC.md, "Endings")."""
+    """How a game ended (SPEC.md section 8, "Endings"): every game ends in exactly one."""
 
     SUNK = "sunk"
-    """The last ship of one side sank."""
+    """An answer sank the defender's last ship, and both reveals were honest."""
     RESIGNED = "resigned"
-    TIMEOUT = "timeout"
-    """A side claimed the game on time."""
+    """A side resigned, and both reveals were honest."""
+    TIME = "time"
+    """A time claim the log does not contradict: the claimant wins, the silent side is to blame."""
+    FORFEIT = "forfeit"
+    """From the guest's accept on, a side stopped the game (an ``error`` answering no
+    refused frame) or sent a refused frame: the other side wins."""
     CHEATED = "cheated"
-    """A finding proves a side lied, revealed falsely or placed an illegal fleet."""
+    """A finding: a false answer, an illegal fleet, a bad reveal, an early time claim."""
     REFUSED = "refused"
     """The guest declined the rules."""
-    ERROR = "error"
-    """A side stopped the game with an error message."""
-    CLOSED = "closed"
-    """The connection ended before the game did; the log is unfinished."""
+    NO_GAME = "no-game"
+    """The game stopped before the guest's accept: nobody wins."""
 
 
 class Result(enum.StrEnum):
@@ -40,14 +44,29 @@ class Result(enum.StrEnum):
     NONE = "none"
 
 
+class Standing(enum.StrEnum):
+    """How far a game's logs can be relied on (SPEC.md section 16, "The standing")."""
+
+    VALID = "valid"
+    """The result can be relied on: forfeits, resignations, wins on time, refused
+    games and games that never began included."""
+    INVALID = "invalid"
+    """The logs show cheating, tampering or damage."""
+    DISPUTED = "disputed"
+    """The two sides' logs hold endings that cannot both be true."""
+    UNFINISHED = "unfinished"
+    """The logs stop before any ending."""
+
+
 @dataclass(frozen=True)
 class Ending:
     """How one game ended: the end, the winner, who is to blame, and why."""
 
     end: End
     winner: Role | None = None
-    culprit: Role | None = None
-    """The side the ending blames (a cheat, a silence, a stop), if any."""
+    culprits: frozenset[Role] = frozenset()
+    """The sides the ending blames: none, one, or both (both cheated).  Under
+    ``NO_GAME`` a side is named for information only: nothing was at stake."""
     reason: str = ""
     """Why, in one line a person reads."""
 
@@ -55,3 +74,6 @@ class Ending:
         if self.winner is None:
             return Result.NONE
         return Result.WON if self.winner is me else Result.LOST
+
+    def blames(self, role: Role) -> bool:
+        return role in self.culprits

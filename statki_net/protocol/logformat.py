@@ -1,34 +1,76 @@
 """The game log file: a magic value, then msgpack records, one per message.
 
-Layout (SPEC.md, "The log file")::
+Layout (SPEC.md section 15, "The log file")::
 
-    MAGIC                      11 bytes: 89 'STATKI' 0d 0a 1a 0a
-    {"log": 1, ...}            the header record
-    {"body": bin, "sig": bin}  a frame of the transcript, in transcript order
-    {"note": str, "at": int}   something the writer saw that is not a signed message
+    MAGIC                         11 bytes: 89 'STATKI' 0d 0a 1a 0a
+    {"log": 1, ...}               the header record
+    {"body": bin, "sig": bin}     a frame of the transcript, in transcript order
+    {"evidence": bin, "sig": bin, "code": str, "at": int}
+                                  the peer's word that did not join the transcript
+    {"note": str, "at": int}      something the writer saw that is not a signed message
 
 Records are appended and flushed one by one, so a log cut short by a crash
-reads up to its last whole record.  This module is pure (bytes in, records
+reads up to its last whole record.  Where an evidence record stands among the
+frame records matters (a referee places it after the frames before it), so
+reading keeps every record in order.  This module is pure (bytes in, records
 out); the file on disk is ``statki_net.store.logwriter``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
 from statki_net.game.errors import UsageError
+from statki_net.protocol.errors import Code
 from statki_net.protocol.wire import MAX_FRAME, Frame, decode_frame
 
 MAGIC = b"\x89STATKI\r\n\x1a\n"
 LOG_VERSION = 1
+"""Version 2 games keep log format 1: it only gained the evidence record, which old readers skip."""
 MAX_RECORD = MAX_FRAME + 4096
+MAX_NOTE = 500
+"""Characters of note text this writer keeps."""
 
 
 class NotALog(UsageError):
     """The file is not a statki log at all."""
+
+
+class Signed(Protocol):
+    """Anything holding a frame's exact bytes: a sent or received frame."""
+
+    @property
+    def body(self) -> bytes: ...
+
+    @property
+    def signature(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class FrameRecord:
+    """A frame of the writer's transcript: body and signature exactly as sent or received."""
+
+    body: bytes
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class EvidenceRecord:
+    """The peer's word that did not join the writer's transcript: a refused frame, a
+    crossed frame, or a claim too early by the writer's clock (SPEC.md section 15)."""
+
+    body: bytes
+    signature: bytes
+    code: str | None = None
+    """The failure the writer found, for people (a referee checks the frame again)."""
+    at: int | None = None
+    """The writer's clock when the frame came, for people."""
+    after: int = 0
+    """How many frame records come before it in the log: where it stands."""
 
 
 @dataclass(frozen=True)
@@ -41,29 +83,58 @@ class Note:
     """The raw bytes of a rejected frame, kept as evidence (bounded)."""
 
 
+Record = FrameRecord | EvidenceRecord | Note
+
+
 @dataclass
 class LogContents:
     header: dict[str, Any]
-    frames: list[tuple[bytes, bytes]] = field(default_factory=list)
-    """Each frame's exact body and signature, in order."""
-    notes: list[Note] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    """Every record after the header, in the order written."""
     damage: str | None = None
     """Why reading stopped early, if it did: a cut-off or garbled record."""
+
+    @property
+    def frames(self) -> list[tuple[bytes, bytes]]:
+        """Each frame record's exact body and signature, in order."""
+        return [(r.body, r.signature) for r in self.records if isinstance(r, FrameRecord)]
+
+    @property
+    def evidence(self) -> list[EvidenceRecord]:
+        return [r for r in self.records if isinstance(r, EvidenceRecord)]
+
+    @property
+    def notes(self) -> list[Note]:
+        return [r for r in self.records if isinstance(r, Note)]
 
 
 def header_record(role: str, software: str, started_at: int) -> dict[str, Any]:
     return {"log": LOG_VERSION, "role": role, "software": software, "started": started_at}
 
 
-def frame_record(frame: Frame) -> bytes:
+def frame_record(frame: Signed) -> bytes:
     return bytes(msgpack.packb({"body": frame.body, "sig": frame.signature}, use_bin_type=True))
 
 
+def evidence_record(frame: Signed, code: Code | None = None, at: int | None = None) -> bytes:
+    record: dict[str, Any] = {"evidence": frame.body, "sig": frame.signature}
+    if code is not None:
+        record["code"] = code.value
+    if at is not None:
+        record["at"] = at
+    return bytes(msgpack.packb(record, use_bin_type=True))
+
+
 def note_record(note: Note) -> bytes:
-    record: dict[str, Any] = {"note": note.text[:500], "at": note.at}
+    record: dict[str, Any] = {"note": note.text[:MAX_NOTE], "at": note.at}
     if note.data:
         record["data"] = note.data[:MAX_FRAME]
     return bytes(msgpack.packb(record, use_bin_type=True))
+
+
+def log_file(header: dict[str, Any], records: Iterable[bytes]) -> bytes:
+    """A whole log file: the magic value, the header record, then ``records`` as written."""
+    return MAGIC + bytes(msgpack.packb(header, use_bin_type=True)) + b"".join(records)
 
 
 def is_log(start: bytes) -> bool:
@@ -123,15 +194,33 @@ def _header(record: Any) -> LogContents:
 def _add_record(contents: LogContents, record: Any) -> None:
     if not isinstance(record, dict):
         raise ValueError("a record must be a map")
+    # A map with "body" is a frame record whatever else it holds; then "evidence"; then "note".
     if "body" in record:
         body, signature = record.get("body"), record.get("sig")
         if not isinstance(body, bytes) or not isinstance(signature, bytes):
             raise ValueError("a frame record holds two bins")
-        contents.frames.append((body, signature))
+        contents.records.append(FrameRecord(body, signature))
+    elif "evidence" in record:
+        body, signature = record.get("evidence"), record.get("sig")
+        if not isinstance(body, bytes) or not isinstance(signature, bytes):
+            raise ValueError("an evidence record holds two bins")
+        if len(body) > MAX_FRAME:
+            raise ValueError("an evidence record holds more than a frame")
+        code, at = record.get("code"), record.get("at")
+        contents.records.append(
+            EvidenceRecord(
+                body,
+                signature,
+                # For people only: of another type, they are ignored.
+                code if isinstance(code, str) else None,
+                at if isinstance(at, int) and not isinstance(at, bool) else None,
+                after=len(contents.frames),
+            )
+        )
     elif "note" in record:
         text, at, data = record.get("note"), record.get("at", 0), record.get("data", b"")
         if isinstance(text, str) and isinstance(at, int) and isinstance(data, bytes):
-            contents.notes.append(Note(text, at, data))
+            contents.records.append(Note(text, at, data))
     # Records of unknown kinds are ignored, so later versions can add some.
 
 

@@ -93,20 +93,19 @@ class Deadline(enum.Enum):
 
 
 class Claim(enum.Enum):
-    """What a time claim by the side kept waiting does in a phase."""
+    """What a valid time claim by the side kept waiting does in a phase (SPEC.md section 8,
+    "Time claims").  Every claim ends the game: an early one is a finding instead."""
 
     VOIDS_THE_GAME = "voids the game"
-    """No game had started: end timeout, nobody wins."""
-    WINS_THE_TOSS = "wins the toss"
-    """A coin is owed: the claimant shoots first and play begins."""
+    """No game had started (the guest's decision): end no-game, nobody wins or is to blame."""
     WINS_THE_GAME = "wins the game"
-    """The silent side forfeits: end timeout, the claimant wins."""
+    """The silent side loses, a coin owed or a reveal included: end time, the claimant wins."""
     CHANGES_NOTHING = "changes nothing"
     """The game is decided; a missing verdict changes nothing, and the game is done."""
 
     @property
     def leads_to(self) -> Phase:
-        return Phase.SHOOT if self is Claim.WINS_THE_TOSS else Phase.DONE
+        return Phase.DONE
 
 
 @dataclass(frozen=True)
@@ -158,7 +157,7 @@ PHASES: Mapping[Phase, Rule] = MappingProxyType(
             period=Period.SETUP,
             own_word=Commit,
             deadline=Deadline.MOVE,
-            claim=Claim.VOIDS_THE_GAME,
+            claim=Claim.WINS_THE_GAME,
         ),
         Phase.GUEST_COMMIT: Rule(
             speaker=Speaker.GUEST,
@@ -166,7 +165,7 @@ PHASES: Mapping[Phase, Rule] = MappingProxyType(
             period=Period.SETUP,
             own_word=Commit,
             deadline=Deadline.MOVE,
-            claim=Claim.VOIDS_THE_GAME,
+            claim=Claim.WINS_THE_GAME,
         ),
         Phase.HOST_COIN: Rule(
             speaker=Speaker.HOST,
@@ -174,7 +173,7 @@ PHASES: Mapping[Phase, Rule] = MappingProxyType(
             period=Period.SETUP,
             own_word=Coin,
             deadline=Deadline.MOVE,
-            claim=Claim.WINS_THE_TOSS,
+            claim=Claim.WINS_THE_GAME,
         ),
         Phase.GUEST_COIN: Rule(
             speaker=Speaker.GUEST,
@@ -182,7 +181,7 @@ PHASES: Mapping[Phase, Rule] = MappingProxyType(
             period=Period.SETUP,
             own_word=Coin,
             deadline=Deadline.MOVE,
-            claim=Claim.WINS_THE_TOSS,
+            claim=Claim.WINS_THE_GAME,
         ),
         Phase.SHOOT: Rule(
             speaker=Speaker.SHOOTER,
@@ -297,5 +296,9 @@ HELLO_PHASES = tuple(phase for phase, held in PHASES.items() if held.deadline is
 """The hellos: before them no game id exists, and no time claim may be made."""
 BATTLE_PHASES = phases_in(Period.BATTLE)
 """Shooting and answering."""
-COIN_PHASES = tuple(phase for phase, held in PHASES.items() if held.claim is Claim.WINS_THE_TOSS)
-"""A coin is owed: a time claim here wins the toss and play begins."""
+OPENING_PHASES = phases_in(Period.OPENING)
+"""Before the guest's accept: nothing is at stake yet, and a game that stops here is no game."""
+COIN_PHASES = (Phase.HOST_COIN, Phase.GUEST_COIN)
+"""A coin is owed: not opening it in time loses the game, not only the toss."""
+VERDICT_PHASES = (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT)
+"""The game is decided: only a finding changes its result now."""

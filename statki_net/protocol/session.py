@@ -5,16 +5,32 @@ signing key, its fleet and the secrets of its commitments.  It answers shots
 from the committed fleet by itself (a person never answers), commits, tosses
 the coin, reveals and states its verdict without being asked.  The caller
 feeds received bytes to ``receive_data``, sends what ``data_to_send`` returns,
-calls ``shoot``/``accept``/``resign`` for the player, and ``check_time`` when
-``deadline`` comes; every time is passed in as milliseconds, never read from a
-clock.  What is said when, and who waits on whom, is ``phases``; what this side
-sends of its own accord passes through its ``Behaviour``, honest unless a test
-builds a cheat (``statki_net.protocol.behaviour``).
+calls ``shoot``/``accept``/``refuse``/``resign`` for the player, ``check_time``
+when ``deadline`` comes, and ``connection_lost`` when the transport closes;
+every time is passed in as milliseconds, never read from a clock.  What is
+said when, and who waits on whom, is ``phases``; what this side sends of its
+own accord passes through its ``Behaviour``, honest unless a test builds a
+cheat (``statki_net.protocol.behaviour``).
+
+Only the peer's word is ever answered (SPEC.md section 3).  A frame that is
+not (unreadable bytes, a frame that fits nowhere or is badly signed, one in
+this side's own name) is never answered: the connection is lost.  The peer's
+word that breaks the protocol is refused: an ``Evidence`` event, then an
+``error`` at its place, which makes its sender forfeit.  A frame that crossed
+this side's own is evidence too, never answered.
+
+A lost connection does not end the game (SPEC.md section 12, "A lost
+connection"): the session plays on alone.  It signs its own automatic
+messages at once into its own transcript (``FrameAdded``, as if sent; nothing
+goes to ``data_to_send`` any more), still asks its player for the player's
+moves, keeps its deadline, and claims the game on time when the peer's limit
+has run out, so its log never blames its own side.  With a resignation
+pending it resigns at its next shot or answer, and at the deadline stops with
+``error closed`` (its forfeit) instead of claiming.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +43,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
     SECRET_SIZE,
     FleetCommitment,
@@ -37,6 +54,7 @@ from statki_net.protocol.commitment import (
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import (
+    HELLO_PHASES,
     PHASES,
     Deadline,
     Phase,
@@ -45,12 +63,13 @@ from statki_net.protocol.phases import (
 )
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
-    MAX_LIST,
+    MAX_FRAME,
     MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
     Coin,
     Commit,
+    Envelope,
     Error,
     Frame,
     FrameReader,
@@ -70,13 +89,6 @@ from statki_net.protocol.wire import (
 )
 from statki_net.version import SOFTWARE
 
-CLAIM_SLACK_MS = 2_000
-"""How much earlier than our own reckoning a peer's time claim is still honoured."""
-
-UNSAID_ENDS = {Code.CLOSED: End.CLOSED, Code.TIMEOUT: End.TIMEOUT}
-"""The end of a game stopped before the transcript could say it, by the failure's code
-(any other code: ``End.ERROR``)."""
-
 Entropy = Callable[[int], bytes]
 """Where secrets come from: ``secrets.token_bytes`` in real use, fixed bytes in tests."""
 
@@ -90,10 +102,27 @@ def public_key_bytes(key: Ed25519PrivateKey) -> bytes:
 
 @dataclass(frozen=True)
 class FrameAdded:
-    """A frame joined the transcript: log it."""
+    """A frame joined the transcript: log it as a frame record."""
 
     frame: Frame
     outgoing: bool
+    """This side's own: sent, or, once the connection is lost, written as if sent."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The peer's word that did not join the transcript: log it as an evidence record.
+
+    A refused frame (``code`` is why; the session's ``error`` answering it
+    follows), a frame that crossed this side's own (``bad-chain``), or a time
+    claim too early by this side's clock (``out-of-turn``).  It comes before the
+    frame that answers it, if any, so the log keeps that order.
+    """
+
+    frame: Envelope
+    code: Code
+    at: int
+    """This side's clock when the frame came."""
 
 
 @dataclass(frozen=True)
@@ -141,17 +170,26 @@ class BattleOver:
 
 
 @dataclass(frozen=True)
-class GameClosed:
-    """Nothing more will be said: close the connection."""
+class ConnectionLost:
+    """The connection is lost: close it.  The game goes on, this side alone (see the
+    module docstring); ``GameClosed`` still comes at its end.
 
-    ending: Ending | None
-    """How the transcript ended; None when it stopped before it could (see ``Failed``)."""
-    findings: tuple[Finding, ...]
+    ``code`` says why: ``lost`` when the transport closed or failed, otherwise the
+    failure of a frame that was not the peer's word (``malformed``, ``too-large``,
+    ``bad-chain``, ``bad-signature``, ``out-of-turn`` for one in this side's own
+    name or a claim too early by this side's clock).  Such codes are never sent.
+    """
+
+    code: Code
+    detail: str
+    data: bytes = b""
+    """The bytes that were nobody's word, when there were some (at most ``MAX_FRAME``):
+    for a note in the log, never for a verdict."""
 
 
 @dataclass(frozen=True)
 class Failed:
-    """The game stopped on a protocol error; ``by_peer`` tells who reported it."""
+    """The game stopped on an error message; ``by_peer`` tells who sent it."""
 
     code: Code | None
     """Why; None when the peer sent a code this version does not know (see ``unknown_code``)."""
@@ -172,16 +210,33 @@ class Failed:
         return self.code.value if self.code is not None else self.unknown_code
 
 
+@dataclass(frozen=True)
+class GameClosed:
+    """Nothing more will be said or written: the game is over for this side.
+
+    Always the last event.  ``ending`` is how this side's log ends: the
+    transcript's, or, when the game stopped before the transcript could end it
+    (a host the invite did not name, a lost connection during the hellos, the
+    peer's ``error`` that crossed this side's message), the ending that stop
+    decides.
+    """
+
+    ending: Ending
+    findings: tuple[Finding, ...]
+
+
 Event = (
     FrameAdded
+    | Evidence
     | PeerHello
     | RulesProposed
     | GameStarted
     | YourTurn
     | VolleyDone
     | BattleOver
-    | GameClosed
+    | ConnectionLost
     | Failed
+    | GameClosed
 )
 
 
@@ -205,9 +260,16 @@ class Session:
         caps: tuple[str, ...] = (),
         first: Role | None = None,
         behaviour: Behaviour | None = None,
+        host_key: bytes | None = None,
     ) -> None:
-        if role is Role.HOST and rules is None:
-            raise UsageError("the host must propose rules")
+        self.proposed_limits = limits or Limits()
+        if role is Role.HOST:
+            if rules is None:
+                raise UsageError("the host must propose rules")
+            problems = proposal_problems(rules, self.proposed_limits)
+            if problems:
+                # A host must not propose what every guest refuses (SPEC.md section 7).
+                raise UsageError("out of bounds: " + "; ".join(problems))
         self.role = role
         self.key = key
         self.name = name
@@ -215,9 +277,11 @@ class Session:
         self.entropy = entropy
         self.caps = caps
         self.proposed_rules = rules
-        self.proposed_limits = limits or Limits()
         self.proposed_first = first
         """Host only: who starts, when agreed instead of tossed (a rematch)."""
+        self.host_key = host_key
+        """Guest only: the host key the invite names.  A host hello with another key (or one
+        that cannot be read) is refused in silence, before anything else is checked."""
         self.behaviour = behaviour or Behaviour()
         """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
@@ -230,15 +294,19 @@ class Session:
         self._outbox = bytearray()
         self._events: list[Event] = []
         self.closed = False
-        """Nothing more will be said or read: the transcript is complete, or the game
-        stopped (an error, a dropped connection) before it could be."""
+        """The game is over for this side: nothing more will be said, read or written."""
+        self.lost: ConnectionLost | None = None
+        """Set once the connection is lost: the session plays on alone until it closes."""
         self.resigning = False
-        """The player resigned while the peer was shooting: resign instead of the next answer."""
+        """The player resigned in the peer's turn: resign at this side's next shot or answer."""
         self.failure: Failed | None = None
+        """The error message that stopped the game, this side's or the peer's."""
+        self._closing: Ending | None = None
+        """How the game ended when it stopped before the transcript could say (``GameClosed``)."""
         self.last_heard = 0
         """When the peer last spoke (or the session started), in ms."""
         self.waiting_since = 0
-        """When the peer's turn to speak began: the later of our last message and theirs."""
+        """When this side last spoke, in ms: the peer's turn began at the later of the two."""
         if fleet is not None:
             self.set_fleet(fleet)
 
@@ -253,8 +321,17 @@ class Session:
         return self.role.other
 
     @property
+    def connected(self) -> bool:
+        """Whether messages still go to the peer: not lost, not closed."""
+        return self.lost is None and not self.closed
+
+    @property
     def my_turn(self) -> bool:
-        return self.transcript.phase is Phase.SHOOT and self.transcript.speaker() is self.role
+        return (
+            not self.closed
+            and self.transcript.phase is Phase.SHOOT
+            and self.transcript.speaker() is self.role
+        )
 
     @property
     def shots_due(self) -> int:
@@ -268,19 +345,13 @@ class Session:
 
     @property
     def ending(self) -> Ending | None:
-        """How this side's game ended; None while it goes on.
+        """How this side's game ended, as far as it is known; None while it goes on.
 
-        The transcript's ending, or, when the session stopped before the
-        transcript could end (the connection dropped, an error could not be
-        sent), one made from the failure: nobody won, and the reason is the
-        failure's code and detail.
+        The transcript's ending (known from the end of the battle on, though a
+        reveal may still change it), or, when the game stopped before the
+        transcript could end it, the ending ``GameClosed`` gave.
         """
-        ending = self.transcript.ending
-        if ending is not None or self.failure is None:
-            return ending
-        failure = self.failure
-        end = UNSAID_ENDS.get(failure.code, End.ERROR) if failure.code else End.ERROR
-        return Ending(end, reason=f"{failure.code_text}: {failure.detail}")
+        return self._closing or self.transcript.ending
 
     @property
     def secret(self) -> bytes:
@@ -288,7 +359,8 @@ class Session:
         return self._secret
 
     def anew(self, *, rules: Ruleset | None, first: Role | None) -> Session:
-        """A new game's session for this side: same key, name, entropy, limits, caps, behaviour.
+        """A new game's session for this side: same key, name, entropy, limits, caps,
+        behaviour and expected host key.
 
         For a host that changes its proposal before saying hello, or a rematch.
         """
@@ -303,6 +375,7 @@ class Session:
             caps=self.caps,
             first=first,
             behaviour=self.behaviour,
+            host_key=self.host_key,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -328,59 +401,27 @@ class Session:
         return self._take_events()
 
     def receive_data(self, data: bytes, now: int) -> list[Event]:
-        if self.closed:
+        """Bytes from the peer.  Nothing is read once the game is over or the connection
+        lost, nor after the frame that ended either in the same bytes."""
+        if not self.connected:
             return []
         try:
-            for frame in self._reader.feed(data):
-                if frame.header.sender is self.role:
-                    raise ProtocolError(Code.OUT_OF_TURN, f"the peer signed as {self.role}")
-                if self._unchained_error(frame):
+            for envelope in self._reader.feed(data):
+                self._receive(envelope, now)
+                if not self.connected:
                     break
-                if isinstance(frame.message, TimeClaim) and now < self._claim_allowed_at():
-                    raise ProtocolError(
-                        Code.OUT_OF_TURN, "a time claim before this side's time ran out"
-                    )
-                self.transcript.add(frame)
-                # Only a whole accepted message counts as speaking: a peer that
-                # trickles bytes never reaches one, and its time runs out.
-                self.last_heard = now
-                self._events.append(FrameAdded(frame, outgoing=False))
-                self._after(frame, now)
-                if self.closed:
-                    break
-        except ProtocolError as error:
-            self._fail(error.code, error.detail, now)
+        except ProtocolError as error:  # bytes that are not even a frame: nobody's word
+            self._lose(error.code, error.detail, now, data)
         return self._take_events()
-
-    def _unchained_error(self, frame: Frame) -> bool:
-        """Honour an error that does not fit the chain, and stop.
-
-        A peer that refuses one of our frames drops it from its transcript and
-        so numbers its error in that frame's place: the error cannot join our
-        chain, yet it is the peer's last word and must end the game all the same.
-        """
-        message = frame.message
-        t = self.transcript
-        if not isinstance(message, Error) or (
-            frame.header.seq == len(t.frames) and frame.header.prev == t.last_digest
-        ):
-            return False
-        self.failure = Failed.reported(message)
-        self.closed = True
-        self._events += [self.failure, self._closed_event()]
-        return True
 
     def data_to_send(self) -> bytes:
         data = bytes(self._outbox)
         self._outbox.clear()
         return data
 
-    def connection_lost(self, now: int) -> list[Event]:
-        """The transport closed; the game ends here if it had not already."""
-        if not self.closed:
-            self.closed = True
-            self.failure = Failed(Code.CLOSED, "the connection closed", by_peer=True)
-            self._events += [self.failure, self._closed_event()]
+    def connection_lost(self, now: int, detail: str = "the connection closed") -> list[Event]:
+        """The transport closed or failed: play on alone (see the module docstring)."""
+        self._lose(Code.LOST, detail, now)
         return self._take_events()
 
     # ------------------------------------------------------------ the player's actions
@@ -394,7 +435,7 @@ class Session:
 
     def refuse(self, reason: str, now: int) -> list[Event]:
         self._expect(Phase.DECISION)
-        self._send(Refuse(reason[:200]), now)
+        self._send(Refuse(reason[:MAX_TEXT]), now)
         return self._take_events()
 
     def shoot(self, squares: tuple[int, ...], now: int) -> list[Event]:
@@ -407,7 +448,8 @@ class Session:
         """Give up the battle.
 
         The protocol lets a side speak only in its turn, so while the peer is
-        shooting the resignation waits and replaces this side's next answer.
+        to speak the resignation waits: it is sent as this side's next message,
+        in place of its next shot or answer (SPEC.md section 8, "Resigning").
         """
         t = self.transcript
         if not may_resign(t.phase) or self.closed:
@@ -418,52 +460,163 @@ class Session:
             self.resigning = True
         return self._take_events()
 
-    def _claim_allowed_at(self) -> int:
-        """When the peer may claim this side has been silent too long.
-
-        This side's turn began at the last message either side said; network
-        delays and clocks that run at slightly different speeds are allowed for.
-        """
-        limits = self.transcript.limits
-        kind = deadline_kind(self.transcript.phase)
-        # The game's limits, even before they are agreed: a claim then is refused anyway.
-        wait = limits.reveal_ms if kind is Deadline.REVEAL else limits.move_ms
-        return max(self.last_heard, self.waiting_since) + wait - CLAIM_SLACK_MS
-
     def deadline(self) -> int | None:
         """When the peer will have kept us waiting too long, in ms; None if we are not waiting."""
         speaker = self.transcript.speaker()
         kind = deadline_kind(self.transcript.phase)
         if self.closed or speaker is None or speaker is self.role or kind is None:
             return None
-        limits = self.transcript.limits
-        wait = {
-            Deadline.HELLO: self.proposed_limits.move_ms,
-            Deadline.MOVE: limits.move_ms,
-            Deadline.REVEAL: limits.reveal_ms,
-        }[kind]
-        return max(self.last_heard, self.waiting_since) + wait
+        if kind is Deadline.HELLO:  # the game's limits are not agreed yet: our own
+            return self._turn_began() + self.proposed_limits.move_ms
+        return self._turn_began() + self.transcript.limit()
 
     def check_time(self, now: int) -> list[Event]:
-        """Claim the win on time if the peer is overdue (or give up before a game exists)."""
+        """Act on the peer's silence once ``deadline`` has passed: claim the game on time,
+        give up before a game exists, or, with a resignation pending, stop (a forfeit)."""
         due = self.deadline()
         if due is None or now < due:
             return []
         if PHASES[self.transcript.phase].claim is None:  # the hellos: no game to claim yet
-            self._fail(Code.TIMEOUT, "no hello in time", now)
+            self._stop(Code.TIMEOUT, "no hello in time", now)
+        elif self.resigning:
+            # Claiming would win what the player gave up; stopping loses it, as chosen.
+            self._stop(Code.CLOSED, "this side resigned and the other side did not move", now)
         else:
-            self._send(TimeClaim(now - max(self.last_heard, self.waiting_since)), now)
+            self._send(TimeClaim(now - self._turn_began()), now)
         return self._take_events()
 
     def abort(self, code: Code, detail: str, now: int) -> list[Event]:
-        """Stop the game with an error message, for local failures."""
-        self._fail(code, detail, now)
+        """Stop the game from this side (``closed``: the player quit; ``internal``: a
+        local failure): an ``error`` message, from the guest's accept on a forfeit."""
+        self._stop(code, detail, now)
         return self._take_events()
+
+    # ------------------------------------------------------------ receiving
+
+    def _receive(self, envelope: Envelope, now: int) -> None:
+        """One frame read to its header: SPEC.md section 3's checks, and what each outcome does."""
+        t, header = self.transcript, envelope.header
+        if header.sender is self.role:
+            # Nobody's word: a peer never has to accept its own messages back.
+            detail = f"a frame in this side's own name ({self.role})"
+            self._lose(Code.OUT_OF_TURN, detail, now, envelope.encode())
+            return
+        if self._from_another_host(envelope):
+            self._refuse_host(now)
+            return
+        place = t.crossed(header, self.role)
+        if place is not None:
+            self._crossed(envelope, place, now)
+            return
+        try:
+            frame = t.check(envelope)
+        except ProtocolError as error:
+            if error.refuses:
+                self._refuse(envelope, error, now)
+            else:
+                self._lose(error.code, error.detail, now, envelope.encode())
+            return
+        if (
+            isinstance(frame.message, TimeClaim)
+            and t.early_claim(frame) is None
+            and now < self._turn_began() + t.limit() - CLAIM_SLACK_MS
+        ):
+            # Nothing signed can settle whose clock is right: neither accepted nor
+            # answered; kept, and this side finishes alone (SPEC.md section 12).
+            self._events.append(Evidence(envelope, Code.OUT_OF_TURN, now))
+            self._lose(Code.OUT_OF_TURN, "a time claim too early by this side's clock", now)
+            return
+        t.append(frame)
+        # Only a whole accepted message counts as speaking: a peer that trickles
+        # bytes never reaches one, and its time runs out.
+        self.last_heard = now
+        self._events.append(FrameAdded(frame, outgoing=False))
+        self._after(frame, now)
+
+    def _from_another_host(self, envelope: Envelope) -> bool:
+        """The guest's check of the host's key: right after reading the host's hello, before
+        any other check, so it never answers a host it has not recognised."""
+        t = self.transcript
+        return (
+            self.host_key is not None
+            and self.role is Role.GUEST
+            and not t.frames
+            and t.place_of(envelope.header) == 0
+            # A hello whose key cannot be read is no match either.
+            and envelope.hello_key != self.host_key
+        )
+
+    def _refuse_host(self, now: int) -> None:
+        """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
+        detail = "the host's key is not the key in the invite: refusing to play"
+        self.failure = Failed(Code.WRONG_KEY, detail, by_peer=False)
+        self._events.append(self.failure)
+        self._close(Ending(End.NO_GAME, reason=detail))
+
+    def _refuse(self, envelope: Envelope, error: ProtocolError, now: int) -> None:
+        """The peer's word breaking the protocol: keep it, answer it with an ``error`` at its
+        place (the transcript then names its sender), and stop."""
+        self._events.append(Evidence(envelope, error.code, now))
+        self.failure = Failed(error.code, error.detail, by_peer=False)
+        self._events.append(self.failure)
+        self._send(Error(error.code.value, error.detail[:MAX_TEXT]), now)
+
+    def _crossed(self, envelope: Envelope, place: int, now: int) -> None:
+        """A frame the peer sent before it read this side's last messages (SPEC.md section 3).
+
+        If its signature holds it is the peer's word: kept as evidence, never
+        answered, never judged here.  An ``error`` ends the game; anything else
+        leaves the two transcripts apart for good, so the connection is as lost.
+        """
+        t = self.transcript
+        try:
+            t.verify(envelope)
+        except ProtocolError as error:
+            self._lose(error.code, error.detail, now, envelope.encode())
+            return
+        unsigned = t.key(envelope.header.sender) is None  # the guest's error as message 0
+        if not unsigned:
+            self._events.append(Evidence(envelope, Code.BAD_CHAIN, now))
+        if envelope.type != Error.TYPE:
+            detail = f"the {self.peer}'s message {place} crossed this side's"
+            self._lose(Code.BAD_CHAIN, detail, now)
+            return
+        try:
+            message = envelope.open().message
+            assert isinstance(message, Error)
+            self.failure = Failed.reported(message)
+        except ProtocolError as error:
+            self.failure = Failed(None, error.detail, by_peer=True, unknown_code="unreadable")
+        self._events.append(self.failure)
+        what = (
+            f"the {self.peer} stopped the game at message {place}, crossing this side's"
+            f" ({self.failure.code_text}: {self.failure.detail})"
+        )
+        self._close(t.ending_if_stopped(self.peer, place, what))
+
+    def _lose(self, code: Code, detail: str, now: int, data: bytes = b"") -> None:
+        """The connection is lost: from here on this side plays alone (or, before a game
+        exists, there is no game to play)."""
+        if not self.connected:
+            return
+        self.lost = ConnectionLost(code, detail, data[:MAX_FRAME])
+        self._events.append(self.lost)
+        if self.transcript.phase in HELLO_PHASES:
+            self._close(Ending(End.NO_GAME, reason=f"the connection was lost: {detail}"))
 
     # ------------------------------------------------------------ internals
 
+    def _turn_began(self) -> int:
+        """When the side now to speak began its turn: the later of our last message and
+        the last one we accepted from the peer (or the start)."""
+        return max(self.last_heard, self.waiting_since)
+
     def _expect(self, phase: Phase) -> None:
-        if self.transcript.phase is not phase or self.transcript.speaker() is not self.role:
+        if (
+            self.closed
+            or self.transcript.phase is not phase
+            or self.transcript.speaker() is not self.role
+        ):
             raise UsageError(f"not now: the game is at {self.transcript.phase}")
 
     def _take_events(self) -> list[Event]:
@@ -474,65 +627,65 @@ class Session:
         host = self.role is Role.HOST
         return Hello(
             protocol=PROTOCOL_VERSION,
-            software=self.software[:200],
+            software=self.software[:MAX_TEXT],
             key=public_key_bytes(self.key),
-            name=self.name[:200],
+            name=self.name[:MAX_TEXT],
             nonce=self.entropy(32),
             caps=self.caps,
-            rules=self.proposed_rules if host else None,
-            limits=self.proposed_limits if host else None,
+            rules=self.proposed_rules.to_map() if host and self.proposed_rules else None,
+            limits=self.proposed_limits.to_map() if host else None,
             first=self.proposed_first if host else None,
         )
 
     def _send(self, message: Message, now: int) -> None:
+        """Sign ``message`` into the transcript; send it, unless the connection is lost."""
+        if self.closed:
+            raise UsageError("the game is over")
         transcript = self.transcript
         header = Header(
             self.role, len(transcript.frames), transcript.last_digest, transcript.game, now
         )
-        frame = sign(self.key, header, message)
         try:
-            transcript.add(frame, signed_here=True)
+            frame = transcript.add(sign(self.key, header, message), signed_here=True)
         except ProtocolError as error:
             raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
-        self._outbox += frame.encode()
+        if self.lost is None:
+            self._outbox += frame.encode()
         self.waiting_since = now
         self._events.append(FrameAdded(frame, outgoing=True))
         self._after(frame, now)
 
-    def _fail(self, code: Code, detail: str, now: int) -> None:
-        """Report a protocol error to the peer and stop; the offending frame is not kept."""
+    def _stop(self, code: Code, detail: str, now: int) -> None:
+        """This side stops the game with an ``error`` (written alone if the connection is lost)."""
         if self.closed:
             return
         self.failure = Failed(code, detail, by_peer=False)
-        if not self.transcript.complete:
-            with contextlib.suppress(UsageError):
-                self._send(Error(code.value, detail[:200]), now)
         self._events.append(self.failure)
-        if not self.closed:
-            self.closed = True
-            self._events.append(self._closed_event())
+        self._send(Error(code.value, detail[:MAX_TEXT]), now)
 
-    def _closed_event(self) -> GameClosed:
-        t = self.transcript
-        return GameClosed(t.ending, tuple(t.findings))
+    def _close(self, ending: Ending) -> None:
+        self.closed = True
+        if self.transcript.ending != ending:
+            self._closing = ending
+        self._events.append(GameClosed(ending, tuple(self.transcript.findings)))
 
     def _after(self, frame: Frame, now: int) -> None:
         """Announce what the frame changed, then say whatever this side must say next."""
         self._announce(frame)
-        if self.closed:
+        t = self.transcript
+        if t.complete:
+            ending = t.ending
+            assert ending is not None, "every complete transcript has an ending"
+            self._close(ending)
             return
-        if self.transcript.complete:
-            self.closed = True
-            self._events.append(self._closed_event())
-            return
-        if self.transcript.speaker() is self.role:
+        if t.speaker() is self.role:
             self._speak(now)
 
     def _announce(self, frame: Frame) -> None:
         message, sender, t = frame.message, frame.header.sender, self.transcript
         if isinstance(message, Hello) and sender is self.peer:
             self._events.append(PeerHello(sender, message))
-        if isinstance(message, Coin | TimeClaim) and t.phase is Phase.SHOOT and t.move == 0:
+        if isinstance(message, Coin) and t.phase is Phase.SHOOT and t.move == 0:
             assert t.score is not None
             self._events.append(GameStarted(Role.HOST if t.score.to_move == 0 else Role.GUEST))
         if isinstance(message, Reply):
@@ -549,6 +702,15 @@ class Session:
     def _speak(self, now: int) -> None:
         """Say what the protocol makes this side say without the player, or ask the player."""
         phase = self.transcript.phase
+        if self.resigning:
+            self.resigning = may_resign(phase)
+            if self.resigning:
+                # The resignation asked for in the peer's turn: this side's next message.
+                self.resigning = False
+                message = self.behaviour.say(self, Resign())
+                if message is not None:
+                    self._send(message, now)
+                return
         own_word = PHASES[phase].own_word
         if own_word is None:
             self._ask_player(phase)
@@ -557,8 +719,7 @@ class Session:
             Hello: self._hello,
             Commit: self._commit,
             Coin: lambda: Coin(self._coin),
-            # A resignation asked for in the peer's turn takes the answer's place.
-            Reply: lambda: Resign() if self.resigning else self._reply(),
+            Reply: self._reply,
             Reveal: self._reveal,
             Verdict: self._verdict,
         }
@@ -622,5 +783,6 @@ class Session:
     def _verdict(self) -> Verdict:
         t = self.transcript
         # A cheat's findings can be many and long; the verdict must stay decodable.
-        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_LIST]
-        return Verdict(t.winner, (t.end or End.ERROR).value, findings)
+        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_FINDINGS]
+        assert t.end is not None, "the verdicts come after the end of the battle"
+        return Verdict(t.winner, t.end.value, findings)

@@ -1,13 +1,22 @@
 """The transcript: one game's messages in order, and the rules they must obey.
 
 ``Transcript`` is the protocol's state machine as both a peer and a referee
-see it: it holds no secrets, takes frames one at a time, and either accepts a
-frame (appending it) or raises ``ProtocolError``.  Who may speak in each phase
-and what each message leads to is the table in ``phases``; the checks that need
-more than the table (chain, signature, shot counts, proofs) are in
-``Transcript.add``.  A frame that is well formed but shows cheating (a false
-answer, a reveal that does not open the commitment) is accepted, because the
-signed lie is the evidence, and is recorded in ``findings``.
+see it (SPEC.md section 8): it holds no secrets and no role of its own, and
+takes frames one at a time.  ``add`` runs the checks of SPEC.md section 3 from
+the fit on (the fit, the signature, the message, the turn, the content) and
+either appends the frame or raises ``ProtocolError``, whose ``check`` tells
+whether the frame was its sender's word at all.  Who may speak in each phase
+and what each message leads to is the table in ``phases``.
+
+A frame that is well formed but shows cheating (a false answer, a reveal that
+does not open the commitment, an early time claim) is appended, because the
+signed lie is the evidence, and recorded in ``findings``.  A frame that is its
+sender's word but breaks the protocol is *refused*: it is not appended, but
+the transcript remembers it (``refused``), since the ``error`` that answers
+it at the same place makes its sender forfeit.
+
+Every game ends in one of the ways of SPEC.md section 8 ("Endings"); the
+transcript keeps the one its frames decide as ``ending``.
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from statki_net.game.board import bit, square_name, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists
 from statki_net.game.replay import Volley, replay
-from statki_net.game.rules import Ruleset, Touching
+from statki_net.game.rules import RulesError, Ruleset, Touching
+from statki_net.protocol.bounds import proposal_problems
 from statki_net.protocol.commitment import (
     Opening,
     coin_commitment,
@@ -31,24 +41,29 @@ from statki_net.protocol.commitment import (
     toss,
 )
 from statki_net.protocol.endings import End, Ending
-from statki_net.protocol.errors import Code
+from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.phases import (
+    OPENING_PHASES,
     PHASES,
+    VERDICT_PHASES,
     Claim,
+    Deadline,
     Phase,
     Speaker,
+    deadline_kind,
     may_say,
     next_phase,
     speaker_kind,
 )
 from statki_net.protocol.wire import (
     GENESIS,
-    PROTOCOL_VERSION,
     Accept,
     Coin,
     Commit,
+    Envelope,
     Error,
     Frame,
+    Header,
     Hello,
     Limits,
     Refuse,
@@ -61,6 +76,8 @@ from statki_net.protocol.wire import (
     Verdict,
     fail,
     game_id,
+    read_envelope,
+    read_limits,
     signature_valid,
 )
 
@@ -77,6 +94,8 @@ class FindingKind(enum.StrEnum):
     """A reveal that does not open the commitment."""
     ILLEGAL_FLEET = "illegal-fleet"
     """A fleet the rules forbid, seen at the reveal or in a sunk ship's length."""
+    EARLY_CLAIM = "early-claim"
+    """A time claim its claimant's own signed numbers contradict (SPEC.md section 12)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +107,25 @@ class Finding:
     detail: str
     move: int | None = None
     square: int | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The sender's word the transcript refused at its end, and why (SPEC.md section 3)."""
+
+    frame: Envelope
+    code: Code
+
+
+@dataclass(frozen=True)
+class Settled:
+    """How the game stood, as far as its ending goes, before one of its frames."""
+
+    phase: Phase
+    end: End | None
+    winner: Role | None
+    culprits: frozenset[Role]
+    reason: str
 
 
 @dataclass
@@ -123,12 +161,20 @@ class Transcript:
         """Volleys fired so far; the current one's number while it is answered."""
         self.end: End | None = None
         self.winner: Role | None = None
+        self.culprits: frozenset[Role] = frozenset()
+        """The sides the ending blames (SPEC.md section 8, "Endings")."""
+        self.reason = ""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
         self.cheaters: set[Role] = set()
         """The sides some finding names."""
         self.error: Error | None = None
         self.error_from: Role | None = None
+        self.refused: Refusal | None = None
+        """The sender's word refused at the end of the transcript, if any: an ``error``
+        from the other side at the same place answers it."""
+        self.settled: list[Settled] = []
+        """How the game stood before each frame: what a stop at that place would decide."""
 
     # ------------------------------------------------------------ who speaks
 
@@ -157,33 +203,27 @@ class Transcript:
 
     @property
     def ended(self) -> bool:
-        """The game's end is known: no more shots.  The reveals, which may still
-        change the winner, and the verdicts may follow; see ``complete``."""
+        """The game's end is known.  Reveals (which may still change the winner) and
+        verdicts may follow; see ``complete``."""
         return self.end is not None
+
+    @property
+    def accepted(self) -> bool:
+        """The guest has accepted the rules: from here on, something is at stake."""
+        return any(isinstance(frame.message, Accept) for frame in self.frames)
 
     @property
     def ending(self) -> Ending | None:
         """How the game ended, once it has; None while it goes on."""
         if self.end is None:
             return None
-        culprit: Role | None = None
-        if self.end is End.CHEATED and len(self.cheaters) == 1:
-            [culprit] = self.cheaters
-        elif self.end is End.TIMEOUT and self.winner is not None:
-            culprit = self.winner.other
-        return Ending(self.end, self.winner, culprit, self._reason())
+        return Ending(self.end, self.winner, self.culprits, self.reason)
 
-    def _reason(self) -> str:
-        if self.end is End.CHEATED and self.findings:
-            return self.findings[0].detail
-        if self.end is End.ERROR and self.error is not None:
-            return f"{self.error_from} stopped the game: {self.error.code}: {self.error.detail}"
-        return {
-            End.SUNK: "the whole fleet was sunk",
-            End.RESIGNED: "a side resigned",
-            End.TIMEOUT: "a side was silent too long",
-            End.REFUSED: "the guest declined the rules",
-        }.get(self.end or End.ERROR, "")
+    def limit(self, phase: Phase | None = None) -> int:
+        """The limit a silence counts against in ``phase`` (now, by default), in ms: the
+        move limit until the battle has ended, the reveal limit after (SPEC.md section 12)."""
+        kind = deadline_kind(self.phase if phase is None else phase)
+        return self.limits.reveal_ms if kind is Deadline.REVEAL else self.limits.move_ms
 
     @property
     def last_digest(self) -> bytes:
@@ -193,30 +233,112 @@ class Transcript:
         hello = self.sides[role].hello
         return hello.key if hello else None
 
+    def last_at(self, role: Role) -> int | None:
+        """The ``at`` of ``role``'s last message, by its own clock; None before it spoke."""
+        for frame in reversed(self.frames):
+            if frame.header.sender is role:
+                return frame.header.at
+        return None
+
+    # ------------------------------------------------------------ where a frame fits
+
+    def place_of(self, header: Header) -> int | None:
+        """Where a frame with this header fits the chain: its ``seq`` when its ``prev`` (and,
+        from message 2 on, its ``game``) match the messages before that place; None when
+        it fits nowhere.  At the end when it is ``len(frames)``."""
+        place = header.seq
+        if place > len(self.frames):
+            return None
+        parent = self.frames[place - 1].digest if place else GENESIS
+        if header.prev != parent or (place >= 2 and header.game != self.game):
+            return None
+        return place
+
+    def crossed(self, header: Header, own: Role) -> int | None:
+        """The place of a frame that crossed ``own``'s last messages on the wire: one that
+        fits before the end, where every message from there on is ``own``'s
+        (SPEC.md section 3, "Where a frame fits"); None for any other frame."""
+        place = self.place_of(header)
+        if place is None or place == len(self.frames):
+            return None
+        if any(frame.header.sender is not own for frame in self.frames[place:]):
+            return None
+        return place
+
+    def verify(self, frame: Envelope) -> None:
+        """Step 4: the signature verifies with the key of the side the frame names.
+
+        That is the key of that side's hello, or, for the hello that brings it,
+        the key the hello carries.  The one frame taken without a signature is
+        the guest's ``error`` as message 0, sent before the guest had a key: it
+        proves nothing of who sent it (SPEC.md section 5).
+        """
+        header = frame.header
+        key = self.key(header.sender)
+        if key is None and frame.type == Hello.TYPE:
+            key = frame.hello_key
+            if key is None:
+                raise fail(Code.BAD_FIELD, "a hello must carry a 32-byte key", Check.SIGNATURE)
+        if key is None:
+            if header.sender is Role.GUEST and header.seq == 0 and frame.type == Error.TYPE:
+                return
+            raise fail(
+                Code.BAD_SIGNATURE, f"the {header.sender} has no key to sign with", Check.SIGNATURE
+            )
+        if not signature_valid(key, frame):
+            raise fail(
+                Code.BAD_SIGNATURE,
+                f"the {header.sender}'s signature does not verify",
+                Check.SIGNATURE,
+            )
+
     # ------------------------------------------------------------ adding frames
 
-    def add(self, frame: Frame, *, signed_here: bool = False) -> None:
-        """Check ``frame`` against everything before it and append it.
+    def check(self, item: Envelope | Frame, *, signed_here: bool = False) -> Frame:
+        """Every check of a frame at the end of the chain but those that make findings.
 
-        Raises ``ProtocolError`` (and leaves the transcript as it was) when the
-        frame may not stand here at all.  ``signed_here`` skips checking a
-        signature this process has just made.
+        Returns the frame read in full, ready for ``append``.  Raises
+        ``ProtocolError`` and leaves the transcript as it was, except that a
+        frame refused at steps 5-7 (its sender's word breaking the protocol) is
+        kept as ``refused``.  ``signed_here`` is for a frame this side has just
+        signed: its signature is not checked again, and it is never kept as
+        refused (it is not sent).
         """
-        header, message = frame.header, frame.message
+        envelope = (
+            item if isinstance(item, Envelope) else read_envelope([item.body, item.signature])
+        )
         if self.complete:
-            raise fail(Code.OUT_OF_TURN, "the game is over")
-        if header.seq != len(self.frames) or header.prev != self.last_digest:
-            raise fail(Code.BAD_CHAIN, f"expected message {len(self.frames)} after the last one")
-        if header.game != self.game and not isinstance(message, Hello):
-            raise fail(Code.BAD_CHAIN, "the message belongs to another game")
-        key = message.key if isinstance(message, Hello) else self.key(header.sender)
-        if signed_here or (key is None and isinstance(message, Error)):
-            pass  # an error before the sender's hello has no key to be checked by
-        elif key is None or not signature_valid(key, frame):
-            raise fail(Code.BAD_SIGNATURE, f"{header.sender}'s signature does not verify")
-        self._check_turn(frame)
+            raise fail(Code.OUT_OF_TURN, "the game is over", Check.PLACE)
+        if self.place_of(envelope.header) != len(self.frames):
+            raise fail(
+                Code.BAD_CHAIN,
+                f"expected message {len(self.frames)} after message {len(self.frames) - 1}",
+                Check.PLACE,
+            )
+        if not signed_here:
+            self.verify(envelope)
+        try:
+            frame = envelope.open()
+            self._check_turn(frame)
+            self._check_content(frame)
+        except ProtocolError as error:
+            if not signed_here:
+                self.refused = Refusal(envelope, error.code)
+            raise
+        return frame
+
+    def append(self, frame: Frame) -> None:
+        """Append a frame ``check`` has passed: its findings, its ending, the next phase."""
+        self.settled.append(Settled(self.phase, self.end, self.winner, self.culprits, self.reason))
         self._apply(frame)
         self.frames.append(frame)
+        self.refused = None
+
+    def add(self, item: Envelope | Frame, *, signed_here: bool = False) -> Frame:
+        """``check`` the frame, then ``append`` it; returns it as read."""
+        frame = self.check(item, signed_here=signed_here)
+        self.append(frame)
+        return frame
 
     def _check_turn(self, frame: Frame) -> None:
         sender, message = frame.header.sender, frame.message
@@ -225,14 +347,74 @@ class Transcript:
         speaker = self.speaker()
         if isinstance(message, TimeClaim):
             if PHASES[self.phase].claim is None or sender == speaker:
-                raise fail(Code.OUT_OF_TURN, "only the side kept waiting may claim on time")
+                raise fail(
+                    Code.OUT_OF_TURN, "only the side kept waiting may claim on time", Check.TURN
+                )
             return
         if sender != speaker:
             raise fail(
-                Code.OUT_OF_TURN, f"{message.TYPE} from {sender}, but it is {speaker}'s turn"
+                Code.OUT_OF_TURN,
+                f"{message.TYPE} from the {sender}, but it is the {speaker}'s turn",
+                Check.TURN,
             )
         if not may_say(self.phase, type(message)):
-            raise fail(Code.OUT_OF_TURN, f"{message.TYPE} is not allowed in phase {self.phase}")
+            raise fail(
+                Code.OUT_OF_TURN, f"{message.TYPE} is not allowed in phase {self.phase}", Check.TURN
+            )
+
+    def _check_content(self, frame: Frame) -> None:
+        """Step 7's errors: a message of the right kind, in turn, that cannot stand here."""
+        sender, message = frame.header.sender, frame.message
+        match message:
+            case Hello() if sender is Role.HOST:
+                self._proposal(message)
+            case Hello():
+                if message.key == self.key(Role.HOST):
+                    raise fail(Code.BAD_FIELD, "both sides use the same key", Check.CONTENT)
+            case Coin():
+                commit = self.sides[sender].commit
+                assert commit is not None
+                if coin_commitment(self.game, sender.value, message.coin) != commit.coin:
+                    raise fail(
+                        Code.BAD_FIELD, "the coin does not open the coin commitment", Check.CONTENT
+                    )
+            case Shot():
+                assert self.rules is not None and self.score is not None
+                due = self.score.shots_due()
+                if len(message.squares) != due:
+                    raise fail(
+                        Code.BAD_SHOT,
+                        f"{len(message.squares)} shot(s) where {due} are due",
+                        Check.CONTENT,
+                    )
+                area = self.rules.size**2
+                if any(not 0 <= square < area for square in message.squares):
+                    raise fail(Code.BAD_SHOT, "a shot is off the board", Check.CONTENT)
+            case Reply():
+                assert self.rules is not None and self.pending is not None
+                try:
+                    check_answer_shape(self.rules, self.pending.squares, message.answer)
+                except UsageError as error:
+                    raise fail(Code.BAD_ANSWER, str(error), Check.CONTENT) from None
+            case _:
+                pass
+
+    @staticmethod
+    def _proposal(hello: Hello) -> tuple[Ruleset, Limits]:
+        """The host's rules and limits, read and bounded (SPEC.md sections 6 and 7)."""
+        if hello.rules is None or hello.limits is None:
+            raise fail(
+                Code.BAD_FIELD, "the host's hello must propose rules and limits", Check.CONTENT
+            )
+        try:
+            rules = Ruleset.from_map(hello.rules)
+        except RulesError as error:
+            raise fail(Code.BAD_FIELD, str(error), Check.CONTENT) from None
+        limits = read_limits(hello.limits)
+        problems = proposal_problems(rules, limits)
+        if problems:
+            raise fail(Code.BAD_FIELD, "out of bounds: " + "; ".join(problems), Check.CONTENT)
+        return rules, limits
 
     def _apply(self, frame: Frame) -> None:
         sender, message = frame.header.sender, frame.message
@@ -243,54 +425,45 @@ class Transcript:
             case Accept():
                 pass
             case Refuse():
-                self._finish(End.REFUSED, None)
+                self._settle(
+                    End.REFUSED,
+                    None,
+                    frozenset(),
+                    f"the guest declined the rules: {message.reason}",
+                )
             case Commit():
                 side.commit = message
             case Coin():
                 self._coin(sender, message)
             case Shot():
-                self._shot(message)
+                self.pending = message
+                self.move += 1
             case Reply():
                 self._reply(sender, message)
             case Resign():
-                self._finish(End.RESIGNED, sender.other)
+                self._finish_battle(End.RESIGNED, sender.other, f"the {sender} resigned")
             case TimeClaim():
-                self._time_claim(sender)
+                self._time_claim(frame, message)
             case Reveal():
                 self._reveal(sender, message)
             case Verdict():
                 side.verdict = message
             case Error():
-                self.error, self.error_from = message, sender
-                if self.end is None:
-                    self._finish(End.ERROR, None)
+                self._error(frame, message)
         self.phase = next_phase(self.phase, type(message), self.end)
 
     # ------------------------------------------------------------ the handshake
 
     def _hello(self, frame: Frame, hello: Hello) -> None:
         sender = frame.header.sender
-        if hello.protocol != PROTOCOL_VERSION:
-            raise fail(
-                Code.VERSION,
-                f"protocol {hello.protocol} is not supported (this is {PROTOCOL_VERSION})",
-            )
         if sender is Role.HOST:
-            if hello.rules is None or hello.limits is None:
-                raise fail(Code.BAD_FIELD, "the host's hello must propose rules and limits")
-            self.rules, self.limits = hello.rules, hello.limits
-        elif hello.key == self.key(Role.HOST):
-            raise fail(Code.BAD_FIELD, "both sides use the same key")
+            self.rules, self.limits = self._proposal(hello)
         self.sides[sender].hello = hello
         if sender is Role.GUEST:
             self.game = game_id(self.frames[0].body, frame.body)
 
     def _coin(self, sender: Role, message: Coin) -> None:
-        side = self.sides[sender]
-        assert side.commit is not None
-        if coin_commitment(self.game, sender.value, message.coin) != side.commit.coin:
-            raise fail(Code.BAD_FIELD, "the coin does not open the coin commitment")
-        side.coin = message.coin
+        self.sides[sender].coin = message.coin
         if sender is Role.GUEST:
             host_coin = self.sides[Role.HOST].coin
             assert host_coin is not None
@@ -306,25 +479,10 @@ class Transcript:
 
     # ------------------------------------------------------------ play
 
-    def _shot(self, shot: Shot) -> None:
-        assert self.rules is not None and self.score is not None
-        due = self.score.shots_due()
-        if len(shot.squares) != due:
-            raise fail(Code.BAD_SHOT, f"{len(shot.squares)} shot(s) where {due} are due")
-        area = self.rules.size**2
-        if any(not 0 <= square < area for square in shot.squares):
-            raise fail(Code.BAD_SHOT, "a shot is off the board")
-        self.pending = shot
-        self.move += 1
-
     def _reply(self, defender: Role, reply: Reply) -> None:
         assert self.rules is not None and self.score is not None and self.pending is not None
         shooter = defender.other
         squares = self.pending.squares
-        try:
-            check_answer_shape(self.rules, squares, reply.answer)
-        except UsageError as error:
-            raise fail(Code.BAD_ANSWER, str(error)) from None
         side = self.sides[shooter]
         assert side.sea is not None
         before = side.sea
@@ -339,9 +497,9 @@ class Transcript:
         if lie is not None:
             self.findings.append(lie)
             self.cheaters.add(defender)
-            self._finish(End.CHEATED, shooter)
+            self._finish_battle(End.CHEATED, shooter, lie.detail)
         elif self.score.over:
-            self._finish(End.SUNK, shooter)
+            self._finish_battle(End.SUNK, shooter, f"the {shooter} sank the whole fleet")
 
     def _check_tally(self, defender: Role, after: Sea) -> Finding | None:
         """Totals no honest fleet can give: they show a lie on the move, proofs or not."""
@@ -428,23 +586,131 @@ class Transcript:
                 )
         return None
 
-    def _time_claim(self, claimant: Role) -> None:
-        claim = PHASES[self.phase].claim
-        if claim is Claim.CHANGES_NOTHING or self.end is End.CHEATED:
-            # A side caught cheating cannot win the game back by running out the clock.
-            return
-        if claim is Claim.WINS_THE_TOSS:
-            # Not opening the coin loses the toss, so aborting cannot veto it.
-            self._start(claimant)
-            return
-        # Once play has begun, the side that falls silent forfeits, and so
-        # does a side that leaves without revealing.
-        self.end, self.winner = End.TIMEOUT, claimant if claim is Claim.WINS_THE_GAME else None
+    # ------------------------------------------------------------ time and stops
 
-    def _finish(self, end: End, winner: Role | None) -> None:
-        self.end, self.winner = end, winner
+    def early_claim(self, frame: Frame) -> Finding | None:
+        """The finding a time claim earns when its claimant's own signed numbers contradict
+        it (SPEC.md section 12, "What a claim must say"); None for a claim that stands.
+
+        Both numbers are the claimant's own clock, so no slack is allowed: it must
+        say it waited the whole limit, and it must be dated the whole limit after
+        its own last message.
+        """
+        claim = frame.message
+        assert isinstance(claim, TimeClaim)
+        claimant, at = frame.header.sender, frame.header.at
+        limit = self.limit()
+        seq = frame.header.seq
+
+        def early(detail: str) -> Finding:
+            return Finding(
+                claimant, FindingKind.EARLY_CLAIM, f"message {seq}: {detail}", self.move or None
+            )
+
+        if claim.waited_ms < limit:
+            return early(f"a time claim after {claim.waited_ms} ms, under the limit of {limit} ms")
+        last = self.last_at(claimant)
+        if last is not None and at < last + limit:
+            return early(
+                f"a time claim dated {at - last} ms after the claimant's own last message, "
+                f"under the limit of {limit} ms"
+            )
+        return None
+
+    def _time_claim(self, frame: Frame, claim: TimeClaim) -> None:
+        claimant = frame.header.sender
+        seq = frame.header.seq
+        finding = self.early_claim(frame)
+        if finding is not None:
+            self.findings.append(finding)
+            self.cheaters.add(claimant)
+            if self.phase in OPENING_PHASES:
+                self._settle(End.NO_GAME, None, frozenset({claimant}), finding.detail)
+            else:
+                self._cheated(finding.detail)
+            return
+        rule = PHASES[self.phase].claim
+        if rule is Claim.CHANGES_NOTHING or self.end is End.CHEATED:
+            # The game is decided: a silence now changes nothing, and a side caught
+            # cheating cannot win the game back by running out the clock.
+            return
+        if rule is Claim.VOIDS_THE_GAME:
+            reason = f"the guest did not decide on the rules in time (message {seq})"
+            self._settle(End.NO_GAME, None, frozenset(), reason)
+            return
+        silent = claimant.other
+        reason = (
+            f"the {silent} was silent for longer than the limit: the {claimant} claimed the game"
+            f" on time (message {seq})"
+        )
+        self._settle(End.TIME, claimant, frozenset({silent}), reason)
+
+    def _error(self, frame: Frame, error: Error) -> None:
+        """An error decides by what it answers (SPEC.md section 8, "Errors")."""
+        sender, seq = frame.header.sender, frame.header.seq
+        self.error, self.error_from = error, sender
+        refused = self.refused
+        if refused is not None and refused.frame.header.sender is not sender:
+            loser = refused.frame.header.sender
+            # A hello of another version breaks nothing: it names no one.
+            named = None if refused.code is Code.VERSION else loser
+            what = (
+                f"the {sender} refused the {loser}'s message {seq} ({error.code}: {error.detail})"
+            )
+        else:
+            loser, named = sender, None
+            what = f"the {sender} stopped the game at message {seq} ({error.code}: {error.detail})"
+        self._stop(loser, named, what)
+
+    def _stop(self, loser: Role, named: Role | None, what: str) -> None:
+        end, winner, culprits, reason = self._stopped(
+            Settled(self.phase, self.end, self.winner, self.culprits, self.reason),
+            loser,
+            named,
+            what,
+        )
+        self._settle(end, winner, culprits, reason)
+
+    @staticmethod
+    def _stopped(
+        before: Settled, loser: Role, named: Role | None, what: str
+    ) -> tuple[End, Role | None, frozenset[Role], str]:
+        """The ending once ``loser`` stopped the game, as it stood ``before``."""
+        if before.phase in OPENING_PHASES:
+            return End.NO_GAME, None, frozenset({named} if named else ()), what
+        if before.end is not None and (before.end is End.CHEATED or before.phase in VERDICT_PHASES):
+            return before.end, before.winner, before.culprits, before.reason
+        return End.FORFEIT, loser.other, frozenset({loser}), what
+
+    def ending_if_stopped(self, by: Role, at: int, what: str) -> Ending:
+        """The ending had ``by`` stopped the game with an ``error`` at place ``at``, answering
+        no refused frame: how a side whose messages from ``at`` on crossed such an error
+        judges its game (SPEC.md section 8, "Errors")."""
+        before = (
+            self.settled[at]
+            if at < len(self.settled)
+            else (Settled(self.phase, self.end, self.winner, self.culprits, self.reason))
+        )
+        end, winner, culprits, reason = self._stopped(before, by, None, what)
+        return Ending(end, winner, culprits, reason)
+
+    def _finish_battle(self, end: End, winner: Role, reason: str) -> None:
+        culprits = frozenset(self.cheaters) if end is End.CHEATED else frozenset()
+        self._settle(end, winner, culprits, reason)
         # The winner speaks first in the reveal: the loser sent the last message.
         self.first_revealer = winner
+
+    def _settle(
+        self, end: End, winner: Role | None, culprits: frozenset[Role], reason: str
+    ) -> None:
+        self.end, self.winner, self.culprits, self.reason = end, winner, culprits, reason
+
+    def _cheated(self, reason: str) -> None:
+        """A finding outranks every other ending: the other side wins, or nobody."""
+        winner = None if len(self.cheaters) == 2 else next(iter(self.cheaters)).other
+        if self.end is not End.CHEATED:
+            self.reason = reason
+        self._settle(End.CHEATED, winner, frozenset(self.cheaters), self.reason)
 
     # ------------------------------------------------------------ the end
 
@@ -501,8 +767,7 @@ class Transcript:
     def _found(self, finding: Finding) -> None:
         self.findings.append(finding)
         self.cheaters.add(finding.culprit)
-        self.winner = None if len(self.cheaters) == 2 else finding.culprit.other
-        self.end = End.CHEATED
+        self._cheated(finding.detail)
 
     # ------------------------------------------------------------ summaries
 

@@ -5,6 +5,13 @@ holding the message map's exact bytes, ``signature`` the sender's Ed25519
 signature over ``SIGN_LABEL || body``.  Signatures and the hash chain are over
 these bytes as received, never over a re-encoding (msgpack is not canonical).
 SPEC.md ("Messages") lists every key this module reads and writes.
+
+Reading goes in the stages of SPEC.md section 3 ("the order of checks"), since
+what a failure means depends on where it comes: ``read_envelope`` takes a
+frame through the frame, the body and the header that places it (steps 1-3,
+failures there prove nothing of who sent the bytes); the transcript then
+checks the fit and the signature; ``Envelope.open`` reads the message itself
+(step 5, a failure there is the sender's word breaking the protocol).
 """
 
 from __future__ import annotations
@@ -20,11 +27,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from statki_net.game.battle import Answer, Outcome
-from statki_net.game.rules import RulesError, Ruleset
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
-from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.errors import Check, Code, ProtocolError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
 SIGN_LABEL = b"statki/v1/sign\x00"
@@ -33,7 +39,11 @@ GAME_LABEL = b"statki/v1/game\x00"
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
 MAX_TEXT = 200
+"""Characters in any text field."""
 MAX_LIST = 1024
+"""Items in any array."""
+MAX_MAP = 64
+"""Entries in any map."""
 
 
 class Role(enum.StrEnum):
@@ -45,8 +55,9 @@ class Role(enum.StrEnum):
         return Role.GUEST if self is Role.HOST else Role.HOST
 
 
-def fail(code: Code, detail: str) -> ProtocolError:
-    return ProtocolError(code, detail)
+def fail(code: Code, detail: str, check: Check = Check.DECODE) -> ProtocolError:
+    """The error of a failed check; most of this module's are step 5's (``Check.DECODE``)."""
+    return ProtocolError(code, detail, check)
 
 
 # ---------------------------------------------------------------- messages
@@ -54,12 +65,16 @@ def fail(code: Code, detail: str) -> ProtocolError:
 
 @dataclass(frozen=True)
 class Limits:
-    """Time limits proposed by the host, in milliseconds."""
+    """Time limits proposed by the host, in milliseconds (bounded: ``protocol.bounds``)."""
 
     move_ms: int = 120_000
     """Longest wait for the other side's next message during play."""
     reveal_ms: int = 60_000
     """Longest wait for a message once the battle is over."""
+
+    def to_map(self) -> dict[str, Any]:
+        """The limits as the hello's ``limits`` map."""
+        return {"move_ms": self.move_ms, "reveal_ms": self.reveal_ms}
 
 
 @dataclass(frozen=True)
@@ -68,7 +83,7 @@ class Hello:
 
     TYPE: ClassVar[str] = "hello"
     protocol: int
-    """Protocol version; this is version 1."""
+    """Protocol version; this is version 2."""
     software: str
     """Implementation name and version, for people: "statki 0.1.0"."""
     key: bytes
@@ -78,11 +93,13 @@ class Hello:
     nonce: bytes
     """32 fresh random bytes, so every game id is new."""
     caps: tuple[str, ...] = ()
-    """Capabilities this side understands beyond version 1."""
-    rules: Ruleset | None = None
-    """The host's proposal; absent from the guest's hello."""
-    limits: Limits | None = None
-    """The host's time limits; absent from the guest's hello."""
+    """Capabilities this side understands beyond this version."""
+    rules: Mapping[str, Any] | None = None
+    """The host's proposed ruleset, as the map it sent (SPEC.md section 7); absent from the
+    guest's hello.  Decoding checks only that it is a map: the transcript reads and bounds
+    it with the hello's content, after the signature (``Ruleset.from_map``)."""
+    limits: Mapping[str, Any] | None = None
+    """The host's time limits, as the map it sent (read with ``read_limits``, like ``rules``)."""
     first: Role | None = None
     """Host only, optional: who shoots first, agreed with the rules instead of left
     to the coin toss (a rematch in which the other player starts)."""
@@ -176,7 +193,7 @@ class Verdict:
     winner: Role | None
     """Who won, or None when the game ended without a winner."""
     end: str
-    """How it ended: sunk, resigned, timeout, cheated, refused, error (transcript.End)."""
+    """How it ended: sunk, resigned or cheated, the ends a game reaching the verdicts has."""
     findings: tuple[str, ...] = ()
     """Each thing the sender found wrong with the other side, in words; empty when honest."""
 
@@ -217,9 +234,10 @@ class Header:
     prev: bytes
     """Hash of the previous message (``GENESIS`` for the first)."""
     game: bytes = b""
-    """The game id; empty only in the two hellos."""
+    """The game id; empty in messages 0 and 1 (it is ignored there), required from message 2."""
     at: int = 0
-    """The sender's clock, milliseconds since 1970; for people, not trusted."""
+    """The sender's clock, milliseconds since 1970; not trusted, but a time claim must agree
+    with its sender's own (SPEC.md section 12)."""
 
 
 @dataclass(frozen=True)
@@ -269,12 +287,9 @@ def _fields(message: Message) -> dict[str, Any]:
                 "caps": list(message.caps),
             }
             if message.rules is not None:
-                fields["rules"] = message.rules.to_map()
+                fields["rules"] = dict(message.rules)
             if message.limits is not None:
-                fields["limits"] = {
-                    "move_ms": message.limits.move_ms,
-                    "reveal_ms": message.limits.reveal_ms,
-                }
+                fields["limits"] = dict(message.limits)
             if message.first is not None:
                 fields["first"] = message.first.value
             return fields
@@ -330,7 +345,7 @@ def sign(key: Ed25519PrivateKey, header: Header, message: Message) -> Frame:
     return Frame(body, key.sign(SIGN_LABEL + body), header, message)
 
 
-def signature_valid(public_key: bytes, frame: Frame) -> bool:
+def signature_valid(public_key: bytes, frame: Frame | Envelope) -> bool:
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(
             frame.signature, SIGN_LABEL + frame.body
@@ -345,12 +360,15 @@ def signature_valid(public_key: bytes, frame: Frame) -> bool:
 T = TypeVar("T")
 
 
-def _need(body: Mapping[str, Any], key: str, kind: type[T], what: str) -> T:
+def _need(
+    body: Mapping[str, Any], key: str, kind: type[T], what: str, check: Check = Check.DECODE
+) -> T:
     if key not in body:
-        raise fail(Code.BAD_FIELD, f"missing {key!r}")
+        raise fail(Code.BAD_FIELD, f"missing {key!r}", check)
     value = body[key]
+    # A bool is no int, and neither is a float, even a whole one (SPEC.md section 2).
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise fail(Code.BAD_FIELD, f"{key!r} must be {what}")
+        raise fail(Code.BAD_FIELD, f"{key!r} must be {what}", check)
     return value
 
 
@@ -361,17 +379,17 @@ def _text(body: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def _bytes(body: Mapping[str, Any], key: str, size: int) -> bytes:
-    value = _need(body, key, bytes, f"{size} bytes")
+def _bytes(body: Mapping[str, Any], key: str, size: int, check: Check = Check.DECODE) -> bytes:
+    value = _need(body, key, bytes, f"{size} bytes", check)
     if len(value) != size:
-        raise fail(Code.BAD_FIELD, f"{key!r} must be {size} bytes, not {len(value)}")
+        raise fail(Code.BAD_FIELD, f"{key!r} must be {size} bytes, not {len(value)}", check)
     return value
 
 
-def _count(body: Mapping[str, Any], key: str) -> int:
-    value = _need(body, key, int, "a whole number")
+def _count(body: Mapping[str, Any], key: str, check: Check = Check.DECODE) -> int:
+    value = _need(body, key, int, "a whole number", check)
     if not 0 <= value < 2**32:
-        raise fail(Code.BAD_FIELD, f"{key!r} is out of range")
+        raise fail(Code.BAD_FIELD, f"{key!r} is out of range", check)
     return value
 
 
@@ -410,8 +428,9 @@ def _opening(value: Any) -> Opening:
 
 
 def _ship(value: Any) -> tuple[int, ...]:
+    # An empty ship is refused here, not found at the reveal (SPEC.md section 6, "reveal").
     if not isinstance(value, list) or not value or len(value) > 26:
-        raise fail(Code.BAD_FIELD, "a ship is a non-empty list of squares")
+        raise fail(Code.BAD_FIELD, "a ship is a list of 1 to 26 squares")
     return tuple(_square(v) for v in value)
 
 
@@ -422,16 +441,14 @@ def _outcome(value: Any) -> Outcome:
         raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}") from None
 
 
+def _map(body: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    """An optional map, taken as it is: what it holds is checked elsewhere, if at all."""
+    return _need(body, key, dict, "a map") if key in body else None
+
+
 def _hello(body: Mapping[str, Any]) -> Hello:
-    rules = limits = None
-    if "rules" in body:
-        try:
-            rules = Ruleset.from_map(_need(body, "rules", dict, "a map"))
-        except RulesError as error:
-            raise fail(Code.BAD_FIELD, str(error)) from None
-    if "limits" in body:
-        raw = _need(body, "limits", dict, "a map")
-        limits = Limits(_count(raw, "move_ms"), _count(raw, "reveal_ms"))
+    # ``protocol`` was read first, by ``Envelope.open``: a hello of another version
+    # gets ``version`` whatever else it holds.
     return Hello(
         protocol=_count(body, "protocol"),
         software=_text(body, "software"),
@@ -439,8 +456,8 @@ def _hello(body: Mapping[str, Any]) -> Hello:
         name=_text(body, "name"),
         nonce=_bytes(body, "nonce", 32),
         caps=_list(body, "caps", _short_text) if "caps" in body else (),
-        rules=rules,
-        limits=limits,
+        rules=_map(body, "rules"),
+        limits=_map(body, "limits"),
         first=_role(body["first"]) if "first" in body else None,
     )
 
@@ -489,6 +506,17 @@ DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
 }
 
 
+def read_limits(limits: Mapping[str, Any]) -> Limits:
+    """The host's ``limits`` map as ``Limits``: two counts, else ``bad-field``.
+
+    A failure here is the hello's content (SPEC.md section 6), checked after its
+    signature: the host's word, refused.
+    """
+    return Limits(
+        _count(limits, "move_ms", Check.CONTENT), _count(limits, "reveal_ms", Check.CONTENT)
+    )
+
+
 def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     """A map with each key once: two readers must never take different values from one body."""
     result = dict(pairs)
@@ -497,8 +525,12 @@ def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     return result
 
 
-def decode_body(body: bytes) -> tuple[Header, Message]:
-    """Read a message body, checking every field's type; raises ProtocolError."""
+def read_body(body: bytes) -> dict[Any, Any]:
+    """Step 2: the body is one well-formed msgpack map (SPEC.md section 2), else ``malformed``.
+
+    Keys are ``str`` or ``bin``; a ``bin`` key never equals a ``str`` one, so it
+    is ignored like any unknown key.
+    """
     try:
         value = msgpack.unpackb(
             body,
@@ -507,7 +539,7 @@ def decode_body(body: bytes) -> tuple[Header, Message]:
             max_bin_len=MAX_FRAME,
             max_str_len=MAX_FRAME,
             max_array_len=MAX_LIST,
-            max_map_len=64,
+            max_map_len=MAX_MAP,
             max_ext_len=0,
             object_pairs_hook=_map_without_repeats,
         )
@@ -519,46 +551,124 @@ def decode_body(body: bytes) -> tuple[Header, Message]:
         msgpack.StackError,
     ) as error:
         raise fail(
-            Code.MALFORMED, f"body is not one msgpack value ({type(error).__name__})"
+            Code.MALFORMED, f"body is not one msgpack value ({type(error).__name__})", Check.BODY
         ) from None
     if not isinstance(value, dict):
-        raise fail(Code.MALFORMED, "body must be a map")
-    kind = _need(value, "type", str, "a string")
-    decoder = DECODERS.get(kind)
-    if decoder is None:
-        raise fail(Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
-    sender = _need(value, "from", str, "host or guest")
+        raise fail(Code.MALFORMED, "body must be a map", Check.BODY)
+    return value
+
+
+def read_header(fields: Mapping[str, Any]) -> Header:
+    """Step 3, but the fit: the keys that place a frame (``bad-field``, not the peer's word).
+
+    ``game`` is read from message 2 on and ignored before (``Envelope.open`` still
+    checks its type there).  ``at`` is taken when it is an int; whether it is one
+    is step 5's check, of the sender's word.
+    """
+    place = Check.PLACE
+    sender = _need(fields, "from", str, "host or guest", place)
     if sender not in ("host", "guest"):
-        raise fail(Code.BAD_FIELD, "'from' must be host or guest")
-    header = Header(
+        raise fail(Code.BAD_FIELD, "'from' must be host or guest", place)
+    seq = _count(fields, "seq", place)
+    at = fields.get("at", 0)
+    return Header(
         sender=Role(sender),
-        seq=_count(value, "seq"),
-        prev=_bytes(value, "prev", HASH_SIZE),
-        # Hellos come before the game id exists, and so may an error about a hello.
-        game=b""
-        if kind == "hello" or (kind == "error" and "game" not in value)
-        else _bytes(value, "game", HASH_SIZE),
-        at=_need(value, "at", int, "a whole number") if "at" in value else 0,
+        seq=seq,
+        prev=_bytes(fields, "prev", HASH_SIZE, place),
+        game=_bytes(fields, "game", HASH_SIZE, place) if seq >= 2 else b"",
+        at=at if isinstance(at, int) and not isinstance(at, bool) else 0,
     )
-    return header, decoder(value)
 
 
-def decode_frame(value: Any) -> Frame:
-    """A frame from one unpacked msgpack value: ``[body, signature]``."""
+@dataclass(frozen=True)
+class Envelope:
+    """A frame read as far as its header: steps 1-3 of SPEC.md section 3, but the fit.
+
+    Its bytes are kept exactly, and its message is read only by ``open``, once
+    the transcript has placed the frame and checked its signature.
+    """
+
+    body: bytes
+    signature: bytes
+    header: Header
+    fields: Mapping[Any, Any] = field(compare=False, repr=False)
+    """The body's map, as read."""
+
+    @property
+    def digest(self) -> bytes:
+        return message_hash(self.body)
+
+    @property
+    def type(self) -> str | None:
+        """The ``type`` the body names, if it names one as a string."""
+        kind = self.fields.get("type")
+        return kind if isinstance(kind, str) else None
+
+    @property
+    def hello_key(self) -> bytes | None:
+        """The ``key`` of a hello, when it is 32 bytes: what a hello is signed with."""
+        key = self.fields.get("key")
+        return (
+            key if self.type == Hello.TYPE and isinstance(key, bytes) and len(key) == 32 else None
+        )
+
+    def encode(self) -> bytes:
+        return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
+
+    def open(self) -> Frame:
+        """Step 5: the message itself (``bad-field``, ``unknown-type``, ``version``)."""
+        fields = self.fields
+        kind = _need(fields, "type", str, "a string")
+        decoder = DECODERS.get(kind)
+        if decoder is None:
+            raise fail(Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+        if kind == Hello.TYPE:
+            protocol = _count(fields, "protocol")
+            if protocol != PROTOCOL_VERSION:
+                raise fail(
+                    Code.VERSION,
+                    f"protocol {protocol} is not supported (this is {PROTOCOL_VERSION})",
+                )
+        if "at" in fields:
+            _need(fields, "at", int, "a whole number")
+        if self.header.seq < 2 and "game" in fields:
+            _bytes(fields, "game", HASH_SIZE)  # ignored here, but it must be one
+        return Frame(self.body, self.signature, self.header, decoder(fields))
+
+
+def read_envelope(value: Any) -> Envelope:
+    """Steps 1-3 of a frame from one unpacked msgpack value ``[body, signature]``.
+
+    Raises ``ProtocolError`` with ``Check.FRAME``, ``BODY`` or ``PLACE``: bytes that
+    fail here are nobody's word.
+    """
     if (
         not isinstance(value, (list, tuple))
         or len(value) != 2
         or not isinstance(value[0], bytes)
         or not isinstance(value[1], bytes)
     ):
-        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins")
+        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins", Check.FRAME)
     body, signature = value
-    if len(body) > MAX_FRAME:
-        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes")
     if len(signature) != 64:
-        raise fail(Code.MALFORMED, "a signature is 64 bytes")
-    header, message = decode_body(body)
-    return Frame(body, signature, header, message)
+        raise fail(Code.MALFORMED, "a signature is 64 bytes", Check.FRAME)
+    if len(body) > MAX_FRAME:
+        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes", Check.FRAME)
+    fields = read_body(body)
+    return Envelope(body, signature, read_header(fields), fields)
+
+
+def decode_frame(value: Any) -> Frame:
+    """A whole frame, read without a transcript: every step but the fit, the signature,
+    the turn and the content.  Raises ``ProtocolError``."""
+    return read_envelope(value).open()
+
+
+def decode_body(body: bytes) -> tuple[Header, Message]:
+    """Read a message body, checking every field's type; raises ProtocolError."""
+    fields = read_body(body)
+    frame = Envelope(body, bytes(64), read_header(fields), fields).open()
+    return frame.header, frame.message
 
 
 class FrameReader:
@@ -583,25 +693,30 @@ class FrameReader:
             max_ext_len=0,
         )
 
-    def feed(self, data: bytes) -> Iterator[Frame]:
-        """The frames completed by ``data``; raises ProtocolError on the first bad one."""
+    def feed(self, data: bytes) -> Iterator[Envelope]:
+        """The frames completed by ``data``, read to their header (``read_envelope``);
+        raises ProtocolError on the first that is not even that (never the peer's word)."""
         for start in range(0, len(data), self.PIECE):
             try:
                 self._unpacker.feed(data[start : start + self.PIECE])
             except msgpack.BufferFull:
-                raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+                raise fail(
+                    Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes", Check.FRAME
+                ) from None
             yield from self._drain()
 
-    def _drain(self) -> Iterator[Frame]:
+    def _drain(self) -> Iterator[Envelope]:
         while True:
             try:
                 value = next(self._unpacker)
             except StopIteration:
                 return
             except msgpack.BufferFull:
-                raise fail(Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes") from None
+                raise fail(
+                    Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes", Check.FRAME
+                ) from None
             except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError) as error:
                 raise fail(
-                    Code.MALFORMED, f"not a msgpack frame ({type(error).__name__})"
+                    Code.MALFORMED, f"not a msgpack frame ({type(error).__name__})", Check.FRAME
                 ) from None
-            yield decode_frame(value)
+            yield read_envelope(value)

@@ -8,8 +8,15 @@ from typing import IO, Any
 
 import msgpack
 
-from statki_net.protocol.logformat import MAGIC, Note, frame_record, note_record
-from statki_net.protocol.wire import Frame
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import (
+    MAGIC,
+    Note,
+    Signed,
+    evidence_record,
+    frame_record,
+    note_record,
+)
 from statki_net.store.home import private_folder
 
 
@@ -24,8 +31,14 @@ class LogWriter:
         self._file: IO[bytes] = os.fdopen(fd, "wb")
         self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
 
-    def frame(self, frame: Frame) -> None:
+    def frame(self, frame: Signed) -> None:
+        """A frame of this side's transcript, sent, received or written as if sent."""
         self._write(frame_record(frame))
+
+    def evidence(self, frame: Signed, code: Code | None = None, at: int | None = None) -> None:
+        """The peer's word that did not join the transcript; written as soon as it is checked,
+        so a refused frame comes before the ``error`` that answers it."""
+        self._write(evidence_record(frame, code, at))
 
     def note(self, note: Note) -> None:
         self._write(note_record(note))

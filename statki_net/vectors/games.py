@@ -1,9 +1,13 @@
 """The logs of protocol/logs/: scripted games between two sessions, honest or not.
 
 Each ``Scenario`` is one log and what it is meant to show.  Honest games are
-two ``Session``s wired back to back; dishonest peers are sessions given a
-``Behaviour`` that lies in its answers, commits to an illegal fleet or
-reveals falsely; tampered logs edit the bytes of an honest one.
+two ``Session``s wired back to back, and each side's log is what a peer
+writes from its session's events (frames, evidence, and notes for people);
+dishonest peers are sessions given a ``Behaviour`` that lies in its answers,
+commits to an illegal fleet, reveals falsely or stops, or frames signed with
+a player's key that its session never sent; tampered logs edit the bytes of
+an honest one.  Logs whose names end in ``-host`` and ``-guest`` are the two
+sides' logs of one game, to be judged together.
 """
 
 from __future__ import annotations
@@ -19,12 +23,45 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_net.game.battle import Answer, Cell, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
-from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.game.rules import PRESETS, Ruleset, Touching, Turns
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
-from statki_net.protocol.logformat import MAGIC, Note, frame_record, header_record, note_record
-from statki_net.protocol.session import Session
-from statki_net.protocol.wire import Frame, Header, Message, Reveal, Role, Shot, sign
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import (
+    MAGIC,
+    Note,
+    evidence_record,
+    frame_record,
+    header_record,
+    note_record,
+)
+from statki_net.protocol.session import (
+    ConnectionLost,
+    Event,
+    Evidence,
+    Failed,
+    FrameAdded,
+    Session,
+    public_key_bytes,
+)
+from statki_net.protocol.wire import (
+    GENESIS,
+    PROTOCOL_VERSION,
+    Coin,
+    Envelope,
+    Error,
+    Frame,
+    Header,
+    Hello,
+    Limits,
+    Message,
+    Reveal,
+    Role,
+    Shot,
+    TimeClaim,
+    read_envelope,
+    sign,
+)
 from statki_net.referee.verify import judge_log
 from statki_net.vectors.encoding import dump
 from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
@@ -42,6 +79,7 @@ class Game:
         *,
         host: Behaviour | None = None,
         guest: Behaviour | None = None,
+        host_key: bytes | None = None,
     ) -> None:
         self.rules = rules
         self.rng = random.Random(seed)
@@ -62,6 +100,7 @@ class Game:
             software=SOFTWARE,
             entropy=Drbg(f"statki vectors {seed} guest"),
             behaviour=guest,
+            host_key=host_key,
         )
         self.link = BackToBack(host_session, guest_session, START)
         self.volleys = 0
@@ -89,12 +128,16 @@ class Game:
         """Deliver bytes both ways until both sides are quiet."""
         self.link.pump()
 
+    def act(self, role: Role, events: list[Event]) -> None:
+        """Keep what a call on ``role``'s session reported, for its log."""
+        self.link.record(role, events)
+
     def open(self, guest_fleet: Fleet | None = None) -> None:
         """Hellos, acceptance, commitments and the coin toss."""
-        self.host.start(self.now)
+        self.act(Role.HOST, self.host.start(self.now))
         self.pump()
         fleet = guest_fleet or random_fleet(self.rules, self.rng)
-        self.guest.accept(fleet, self.now)
+        self.act(Role.GUEST, self.guest.accept(fleet, self.now))
         self.pump()
 
     def mover(self) -> Session | None:
@@ -110,7 +153,7 @@ class Game:
         shots = self.rng.sample(unknown, min(due, len(unknown)))
         shots += self.rng.sample(range(area), due - len(shots))
         self.volleys += 1
-        mover.shoot(tuple(shots), self.now)
+        self.act(mover.role, mover.shoot(tuple(shots), self.now))
         self.pump()
 
     def play(self, *, until: Callable[[Game], bool] = lambda game: False) -> None:
@@ -123,19 +166,82 @@ class Game:
     def resign(self) -> None:
         mover = self.mover()
         assert mover is not None
-        mover.resign(self.now)
+        self.act(mover.role, mover.resign(self.now))
+        self.pump()
+
+    def wait_out(self, role: Role) -> None:
+        """``role``'s clock runs to its deadline, and it acts on the silence (a claim)."""
+        side = self.session(role)
+        due = side.deadline()
+        assert due is not None, f"the {role} waits for nothing"
+        self.now = max(self.now, due)
+        self.act(role, side.check_time(self.now))
+        self.pump()
+
+    def finish_alone(self) -> None:
+        """After a lost connection, each side plays on in its own log to its end: its
+        player fires when it is to, and its clock runs out when it waits."""
+        for _ in range(100):
+            open_sides = [s for s in (self.host, self.guest) if not s.closed]
+            if not open_sides:
+                return
+            mover = next((s for s in open_sides if s.my_turn), None)
+            if mover is not None:
+                self.volley_by(mover)
+                continue
+            due, role = min((s.deadline() or 0, s.role) for s in open_sides)
+            del due
+            self.wait_out(role)
+        raise UsageError("the game does not end")
+
+    def volley_by(self, mover: Session) -> None:
+        assert mover.view is not None
+        area = self.rules.size**2
+        unknown = [s for s in range(area) if mover.view.cell(s) is Cell.UNKNOWN]
+        shots = self.rng.sample(unknown, min(mover.shots_due, len(unknown)))
+        self.act(mover.role, mover.shoot(tuple(shots), self.now))
         self.pump()
 
     def frames(self, role: Role = Role.HOST) -> list[Frame]:
         return list(self.session(role).transcript.frames)
 
+    def log(self, role: Role) -> bytes:
+        """The log ``role``'s peer writes from its session's events."""
+        return log_of(self.link.events[role], role)
+
 
 def log_file(frames: list[Frame], role: Role = Role.HOST, notes: tuple[Note, ...] = ()) -> bytes:
     """The log file a peer in ``role`` writes for these frames, notes last."""
+    return log_records(role, [frame_record(frame) for frame in frames], notes)
+
+
+def log_records(role: Role, records: list[bytes], notes: tuple[Note, ...] = ()) -> bytes:
+    """A log file of these records, as written, notes last."""
     header = header_record(role.value, SOFTWARE, START)
-    data = MAGIC + bytes(msgpack.packb(header, use_bin_type=True))
-    data += b"".join(frame_record(frame) for frame in frames)
+    data = MAGIC + bytes(msgpack.packb(header, use_bin_type=True)) + b"".join(records)
     return data + b"".join(note_record(note) for note in notes)
+
+
+def log_of(events: list[Event], role: Role) -> bytes:
+    """The log a peer writes from its session's events, as the connection driver does:
+    a frame record for each frame, an evidence record for each piece of evidence, and a
+    note (for people only) for a lost connection and for an error that stopped the game."""
+    records = []
+    for event in events:
+        match event:
+            case FrameAdded(frame=frame):
+                records.append(frame_record(frame))
+            case Evidence(frame=frame, code=code, at=at):
+                records.append(evidence_record(frame, code, at))
+            case ConnectionLost(code=code, detail=detail, data=data):
+                note = Note(f"connection lost: {code.value}: {detail}", START, data)
+                records.append(note_record(note))
+            case Failed(by_peer=by_peer, detail=detail):
+                who = "the peer stopped the game" if by_peer else "stopped the game"
+                records.append(note_record(Note(f"{who}: {event.code_text}: {detail}", START)))
+            case _:
+                pass
+    return log_records(role, records)
 
 
 def resign_after(volleys: int) -> Callable[[Game], bool]:
@@ -194,6 +300,15 @@ class NeverReveals(Behaviour):
         return None if isinstance(message, Reveal) else message
 
 
+class StopsAtTheCoin(Behaviour):
+    """Sees the other side's coin, and stops the game instead of opening its own."""
+
+    def say(self, session: Session, message: Message) -> Message | None:
+        if isinstance(message, Coin) and session.transcript.sides[session.peer].coin:
+            return Error(Code.CLOSED.value, "not playing on: I have seen your coin")
+        return message
+
+
 def touching_fleet(rules: Ruleset, rng: random.Random) -> Fleet:
     """A fleet legal but for one pair of ships touching at a corner."""
     fleet = random_fleet(rules, rng)
@@ -206,11 +321,19 @@ def touching_fleet(rules: Ruleset, rng: random.Random) -> Fleet:
     raise UsageError("no touching placement found")
 
 
-def forged(key: Ed25519PrivateKey, sender: Role, after: list[Frame], message: Shot) -> Frame:
-    """A frame correctly chained after ``after`` and signed, for tampered logs."""
+def forged(
+    key: Ed25519PrivateKey, sender: Role, after: list[Frame], message: Message, at: int = 0
+) -> Frame:
+    """A frame correctly chained after ``after`` and signed, for tampered logs and for
+    peers that send what no statki session would; dated 1 ms after the last one unless
+    ``at`` says otherwise."""
     last = after[-1]
-    header = Header(sender, len(after), last.digest, last.header.game, last.header.at + 1)
+    header = Header(sender, len(after), last.digest, last.header.game, at or last.header.at + 1)
     return sign(key, header, message)
+
+
+def envelope_of(frame: Frame) -> Envelope:
+    return read_envelope([frame.body, frame.signature])
 
 
 # ---------------------------------------------------------------- scenarios
@@ -427,18 +550,257 @@ def scenarios() -> Iterator[Scenario]:
     assert mover is not None
     defender = game.session(mover.role.other)
     bad = forged(test_key(mover.role), mover.role, game.frames(), Shot((1, 2)))
-    raw = bad.encode()
     game.now += 1
-    defender.receive_data(raw, game.now)
-    game.pump()
-    note = Note("rejected a frame: bad-shot", game.now, raw)
+    game.act(defender.role, defender.receive_data(bad.encode(), game.now))
     yield Scenario(
         "aborted",
-        f"The {mover.role} fires two shots where one is due; the {defender.role} rejects the "
-        "frame (kept as a note record, unsigned evidence) and stops the game with a signed "
-        "error message.",
-        log_file(game.frames(defender.role), defender.role, (note,)),
+        f"The {mover.role} fires two shots where one is due; the {defender.role} keeps the "
+        "signed frame as evidence and answers it with an error at its place: the "
+        f"{mover.role} forfeits.",
+        game.log(defender.role),
         game.frames(defender.role),
+    )
+
+    yield from version_2_scenarios()
+
+
+def version_2_scenarios() -> Iterator[Scenario]:
+    """The sample logs of SPEC.md section 18, item 36, that two sessions can produce."""
+    classic = PRESETS["classic"]
+
+    game = Game(classic, 31)
+    game.open()
+    game.play(until=resign_after(6))
+    mover = game.mover()
+    assert mover is not None
+    game.act(mover.role, mover.abort(Code.CLOSED, "the player quit", game.now))
+    game.pump()
+    other = mover.role.other
+    yield Scenario(
+        "forfeit-by-error",
+        f"The {mover.role}, to shoot, stops the game with an error (closed) instead: it "
+        f"forfeits, and the {other} wins.  The {other}'s log.",
+        game.log(other),
+        game.frames(other),
+    )
+
+    game = Game(classic, 32)
+    game.open()
+    game.play(until=resign_after(6))
+    mover = game.mover()
+    assert mover is not None
+    defender = game.session(mover.role.other)
+    sent = game.frames(mover.role)
+    bad = forged(test_key(mover.role), mover.role, sent, Shot((1, 2)), at=game.now)
+    game.now += 1
+    game.act(defender.role, defender.receive_data(bad.encode(), game.now))
+    [answer] = [envelope_of(f) for f in defender.transcript.frames[-1:]]
+    # The sender's log, as a peer that signed and sent that frame writes it: the frame
+    # is its own last one, and the error that answers it crossed it (evidence).
+    sender_log = log_records(
+        mover.role,
+        [frame_record(f) for f in sent]
+        + [frame_record(bad), evidence_record(answer, Code.BAD_CHAIN, game.now + 1)],
+    )
+    for role, log, frames in (
+        (defender.role, game.log(defender.role), game.frames(defender.role)),
+        (mover.role, sender_log, [*sent, bad]),
+    ):
+        yield Scenario(
+            f"forfeit-by-bad-frame-{role}",
+            f"The {mover.role} signs a shot of two squares where one is due: the "
+            f"{defender.role} keeps it as evidence and answers it with an error, and the "
+            f"{mover.role} forfeits.  The {role}'s log"
+            + (
+                " (the refused frame is its own last frame; the error is evidence)."
+                if role is mover.role
+                else " (the refused frame is an evidence record before its error)."
+            ),
+            log,
+            frames,
+        )
+
+    game = Game(classic, 33, guest=StopsAtTheCoin())
+    game.open()
+    yield Scenario(
+        "coin-phase-stop",
+        "The guest sees the host's coin, works out the toss, and stops the game with an "
+        "error instead of opening its own coin: stopping loses the game, not only the toss. "
+        "The host's log.",
+        game.log(Role.HOST),
+        game.frames(Role.HOST),
+    )
+
+    game = Game(classic, 34)
+    game.open()
+    game.play(until=resign_after(4))
+    mover = game.mover()
+    assert mover is not None
+    waiting = game.session(mover.role.other)
+    own = waiting.transcript.last_at(waiting.role)
+    assert own is not None
+    early = forged(
+        test_key(waiting.role),
+        waiting.role,
+        game.frames(waiting.role),
+        TimeClaim(waiting.transcript.limits.move_ms),
+        at=own + 1,
+    )
+    game.now += 1
+    game.act(mover.role, mover.receive_data(early.encode(), game.now))
+    game.pump()
+    yield Scenario(
+        "early-claim",
+        f"The {waiting.role} claims the game on time 1 ms after its own answer, saying it "
+        f"waited the whole limit: its own timestamps contradict the claim, which joins the "
+        f"{mover.role}'s transcript as an early-claim finding against the {waiting.role}. "
+        f"The {mover.role}'s log.",
+        game.log(mover.role),
+        game.frames(mover.role),
+    )
+
+    base = Game(classic, 35)
+    base.open()
+    base.play(until=resign_after(8))
+    mover = base.mover()
+    assert mover is not None
+    forger = mover.role.other
+    honest = base.frames(forger)
+    claim = forged(test_key(forger), forger, honest, TimeClaim(1))
+    yield Scenario(
+        "forged-claim",
+        f"An honest log cut where the {mover.role} must shoot, with the {forger}'s own "
+        "signed claim appended, saying it waited 1 ms and dated 1 ms after the last message: "
+        f"the log itself shows the claim early (a finding against the {forger}).",
+        log_file([*honest, claim], forger),
+        [*honest, claim],
+    )
+
+    game = Game(classic, 36)
+    game.open()
+    game.play(until=resign_after(5))
+    mover = game.mover()
+    assert mover is not None
+    claimant = game.session(mover.role.other)
+    t = claimant.transcript
+    own = t.last_at(claimant.role)
+    assert own is not None
+    careful = forged(
+        test_key(claimant.role),
+        claimant.role,
+        game.frames(claimant.role),
+        TimeClaim(t.limits.move_ms),
+        at=own + t.limits.move_ms,
+    )
+    claimant_log = log_file([*game.frames(claimant.role), careful], claimant.role)
+    game.now += 1_000
+    game.act(mover.role, mover.receive_data(careful.encode(), game.now))
+    game.finish_alone()
+    for role, log, frames in (
+        (claimant.role, claimant_log, [*game.frames(claimant.role), careful]),
+        (mover.role, game.log(mover.role), game.frames(mover.role)),
+    ):
+        yield Scenario(
+            f"early-by-the-clock-{role}",
+            f"The {claimant.role} claims the game a second into the {mover.role}'s turn, "
+            "with timestamps of its own that agree with the claim (its clock ran a minute "
+            f"ahead).  Only the {mover.role}'s clock shows the claim early: it keeps the claim "
+            "as evidence, answers nothing, finishes the game alone and claims in its turn.  "
+            f"The {role}'s log; the two make a dispute.",
+            log,
+            frames,
+        )
+
+    game = Game(classic, 37)
+    game.open()
+    game.play(until=resign_after(6))
+    mover = game.mover()
+    assert mover is not None
+    game.act(mover.role, mover.shoot((game.rules.size**2 - 1,), game.now))
+    game.link.cut()
+    game.finish_alone()
+    for role in Role:
+        yield Scenario(
+            f"lost-connection-{role}",
+            f"The connection drops while the {mover.role}'s shot is on its way.  Each side "
+            "finishes the game alone: the side that never got the shot waits out the "
+            f"{mover.role}'s limit and claims; the {mover.role}, kept waiting for the answer, "
+            f"claims too.  The {role}'s log; the two make a dispute.",
+            game.log(role),
+            game.frames(role),
+        )
+
+    game = Game(classic, 38)
+    game.open()
+    game.play(until=resign_after(6))
+    mover = game.mover()
+    assert mover is not None
+    claimant = game.session(mover.role.other)
+    due = claimant.deadline()
+    assert due is not None
+    game.now = due
+    game.act(claimant.role, claimant.check_time(due))
+    game.act(mover.role, mover.shoot((0,), due))
+    game.pump()
+    game.finish_alone()
+    for role in Role:
+        yield Scenario(
+            f"crossed-claim-{role}",
+            f"The {claimant.role} claims the game on time just as the {mover.role} shoots: "
+            "the two frames cross.  The claim ends the game for the "
+            f"{claimant.role}; the {mover.role} keeps the claim as evidence (it crossed its "
+            "shot), finishes alone and claims in its turn.  The "
+            f"{role}'s log; the two make a dispute.",
+            game.log(role),
+            game.frames(role),
+        )
+
+    stranger = public_key_bytes(test_key(Role.GUEST))  # any key but the host's
+    game = Game(classic, 39, host_key=stranger)
+    game.act(Role.HOST, game.host.start(game.now))
+    game.pump()
+    yield Scenario(
+        "refused-host-key",
+        "The guest's invite names another key than the host's hello carries: the guest "
+        "says nothing, keeps nothing of that hello, and closes; no game, nobody to blame. "
+        "The guest's log.",
+        game.log(Role.GUEST),
+    )
+
+    game = Game(classic, 40)
+    hello = Hello(
+        PROTOCOL_VERSION,
+        SOFTWARE,
+        public_key_bytes(test_key(Role.HOST)),
+        "Ala",
+        bytes(32),
+        rules={"size": 1, "fleet": [1]},
+        limits=Limits(move_ms=1_000, reveal_ms=1_000).to_map(),
+        first=Role.HOST,
+    )
+    weapon = sign(test_key(Role.HOST), Header(Role.HOST, 0, GENESIS, b"", START), hello)
+    game.act(Role.GUEST, game.guest.receive_data(weapon.encode(), game.now))
+    yield Scenario(
+        "hello-out-of-bounds",
+        "The host proposes a 1 x 1 board with one ship, the first shot its own, and 1 s to "
+        "move: out of bounds.  The guest keeps the hello as evidence and answers it with "
+        "bad-field as message 0: no game, with the host named.  The guest's log.",
+        game.log(Role.GUEST),
+        game.frames(Role.GUEST),
+    )
+
+    custom = Ruleset(
+        size=8, fleet=(4, 3, 2, 2, 1), touching=Touching.CORNERS, turns=Turns.ALTERNATE
+    )
+    game = Game(custom, 41)
+    game.open()
+    game.play()
+    yield Scenario(
+        "custom-rules",
+        "An honest game under rules that are no preset: 8 x 8, ships 4, 3, 2, 2, 1, touching "
+        "at corners, alternate turns.",
+        game.log(Role.HOST),
+        game.frames(),
     )
 
 
@@ -449,17 +811,25 @@ def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     index = []
     for scenario in all_scenarios:
-        judgement = judge_log(scenario.log)
-        files[f"logs/{scenario.name}.statki"] = scenario.log
+        log = f"{scenario.name}.statki"
+        judgement = judge_log(scenario.log, log)
+        files[f"logs/{log}"] = scenario.log
         files[f"logs/{scenario.name}.json"] = dump(
             {
-                "log": f"{scenario.name}.statki",
+                "log": log,
                 "description": scenario.description,
                 "sha256": hashlib.sha256(scenario.log).hexdigest(),
                 "expected": judgement.to_json(),
             }
         )
-        first = judgement.violations[0].kind if judgement.violations else None
-        index.append({"name": scenario.name, "status": judgement.status, "first": first})
+        first = judgement.violations[0].kind.value if judgement.violations else None
+        index.append(
+            {
+                "name": scenario.name,
+                "standing": judgement.standing.value,
+                "end": judgement.end.value if judgement.end else None,
+                "first": first,
+            }
+        )
     files["logs/index.json"] = dump(index)
     return files

@@ -1,4 +1,8 @@
-"""``statki verify`` and ``statki id`` on real files: what they print and return, in-process."""
+"""``statki verify`` and ``statki id`` on real files: what they print and return.
+
+``verify`` runs in this process (the ``cli`` fixture) where what it prints is
+the point, and as a real process where its exit status is.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,18 @@ import os
 import stat
 from pathlib import Path
 
-import msgpack
-from conftest import Cli
+from conftest import Cli, Run
+from gamelogs import claim, log_file_of, played, signed
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.logformat import MAGIC, frame_record, header_record
+from statki_net.protocol.wire import Role, Shot
 
 
-def honest_log(seed: int, preset: str = "classic") -> bytes:
+def honest_log(seed: int, preset: str = "classic", role: Role = Role.HOST) -> bytes:
     pair = make_pair(PRESETS[preset], seed=seed)
     play(pair, seed=seed + 1, resign_at=5)
-    return log_bytes(pair.host)
+    return log_bytes(pair.session(role), role=role.value)
 
 
 def cheating_log() -> bytes:
@@ -28,21 +32,37 @@ def cheating_log() -> bytes:
 
 
 def unfinished_log() -> bytes:
-    """The log a host writes when the guest vanishes during the battle."""
-    pair = make_pair(PRESETS["classic"], seed=61)
-    play(pair, seed=62)
-    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
-    return head + b"".join(frame_record(f) for f in pair.host.transcript.frames[:25])
+    """The log of a host that stopped writing mid-battle (its program was killed)."""
+    game = played(seed=61)
+    return log_file_of(game.frames[:25])
 
 
-def test_a_valid_log_exits_0_with_one_line(cli: Cli, tmp_path: Path) -> None:
+def lost_connection_logs(seed: int) -> tuple[bytes, bytes]:
+    """Each side's log of a game whose connection dropped as the guest was to shoot."""
+    game = played(seed=seed)
+    cut = game.shooting(Role.GUEST)
+    prefix = game.frames[:cut]
+    shot = signed(game, prefix, Role.GUEST, Shot((0,)))
+    host = [*prefix, claim(game, prefix, Role.HOST)]
+    guest = [*prefix, shot, claim(game, [*prefix, shot], Role.GUEST)]
+    return log_file_of(host), log_file_of(guest, Role.GUEST)
+
+
+def test_a_valid_game_prints_its_logs_result_and_standing_and_exits_0(
+    cli: Cli, tmp_path: Path
+) -> None:
     log = tmp_path / "game.statki"
     log.write_bytes(honest_log(51))
     done = cli("verify", str(log))
     assert done.returncode == 0, done.stderr
-    [line] = done.stdout.splitlines()
-    assert line.startswith(f"{log}: valid: ")
-    assert "resigned" in line and "classic" in line
+    title, logs, result, shots, standing = done.stdout.splitlines()
+    assert title.startswith("game ") and title.endswith(": Ala (host) v Olek (guest)")
+    assert ", classic: " in title
+    assert logs.startswith(f"  logs: {log} (host, ") and logs.endswith(" messages)")
+    assert result.startswith("  result: ") and "resigned" in result
+    assert shots.startswith("  shots: host ")
+    assert standing == "  standing: valid"
+    assert done.stderr == ""
 
 
 def test_a_cheating_log_exits_1_naming_player_move_and_square(cli: Cli, tmp_path: Path) -> None:
@@ -50,10 +70,12 @@ def test_a_cheating_log_exits_1_naming_player_move_and_square(cli: Cli, tmp_path
     log.write_bytes(cheating_log())
     done = cli("verify", str(log))
     assert done.returncode == 1
-    headline, *details = done.stdout.splitlines()
-    assert headline.startswith(f"{log}: INVALID false-answer (Olek (guest), move ")
-    assert details and details[0].startswith("    false-answer (Olek (guest), move ")
-    assert "answered water, the commitment holds a ship" in details[0]
+    lines = done.stdout.splitlines()
+    assert "  result: Ala (host) won: Olek (guest) cheated: " in "\n".join(lines)
+    assert "  standing: invalid (cheating)" in lines
+    [detail] = [line for line in lines if line.startswith("  false-answer")]
+    assert detail.startswith("  false-answer (Olek (guest), move ")
+    assert "answered water, the commitment holds a ship" in detail
 
 
 def test_a_truncated_log_exits_1_as_damaged(cli: Cli, tmp_path: Path) -> None:
@@ -62,19 +84,78 @@ def test_a_truncated_log_exits_1_as_damaged(cli: Cli, tmp_path: Path) -> None:
     log.write_bytes(whole[: len(whole) - 37])
     done = cli("verify", str(log))
     assert done.returncode == 1
-    assert "INVALID damaged: the log is cut off after" in done.stdout
+    assert "  standing: invalid (damage)" in done.stdout.splitlines()
+    assert "  damaged: the log is cut off after" in done.stdout
 
 
-def test_an_unfinished_game_says_who_stopped_answering(cli: Cli, tmp_path: Path) -> None:
+def test_an_unfinished_game_exits_1_and_blames_nobody(cli: Cli, tmp_path: Path) -> None:
     log = tmp_path / "left.statki"
     log.write_bytes(unfinished_log())
     done = cli("verify", str(log), "--json")
     assert done.returncode == 1
-    [verdict] = json.loads(done.stdout)
-    assert verdict["path"] == str(log) and verdict["status"] == "invalid"
-    [violation] = verdict["violations"]
-    assert violation["kind"] == "unfinished"
-    assert f"{violation['culprit']} never sent the next message" in violation["detail"]
+    [report] = json.loads(done.stdout)
+    assert report["standing"] == "unfinished" and report["violations"] == []
+    assert report["result"]["end"] is None and report["result"]["culprits"] == []
+    assert [log_used["name"] for log_used in report["logs"]] == [str(log)]
+
+
+def test_a_win_on_time_is_a_valid_result(cli: Cli, tmp_path: Path) -> None:
+    host, _ = lost_connection_logs(62)
+    log = tmp_path / "host.statki"
+    log.write_bytes(host)
+    done = cli("verify", str(log))
+    assert done.returncode == 0, done.stdout
+    assert "  result: Ala (host) won on time: Olek (guest) was silent past the limit " in (
+        done.stdout
+    )
+    assert "uncorroborated" in done.stdout and "  standing: valid" in done.stdout
+    [report] = json.loads(cli("verify", "--json", str(log)).stdout)
+    assert report["result"] == {
+        "end": "time",
+        "winner": "host",
+        "culprits": ["guest"],
+        "uncorroborated": True,
+        "reason": report["result"]["reason"],
+    }
+
+
+def test_both_sides_of_a_lost_connection_are_one_disputed_game(cli: Cli, tmp_path: Path) -> None:
+    host, guest = lost_connection_logs(63)
+    (tmp_path / "host.statki").write_bytes(host)
+    (tmp_path / "guest.statki").write_bytes(guest)
+    paths = [str(tmp_path / "host.statki"), str(tmp_path / "guest.statki")]
+    done = cli("verify", *paths)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[1] == f"  logs: {paths[0]} (host, {host.count(b'body')} messages), " + (
+        f"{paths[1]} (guest, {guest.count(b'body')} messages)"
+    )
+    assert lines[2].startswith("  result: disputed, nobody won: the logs fork at message ")
+    assert "  standing: disputed" in lines
+    fork = [line for line in lines if line.startswith("    ")]
+    assert fork[0].startswith(f"    host timeout (in {paths[0]}; ") and fork[0].endswith(
+        "time, Ala (host) wins"
+    )
+    assert fork[1].startswith(f"    guest shot (in {paths[1]}; ")
+    assert lines[-1] == "1 game(s) from 2 log(s): 0 valid, 1 disputed"
+    [report] = json.loads(cli("verify", "--json", *paths).stdout)
+    assert report["standing"] == "disputed" and report["result"]["winner"] is None
+    assert [b["logs"] for b in report["fork"]["branches"]] == [[0], [1]]
+
+
+def test_copies_of_a_log_count_as_one_game(cli: Cli, tmp_path: Path) -> None:
+    data = honest_log(64)
+    for name in ("a.statki", "b.statki"):
+        (tmp_path / name).write_bytes(data)
+    done = cli("verify", "--json", str(tmp_path / "a.statki"), str(tmp_path / "b.statki"))
+    assert done.returncode == 0
+    [report] = json.loads(done.stdout)
+    assert [log["name"] for log in report["logs"]] == [
+        str(tmp_path / "a.statki"),
+        str(tmp_path / "b.statki"),
+    ]
+    again = cli("verify", str(tmp_path / "a.statki"), str(tmp_path / "a.statki"))
+    assert again.stdout.splitlines()[-1] == "1 game(s) from 1 log(s): 1 valid"
 
 
 def test_a_missing_file_and_a_non_log_exit_2(cli: Cli, tmp_path: Path) -> None:
@@ -85,7 +166,7 @@ def test_a_missing_file_and_a_non_log_exit_2(cli: Cli, tmp_path: Path) -> None:
     missing = cli("verify", str(good), str(tmp_path / "nowhere.statki"))
     assert missing.returncode == 2
     assert f"statki: {tmp_path / 'nowhere.statki'}: no such file" in missing.stderr
-    assert missing.stdout.startswith(f"{good}: valid")
+    assert "  standing: valid" in missing.stdout
     foreign = cli("verify", str(text))
     assert foreign.returncode == 2
     assert (
@@ -94,10 +175,11 @@ def test_a_missing_file_and_a_non_log_exit_2(cli: Cli, tmp_path: Path) -> None:
     assert "Traceback" not in missing.stderr + foreign.stderr
 
 
-def test_a_directory_of_mixed_files(cli: Cli, tmp_path: Path) -> None:
+def test_a_directory_is_judged_game_by_game(cli: Cli, tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     (logs / "round2").mkdir(parents=True)
     (logs / "a.statki").write_bytes(honest_log(54))
+    (logs / "round2" / "a-guest.log").write_bytes(honest_log(54, role=Role.GUEST))
     (logs / "round2" / "b.log").write_bytes(honest_log(55, "salvo"))
     (logs / "round2" / "c").write_bytes(cheating_log())
     (logs / "readme.txt").write_text("the tournament's logs\n")
@@ -106,12 +188,18 @@ def test_a_directory_of_mixed_files(cli: Cli, tmp_path: Path) -> None:
     done = cli("verify", str(logs))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == f"3 log(s) checked under {logs}: 2 valid, 1 invalid"
-    assert sum(": valid: " in line for line in lines) == 2
-    assert any(line.startswith(f"{logs / 'round2' / 'c'}: INVALID") for line in lines)
+    assert lines[-1] == f"3 game(s) from 4 log(s) under {logs}: 2 valid, 1 invalid"
+    assert lines.count("  standing: valid") == 2
+    together = f"  logs: {logs / 'a.statki'} (host, "
+    assert any(line.startswith(together) and "a-guest.log (guest, " in line for line in lines)
     assert done.stderr == ""
     as_json = json.loads(cli("verify", "--json", str(logs)).stdout)
-    assert sorted(Path(v["path"]).name for v in as_json) == ["a.statki", "b.log", "c"]
+    assert sorted(Path(log["name"]).name for game in as_json for log in game["logs"]) == [
+        "a-guest.log",
+        "a.statki",
+        "b.log",
+        "c",
+    ]
 
 
 def test_a_directory_of_valid_logs_exits_0_and_an_empty_one_2(cli: Cli, tmp_path: Path) -> None:
@@ -126,6 +214,26 @@ def test_a_directory_of_valid_logs_exits_0_and_an_empty_one_2(cli: Cli, tmp_path
     done = cli("verify", str(nothing))
     assert done.returncode == 2
     assert f"no statki logs under {nothing}" in done.stderr
+
+
+def test_verify_as_a_process_exits_by_the_worst_game(statki: Run, tmp_path: Path) -> None:
+    """The exit status a script sees: 0 all valid, 1 something to look at, 2 unreadable."""
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    good.mkdir()
+    bad.mkdir()
+    for seed in (58, 59, 60):
+        (good / f"{seed}.statki").write_bytes(honest_log(seed))
+    host, guest = lost_connection_logs(65)
+    (bad / "host.statki").write_bytes(host)
+    (bad / "guest.statki").write_bytes(guest)
+    fine = statki("verify", str(good))
+    assert (fine.returncode, fine.stderr) == (0, "")
+    assert fine.stdout.splitlines()[-1] == f"3 game(s) from 3 log(s) under {good}: 3 valid"
+    disputed = statki("verify", "--jobs", "2", str(good), str(bad))
+    assert disputed.returncode == 1
+    assert disputed.stdout.splitlines()[-1].endswith(": 3 valid, 1 disputed")
+    unreadable = statki("verify", str(good), str(tmp_path / "nowhere"))
+    assert unreadable.returncode == 2
 
 
 def test_id_creates_the_key_once_readable_only_by_its_owner(cli: Cli, tmp_path: Path) -> None:

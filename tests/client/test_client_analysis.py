@@ -151,7 +151,17 @@ def test_without_the_reveal_only_the_shots_are_analysed_and_the_screen_says_why(
     model, _ = small_game(tmp_path)
     model.ready()
     play_out(model, shots=3)
-    model.handle(model.session.connection_lost(9_999_999))
+    session = model.session
+    model.handle(session.connection_lost(9_999_999))
+    # Protocol v2: the game goes on alone, and ends when the opponent's time runs out.
+    if model.my_turn:
+        view = session.view
+        assert view is not None
+        unshot = next(s for s in range(36) if not view.shot >> s & 1)
+        model.handle(session.shoot((unshot,), 10_000_000))
+    due = session.deadline()
+    assert due is not None
+    model.handle(session.check_time(due))
     assert model.stage is Stage.OVER and model.end_screen is not None
     assert model.end_screen.their_fleet is None
     model.analyse()

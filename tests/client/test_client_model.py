@@ -266,23 +266,41 @@ def test_cheating_is_found_and_shown(tmp_path: Path) -> None:
     play_out(model)
     end = model.end_screen
     assert end is not None
-    assert end.ending.end is End.CHEATED and end.ending.culprit is model.session.peer
+    assert end.ending.end is End.CHEATED and end.ending.culprits == {model.session.peer}
     assert end.result is Result.WON
     assert end.verdict == "You won: the opponent cheated"
     assert end.findings and "computer (random)" in end.findings[0]
     assert history.games()[0].end_reason == "cheated"
 
 
-def test_a_lost_connection_is_told_plainly(tmp_path: Path) -> None:
+def test_a_lost_connection_is_told_plainly_and_the_game_goes_on(tmp_path: Path) -> None:
     model, _ = game(tmp_path)
     model.ready()
     model.handle(model.session.connection_lost(9_999_999))
     assert "Connection lost" in model.notice and model.trouble
-    assert model.stage is Stage.OVER
+    assert model.stage is Stage.BATTLE, "a lost connection does not end the game (protocol v2)"
+    finish_alone(model)
+    assert stage_now(model) is Stage.OVER
     end = model.end_screen
-    assert end is not None and "unfinished" in end.verdict
-    assert end.ending.end is End.CLOSED and end.result is Result.NONE
-    assert end.why_unfinished == end.ending.reason and "Connection lost" in end.why_unfinished
+    assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
+    assert end.ending.end is End.TIME and end.result is Result.WON
+
+
+def finish_alone(model: Model) -> None:
+    """After a lost connection: fire if it is the player's turn, then let the opponent's time
+    run out (as the timer of a real connection would)."""
+    session = model.session
+    if model.my_turn:
+        model.handle(session.shoot((next(iter(_unshot(session))),), 10_000_000))
+    due = session.deadline()
+    assert due is not None
+    model.handle(session.check_time(due))
+
+
+def _unshot(session: Session) -> list[int]:
+    view = session.view
+    assert view is not None
+    return [s for s in range(100) if not view.shot >> s & 1]
 
 
 def test_hints_shade_squares_where_no_ship_left_fits(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from statki_net.game.rules import (
     Ruleset,
     Touching,
     Turns,
+    combination_name,
     describe,
     preset_name,
     ruleset_named,
@@ -46,6 +47,27 @@ def test_presets_combine() -> None:
     assert rules.name_sunk
     assert ruleset_named("corners+alternate").touching is Touching.CORNERS
     assert ruleset_named("corners+alternate").turns is Turns.ALTERNATE
+
+
+def test_later_presets_win_as_spec_md_says() -> None:
+    """SPEC.md section 7, "Combining presets", and its three examples."""
+    assert ruleset_named("salvo+five-ships") == PRESETS["five-ships"]
+    kept = ruleset_named("salvo-count+five-ships")
+    assert kept.report is Report.COUNT and kept.turns is Turns.ALTERNATE
+    assert kept.fleet == PRESETS["five-ships"].fleet
+
+
+def test_every_combination_of_presets_has_a_name_and_custom_rules_have_none() -> None:
+    names = list(PRESETS)
+    for first in names:
+        for second in names:
+            rules = ruleset_named(f"{first}+{second}")
+            name = combination_name(rules)
+            assert name is not None and ruleset_named(name) == rules
+            assert len(name.split("+")) <= 2
+    assert combination_name(PRESETS["corners"]) == "corners"
+    assert combination_name(ruleset_named("five-ships+salvo")) == "five-ships+salvo"
+    assert combination_name(Ruleset(size=8, fleet=(3, 2, 2, 1))) is None
 
 
 def test_unknown_preset_lists_the_known() -> None:
@@ -130,3 +152,35 @@ def test_rules_that_are_no_preset_are_named_custom_and_counted_on_their_board() 
     assert words.board == "8x8, fleet 3,2,2,1"
     assert describe(ruleset_named("five-ships+salvo")).name == "custom rules"
     assert describe(PRESETS["corners"]).name == "corners"
+
+
+def test_every_combination_of_presets_is_named_and_nothing_else() -> None:
+    """A ruleset is a combination when some ``A+B+...`` makes it; its name makes it again."""
+    from statki_net.game.rules import combination_name
+
+    for spec in ["classic", "five-ships+salvo", "salvo-count+five-ships", "corners+alternate"]:
+        name = combination_name(ruleset_named(spec))
+        assert name is not None and ruleset_named(name) == ruleset_named(spec)
+    assert combination_name(ruleset_named("salvo+five-ships")) == "five-ships"
+    assert combination_name(ruleset_named("classic+corners")) == "corners"
+    assert combination_name(Ruleset(size=8, fleet=(3, 2, 2))) is None
+    # No preset puts the five-ship fleet back to "no touching": custom.
+    assert combination_name(PRESETS["five-ships"].with_options(touching=Touching.NONE)) is None
+
+
+def test_custom_rules_are_shown_by_how_they_depart_from_the_nearest_preset() -> None:
+    from statki_net.game.rules import match_presets
+
+    assert match_presets(ruleset_named("five-ships+salvo")).departures == ()
+    assert not match_presets(PRESETS["salvo"]).custom
+    match = match_presets(Ruleset(size=8, fleet=(3, 2, 2)))
+    assert match.custom and match.nearest == "classic"
+    assert [d.option for d in match.departures] == ["board", "fleet"]
+    assert match.differences() == (
+        "board: 8x8 (classic: 10x10)",
+        "fleet: 3,2,2 (classic: 4,3,3,2,2,2,1,1,1,1)",
+    )
+    near_salvo = PRESETS["salvo"].with_options(touching=Touching.ANY)
+    assert match_presets(near_salvo).words() == (
+        "custom rules, unlike salvo: touching: ships may touch (salvo: no touching)"
+    )

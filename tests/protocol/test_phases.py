@@ -70,17 +70,22 @@ def test_each_phase_has_the_speaker_and_moves_spec_md_gives_it() -> None:
         assert {kind.TYPE: after for kind, after in rule.moves.items()} == said, name
 
 
+CLAIMED_ENDS = {"no-game": Claim.VOIDS_THE_GAME, "time": Claim.WINS_THE_GAME}
+
+
 def test_each_time_claim_does_what_spec_md_says() -> None:
     rows = spec_rows("| phase when claimed |")
-    claimed: dict[Phase, Phase] = {}
+    claimed: dict[Phase, Claim] = {}
     for row in rows:
+        ends = ticked(row[1])
+        does = CLAIMED_ENDS[ends[0]] if ends else Claim.CHANGES_NOTHING
+        assert ends or row[1].startswith("unchanged"), row
         for name in ticked(row[0]):
-            claimed[Phase(name)] = Phase(ticked(row[1])[0])
+            claimed[Phase(name)] = does
     for phase, rule in PHASES.items():
-        if phase in claimed:
-            assert rule.claim is not None and rule.claim.leads_to is claimed[phase], phase
-        else:
-            assert rule.claim is None, phase
+        assert rule.claim is claimed.get(phase), phase
+        # Every claim ends the game (SPEC.md section 8, "Time claims").
+        assert rule.claim is None or rule.claim.leads_to is Phase.DONE, phase
     assert set(COIN_PHASES) == {Phase.HOST_COIN, Phase.GUEST_COIN}
     assert set(HELLO_PHASES) == {Phase.HOST_HELLO, Phase.GUEST_HELLO}
     assert all(PHASES[phase].claim is None for phase in HELLO_PHASES)
@@ -92,7 +97,6 @@ def test_the_table_holds_together() -> None:
         assert rule.own_word is None or rule.own_word in rule.moves, phase
         assert set(rule.moves) <= set(get_args(Message)), phase
         assert may_resign(phase) == (phase in BATTLE_PHASES) == (Resign in rule.moves)
-        assert (rule.claim is Claim.WINS_THE_TOSS) == (phase in COIN_PHASES)
     # Every phase is reached from the first, by a move, a claim or a last answer.
     reached, frontier = {Phase.HOST_HELLO}, [Phase.HOST_HELLO]
     while frontier:

@@ -24,7 +24,7 @@ from statki_net.protocol.commitment import Opening, ships_digest
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import Phase, may_say
-from statki_net.protocol.session import GameStarted, Session
+from statki_net.protocol.session import ConnectionLost, Evidence, Failed, GameStarted, Session
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
@@ -55,8 +55,10 @@ def keys(pair: BackToBack) -> dict[Role, object]:
     return {Role.HOST: pair.host.key, Role.GUEST: pair.guest.key}
 
 
-def resign_frame(t: Transcript, sender: Role, message: Message, pair: BackToBack) -> Frame:
-    header = Header(sender, len(t.frames), t.last_digest, t.game, 0)
+def resign_frame(
+    t: Transcript, sender: Role, message: Message, pair: BackToBack, at: int = 0
+) -> Frame:
+    header = Header(sender, len(t.frames), t.last_digest, t.game, at)
     return sign(keys(pair)[sender], header, message)  # type: ignore[arg-type]
 
 
@@ -118,10 +120,14 @@ def test_time_claim_only_by_the_side_kept_waiting() -> None:
         t.add(frame)
     speaker = t.speaker()
     assert speaker is not None
+    limit = t.limits.move_ms
     with pytest.raises(ProtocolError, match="only the side kept waiting"):
-        t.add(resign_frame(t, speaker, TimeClaim(5), pair))
-    t.add(resign_frame(t, speaker.other, TimeClaim(5), pair))
-    assert t.end is End.TIMEOUT and t.winner is speaker.other and t.complete
+        t.add(resign_frame(t, speaker, TimeClaim(limit), pair, at=10**13))
+    last = t.last_at(speaker.other)
+    assert last is not None
+    t.add(resign_frame(t, speaker.other, TimeClaim(limit), pair, at=last + limit))
+    assert t.end is End.TIME and t.winner is speaker.other and t.complete
+    assert t.culprits == {speaker} and t.findings == []
 
 
 def test_error_ends_the_game_from_either_side() -> None:
@@ -130,7 +136,7 @@ def test_error_ends_the_game_from_either_side() -> None:
     for frame in pair.host.transcript.frames[:9]:
         t.add(frame)
     t.add(resign_frame(t, Role.GUEST, Error("bad-field", "nope"), pair))
-    assert t.complete and t.end is End.ERROR and t.error_from is Role.GUEST
+    assert t.complete and t.end is End.FORFEIT and t.error_from is Role.GUEST
 
 
 @settings(max_examples=300, deadline=None)
@@ -262,8 +268,8 @@ class SaysHitForSunk(Behaviour):
 
 def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> None:
     # With these seeds the host hits all 20 ship squares before its own fleet sinks.
-    pair = make_pair(PRESETS["alternate"], seed=34, guest=SaysHitForSunk())
-    play(pair, seed=35)
+    pair = make_pair(PRESETS["alternate"], seed=36, guest=SaysHitForSunk())
+    play(pair, seed=37)
     t = pair.host.transcript
     [lie] = t.findings
     assert lie.culprit is Role.GUEST and lie.kind == "false-answer"
@@ -331,33 +337,35 @@ def test_time_claim_from_session() -> None:
     assert due is not None
     assert waiting.check_time(due - 1) == []
     events = waiting.check_time(due)
-    assert waiting.closed and waiting.transcript.end is End.TIMEOUT
+    assert waiting.closed and waiting.transcript.end is End.TIME
     assert waiting.transcript.winner is waiting.role
     assert any(type(e).__name__ == "GameClosed" for e in events)
 
 
-def test_peer_signing_as_me_is_refused() -> None:
+def test_a_frame_in_my_own_name_is_nobodys_word() -> None:
     pair = make_pair(CLASSIC, seed=61)
     pair.host.start(pair.now)
     hello = pair.host.data_to_send()
     forged = make_pair(CLASSIC, seed=61).host  # same role, same key: a replay of my own hello
     events = forged.receive_data(hello, 5)
-    assert forged.closed and forged.failure is not None
-    assert forged.failure.code is Code.OUT_OF_TURN
-    assert any(type(e).__name__ == "Failed" for e in events)
+    assert forged.lost is not None and forged.lost.code is Code.OUT_OF_TURN
+    assert forged.data_to_send() == b"", "never answered"
+    assert not any(isinstance(e, Failed) for e in events)
+    assert forged.closed and forged.ending is not None and forged.ending.end is End.NO_GAME
 
 
-def test_bad_signature_is_answered_with_an_error() -> None:
+def test_a_bad_signature_is_never_answered() -> None:
     pair = make_pair(CLASSIC, seed=71)
     pair.host.start(pair.now)
     data = bytearray(pair.host.data_to_send())
     data[-1] ^= 1  # last byte of the signature
     events = pair.guest.receive_data(bytes(data), 10)
-    assert pair.guest.closed
-    assert pair.guest.failure is not None and pair.guest.failure.code is Code.BAD_SIGNATURE
-    error = msgpack.unpackb(pair.guest.data_to_send())
-    assert isinstance(error, list)
-    assert events
+    assert pair.guest.lost is not None and pair.guest.lost.code is Code.BAD_SIGNATURE
+    assert pair.guest.data_to_send() == b""
+    assert pair.guest.failure is None, "nothing was said, so nothing failed"
+    assert any(isinstance(e, ConnectionLost) for e in events)
+    ending = pair.guest.ending
+    assert ending is not None and ending.end is End.NO_GAME and ending.culprits == frozenset()
 
 
 def test_keys_differ() -> None:
@@ -398,7 +406,8 @@ def test_a_reveal_cutting_the_squares_differently_is_caught() -> None:
     assert "cut from the committed squares differently" in finding.detail
 
 
-def test_a_side_that_does_not_open_its_coin_loses_the_toss() -> None:
+def test_a_side_that_does_not_open_its_coin_loses_the_game() -> None:
+    """SPEC.md section 11: silence cannot veto the toss, and loses the game, not only the toss."""
     pair = make_pair(CLASSIC, seed=91)
     pair.host.start(pair.now)
     pair.pump()
@@ -418,13 +427,13 @@ def test_a_side_that_does_not_open_its_coin_loses_the_toss() -> None:
     due = pair.host.deadline()
     assert due is not None
     events = pair.host.check_time(due)
-    started = [e.first for e in events if isinstance(e, GameStarted)]
-    assert started == [Role.HOST]
-    assert pair.host.my_turn and not pair.host.closed
-    assert pair.host.transcript.end is None
+    assert not any(isinstance(e, GameStarted) for e in events)
+    assert pair.host.closed and pair.host.transcript.complete
+    ending = pair.host.transcript.ending
+    assert ending is not None and ending.end is End.TIME
+    assert ending.winner is Role.HOST and ending.culprits == {Role.GUEST}
     claim = pair.host.transcript.frames[-1].message
     assert isinstance(claim, TimeClaim)
-    assert pair.host.transcript.speaker() is Role.HOST
 
 
 def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
@@ -440,7 +449,7 @@ def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
     assert finding.culprit is Role.GUEST and "wrong shape" in finding.detail
 
 
-def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
+def test_an_error_that_crosses_my_shot_ends_the_game_with_its_sender_to_blame() -> None:
     pair = make_pair(CLASSIC, seed=95)
     pair.host.start(pair.now)
     pair.pump()
@@ -450,20 +459,20 @@ def test_an_error_answering_a_refused_frame_still_ends_the_game() -> None:
     pair.pump()
     shooter = pair.host if pair.host.my_turn else pair.guest
     other = pair.session(shooter.role.other)
-    # A frame the peer will refuse: a shot signed with a stranger's key.
-    t = shooter.transcript
-    forged = sign(
-        key_from(999), Header(shooter.role, len(t.frames), t.last_digest, t.game, 0), Shot((0,))
-    )
-    other.receive_data(forged.encode(), pair.now)
-    assert other.closed and other.failure is not None
-    assert other.failure.code is Code.BAD_SIGNATURE
-    # The shooter sent nothing, so the error cannot chain onto its transcript; it is honoured.
+    # The other side's player quits just as the shot is fired: the two frames cross.
     shooter.shoot((5,), pair.now)
-    events = shooter.receive_data(other.data_to_send(), pair.now)
-    assert shooter.closed
-    assert shooter.failure is not None and shooter.failure.code is Code.BAD_SIGNATURE
-    assert any(type(e).__name__ == "GameClosed" for e in events)
+    other.abort(Code.CLOSED, "the player quit", pair.now)
+    shooter_events = shooter.receive_data(other.data_to_send(), pair.now + 1)
+    assert other.receive_data(shooter.data_to_send(), pair.now + 1) == [], "the game is over"
+    assert shooter.closed and other.closed
+    [evidence] = [e for e in shooter_events if isinstance(e, Evidence)]
+    assert evidence.code is Code.BAD_CHAIN and isinstance(evidence.frame.open().message, Error)
+    assert shooter.failure is not None and shooter.failure.by_peer
+    for side in (shooter, other):
+        ending = side.ending
+        assert ending is not None and ending.end is End.FORFEIT
+        assert ending.winner is shooter.role and ending.culprits == {other.role}
+    assert isinstance(shooter.transcript.frames[-1].message, Shot), "my shot stays my last frame"
 
 
 def test_a_repeated_key_is_malformed() -> None:
@@ -494,7 +503,9 @@ def _to_battle(seed: int) -> BackToBack:
     return pair
 
 
-def test_a_premature_time_claim_is_refused() -> None:
+def test_a_claim_its_own_numbers_contradict_is_a_finding_against_the_claimant() -> None:
+    """SPEC.md section 12: a claim under the limit, or dated too soon after its sender's
+    own last message, joins the transcript as an early claim: the claimant loses."""
     pair = _to_battle(101)
     mover = pair.host if pair.host.my_turn else pair.guest
     waiting = pair.session(mover.role.other)
@@ -503,9 +514,11 @@ def test_a_premature_time_claim_is_refused() -> None:
         waiting.key, Header(waiting.role, len(t.frames), t.last_digest, t.game, 0), TimeClaim(1)
     )
     mover.receive_data(claim.encode(), pair.now + 1_000)  # one second into its turn
-    assert mover.closed and mover.transcript.end is End.ERROR, "refused with an error, not lost"
-    assert mover.transcript.winner is None
-    assert mover.failure is not None and "time claim before" in mover.failure.detail
+    ending = mover.transcript.ending
+    assert mover.closed and ending is not None and ending.end is End.CHEATED
+    assert ending.winner is mover.role and ending.culprits == {waiting.role}
+    [finding] = mover.transcript.findings
+    assert finding.kind == "early-claim" and finding.culprit is waiting.role
     honest = _to_battle(101)
     mover = honest.host if honest.host.my_turn else honest.guest
     waiting = honest.session(mover.role.other)
@@ -513,7 +526,8 @@ def test_a_premature_time_claim_is_refused() -> None:
     assert due is not None
     waiting.check_time(due)
     mover.receive_data(waiting.data_to_send(), due)
-    assert mover.transcript.end is End.TIMEOUT and mover.transcript.winner is waiting.role
+    assert mover.transcript.end is End.TIME and mover.transcript.winner is waiting.role
+    assert mover.transcript.findings == []
 
 
 def test_a_peer_that_trickles_bytes_still_runs_out_of_time() -> None:

@@ -4,6 +4,7 @@ from peers import closed, make_pair, play
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
 
@@ -115,19 +116,18 @@ def test_an_error_code_unknown_here_still_ends_the_game_and_keeps_its_words(code
     [failed] = [e for e in events if isinstance(e, Failed)]
     assert failed.code is None and failed.code_text == code and failed.by_peer
     [closing] = [e for e in events if isinstance(e, GameClosed)]
-    assert closing.ending is not None and closing.ending.end is End.ERROR
+    assert closing.ending is not None and closing.ending.end is End.FORFEIT
     assert not any(isinstance(e, BattleOver) for e in events)
 
 
-def test_a_session_stopped_before_its_transcript_ended_still_says_how_it_ended() -> None:
-    from statki_net.protocol.endings import Ending
-
+def test_a_lost_connection_does_not_end_the_game() -> None:
     pair = make_pair(PRESETS["classic"], seed=16)
     play(pair, seed=17, stop_after=3)
     assert pair.host.ending is None, "the game goes on"
-    pair.host.connection_lost(pair.now)
-    assert pair.host.transcript.ending is None
-    assert pair.host.ending == Ending(End.CLOSED, reason="closed: the connection closed")
+    pair.cut()
+    for side in (pair.host, pair.guest):
+        assert side.lost is not None and side.lost.code is Code.LOST
+        assert not side.closed and side.ending is None, "it goes on alone"
     finished = make_pair(PRESETS["classic"], seed=16)
     play(finished, seed=17)
     ending = finished.host.ending

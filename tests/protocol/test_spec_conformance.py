@@ -54,11 +54,11 @@ def test_an_error_before_the_game_id_can_be_read() -> None:
     pair = make_pair(PRESETS["classic"], seed=2)
     pair.host.start(pair.now)
     host_hello = next(iter(FrameReader().feed(pair.host.data_to_send())))
-    hello = Hello(2, "other", public_key_bytes(pair.guest.key), "Olek", bytes(32))
+    hello = Hello(1, "other", public_key_bytes(pair.guest.key), "Olek", bytes(32))
     header = Header(Role.GUEST, 1, host_hello.digest, b"", pair.now)
     pair.host.receive_data(sign(pair.guest.key, header, hello).encode(), pair.now + 1)
     assert pair.host.failure is not None and pair.host.failure.code is Code.VERSION
-    [error] = FrameReader().feed(pair.host.data_to_send())
+    [error] = [e.open() for e in FrameReader().feed(pair.host.data_to_send())]
     assert isinstance(error.message, Error) and error.message.code == Code.VERSION.value
     assert error.header.game == b"" and "game" not in msgpack.unpackb(error.body)
-    assert signature_valid(host_hello.message.key, error)  # type: ignore[union-attr]
+    assert host_hello.hello_key is not None and signature_valid(host_hello.hello_key, error)

@@ -1,12 +1,20 @@
+"""One log judged alone: honest games are valid results, tampering is found and blames nobody."""
+
+import msgpack
 import pytest
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
 from statki_net.game.battle import Outcome
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.endings import End
-from statki_net.protocol.logformat import MAGIC, NotALog
-from statki_net.protocol.wire import Role
+from statki_net.protocol.endings import End, Standing
+from statki_net.protocol.logformat import MAGIC, NotALog, frame_record, header_record
+from statki_net.protocol.wire import Frame, Role
 from statki_net.referee.verify import judge_log
+
+
+def log_of(frames: list[Frame]) -> bytes:
+    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
+    return head + b"".join(frame_record(f) for f in frames)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -15,10 +23,12 @@ def test_honest_game_is_valid(preset: str) -> None:
     play(pair, seed=12)
     judgement = judge_log(log_bytes(pair.host))
     assert judgement.valid, judgement.violations
+    assert judgement.standing is Standing.VALID and judgement.violations == []
     assert judgement.winner == pair.host.transcript.winner
-    assert judgement.end == End.SUNK
+    assert judgement.end == End.SUNK and not judgement.culprits
     assert judgement.rules == preset
     assert judgement.headline().startswith("valid: ")
+    assert judgement.game == pair.host.transcript.game
 
 
 def test_resigned_game_is_valid_and_revealed() -> None:
@@ -30,7 +40,7 @@ def test_resigned_game_is_valid_and_revealed() -> None:
         "both fleets revealed after a resignation"
     )
     judgement = judge_log(log_bytes(pair.guest))
-    assert judgement.valid and judgement.end == "resigned"
+    assert judgement.valid and judgement.end == "resigned" and not judgement.culprits
 
 
 def test_false_answer_is_caught_on_the_move() -> None:
@@ -48,43 +58,52 @@ def test_false_answer_is_caught_on_the_move() -> None:
     assert finding.move == lie_move
     assert "answered water, the commitment holds a ship" in finding.detail
     judgement = judge_log(log_bytes(pair.host))
-    assert not judgement.valid
-    assert judgement.violations[0].kind == "false-answer"
-    assert judgement.violations[0].culprit is Role.GUEST
-    assert judgement.violations[0].move == finding.move
+    assert judgement.standing is Standing.INVALID
+    assert (judgement.end, judgement.winner, judgement.culprits) == (
+        End.CHEATED,
+        Role.HOST,
+        frozenset({Role.GUEST}),
+    )
+    [violation] = judgement.violations
+    assert violation.kind == "false-answer" and violation.violation_class == "cheating"
+    assert violation.culprit is Role.GUEST and violation.move == finding.move
 
 
-def test_tampering_is_found() -> None:
+def test_tampering_is_found_and_blames_nobody() -> None:
     pair = make_pair(PRESETS["classic"], seed=6)
     play(pair, seed=7)
     frames = pair.host.transcript.frames
-    import msgpack
-
-    from statki_net.protocol.logformat import frame_record, header_record
-
-    head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
-
-    def log(fs: list) -> bytes:  # type: ignore[type-arg]
-        return head + b"".join(frame_record(f) for f in fs)
-
-    cut = judge_log(log(frames[:10] + frames[11:]))
-    assert cut.violations[0].kind == "broken-chain"
+    cut = judge_log(log_of(frames[:10] + frames[11:]))
+    assert [v.kind for v in cut.violations] == ["broken-chain"]
     swapped = [*frames[:10], frames[11], frames[10], *frames[12:]]
-    assert judge_log(log(swapped)).violations[0].kind in ("broken-chain", "out-of-turn")
+    assert [v.kind for v in judge_log(log_of(swapped)).violations] == ["broken-chain"]
     other = make_pair(PRESETS["classic"], seed=8)
     play(other, seed=9)
-    stitched = judge_log(log(frames[:12] + other.host.transcript.frames[12:]))
+    stitched = judge_log(log_of(frames[:12] + other.host.transcript.frames[12:]))
     assert stitched.violations[0].kind in ("broken-chain", "bad-signature")
-    truncated = judge_log(log(frames[:15]))
-    assert truncated.violations[0].kind == "unfinished"
-    edited = bytearray(log(frames))
+    edited = bytearray(log_of(frames))
     index = edited.find(frames[12].body) + 30
     edited[index] ^= 1
-    assert judge_log(bytes(edited)).violations[0].kind in ("bad-signature", "malformed")
+    spoiled = judge_log(bytes(edited))
+    assert spoiled.violations[0].kind in ("bad-signature", "malformed")
+    for judgement in (cut, stitched, spoiled):
+        assert judgement.standing is Standing.INVALID
+        assert all(v.culprit is None for v in judgement.violations)
+        assert all(v.violation_class == "tampering" for v in judgement.violations)
+
+
+def test_a_log_cut_cleanly_is_unfinished_not_invalid() -> None:
+    pair = make_pair(PRESETS["classic"], seed=6)
+    play(pair, seed=7)
+    truncated = judge_log(log_of(pair.host.transcript.frames[:15]))
+    assert truncated.standing is Standing.UNFINISHED and truncated.ending is None
+    assert truncated.violations == [] and not truncated.culprits
+    assert truncated.headline().startswith("unfinished: ")
 
 
 def test_not_a_log() -> None:
     with pytest.raises(NotALog):
         judge_log(b"hello")
     damaged = judge_log(MAGIC + b"\x81\xa3log\x01" + b"\xc1\xc1")
-    assert not damaged.valid
+    assert damaged.standing is Standing.INVALID
+    assert [v.kind for v in damaged.violations] == ["damaged"]

@@ -59,9 +59,9 @@ def test_a_game_cut_short_ends_closed_with_nobody_winning(tmp_path: Path) -> Non
     recorder.ended(pair.host, ending, verdict, 6_000)
     [row] = history.games()
     history.close()
-    assert ending.end is End.CLOSED and ending.winner is None
+    assert ending.end is End.NO_GAME and ending.winner is None
     assert verdict is not None and not verdict.valid and "unfinished" in verdict.headline.lower()
-    assert (row.result, row.end_reason) == ("none", "closed")
+    assert (row.result, row.end_reason) == ("none", "no-game")
 
 
 def test_without_a_log_directory_or_history_nothing_is_written(tmp_path: Path) -> None:

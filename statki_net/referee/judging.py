@@ -1,0 +1,327 @@
+"""Judging one game from every log given of it (SPEC.md section 16).
+
+The logs are read one by one (``reading``), their trusted frames make the
+game tree (``tree``), each branch of the tree is judged as a transcript
+(``branches``), and then the result comes from the first of SPEC's rules that
+applies: one signer on two branches, findings anywhere, one branch, a fork
+before the guest's accept, a fork after it.  The standing follows from the
+violations and the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from statki_net.game.rules import preset_name
+from statki_net.protocol.endings import End, Ending, Standing
+from statki_net.protocol.logformat import LogContents
+from statki_net.protocol.wire import Accept, Role, Verdict
+from statki_net.referee.branches import Branch, Found, judge_branches
+from statki_net.referee.reading import ReadLog, game_id_of, read_records
+from statki_net.referee.report import BranchAtFork, Fork, Judgement, LogUsed, fingerprint
+from statki_net.referee.tree import GameTree, Holding
+from statki_net.referee.violations import (
+    BREACHES,
+    Kind,
+    Violation,
+    ViolationClass,
+    finding_violation,
+)
+
+
+@dataclass(frozen=True)
+class NamedLog:
+    """A log to judge, named as the caller knows it (a path, say)."""
+
+    name: str
+    contents: LogContents
+
+
+MAX_JUDGED = 16
+"""Branches judged in full when the logs show equivocation (see ``judge_branches``)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What SPEC's rules make of the tree: an ending, or why there is none."""
+
+    ending: Ending | None
+    reason: str
+    disputed: bool = False
+
+
+def judge_game(logs: Sequence[NamedLog]) -> Judgement:
+    """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
+    read = [read_records(log.name, log.contents) for log in logs]
+    tree = _tree(read)
+    equivocations = _equivocations(tree)
+    # Honest logs fork at most once, in two (one side's frames below each branch):
+    # more is someone's forgery, and need not cost a judgement per branch.
+    limit = MAX_JUDGED if equivocations else None
+    branches = _replayed_already(tree, read) or judge_branches(tree, limit)
+    found = _findings(branches)
+    violations = [v for log in read for v in log.violations]
+    violations += [finding_violation(f.finding) for f in found]
+    violations += [e.violation for e in equivocations]
+    violations += _breaches(branches) + _wrong_verdicts(branches)
+    result = _result(tree, branches, found, equivocations, read)
+    judgement = Judgement(
+        logs=tuple(_used(log) for log in read),
+        ending=result.ending,
+        reason=result.ending.reason if result.ending else result.reason,
+        messages=max((len(log.frames) for log in read), default=0),
+    )
+    judgement.game = next(filter(None, (game_id_of(log.contents) for log in logs)), None)
+    _describe(judgement, branches)
+    judgement.violations = [v.placed(judgement.size) for v in violations]
+    judgement.fork = _fork(tree, branches)
+    judgement.standing = _standing(judgement.violations, result)
+    return judgement
+
+
+def _tree(read: list[ReadLog]) -> GameTree:
+    tree = GameTree()
+    for index, log in enumerate(read):
+        for frame in log.frames:
+            tree.add(frame, index, Holding.TRANSCRIPT)
+        if log.refusal is not None:
+            tree.add(log.refusal.frame, index, Holding.REFUSED)
+        for frame in log.evidence:
+            tree.add(frame, index, Holding.EVIDENCE)
+    return tree
+
+
+def _replayed_already(tree: GameTree, read: list[ReadLog]) -> list[Branch] | None:
+    """The one branch, when the tree is a single path that a log's replay covers whole:
+    the usual case (one log, or both sides' logs of a game that ended well), judged
+    without replaying its frames a second time."""
+    if tree.fork() is not None:
+        return None
+    path = tree.trunk()
+    for log in read:
+        if path and len(log.frames) + (log.refusal is not None) == len(path):
+            return [Branch(path, log.transcript, log.refusal, list(log.found))]
+    return None
+
+
+# ---------------------------------------------------------------- violations
+
+
+def _findings(branches: list[Branch]) -> list[Found]:
+    """Every finding on any branch, once (a finding in the trunk is on every branch)."""
+    seen: dict[tuple[bytes, str, str], Found] = {}
+    for branch in branches:
+        for found in branch.found:
+            seen.setdefault((found.digest, found.finding.kind, found.finding.detail), found)
+    return list(seen.values())
+
+
+@dataclass(frozen=True)
+class Equivocation:
+    """A side that signed on two branches of a fork, and whether a game was at stake there."""
+
+    violation: Violation
+    accepted: bool
+
+
+def _equivocations(tree: GameTree) -> list[Equivocation]:
+    """A side that signed frames on two branches below a fork has signed two games."""
+    found = []
+    signers = tree.signers()
+    for children in tree.forks():
+        for role in Role:
+            signed = [c for c in children if role in signers[c]]
+            if len(signed) < 2:
+                continue
+            seq = children[0].seq
+            if all(c.sender is role for c in signed):
+                what = f"two different messages for message {seq}: " + " and ".join(
+                    c.type for c in signed[:2]
+                )
+            else:
+                own = next((c for c in signed if c.sender is role), None)
+                theirs = next(c for c in signed if c.sender is not role)
+                mine = f"its own {own.type} there" if own else "after another message"
+                what = (
+                    f"on two branches of message {seq}: {mine}, and messages after "
+                    f"the {theirs.sender}'s {theirs.type}"
+                )
+            first = children[0]
+            violation = Violation(
+                Kind.EQUIVOCATION, f"the {role} signed {what}", role, first.shots_before
+            )
+            found.append(Equivocation(violation, first.accepted_before))
+    return found
+
+
+def _breaches(branches: list[Branch]) -> list[Violation]:
+    """Each refused frame once, under its code, naming its sender."""
+    seen: dict[bytes, Violation] = {}
+    for branch in branches:
+        refusal = branch.refusal
+        if refusal is None or refusal.code not in BREACHES or refusal.frame.digest in seen:
+            continue
+        detail = f"message {refusal.seq} ({refusal.type}): {refusal.detail}"
+        seen[refusal.frame.digest] = Violation(
+            BREACHES[refusal.code], detail, refusal.sender, refusal.move
+        )
+    return list(seen.values())
+
+
+def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
+    """A side whose signed verdict disagrees with what its transcript showed when it
+    signed it.  (Not with the final result: a side whose opponent claims falsely after
+    the first verdict, making the end cheated, stated the truth all the same.)"""
+    seen: dict[str, Violation] = {}
+    for branch in branches:
+        t = branch.transcript
+        for seq, frame in enumerate(t.frames):
+            verdict = frame.message
+            if not isinstance(verdict, Verdict):
+                continue
+            stood = t.settled[seq]
+            if stood.end is None:
+                continue
+            if verdict.winner != stood.winner or verdict.end != stood.end.value:
+                role = frame.header.sender
+                said = f"{verdict.winner or 'nobody'} won ({verdict.end})"
+                truth = f"{stood.winner or 'nobody'} won ({stood.end.value})"
+                detail = f"message {seq}: the {role} stated {said}; its transcript showed {truth}"
+                seen.setdefault(detail, Violation(Kind.WRONG_VERDICT, detail, role))
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------- the result
+
+
+def _result(
+    tree: GameTree,
+    branches: list[Branch],
+    found: list[Found],
+    equivocations: list[Equivocation],
+    read: list[ReadLog],
+) -> Result:
+    """The first of SPEC.md section 16's rules that applies ("The result")."""
+    cheating = _cheated(found, equivocations)
+    if cheating is not None:
+        return Result(cheating, "")
+    trunk = tree.trunk()
+    fork = tree.fork()
+    if fork is None:
+        branch = branches[0] if branches else None
+        ending = branch.ending if branch else None
+        if ending is not None:
+            return Result(ending, "")
+        if branch is None or not any(n.type == Accept.TYPE for n in branch.path):
+            return Result(Ending(End.NO_GAME, reason="the log stops before the guest's accept"), "")
+        return Result(None, _unfinished_reason(branch, read))
+    if not any(n.type == Accept.TYPE for n in trunk):
+        # Named for information only: a refused frame that stopped a branch before the
+        # accept.  A silence after an accept on one branch alone is no one's fault.
+        blamed = frozenset(
+            r
+            for b in branches
+            if b.ending is not None and b.ending.end is End.NO_GAME
+            for r in b.ending.culprits
+        )
+        reason = f"the logs fork at message {fork[0].seq}, before the guest's accept"
+        return Result(Ending(End.NO_GAME, None, blamed, reason), "")
+    endings = [b.ending for b in branches if b.ending is not None]
+    if not endings:
+        return Result(None, f"the logs fork at message {fork[0].seq} and stop before any ending")
+    if len({e.winner for e in endings}) == 1:
+        # Someone's stop or refused frame, rather than a silence, says more.
+        return Result(next((e for e in endings if e.end is not End.TIME), endings[0]), "")
+    reason = (
+        f"the logs fork at message {fork[0].seq} into endings with different winners: "
+        + "; ".join(_ending_words(e) for e in endings)
+    )
+    return Result(None, reason, disputed=True)
+
+
+def _cheated(found: list[Found], equivocations: list[Equivocation]) -> Ending | None:
+    """Rules 1 and 2: every finding, on any branch, and every equivocation counts; before
+    the guest's accept nothing was at stake, and the game is no game, naming them."""
+    culprits = frozenset(f.finding.culprit for f in found) | frozenset(
+        e.violation.culprit for e in equivocations if e.violation.culprit is not None
+    )
+    if not culprits:
+        return None
+    first = found[0].finding.detail if found else equivocations[0].violation.detail
+    if not any(f.accepted for f in found) and not any(e.accepted for e in equivocations):
+        return Ending(End.NO_GAME, None, culprits, first)
+    winner = None if len(culprits) == 2 else next(iter(culprits)).other
+    return Ending(End.CHEATED, winner, culprits, first)
+
+
+def _unfinished_reason(branch: Branch, read: list[ReadLog]) -> str:
+    reason = f"the logs stop at {branch.transcript.phase}, before any ending"
+    notes = [note for log in read for note in log.notes]
+    if notes:
+        # Unsigned, so it decides nothing; but it is what a writer saw, and often says why.
+        reason += f" (a log's writer noted: {notes[-1].text})"
+    return reason
+
+
+def _ending_words(ending: Ending) -> str:
+    winner = ending.winner.value if ending.winner else "nobody"
+    return f"{ending.end} ({winner} wins)"
+
+
+def _standing(violations: list[Violation], result: Result) -> Standing:
+    serious = {ViolationClass.TAMPERING, ViolationClass.DAMAGE, ViolationClass.CHEATING}
+    if any(v.violation_class in serious for v in violations):
+        return Standing.INVALID
+    if result.disputed:
+        return Standing.DISPUTED
+    if result.ending is None:
+        return Standing.UNFINISHED
+    return Standing.VALID
+
+
+# ---------------------------------------------------------------- the rest of the report
+
+
+def _used(log: ReadLog) -> LogUsed:
+    return LogUsed(log.name, log.role, len(log.frames), len(log.evidence))
+
+
+def _describe(judgement: Judgement, branches: list[Branch]) -> None:
+    """Rules, players and shots, from the hellos and the longest branch."""
+    if not branches:
+        return
+    t = max(branches, key=lambda b: len(b.path)).transcript
+    if t.rules is not None:
+        judgement.rules = preset_name(t.rules) or "custom rules"
+        judgement.size = t.rules.size
+    for role in Role:
+        hello = t.sides[role].hello
+        if hello is not None:
+            judgement.players[role] = {
+                "name": hello.name,
+                "key": fingerprint(hello.key),
+                "software": hello.software,
+            }
+        judgement.shots[role] = t.shots_by(role)
+
+
+def _fork(tree: GameTree, branches: list[Branch]) -> Fork | None:
+    """What each branch holds at the first fork."""
+    fork = tree.fork()
+    if fork is None:
+        return None
+    seq = fork[0].seq
+    at_fork = [
+        BranchAtFork(
+            b.path[seq].sender,
+            b.path[seq].type,
+            tuple(sorted(b.path[seq].holders)),
+            len(b.path),
+            b.ending,
+        )
+        for b in branches
+        if len(b.path) > seq
+    ]
+    shots = fork[0].shots_before
+    return Fork(seq, shots or None, tuple(at_fork))

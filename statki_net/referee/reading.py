@@ -1,0 +1,123 @@
+"""Reading one log as a referee: what its writer's file can be trusted to hold.
+
+SPEC.md section 16, "Reading the logs", step 3.  A log's frame records are
+replayed in order through a ``Transcript``: each is appended, or is the
+log's refused frame (the peer's word that breaks the protocol, usually the
+writer's own last frame), or is tampering, after which nothing in the log
+can be trusted to follow from it.  Its evidence records are checked as the
+peer's word: readable, signed by the side they name, and placed under a
+frame of the log's transcript so far.  What this gives, the frames of the
+game tree, is the same whatever the log's writer claims in its header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from statki_net.protocol.errors import Check, Code, ProtocolError
+from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
+from statki_net.protocol.transcript import Transcript
+from statki_net.protocol.wire import Envelope, game_id, read_envelope
+from statki_net.referee.branches import Found, Refusal, at_stake
+from statki_net.referee.violations import UNTRUSTED, Kind, Violation
+
+
+@dataclass
+class ReadLog:
+    """One log, read: the frames it can be trusted to hold, and what is wrong with it."""
+
+    name: str
+    role: str | None
+    """The writer's role, from the header: unsigned, for people."""
+    transcript: Transcript = field(default_factory=Transcript)
+    frames: list[Envelope] = field(default_factory=list)
+    """The frames appended to its transcript, in order."""
+    refusal: Refusal | None = None
+    """The frame record the rules refused (steps 5 to 7): it stops the transcript."""
+    found: list[Found] = field(default_factory=list)
+    """The findings of its transcript, with the frame that made each."""
+    evidence: list[Envelope] = field(default_factory=list)
+    """Its valid evidence records: the peer's word, placed under a frame of the log."""
+    violations: list[Violation] = field(default_factory=list)
+    """Tampering and damage: no signature says who did them."""
+    notes: list[Note] = field(default_factory=list)
+    stopped: bool = False
+    """The transcript stopped: at the refused frame, or at a record that cannot be trusted."""
+
+
+def game_id_of(contents: LogContents) -> bytes | None:
+    """The log's game id, from the bodies of its first two frame records (SPEC.md
+    section 16); None for a log with fewer than two."""
+    if len(contents.frames) < 2:
+        return None
+    (host, _), (guest, _) = contents.frames[:2]
+    return game_id(host, guest)
+
+
+def read_records(name: str, contents: LogContents) -> ReadLog:
+    """Replay one log's records; see the module docstring."""
+    role = contents.header.get("role")
+    log = ReadLog(name, role if isinstance(role, str) else None)
+    for record in contents.records:
+        if isinstance(record, FrameRecord):
+            if not log.stopped:
+                _frame_record(log, record.body, record.signature)
+        elif isinstance(record, EvidenceRecord):
+            # Placed under the frames before it: the transcript so far.
+            _evidence_record(log, record.body, record.signature)
+        else:
+            log.notes.append(record)
+    if contents.damage:
+        log.violations.append(Violation(Kind.DAMAGED, contents.damage))
+    return log
+
+
+def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
+    t = log.transcript
+    index = len(t.frames)
+    try:
+        envelope = read_envelope([body, signature])
+    except ProtocolError as error:
+        _tampered(log, Kind.MALFORMED, f"message {index} cannot be read: {error.detail}")
+        return
+    if t.complete:
+        _tampered(log, Kind.AFTER_THE_END, f"message {index} comes after the end of the game")
+        return
+    before, move, accepted = len(t.findings), t.move, at_stake(t)
+    try:
+        t.add(envelope)
+    except ProtocolError as error:
+        if error.refuses:
+            log.refusal, log.stopped = Refusal(envelope, error.code, error.detail, move), True
+            return
+        # Before the signature held (steps 1 to 4), it is nobody's word.
+        kind = UNTRUSTED.get(error.code, Kind.MALFORMED)
+        _tampered(log, kind, f"message {index}: {error.detail}", move)
+        return
+    log.frames.append(envelope)
+    log.found += [Found(envelope.digest, f, accepted) for f in t.findings[before:]]
+
+
+def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) -> None:
+    log.violations.append(Violation(kind, detail, None, move))
+    log.stopped = True
+
+
+def _evidence_record(log: ReadLog, body: bytes, signature: bytes) -> None:
+    """Keep an evidence record that is the peer's word (SPEC.md section 3, steps 1 to 4,
+    placed under a frame of the log's transcript so far); one that is not is tampering."""
+    t = log.transcript
+    try:
+        envelope = read_envelope([body, signature])
+        header = envelope.header
+        if t.place_of(header) is None:
+            raise ProtocolError(
+                Code.BAD_CHAIN,
+                f"message {header.seq} from the {header.sender} follows no message of the log",
+                Check.PLACE,
+            )
+        t.verify(envelope)
+    except ProtocolError as error:
+        log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {error.detail}"))
+        return
+    log.evidence.append(envelope)

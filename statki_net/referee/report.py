@@ -1,0 +1,311 @@
+"""A referee's judgement of one game, and how it reads: in words, and as SPEC's report.
+
+``Judgement`` holds what SPEC.md section 16 reports per game: the logs used,
+the result (an ``Ending``, or none when the logs are disputed or stop before
+any), the standing, the fork if the logs fork, and the violations.  Its words
+(``headline``, ``lines``) are what ``statki verify`` prints; ``to_json`` is
+the map of "The report".
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from statki_net.protocol.endings import End, Ending, Standing
+from statki_net.protocol.wire import Role
+from statki_net.referee.violations import Violation, ViolationClass
+
+SAID_BY_THE_END = frozenset({End.FORFEIT, End.NO_GAME})
+"""Ends whose reason is the heart of the result (who stopped, with what): shown always."""
+
+
+def fingerprint(public_key: bytes) -> str:
+    """A key as a person compares it: 20 hex digits of its SHA-256, in fives."""
+    digest = hashlib.sha256(public_key).hexdigest()[:20]
+    return "-".join(digest[i : i + 5] for i in range(0, 20, 5))
+
+
+@dataclass(frozen=True)
+class LogUsed:
+    """One log judged for a game, as the report lists it."""
+
+    name: str
+    """As the caller named it (a path, for the command line)."""
+    role: str | None
+    """From the log's header: unsigned, for people."""
+    messages: int
+    """Frames in its transcript."""
+    evidence: int
+    """Its valid evidence records."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "messages": self.messages,
+            "evidence": self.evidence,
+        }
+
+
+@dataclass(frozen=True)
+class BranchAtFork:
+    """What one branch holds at the fork."""
+
+    sender: Role
+    type: str
+    """The type of the branch's first message."""
+    logs: tuple[int, ...]
+    """The indices, in the judgement's logs, of the logs that hold that message."""
+    messages: int
+    """The branch's length, from message 0 to its last."""
+    ending: Ending | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": self.sender.value,
+            "type": self.type,
+            "logs": list(self.logs),
+            "messages": self.messages,
+            "end": self.ending.end.value if self.ending else None,
+            "winner": _role(self.ending.winner if self.ending else None),
+        }
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Where the logs of a game part: two or more different messages at one place."""
+
+    seq: int
+    move: int | None
+    """Shots accepted before the fork; None for none."""
+    branches: tuple[BranchAtFork, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "move": self.move,
+            "branches": [b.to_json() for b in self.branches],
+        }
+
+
+@dataclass
+class Judgement:
+    """A referee's judgement of one game, from every log it was given of it."""
+
+    game: bytes | None = None
+    """The game id; None for a log with fewer than two frame records."""
+    logs: tuple[LogUsed, ...] = ()
+    ending: Ending | None = None
+    """The result; None when the logs are disputed, or stop before any ending."""
+    standing: Standing = Standing.UNFINISHED
+    reason: str = ""
+    """The result's reason for people: the ending's, or why there is none."""
+    fork: Fork | None = None
+    size: int = 10
+    rules: str | None = None
+    """The preset, or "custom rules"; None without the host's hello."""
+    players: dict[Role, dict[str, str]] = field(default_factory=dict)
+    shots: dict[Role, int] = field(default_factory=dict)
+    messages: int = 0
+    """The length of the longest transcript among the logs."""
+    violations: list[Violation] = field(default_factory=list)
+
+    # ------------------------------------------------------------ the result
+
+    @property
+    def valid(self) -> bool:
+        return self.standing is Standing.VALID
+
+    @property
+    def status(self) -> str:
+        """The standing, as a word (kept for the callers of version 1)."""
+        return self.standing.value
+
+    @property
+    def end(self) -> End | None:
+        return self.ending.end if self.ending else None
+
+    @property
+    def winner(self) -> Role | None:
+        return self.ending.winner if self.ending else None
+
+    @property
+    def culprits(self) -> frozenset[Role]:
+        return self.ending.culprits if self.ending else frozenset()
+
+    @property
+    def end_word(self) -> str:
+        """How the game ended, in one word: an end of SPEC.md section 8, or ``disputed``
+        or ``unfinished`` when there is none (the daemon's ``closed`` event says this)."""
+        if self.ending is not None:
+            return self.ending.end.value
+        return "disputed" if self.standing is Standing.DISPUTED else "unfinished"
+
+    @property
+    def uncorroborated(self) -> bool:
+        """The result rests on the claimant's word alone: a win on time."""
+        return self.end is End.TIME
+
+    # ------------------------------------------------------------ words
+
+    def player(self, role: Role | None) -> str:
+        if role is None:
+            return "nobody"
+        name = self.players.get(role, {}).get("name") or role.value
+        return f"{name} ({role.value})"
+
+    def result_words(self, *, details: bool = True) -> str:
+        """The result in one line: who won and how, or why nobody did.
+
+        ``details`` adds the reason where the words of the end do not say it
+        all (a cheat's first finding, a dispute's two endings).
+        """
+        ending = self.ending
+        if ending is None:
+            what = "disputed, nobody won" if self.standing is Standing.DISPUTED else "unfinished"
+            return f"{what}: {self.reason}" if self.reason else what
+        winner, blamed = ending.winner, [r for r in Role if ending.blames(r)]
+        loser = self.player(winner.other) if winner else "nobody"
+        match ending.end:
+            case End.SUNK | End.RESIGNED | End.TIME | End.FORFEIT if winner is None:
+                words = f"{ending.end}, nobody won"
+            case End.SUNK:
+                words = f"{self.player(winner)} won: sank the whole fleet"
+            case End.RESIGNED:
+                words = f"{self.player(winner)} won: {loser} resigned"
+            case End.TIME:
+                words = (
+                    f"{self.player(winner)} won on time: {loser} was silent past the limit "
+                    "(the claimant's word, uncorroborated)"
+                )
+            case End.FORFEIT:
+                words = f"{self.player(winner)} won by forfeit"
+            case End.CHEATED if winner is not None:
+                words = f"{self.player(winner)} won: {loser} cheated"
+            case End.CHEATED:
+                words = "nobody won: both sides cheated"
+            case End.REFUSED:
+                words = "no game: the guest refused the rules"
+            case End.NO_GAME:
+                named = " and ".join(self.player(r) for r in blamed)
+                words = "no game" + (f" ({named} to blame, for information)" if named else "")
+        if self.reason and (
+            ending.end in SAID_BY_THE_END or (details and ending.end is End.CHEATED)
+        ):
+            words += f": {self.reason}"
+        return words
+
+    def standing_words(self) -> str:
+        classes = sorted(
+            {v.violation_class for v in self.violations} - {ViolationClass.BREACH},
+            key=list(ViolationClass).index,
+        )
+        return f"{self.standing.value} ({', '.join(classes)})" if classes else self.standing.value
+
+    def headline(self) -> str:
+        """One line a person reads at a glance: the standing, then the result."""
+        line = f"{self.standing.value}: {self.result_words(details=False)}"
+        if self.rules is not None:
+            line += f"; {self.rules}"
+        if self.shots:
+            host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
+            line += f"; shots host {host}, guest {guest}"
+        serious = [v for v in self.violations if v.violation_class is not ViolationClass.BREACH]
+        if serious:
+            more = f" (+{len(serious) - 1} more)" if len(serious) > 1 else ""
+            line += f"; {self.describe(serious[0])}{more}"
+        return line
+
+    def describe(self, violation: Violation) -> str:
+        """One violation on one line: the player, the move and the square, then what."""
+        where = [self.player(violation.culprit)] if violation.culprit else []
+        if violation.move is not None:
+            where.append(f"move {violation.move}")
+        if violation.cell is not None:
+            where.append(violation.cell)
+        prefix = f" ({', '.join(where)})" if where else ""
+        return f"{violation.kind}{prefix}: {violation.detail}"
+
+    def lines(self) -> list[str]:
+        """The judgement as ``statki verify`` prints it: the game and its logs, the
+        result and the standing on lines of their own, then the fork and the violations."""
+        title = "game " + (self.game.hex()[:16] if self.game else "(no game id)")
+        if self.rules is not None:
+            title += f", {self.rules}"
+        if self.players:
+            title += f": {self.player(Role.HOST)} v {self.player(Role.GUEST)}"
+        used = ", ".join(_log_words(log) for log in self.logs)
+        out = [title, f"  logs: {used}", f"  result: {self.result_words()}"]
+        if self.shots and self.messages:
+            host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
+            out.append(f"  shots: host {host}, guest {guest}; {self.messages} messages")
+        out.append(f"  standing: {self.standing_words()}")
+        if self.fork is not None:
+            shots = self.fork.move
+            move = f", after {shots} shot{'s' if shots != 1 else ''}" if shots else ""
+            out.append(f"  fork at message {self.fork.seq}{move}:")
+            for branch in self.fork.branches:
+                held = ", ".join(self.logs[i].name for i in branch.logs) or "no log"
+                out.append(
+                    f"    {branch.sender} {branch.type} (in {held}; {branch.messages} messages): "
+                    + _branch_ending(self, branch.ending)
+                )
+        out += [f"  {self.describe(v)}" for v in self.violations]
+        return out
+
+    # ------------------------------------------------------------ the report
+
+    def to_json(self) -> dict[str, Any]:
+        """SPEC.md section 16, "The report"."""
+        ending = self.ending
+        return {
+            "game": self.game.hex() if self.game else None,
+            "logs": [log.to_json() for log in self.logs],
+            "result": {
+                "end": ending.end.value if ending else None,
+                "winner": _role(ending.winner if ending else None),
+                "culprits": [r.value for r in Role if ending and ending.blames(r)],
+                "uncorroborated": self.uncorroborated,
+                "reason": self.result_words(),
+            },
+            "standing": self.standing.value,
+            "fork": self.fork.to_json() if self.fork else None,
+            "headline": self.headline(),
+            "rules": self.rules,
+            "players": {role.value: info for role, info in self.players.items()},
+            "shots": {role.value: n for role, n in self.shots.items()},
+            "messages": self.messages,
+            "violations": [
+                {
+                    "kind": v.kind.value,
+                    "class": v.violation_class.value,
+                    "detail": v.detail,
+                    "culprit": _role(v.culprit),
+                    "move": v.move,
+                    "square": v.square,
+                    "cell": v.cell,
+                }
+                for v in self.violations
+            ],
+        }
+
+
+def _role(role: Role | None) -> str | None:
+    return role.value if role else None
+
+
+def _log_words(log: LogUsed) -> str:
+    held = f"{log.messages} messages"
+    if log.evidence:
+        held += f", {log.evidence} evidence"
+    return f"{log.name} ({log.role or 'no role'}, {held})"
+
+
+def _branch_ending(judgement: Judgement, ending: Ending | None) -> str:
+    if ending is None:
+        return "no ending"
+    if ending.winner is None:
+        return f"{ending.end.value}, nobody wins"
+    return f"{ending.end.value}, {judgement.player(ending.winner)} wins"

@@ -1,0 +1,41 @@
+"""The log file on disk: records appended one by one, evidence in its place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from statki_net.protocol.errors import Code
+from statki_net.protocol.logformat import (
+    MAGIC,
+    EvidenceRecord,
+    FrameRecord,
+    header_record,
+    read_log,
+)
+from statki_net.store.logwriter import LogWriter
+
+HEADER = header_record("host", "statki test", 5)
+
+
+class Bytes:
+    """A frame as far as the log cares: its exact body and signature."""
+
+    def __init__(self, body: bytes, signature: bytes = bytes(64)) -> None:
+        self.body = body
+        self.signature = signature
+
+
+def test_the_log_writer_writes_evidence_between_frames(tmp_path: Path) -> None:
+    path = tmp_path / "game.statki"
+    writer = LogWriter(path, HEADER)
+    writer.frame(Bytes(b"mine"))
+    writer.evidence(Bytes(b"theirs, refused"), Code.BAD_ANSWER, 9)
+    writer.frame(Bytes(b"my error"))
+    writer.close()
+    data = path.read_bytes()
+    assert data.startswith(MAGIC)
+    contents = read_log(data)
+    assert [type(r) for r in contents.records] == [FrameRecord, EvidenceRecord, FrameRecord]
+    assert contents.evidence == [
+        EvidenceRecord(b"theirs, refused", bytes(64), "bad-answer", 9, after=1)
+    ]
