@@ -81,18 +81,13 @@ class EndOfGame(CommonState):
             self._job.cancel()
             self._job = None
 
-    @staticmethod
-    def _lost_words() -> str:
-        return (
-            "Connection lost: the game goes on in your log; if the opponent does not come"
-            " back in time, you win on time"
-        )
-
     def _failure_words(self, failure: Failed) -> str:
+        if failure.code is Code.LOST:
+            return f"Connection lost: {failure.detail}; the game goes on in your log"
+        if failure.code is Code.CLOSED and failure.by_peer:
+            return f"The opponent stopped the game: {failure.detail}"
         if failure.code is Code.CLOSED:
-            if failure.by_peer:
-                return "The opponent stopped the game"
-            return "You stopped the game"
+            return f"You stopped the game: {failure.detail}"
         if failure.code is Code.TIMEOUT:
             return "The opponent did not answer in time: the game ends here"
         if failure.code is Code.WRONG_KEY:
@@ -163,4 +158,6 @@ class EndOfGame(CommonState):
                 return "You lost: your side broke the rules"
             case End.REFUSED, _:
                 return "No game: the rules were declined"
+            case End.NO_GAME, _:
+                return "No game: it stopped before the rules were accepted"
         return "The game ended unfinished: nobody won"

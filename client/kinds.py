@@ -8,7 +8,7 @@ that carries its session's messages.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -17,10 +17,16 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.store.history import GameRow, Tally
+
+Told = Event | Lost | Closed
+"""What the model is told: the session's own events; over a network, that the
+connection is lost (the session plays on alone, SPEC.md section 12); and at the
+very end how the referee judges this side's log (``Closed``)."""
 
 
 class Link(Protocol):
@@ -36,7 +42,7 @@ class Link(Protocol):
     @property
     def log_path(self) -> Path | None: ...
 
-    def listen(self, listener: Callable[[list[Event]], None]) -> None: ...
+    def listen(self, listener: Callable[[Sequence[Told]], None]) -> None: ...
 
     def begin(self, fleet: Fleet) -> None:
         """Commit to ``fleet``: the host opens the game, the guest accepts the rules."""
@@ -120,6 +126,8 @@ class EndScreen:
     log_path: Path | None
     why_unfinished: str = ""
     """Why the game stopped before its end, in words; empty when it was played out."""
+    referee: str = ""
+    """The referee's line on this side's log (the result and the standing), once judged."""
 
 
 HistorySource = Callable[[], tuple[list[GameRow], list[Tally]]]

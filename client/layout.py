@@ -269,6 +269,9 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     ]
     right: list[Line] = [[("class:box", "The rules")]]
     right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
+    room = max(20, width - max(_width(line) for line in left) - 6)
+    for text in model.departure_lines():  # before the ships: a guest reads these first
+        right += wrapped(text, room, "class:trouble")
     showing_invite = bool(model.invite) and not model.opponent_key
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
@@ -386,6 +389,8 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     if model.rules is not None and model.view is not None:  # no boards if no battle began
         lines = end_boards(model, end)
     lines.append([("class:title", f" {end.verdict} ")])
+    if end.referee:
+        lines += wrapped(f"Referee: {end.referee}", width)
     if end.why_unfinished:
         lines += wrapped(end.why_unfinished, width, "class:trouble")
     if end.their_fleet is not None and not end.findings:

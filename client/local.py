@@ -14,7 +14,7 @@ import hashlib
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -24,6 +24,8 @@ from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.net.notices import Closed
+from statki_net.protocol.endings import Result
 from statki_net.protocol.session import (
     Entropy,
     Event,
@@ -36,7 +38,9 @@ from statki_net.protocol.session import (
 )
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
-from statki_net.store.recorder import GameRecorder, ending_of
+from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
+
+from .kinds import Told
 
 Clock = Callable[[], int]
 Chooser = Callable[[Sea, int], tuple[int, ...]]
@@ -108,7 +112,9 @@ class LocalGame:
         """Who shoots first, proposed in the hello (a rematch); None lets the coin decide."""
         self.first: Role | None = None
         self.recorder: GameRecorder | None = None
-        self._listeners: list[Callable[[list[Event]], None]] = []
+        self._listeners: list[Callable[[Sequence[Told]], None]] = []
+        self._judged: LogVerdict | None = None
+        """The referee's judgement of the log just closed, still to be told."""
         self._session, self._bot = self._pair()
 
     def _pair(self) -> tuple[Session, Session]:
@@ -138,7 +144,7 @@ class LocalGame:
     def log_path(self) -> Path | None:
         return self.recorder.log_path if self.recorder else None
 
-    def listen(self, listener: Callable[[list[Event]], None]) -> None:
+    def listen(self, listener: Callable[[Sequence[Told]], None]) -> None:
         self._listeners = [listener]
 
     def begin(self, fleet: Fleet) -> None:
@@ -229,7 +235,26 @@ class LocalGame:
         events = events + self._exchange()
         if self.recorder:
             self._record(self.recorder, events)
-        self._deliver([e for e in events if not isinstance(e, FrameAdded)])
+        told: list[Told] = [e for e in events if not isinstance(e, FrameAdded)]
+        verdict, self._judged = self._judged, None
+        if verdict is not None:  # the referee's words on the log, after the close
+            told.append(self._closed(verdict))
+        self._deliver(told)
+
+    def _closed(self, verdict: LogVerdict) -> Closed:
+        session, me = self._session, self._session.role
+        ending = verdict.ending or session.ending
+        t = session.transcript
+        return Closed(
+            ending.result(me) if ending else Result.NONE,
+            ending.end if ending else None,
+            verdict=verdict.headline,
+            failure=None,
+            log=self.log_path,
+            my_shots=t.shots_by(me),
+            their_shots=t.shots_by(me.other),
+            standing=verdict.standing,
+        )
 
     def _record(self, recorder: GameRecorder, events: list[Event]) -> None:
         """Log the frames; at the close, judge the log as a referee would and record the end.
@@ -242,7 +267,8 @@ class LocalGame:
         if any(isinstance(e, GameClosed) for e in events):
             verdict = recorder.judge()
             recorder.ended(self._session, ending_of(self._session), verdict, self.clock())
+            self._judged = verdict
 
-    def _deliver(self, events: list[Event]) -> None:
+    def _deliver(self, events: Sequence[Told]) -> None:
         for listener in self._listeners:
             listener(events)

@@ -19,14 +19,18 @@ events.  The names importable from here before the split still are.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
+from statki_net.game.rules import Ruleset, match_presets
+from statki_net.net.bot import CUSTOM_RULES_REFUSED
+from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
     ConnectionLost,
-    Event,
     Failed,
     GameClosed,
     GameStarted,
@@ -41,7 +45,7 @@ from statki_net.store.history import GameRow, Tally
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Volley
+from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
 from .placement import Placed
 from .rules_screen import RulesScreen
 
@@ -73,6 +77,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
     resign_pending: bool = False
     quitting: bool = False
     """The player asked to leave; the front end exits once ``done``."""
+    lost: bool = False
+    """The connection is lost: the game goes on in this side's log alone."""
     history: tuple[list[GameRow], list[Tally]] = field(default_factory=lambda: ([], []))
 
     def __post_init__(self) -> None:
@@ -174,7 +180,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
         fresh = Model(link, self.rng, self.history_source, background=self.background)
         fresh.hints, fresh.is_rematch = self.hints, True
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
-        fresh.fleet_text = self.fleet_text
+        fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
         if fresh.stage is Stage.PLACING:
             fresh.say(f"Rematch: {fresh.starter_words()}. Place your fleet; Enter starts")
         else:
@@ -197,9 +203,24 @@ class Model(RulesScreen, Aiming, EndOfGame):
             return "you start"
         return f"{self._capitalised(self.opponent_label())} starts"
 
+    def _decline_custom(self, rules: Ruleset) -> None:
+        """Rules that are no preset are declined unless the player admitted them.
+
+        A host may propose rules made to win (a tiny board crowded with ships,
+        where the first shooter wins): the guest says which, and why it declines.
+        """
+        self.rules = rules
+        who = self._capitalised(self.opponent_label())
+        self.say(
+            f"{who} proposes custom rules ({match_presets(rules).words()}): declined;"
+            " statki join --custom-rules admits them",
+            trouble=True,
+        )
+        self.link.decline(CUSTOM_RULES_REFUSED)
+
     # ------------------------------------------------------------ events
 
-    def handle(self, events: list[Event]) -> None:
+    def handle(self, events: Sequence[Told]) -> None:
         for event in events:
             self._handle(event)
         self._follow_the_protocol()
@@ -218,14 +239,25 @@ class Model(RulesScreen, Aiming, EndOfGame):
         if stage is not None:
             self.stage = stage
 
-    def _handle(self, event: Event) -> None:
+    def _handle(self, event: Told) -> None:
         match event:
+            case Lost(detail=detail):  # the connection's words: what was recorded, how long
+                self.lost = True
+                self.say(f"Connection lost: {detail}", trouble=True)
+            case ConnectionLost() if not self.lost:  # the session's, when no words came
+                self.lost = True
+                self.say("Connection lost: the game goes on in your log", trouble=True)
+            case Closed(verdict=verdict) if self.end_screen is not None and verdict:
+                self.end_screen = dataclasses.replace(self.end_screen, referee=verdict)
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)
             case RulesProposed(rules=rules):
-                self.must_decide = True
-                self._start_placing(rules)
+                if match_presets(rules).custom and not self.custom_rules:
+                    self._decline_custom(rules)
+                else:
+                    self.must_decide = True
+                    self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
                 you = first is self.session.role
@@ -245,8 +277,6 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.say(f"{who}: {volley.words(self.size)}")
             case BattleOver():
                 self.say("The battle is over: the fleets are revealed and checked")
-            case ConnectionLost():
-                self.say(self._lost_words(), trouble=True)
             case Failed():
                 self.failure = event
                 self.say(self._failure_words(event), trouble=True)

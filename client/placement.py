@@ -86,7 +86,8 @@ class Placing(CommonState):
         if self.fleet_text and not self._place_given_fleet(rules):
             return
         if self.must_decide:
-            self.say(f"{self.opponent_label()} proposes these rules: Enter accepts, d declines")
+            kind = "custom rules, no preset" if self.departure_lines() else "these rules"
+            self.say(f"{self.opponent_label()} proposes {kind}: Enter accepts, d declines")
         elif self.rule_choices:
             self.say(f"Rules: {self.rules_name()}. Place your fleet; R chooses the rules again")
         else:

@@ -22,7 +22,7 @@ the host listens again on its invite's port, the guest dials the same host.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,12 +30,14 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net.connection import GameConnection
+from statki_net.net.notices import Closed, Lost, Notice
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
 from statki_net.protocol.wire import Role
 
 from .keys import build_app
+from .kinds import Told
 from .model import ABSENT, Model, Stage
 
 CLOSE_GRACE = 30.0
@@ -89,12 +91,19 @@ class ConnectionLink:
         """The rematch's link, once the player asked for it."""
         self.first: Role | None = None
         """Who shot first in this game, once known."""
-        self._listener: Callable[[list[Event]], None] | None = None
+        self._listener: Callable[[Sequence[Told]], None] | None = None
         self.closed_seen = False
 
     def attach(self, conn: ClientConnection) -> None:
         self.conn = conn
         conn.event_listeners.append(self._deliver)
+        conn.listeners.append(self._notice)
+
+    def _notice(self, notice: Notice) -> None:
+        """Of the connection's notices the model needs ``Lost`` and ``Closed`` (the referee's
+        words on the log); the session's events tell it the rest."""
+        if isinstance(notice, Lost | Closed):
+            asyncio.get_running_loop().call_soon(self._to_model, [notice])
 
     def connection_ended(self, failure: Failed | None = None) -> None:
         """Tell the model a game ended that it never heard end (a wrong host key, a crash).
@@ -121,14 +130,14 @@ class ConnectionLink:
     def log_path(self) -> Path | None:
         return self.conn.log_path if self.conn else None
 
-    def listen(self, listener: Callable[[list[Event]], None]) -> None:
+    def listen(self, listener: Callable[[Sequence[Told]], None]) -> None:
         self._listener = listener
 
     def _deliver(self, events: list[Event]) -> None:
         if events:
             asyncio.get_running_loop().call_soon(self._to_model, events)
 
-    def _to_model(self, events: list[Event]) -> None:
+    def _to_model(self, events: Sequence[Told]) -> None:
         self.closed_seen |= any(isinstance(event, GameClosed) for event in events)
         for event in events:
             if isinstance(event, GameStarted):

@@ -127,6 +127,7 @@ async def play_connection_on_screen(
     invite: str = "",
     fleet_text: str = "",
     choose_rules: bool = False,
+    custom_rules: bool = False,
     reunion: Reunion | None = None,
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
@@ -145,6 +146,7 @@ async def play_connection_on_screen(
         invite=invite,
         fleet_text=fleet_text,
         rule_choices=tuple(PRESETS) if choose_rules else (),
+        custom_rules=custom_rules,
     )
     await play_over_connection(model, link, connect)
     outcomes: list[Outcome] = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from statki_net.game.rules import Ruleset, describe
+from statki_net.game.rules import Ruleset, describe, match_presets
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 
@@ -45,6 +45,8 @@ class CommonState:
     """This game is a rematch: the same opponent again."""
     rule_choices: tuple[str, ...] = ()
     """Presets the host picks from on the rules screen; empty: no rules screen."""
+    custom_rules: bool = False
+    """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
 
     @property
     def session(self) -> Session:
@@ -68,6 +70,19 @@ class CommonState:
         if self.rules is None:
             return "rules not known yet"
         return describe(self.rules).name
+
+    def departure_lines(self) -> list[str]:
+        """How the rules depart from the nearest preset, a line each; none for a preset.
+
+        Before a guest accepts it sees every way the host's rules are unusual
+        (SPEC.md, section 7); presets and their combinations need no words.
+        """
+        if self.rules is None:
+            return []
+        match = match_presets(self.rules)
+        if not match.custom:
+            return []
+        return [f"No preset: unlike {match.nearest},", *(f" {d}" for d in match.differences())]
 
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble

@@ -1,14 +1,17 @@
-"""What every command shares: exit codes, the --rules and --home arguments."""
+"""What every command shares: exit codes, the --rules, --home and --move-timeout arguments."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from statki_net.game.rules import PRESETS
 from statki_net.store.home import home_dir
+
+if TYPE_CHECKING:
+    from statki_net.protocol.wire import Limits
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -23,6 +26,48 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"rules preset, or presets joined by + ({', '.join(PRESETS)})",
     )
+
+
+def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
+    """``--custom-rules``: a guest may accept rules that are no preset (SPEC.md, section 7)."""
+    parser.add_argument(
+        "--custom-rules",
+        action="store_true",
+        help="consider rules that are no preset nor a combination of presets"
+        " (by default they are declined)",
+    )
+
+
+def move_limit_argument(parser: argparse.ArgumentParser) -> None:
+    """``--move-timeout SECONDS``: the longest a move may take (read with ``limits_of``)."""
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="the longest a move may take, and a reveal (60 to 86400 seconds; default 120)",
+    )
+
+
+def limits_of(seconds: float | None) -> Limits | None:
+    """The limits ``--move-timeout`` asks for, within SPEC's bounds; None when not given.
+
+    The reveal gets the same limit: a move limit is at least a minute, longer
+    than the least a reveal may have (SPEC.md, section 7, "Bounds").
+    """
+    # Here, not at the top: --help must not load the protocol (tests/cli/test_cli_startup.py).
+    from statki_net.game.errors import UsageError
+    from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
+    from statki_net.protocol.wire import Limits
+
+    if seconds is None:
+        return None
+    ms = round(seconds * 1000)
+    if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
+        raise UsageError(
+            f"--move-timeout must be between {MIN_MOVE_MS // 1000}"
+            f" and {MAX_LIMIT_MS // 1000} seconds"
+        )
+    return Limits(move_ms=ms, reveal_ms=ms)
 
 
 def placement_argument(parser: argparse.ArgumentParser) -> None:

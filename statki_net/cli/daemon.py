@@ -8,14 +8,20 @@ import contextlib
 import signal
 
 from statki_net.ai.computer import STRATEGIES
-from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rules_argument
-from statki_net.game.errors import UsageError
+from statki_net.cli.common import (
+    EXIT_OK,
+    Subcommands,
+    custom_rules_argument,
+    limits_of,
+    move_limit_argument,
+    placement_argument,
+    rules_argument,
+)
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
 from statki_net.net.invite import DEFAULT_PORT, format_address, parse_address
 from statki_net.net.listen import default_listen
-from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.wire import Limits
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity, my_fingerprint
@@ -39,7 +45,8 @@ def add(commands: Subcommands) -> None:
     rules_argument(parser)
     parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
     parser.add_argument("--name", default="statki daemon", help="the name opponents see")
-    parser.add_argument("--move-timeout", type=float, metavar="SECONDS", help="limit per move")
+    move_limit_argument(parser)
+    custom_rules_argument(parser)
     parser.set_defaults(run=_daemon)
 
 
@@ -47,14 +54,7 @@ def _daemon(args: argparse.Namespace) -> int:
     home = home_dir(args.home)
     key = load_identity(home)
     addresses = [parse_address(a, DEFAULT_PORT, listening=True) for a in args.listen]
-    limits = Limits()
-    if args.move_timeout is not None:
-        if not MIN_MOVE_MS <= args.move_timeout * 1000 <= MAX_LIMIT_MS:
-            raise UsageError(
-                f"--move-timeout must be between {MIN_MOVE_MS // 1000} and"
-                f" {MAX_LIMIT_MS // 1000} seconds"
-            )
-        limits = Limits(int(args.move_timeout * 1000), int(args.move_timeout * 1000))
+    limits = limits_of(args.move_timeout) or Limits()
     rules = ruleset_named(args.rules)
 
     async def run() -> None:
@@ -67,6 +67,7 @@ def _daemon(args: argparse.Namespace) -> int:
             placement=args.placement,
             rules=rules,
             limits=limits,
+            custom_rules=args.custom_rules,
         )
         await daemon.start()
         loop = asyncio.get_running_loop()

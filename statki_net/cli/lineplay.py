@@ -24,10 +24,12 @@ from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
+from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import Result
+from statki_net.protocol.endings import End, Result
 from statki_net.protocol.session import Failed
+from statki_net.protocol.wire import Role
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
@@ -147,19 +149,63 @@ def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
     return squares
 
 
-def describe_rules(notice: notices.Rules) -> str:
+def describe_rules(notice: notices.Rules, me: Role = Role.GUEST) -> list[str]:
+    """The host's proposal as the guest reads it before it decides, a line each.
+
+    The rules by name (a preset, a combination, or custom rules with every way
+    they depart from the nearest preset), the limits, and who shoots first.
+    """
     rules = notice.rules
     fleet = ",".join(str(length) for length in rules.fleet)
-    seconds = notice.limits.move_ms // 1000
-    first = notice.first
-    starts = f"; the {first.value} shoots first (agreed, no coin toss)" if first else ""
-    return (
+    limits = notice.limits
+    lines = [
         f"rules: {notice.name} (fleet {fleet}; touching {rules.touching.value};"
-        f" turns {rules.turns.value}); {seconds} s a move{starts}"
-    )
+        f" turns {rules.turns.value}); {limits.move_ms // 1000} s a move,"
+        f" {limits.reveal_ms // 1000} s for the reveal"
+    ]
+    match = notice.presets
+    if match.custom:
+        lines.append(f"these rules are no preset; they depart from {match.nearest} in:")
+        lines += [f"  {difference}" for difference in match.differences()]
+    first = notice.first
+    if first is None:
+        lines.append("who shoots first: a coin toss decides")
+    else:
+        who = "you shoot" if first is me else f"the {first.value} shoots"
+        lines.append(f"who shoots first: {who} first (agreed, no coin toss)")
+    return lines
 
+
+CUSTOM_RULES_DECLINED = (
+    "declining: statki accepts only presets and their combinations"
+    " unless --custom-rules admits others"
+)
 
 RESULT_WORDS = {Result.WON: "you won", Result.LOST: "you lost", Result.NONE: "no winner"}
+
+REVEALED_NEXT = {
+    (End.SUNK, Result.WON): "you sank every ship",
+    (End.SUNK, Result.LOST): "your last ship sank",
+    (End.RESIGNED, Result.WON): "the opponent resigned",
+    (End.RESIGNED, Result.LOST): "you resigned",
+}
+"""How a battle ended that the reveals may still turn (a finding makes it ``cheated``)."""
+
+
+def battle_over_words(result: Result, end: End) -> str:
+    """The battle's end as it stands, never as the game's result: that comes from the log."""
+    how = REVEALED_NEXT.get((end, result))
+    if how is None:
+        return f"the battle is over ({end.value})"
+    return f"the battle is over: {how}; the fleets are revealed and checked"
+
+
+def result_words(closed: notices.Closed) -> str:
+    """The game's result as the referee finds it in this side's log: ``you won (sunk)``."""
+    if closed.end is None:
+        standing = closed.standing.value if closed.standing else "no log"
+        return f"no result ({standing})"
+    return f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
 
 
 class PromptPlayer:
@@ -175,6 +221,7 @@ class PromptPlayer:
         fleet_for: Callable[[Ruleset], Fleet | None] | None = None,
         rng: random.Random | None = None,
         quiet: bool = False,
+        custom_rules: bool = False,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -185,11 +232,15 @@ class PromptPlayer:
         self.rng = rng or random.SystemRandom()
         self.quiet = quiet
         """Print only the game's start and end (a computer plays this side)."""
+        self.custom_rules = custom_rules
+        """Ask the player about rules that are no preset, instead of declining them."""
         self.size = 10
         self.closed: notices.Closed | None = None
         self.failure: Failed | None = None
         """Why the game stopped early, as the last ``Failed`` notice said."""
         self._notice: asyncio.Task[Shown | None] | None = None
+        self._owed: int | None = None
+        """The shots of a turn not yet fired (asked again if the question is cut short)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -214,8 +265,14 @@ class PromptPlayer:
                 where = f" from {address}" if address else ""
                 self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
             case notices.Rules():
-                self.say(describe_rules(notice))
-                if self.lines is not None:
+                for line in describe_rules(notice):
+                    self.say(line)
+                if self.lines is None:
+                    pass  # the computer decides for this side
+                elif notice.presets.custom and not self.custom_rules:
+                    self.say(CUSTOM_RULES_DECLINED)
+                    await self._quietly(self.handle.refuse(CUSTOM_RULES_REFUSED))
+                else:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
@@ -223,18 +280,25 @@ class PromptPlayer:
                 if not self.quiet:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
+                self._owed = shots
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
                 self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
                 self.say(boards)
+            case notices.Lost(detail=detail, wait_ms=wait_ms):
+                self.say(f"connection lost: {detail}")
+                if wait_ms is None and self._owed is not None and self.lines is not None:
+                    await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Over(result=result, end=end):
-                self.say(f"{RESULT_WORDS[result]} ({end.value})")
+                # Not a result yet: a finding at the reveal may still change it.
+                self.say(battle_over_words(result, end))
             case Failed(detail=detail, by_peer=by_peer):
                 self.failure = notice
                 who = "the opponent" if by_peer else "this side"
                 self.say(f"the game stopped: {who} reported {notice.code_text}: {detail}")
             case notices.Closed(verdict=verdict, log=log):
                 self.closed = notice
+                self.say(result_words(notice))
                 if verdict:
                     self.say(f"verdict: {verdict}")
                 if log:
@@ -286,9 +350,11 @@ class PromptPlayer:
                 return
             if line is None:
                 self.say("no more input: resigning")
+                self._owed = None
                 await self._quietly(self.handle.resign())
                 return
             if line.lower() in RESIGN_WORDS:
+                self._owed = None
                 await self._quietly(self.handle.resign())
                 return
             if not line:
@@ -298,8 +364,10 @@ class PromptPlayer:
             except UsageError as error:
                 self.say(f"! {error}")
                 if isinstance(error, GameOverError):
+                    self._owed = None
                     return
                 continue
+            self._owed = None
             return
 
     async def _quietly(self, action: Any) -> None:

@@ -29,6 +29,9 @@ from statki_net.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
     Subcommands,
+    custom_rules_argument,
+    limits_of,
+    move_limit_argument,
     placement_argument,
     rules_argument,
 )
@@ -38,6 +41,7 @@ from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle
 from statki_net.net.invite import (
@@ -59,7 +63,6 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
-from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
@@ -68,7 +71,7 @@ from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
 
-FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.CHEATED, End.REFUSED})
+FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""
@@ -96,9 +99,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
     )
-    parser.add_argument(
-        "--move-timeout", type=float, metavar="SECONDS", help=argparse.SUPPRESS
-    )  # short limits for tests and trials
+    move_limit_argument(parser)
 
 
 def add(commands: Subcommands) -> None:
@@ -119,9 +120,10 @@ def add(commands: Subcommands) -> None:
         help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
     )
     player_arguments(host)
-    host.set_defaults(run=_host)
+    host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
     join = commands.add_parser("join")
     join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    custom_rules_argument(join)
     player_arguments(join)
     join.set_defaults(run=_join)
 
@@ -141,18 +143,14 @@ class Player:
     """How the computer places this side's fleet, with ``--bot``."""
     choose_rules: bool = False
     """The host picks the rules on screen (no ``--rules`` given)."""
+    custom_rules: bool = False
+    """As a guest, consider rules that are no preset instead of declining them."""
+    clock: Clock = WALL_CLOCK
+    """Where the games' time comes from: real time, but for tests that hurry it."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
-        limits = None
-        if args.move_timeout is not None:
-            if not MIN_MOVE_MS <= args.move_timeout * 1000 <= MAX_LIMIT_MS:
-                raise UsageError(
-                    f"--move-timeout must be between {MIN_MOVE_MS // 1000} and"
-                    f" {MAX_LIMIT_MS // 1000} seconds"
-                )
-            ms = int(args.move_timeout * 1000)
-            limits = Limits(move_ms=ms, reveal_ms=ms)
+        limits = limits_of(args.move_timeout)
         return cls(
             home=home_dir(args.home),
             name=(args.name if args.name is not None else _user_name())[:200],
@@ -161,6 +159,7 @@ class Player:
             limits=limits,
             on_screen=not args.bot and not _wants_plain(args.plain),
             placement=args.placement,
+            custom_rules=args.custom_rules,
         )
 
     def fleet_text(self) -> str:
@@ -334,8 +333,10 @@ class HostReunion:
 
     async def connect(self, session: Session, who: str) -> GameConnection:
         seconds = session.proposed_limits.move_ms / 1000
+        clock = self.player.clock
         try:
-            async with asyncio.timeout(seconds):  # wait_for can lose a cancellation in 3.11
+            # wait_for can lose a cancellation in 3.11
+            async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
                 reader, writer = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
@@ -483,7 +484,8 @@ async def _play_here(
     try:
         conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
         if player.bot:
-            attach_computer(conn, ComputerPlayer(player.bot, random.Random(), player.placement))
+            computer = ComputerPlayer(player.bot, random.Random(), player.placement)
+            attach_computer(conn, computer, custom_rules=player.custom_rules)
         handle = LocalHandle(conn, draw_boards=not player.bot)
         game = asyncio.ensure_future(conn.run())
         try:
@@ -512,6 +514,7 @@ def _connection(
         history=history,
         expect_key=expect_key,
         peer_address=peer_text(writer),
+        clock=player.clock,
     )
 
 
@@ -538,6 +541,7 @@ async def _on_screen(
             invite=invite,
             fleet_text=player.fleet_text(),
             choose_rules=player.choose_rules and session.role is Role.HOST,
+            custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
         )
     finally:
@@ -553,7 +557,8 @@ async def _on_screen(
         if outcome.log_path is not None:
             print(f"log: {outcome.log_path}")
     last = outcomes[-1]
-    return _exit_status(last.ending.end, last.failure, last.failure_text)
+    judged = last.judged
+    return _exit_status(judged.end if judged else None, last.failure, last.failure_text)
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
@@ -567,17 +572,19 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         # A guest learns the rules only from the host's hello: read its file then.
         fleet_for=player.fleet,
         quiet=player.bot is not None,
+        custom_rules=player.custom_rules,
     )
     closed = await front.play()
     return _exit_status(closed.end, front.failure, closed.failure)
 
 
-def _exit_status(end: End, failure: Failed | None, why: str | None) -> int:
+def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
     if failure is not None and failure.code is Code.WRONG_KEY:
         print(f"statki: {failure.detail}", file=sys.stderr)
         return EXIT_FOUND
     if end not in FINISHED:
-        print(f"statki: the game did not finish: {why or end.value}", file=sys.stderr)
+        said = end.value if end else "no ending"
+        print(f"statki: the game did not finish: {why or said}", file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

@@ -8,7 +8,7 @@ in force.  ``Ruleset.to_map()`` is what travels in the handshake.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -256,6 +256,88 @@ def combination_name(rules: Ruleset) -> str | None:
     return _combinations().get(rules)
 
 
+@dataclass(frozen=True)
+class Departure:
+    """One option in which proposed rules differ from the nearest presets, in words."""
+
+    option: str
+    """What differs, as a person calls it: ``board``, ``fleet``, ``touching``."""
+    proposed: str
+    usual: str
+    """The value the nearest presets have."""
+
+
+@dataclass(frozen=True)
+class PresetMatch:
+    """How proposed rules stand to the presets: what a guest is shown before it accepts."""
+
+    name: str | None
+    """The preset or combination the rules are exactly; None for custom rules."""
+    nearest: str
+    """The preset or combination they differ least from (``name`` when they are one)."""
+    departures: tuple[Departure, ...]
+    """Each option in which they differ from ``nearest``; empty for a preset."""
+
+    @property
+    def custom(self) -> bool:
+        return self.name is None
+
+    def words(self) -> str:
+        """In one line: ``five-ships+salvo``, or ``custom rules, unlike classic: board 8x8 ...``."""
+        if self.name is not None:
+            return self.name
+        return f"custom rules, unlike {self.nearest}: " + "; ".join(self.differences())
+
+    def differences(self) -> tuple[str, ...]:
+        """Each departure in words: ``board: 8x8 (classic: 10x10)``."""
+        return tuple(
+            f"{d.option}: {d.proposed} ({self.nearest}: {d.usual})" for d in self.departures
+        )
+
+
+def match_presets(rules: Ruleset) -> PresetMatch:
+    """How ``rules`` stand to the presets and their combinations (see ``PresetMatch``)."""
+    name = combination_name(rules)
+    if name is not None:
+        return PresetMatch(name, name, ())
+    candidates = [
+        (_departures(rules, usual), usual_name) for usual, usual_name in _combinations().items()
+    ]
+    # Fewest departures; among those the fewest presets, then the earliest in their order.
+    order = list(PRESETS)
+    departures, nearest = min(
+        candidates,
+        key=lambda c: (len(c[0]), c[1].count("+"), [order.index(p) for p in c[1].split("+")]),
+    )
+    return PresetMatch(None, nearest, departures)
+
+
+def _departures(rules: Ruleset, usual: Ruleset) -> tuple[Departure, ...]:
+    found = []
+    for option, words in OPTION_WORDS.items():
+        proposed, expected = words(rules), words(usual)
+        if proposed != expected:
+            found.append(Departure(option, proposed, expected))
+    return tuple(found)
+
+
+def _names_words(rules: Ruleset) -> str:
+    return ", ".join(rules.names) if rules.names else "none"
+
+
+OPTION_WORDS: dict[str, Callable[[Ruleset], str]] = {
+    "board": lambda rules: f"{rules.size}x{rules.size}",
+    "fleet": lambda rules: ",".join(str(length) for length in rules.fleet),
+    "ship names": _names_words,
+    "touching": lambda rules: TOUCHING_WORDS[rules.touching][0],
+    "turns": lambda rules: TURNS_WORDS[rules.turns],
+    "report": lambda rules: REPORT_WORDS[rules.report],
+    "sinks": lambda rules: "name the ship" if rules.name_sunk else "do not name the ship",
+}
+"""Every option of a ruleset, as a person reads its value; two rulesets alike in
+all of these are alike (unknown keys aside)."""
+
+
 # ---------------------------------------------------------------- in words
 
 TOUCHING_WORDS: dict[Touching, tuple[str, str]] = {
@@ -265,12 +347,16 @@ TOUCHING_WORDS: dict[Touching, tuple[str, str]] = {
 }
 """Each touching rule as players say it, then as a clause that stands on its own."""
 
-TURNS_WORDS = {
+TURNS_WORDS: dict[Turns, str] = {
     Turns.CHAIN: "a hit earns another shot",
     Turns.ALTERNATE: "one shot a turn",
     Turns.SALVO: "a salvo: one shot per ship afloat",
 }
 SALVO_COUNT_WORDS = "a salvo, only how many hit is told"
+REPORT_WORDS: dict[Report, str] = {
+    Report.EACH: "every shot is told",
+    Report.COUNT: "only how many hit is told",
+}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """The computer at the helm of a ``GameConnection``: it accepts the rules and fires.
 
 Its thinking (a placement, a volley) runs in a thread, so the event loop and
-every other game on it go on meanwhile.
+every other game on it go on meanwhile.  Rules are a weapon when a host may
+propose anything (a tiny board crowded with ships, where the first shooter
+wins), so as a guest it accepts only the presets and their ``+`` combinations
+unless its owner admits custom rules (SPEC.md, section 7, "Bounds").
 """
 
 from __future__ import annotations
@@ -12,13 +15,23 @@ from collections.abc import Callable
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.errors import UsageError
+from statki_net.game.rules import combination_name
 from statki_net.net import notices
 from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Notice
 
+CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
+"""The reason a computer guest gives when it declines rules that are no preset."""
 
-def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
-    """Let ``player`` decide for this side: accept any rules, and fire when it is its turn."""
+
+def attach_computer(
+    conn: GameConnection, player: ComputerPlayer, *, custom_rules: bool = False
+) -> None:
+    """Let ``player`` decide for this side: accept the rules, and fire when it is its turn.
+
+    Rules that are no preset nor a combination of presets are declined unless
+    ``custom_rules`` admits them.
+    """
     loop = asyncio.get_running_loop()
 
     def act(action: Callable[[], None]) -> None:
@@ -39,6 +52,9 @@ def attach_computer(conn: GameConnection, player: ComputerPlayer) -> None:
     async def place() -> None:
         rules = conn.session.rules
         assert rules is not None
+        if not custom_rules and combination_name(rules) is None:
+            act(lambda: conn.refuse(CUSTOM_RULES_REFUSED))
+            return
         # A hard placement plays hundreds of fleets, and the rules came from
         # the peer: off the event loop, like the aiming.
         try:

@@ -4,9 +4,17 @@ In the manner of aioquic's asyncio adapter: ``GameConnection`` feeds the bytes
 it reads to the session and writes what the session has to send.  One timer,
 scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
 re-armed after every batch of events, calls ``check_time`` when the peer is
-overdue; nothing polls.  Every signed frame (and a note for anything unsigned
-that happened: a dropped connection, a timeout, a rejected message) goes to
-the game's own log file, and the game to the history when it starts and ends.
+overdue; nothing polls.  The time comes from one ``Clock`` (``net.clock``), which
+both reads the time and turns the deadline into the timer's wait.  Every
+signed frame goes to the game's own log file, the peer's word that did not
+join the transcript as an evidence record, and a note for anything unsigned
+(a lost connection, with the bytes that were nobody's word); the game goes
+to the history when it starts and ends.
+
+A lost connection does not end the game (SPEC.md, section 12): the driver
+hangs up, tells the front ends (``Lost``), and keeps its timer while the
+session finishes alone, signing into its log what needs no player, the
+player's own moves, and its time claim once the peer's limit has run out.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
 socket, the computer player) see the game as *notices*, typed values
@@ -19,7 +27,7 @@ keep their order.
     conn = GameConnection(session, reader, writer, log_dir=home / "logs",
                           history=History.in_home(home))
     conn.listeners.append(on_notice)
-    outcome = await conn.run()      # returns when the game is over, whatever happened
+    outcome = await conn.run()      # returns when this side's log ends, whatever happened
 
 ``run`` never raises for anything the peer does: every error in the game is
 recorded (log note, history, the outcome's ``failure``) and the stream closed.
@@ -29,16 +37,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.net.notices import Closed, Notice, notice_of
+from statki_net.net.clock import WALL_CLOCK, Clock
+from statki_net.net.notices import Closed, Lost, Notice, lost_words, notice_of
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
+from statki_net.protocol.phases import PHASES
 from statki_net.protocol.session import (
     ConnectionLost,
     Event,
@@ -47,21 +56,16 @@ from statki_net.protocol.session import (
     FrameAdded,
     Session,
 )
-from statki_net.protocol.wire import MAX_FRAME, Role
+from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
-Clock = Callable[[], int]
 Listener = Callable[[Notice], None]
 
 READ_SIZE = 64 * 1024
 """Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
-
-
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class GameOverError(UsageError):
@@ -94,16 +98,27 @@ class Outcome:
         failure = self.failure
         return f"{failure.code_text}: {failure.detail}" if failure else None
 
+    @property
+    def judged(self) -> Ending | None:
+        """How the game ended by this side's own log, as the referee judges it.
+
+        Without a log, the session's own ending.  None when the log holds no
+        ending (it is unfinished, or disputed).
+        """
+        return self.verdict.ending if self.verdict else self.ending
+
     def closed(self) -> Closed:
-        """The last notice of the game, which says so."""
+        """The last notice of the game, which says so in the referee's words."""
+        judged = self.judged
         return Closed(
-            self.result,
-            self.ending.end,
+            judged.result(self.role) if judged else Result.NONE,
+            judged.end if judged else None,
             verdict=self.verdict.headline if self.verdict else None,
             failure=self.failure_text,
             log=self.log_path,
             my_shots=self.my_shots,
             their_shots=self.their_shots,
+            standing=self.verdict.standing if self.verdict else None,
         )
 
 
@@ -118,7 +133,7 @@ class GameConnection:
         *,
         log_dir: Path | None,
         history: History | None = None,
-        now: Clock = wall_clock_ms,
+        clock: Clock = WALL_CLOCK,
         expect_key: bytes | None = None,
         peer_address: str = "",
     ) -> None:
@@ -127,10 +142,10 @@ class GameConnection:
         self.writer = writer
         self.recorder = GameRecorder(log_dir, history, peer=peer_address)
         """The log file, the history row and the verdict: shared with local games."""
-        self.now = now
-        self.expect_key = expect_key
-        """The host key the invite named: the guest's session refuses any other."""
+        self.clock = clock
+        """All the game's time: every ``now`` the session is given, and the timer's wait."""
         if expect_key is not None:
+            # The guest's session refuses, in silence, a host with any other key.
             session.host_key = expect_key
         self.peer_address = peer_address
         self.listeners: list[Listener] = []
@@ -141,11 +156,16 @@ class GameConnection:
         self._timer: asyncio.TimerHandle | None = None
         self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
-        self._closed = asyncio.Event()
-        """Set once the session has closed: a game finished alone ends here too."""
-        self._last_chunk = b""
+        """Set once the outcome is recorded."""
+        self._over = asyncio.Event()
+        """Set once the session is closed: nothing more will be said or written."""
+        self.lost = False
+        """The connection is lost: this side finishes the game alone (SPEC.md, section 12)."""
 
     # ------------------------------------------------------------ for front ends
+
+    def now(self) -> int:
+        return self.clock.now()
 
     @property
     def game_id(self) -> str:
@@ -167,6 +187,16 @@ class GameConnection:
     def resign(self) -> None:
         self._act(lambda now: self.session.resign(now))
 
+    def stop(self, detail: str) -> None:
+        """This side stops the game itself (``error``, code ``closed``); ``run`` then returns.
+
+        From the guest's accept on that is this side's forfeit (SPEC.md,
+        section 8): the daemon told to stop, a player who quits.  Nothing
+        happens to a game already over.
+        """
+        if not self.session.closed:
+            self._stop_locally(Code.CLOSED, detail)
+
     # ------------------------------------------------------------ the game, start to end
 
     async def run(self) -> Outcome:
@@ -175,7 +205,9 @@ class GameConnection:
             self.recorder.open(self.session, self.now())
             self._handle(self.session.start(self.now()))
             await self._flush()
-            await self._read_until_closed()
+            await self._read_until_lost()
+            # Alone, if the connection was lost: the timer and the player finish the game.
+            await self._over.wait()
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._stop_locally(Code.CLOSED, "this side stopped the game")
             raise
@@ -202,28 +234,35 @@ class GameConnection:
         assert self.outcome is not None
         return self.outcome
 
-    async def _read_until_closed(self) -> None:
+    async def _read_until_lost(self) -> None:
+        """Feed the session what the peer sends until the game ends or the connection is lost.
+
+        The session itself may find the connection lost (bytes that are nobody's
+        word, a crossed frame): it says so with ``ConnectionLost``, and reading stops.
+        """
         while self.session.connected:
             try:
                 data = await self.reader.read(READ_SIZE)
             except (ConnectionError, OSError) as error:
-                self._note(f"connection lost: {error.strerror or type(error).__name__}")
-                self._handle(self.session.connection_lost(self.now()))
-                break
+                self._transport_gone(error.strerror or type(error).__name__)
+                return
             if not self.session.connected:  # the timer or the player ended it meanwhile
-                break
+                return
             if not data:
                 speaker = self.session.transcript.speaker()
-                self._note(f"the peer closed the connection while {speaker} was to speak")
-                self._handle(self.session.connection_lost(self.now()))
-                break
-            self._last_chunk = data
+                self._transport_gone(f"the peer closed the connection while {speaker} was to speak")
+                return
             self._handle(self.session.receive_data(data, self.now()))
             await self._flush()
-        # A lost connection does not end the game (SPEC.md section 12): the session
-        # plays on alone, the timer claiming when the peer's time runs out and the
-        # player still moving, until its log ends.
-        await self._closed.wait()
+
+    def _transport_gone(self, why: str) -> None:
+        """The stream closed or failed before the game was over: the session plays on alone.
+
+        It signs at once what needs no player, and waits out the peer's limit
+        before it claims (SPEC.md, section 12); its ``ConnectionLost`` is noted
+        and the front ends are told (``Lost``) in ``_handle``.
+        """
+        self._handle(self.session.connection_lost(self.now(), why))
 
     # ------------------------------------------------------------ the one timer
 
@@ -236,7 +275,7 @@ class GameConnection:
         due = self.session.deadline()
         if due is None:
             return
-        delay = max(0.0, (due - self.now()) / 1000)
+        delay = self.clock.delay(due)
         self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, due)
 
     def _disarm(self) -> None:
@@ -245,7 +284,7 @@ class GameConnection:
             self._timer = None
 
     def _deadline_passed(self, due: int) -> None:
-        """Claim on time; the loop's clock may run a hair ahead of ``now``: then wait on."""
+        """Claim on time; the loop's clock may run a hair ahead of ours: then wait on."""
         self._timer = None
         if self.session.closed:
             return
@@ -268,16 +307,18 @@ class GameConnection:
     # ------------------------------------------------------------ events
 
     def _handle(self, events: list[Event]) -> None:
+        just_lost = False
         for event in events:
             if isinstance(event, FrameAdded):
                 self.recorder.frame(event.frame)
                 continue
-            if isinstance(event, Evidence):
+            if isinstance(event, Evidence):  # the peer's word that did not join the transcript
                 self.recorder.evidence(event.frame, event.code, event.at)
                 continue
             if isinstance(event, ConnectionLost):
-                self._note(f"connection lost: {event.code.value}: {event.detail}", event.data)
-                self.writer.close()  # hang up; the game goes on here alone
+                just_lost = True
+                self._hang_up(event)
+                continue
             if isinstance(event, Failed):
                 self._note_failure(event)
             notice = notice_of(event, self.session, self.peer_address)
@@ -286,6 +327,8 @@ class GameConnection:
         self.recorder.started(self.session, self.now())
         self._write()
         self._settle()
+        if self.lost and not self.session.closed:
+            self._tell_lost(events, just_lost)
         told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
         for event_listener in list(self.event_listeners):
             event_listener(told)
@@ -300,39 +343,57 @@ class GameConnection:
         if self.session.closed:
             self._disarm()
             self.writer.close()
-            self._closed.set()
+            self._over.set()
         else:
             self._arm()
+
+    def _tell_lost(self, events: list[Event], just_lost: bool) -> None:
+        """Tell the front ends, once lost and after each move made alone, what happens now."""
+        since = next((i for i, e in enumerate(events) if isinstance(e, ConnectionLost)), 0)
+        recorded = tuple(
+            e.frame.message.TYPE for e in events[since:] if isinstance(e, FrameAdded) and e.outgoing
+        )
+        if not just_lost and not recorded:
+            return
+        due = self.session.deadline()
+        wait_ms = None if due is None else max(0, due - self.now())
+        then = PHASES[self.session.transcript.phase].claim if due is not None else None
+        detail = lost_words(wait_ms, then, recorded, resigning=self.session.resigning)
+        self._publish(Lost(detail, wait_ms, then, recorded))
+
+    def _hang_up(self, lost: ConnectionLost) -> None:
+        """The connection is lost: note why (with the bytes that were nobody's word), close it.
+
+        Nothing more goes out: what this side says from now on goes to its log.
+        """
+        why = lost.detail if lost.code is Code.LOST else f"{lost.code.value}: {lost.detail}"
+        self._note(f"connection lost: {why}", lost.data)
+        self.lost = True
+        self.writer.close()
 
     def _publish(self, notice: Notice) -> None:
         for listener in list(self.listeners):
             listener(notice)
 
     def _note_failure(self, failure: Failed) -> None:
-        if failure.code is Code.CLOSED:
-            return  # already noted where the connection dropped
         if failure.by_peer:
             self._note(f"the peer stopped the game: {failure.code_text}: {failure.detail}")
         else:
-            evidence = self._last_chunk[:MAX_FRAME] if self._last_chunk else b""
-            self._note(
-                f"rejected the peer's message: {failure.code_text}: {failure.detail}", data=evidence
-            )
+            # A frame this side refused is in the log already, as an evidence record.
+            self._note(f"stopped the game: {failure.code_text}: {failure.detail}")
 
     def _note(self, text: str, data: bytes = b"") -> None:
         self.recorder.note(text, self.now(), data)
 
-    def _stop_locally(self, code: Code, detail: str, *, tell_peer: bool = True) -> None:
-        """End the game from this side (a bad key, a local error); never raises."""
-        self._note(f"stopped: {code.value}: {detail}")
+    def _stop_locally(self, code: Code, detail: str) -> None:
+        """End the game from this side (stopped, a local failure); never raises.
+
+        An ``error`` message, sent, or written alone once the connection is
+        lost; from the guest's accept on it is this side's forfeit.
+        """
         if not self.session.closed:
-            if tell_peer:
-                with contextlib.suppress(Exception):
-                    self._handle(self.session.abort(code, detail, self.now()))
-            if not self.session.closed:
-                self.session.connection_lost(self.now())
-            self.session.failure = Failed(code, detail, by_peer=False)
-        self._publish(Failed(code, detail, by_peer=False))
+            with contextlib.suppress(Exception):
+                self._handle(self.session.abort(code, detail, self.now()))
         self._settle()
 
     # ------------------------------------------------------------ I/O

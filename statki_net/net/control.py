@@ -28,7 +28,7 @@ from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.connection import GameOverError
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import End, Result
+from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
@@ -106,6 +106,8 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
             }
         case notices.Over(result=result, end=end):
             return {"event": "over", "result": result.value, "end": end.value}
+        case notices.Lost(detail=detail):
+            return {"event": "lost", "detail": detail}
         case Failed(detail=detail, by_peer=by_peer):
             return {
                 "event": "failed",
@@ -113,11 +115,12 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "detail": detail,
                 "by_peer": by_peer,
             }
-        case notices.Closed():
+        case notices.Closed(end=end, standing=standing):
             return {
                 "event": "closed",
                 "result": notice.result.value,
-                "end": notice.end.value,
+                "end": end.value if end else _without_end(standing),
+                "standing": standing.value if standing else None,
                 "verdict": notice.verdict,
                 "failure": notice.failure,
                 "log": str(notice.log) if notice.log else None,
@@ -125,6 +128,21 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "their_shots": notice.their_shots,
             }
     raise AssertionError(f"not a notice: {notice!r}")
+
+
+def _without_end(standing: Standing | None) -> str | None:
+    """``end`` in a closed event whose log holds no ending: ``unfinished`` or ``disputed``."""
+    if standing in (Standing.UNFINISHED, Standing.DISPUTED):
+        return standing.value
+    return None
+
+
+def _end_of(text: Any) -> End | None:
+    """An ending read back; None for ``unfinished``, ``disputed`` or none at all."""
+    try:
+        return End(text)
+    except ValueError:
+        return None
 
 
 def notice_from_map(message: Message) -> Shown | None:
@@ -169,6 +187,8 @@ def notice_from_map(message: Message) -> Shown | None:
         )
     elif event == "over":
         notice = notices.Over(Result(message["result"]), End(message["end"]))
+    elif event == "lost":
+        notice = notices.Lost(str(message["detail"]))
     elif event == "failed":
         text = str(message["code"])
         code = Code.of(text)
@@ -180,14 +200,16 @@ def notice_from_map(message: Message) -> Shown | None:
         )
     elif event == "closed":
         log = message.get("log")
+        standing = message.get("standing")
         notice = notices.Closed(
             Result(message["result"]),
-            End(message["end"]),
+            _end_of(message["end"]),
             verdict=message.get("verdict"),
             failure=message.get("failure"),
             log=Path(log) if log else None,
             my_shots=int(message.get("my_shots", 0)),
             their_shots=int(message.get("their_shots", 0)),
+            standing=Standing(standing) if standing else None,
         )
     else:
         return None
@@ -281,7 +303,7 @@ class RemoteHandle:
             message = await self.client.events.get()
             if message is None:
                 self.finished = True
-                return Shown(notices.Closed.without_game("the daemon went away", End.NO_GAME))
+                return Shown(notices.Closed.without_game("the daemon went away"))
             if message.get("game") != self.game:
                 continue
             pushed = notice_from_map(message)

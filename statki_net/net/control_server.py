@@ -264,10 +264,10 @@ def game_state(game: DaemonGame) -> Message:
         info.update(connection_state(game.conn))
         info["id"] = game.id
         outcome = game.conn.outcome
-        if outcome is not None:
-            info["result"] = outcome.result.value
-            info["end"] = outcome.ending.end.value
-            info["verdict"] = outcome.verdict.headline if outcome.verdict else None
+        if outcome is not None:  # as the closed event says it: by this side's judged log
+            closed = notice_map(outcome.closed())
+            info["result"], info["end"] = closed["result"], closed["end"]
+            info["verdict"] = closed["verdict"]
     return info
 
 
@@ -306,10 +306,10 @@ def _limits(request: Message, default: Limits) -> Limits:
     move_ms = request.get("move_ms")
     if move_ms is None:
         return default
-    if not isinstance(move_ms, int) or not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
-        raise UsageError(
-            f"move_ms must be a whole number of milliseconds, {MIN_MOVE_MS} to {MAX_LIMIT_MS}"
-        )
+    if isinstance(move_ms, bool) or not isinstance(move_ms, int):
+        raise UsageError("move_ms must be a whole number of milliseconds")
+    if not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
+        raise UsageError(f"move_ms must be {MIN_MOVE_MS} to {MAX_LIMIT_MS} (SPEC.md, section 7)")
     return Limits(move_ms=move_ms, reveal_ms=move_ms)
 
 

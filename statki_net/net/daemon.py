@@ -36,6 +36,7 @@ from statki_net.game.rules import Ruleset
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control_server import ControlServer
 from statki_net.net.invite import Address, Invite, format_invite
@@ -56,6 +57,8 @@ MAX_GAMES = 256
 KEEP_FINISHED = 200
 """Finished games still listed by ``games``."""
 WILDCARDS = ("::", "0.0.0.0", "")
+STOP_GRACE = 5.0
+"""Seconds the games stopped at shutdown get to send their last word and finish their logs."""
 
 Watcher = Callable[["DaemonGame", notices.Notice], None]
 """Told every notice of every game, in order, as it happens (the control socket)."""
@@ -98,6 +101,8 @@ class Daemon:
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
+        custom_rules: bool = False,
+        clock: Clock = WALL_CLOCK,
     ) -> None:
         self.home = home
         self.key = key
@@ -108,6 +113,10 @@ class Daemon:
         self.rules = rules
         self.limits = limits
         self.max_games = max_games
+        self.custom_rules = custom_rules
+        """Whether its computer player, as a guest, takes rules that are no preset."""
+        self.clock = clock
+        """Every game's time (real time; tests hurry it)."""
         self.history = History.in_home(home)
         self.log_dir = home / "logs"
         self.games: dict[int, DaemonGame] = {}
@@ -132,9 +141,20 @@ class Daemon:
         await self.shutdown()
 
     async def shutdown(self) -> None:
+        """Stop listening, stop every game in play (each forfeits by its ``error``), and exit.
+
+        A stopped game winds up by itself: its error goes out, its log is
+        judged and its history row written.  Whatever is still running after
+        ``STOP_GRACE`` seconds (a peer still connecting, say) is cancelled.
+        """
         for server in self.servers:
             server.close()
         self.control.close()
+        for game in self.games.values():
+            if game.conn is not None:
+                game.conn.stop("the daemon was told to stop")
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=STOP_GRACE)
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -282,11 +302,12 @@ class Daemon:
                 history=self.history,
                 expect_key=expect_key,
                 peer_address=peer_text(writer),
+                clock=self.clock,
             )
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))
             if player is not None:
-                attach_computer(conn, player)
+                attach_computer(conn, player, custom_rules=self.custom_rules)
             await conn.run()
         except asyncio.CancelledError:
             raise

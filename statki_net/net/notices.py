@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from statki_net.game.board import square_name
-from statki_net.game.rules import Ruleset, preset_name
-from statki_net.protocol.endings import End, Result
+from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
+from statki_net.protocol.endings import End, Result, Standing
+from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import (
     BattleOver,
     Event,
@@ -57,7 +58,13 @@ class Rules:
 
     @property
     def name(self) -> str:
-        return preset_name(self.rules) or "custom rules"
+        """The preset or combination of presets (``five-ships+salvo``), or ``custom rules``."""
+        return combination_name(self.rules) or "custom rules"
+
+    @property
+    def presets(self) -> PresetMatch:
+        """How the rules depart from the nearest presets: what a guest is shown first."""
+        return match_presets(self.rules)
 
 
 @dataclass(frozen=True)
@@ -100,11 +107,62 @@ class Over:
 
 
 @dataclass(frozen=True)
+class Lost:
+    """The connection is lost: this side finishes the game alone, in its own log.
+
+    Told when the connection is lost, and again each time this side, alone,
+    has made its move and waits (SPEC.md, section 12, "A lost connection").
+    """
+
+    detail: str
+    """What happens now, for a person: what was recorded, how long the wait, then what."""
+    wait_ms: int | None = None
+    """How long this side now waits for the opponent; None while it is this side's move."""
+    then: Claim | None = None
+    """What this side's time claim will do once the wait is over (None: no claim)."""
+    recorded: tuple[str, ...] = ()
+    """The types of this side's messages just signed into its log, as if sent."""
+
+
+def lost_words(
+    wait_ms: int | None, then: Claim | None, recorded: tuple[str, ...], *, resigning: bool = False
+) -> str:
+    """The ``Lost`` notice's detail: ``waiting 60 s for the opponent, then the game is yours
+    on time``, after what this side recorded alone, if anything."""
+    said = ""
+    if recorded:
+        verb = "is" if len(recorded) == 1 else "are"
+        said = f"your {' and '.join(recorded)} {verb} recorded in your log"
+    if wait_ms is None:
+        waiting = "your move: it goes into your log"
+    else:
+        seconds = -(-wait_ms // 1000)
+        waiting = f"waiting {seconds} s for the opponent, then {_after_the_wait(then, resigning)}"
+    return "; ".join(part for part in (said, waiting) if part)
+
+
+def _after_the_wait(then: Claim | None, resigning: bool) -> str:
+    if resigning:
+        return "the game ends with your resignation"
+    if then is Claim.WINS_THE_GAME:
+        return "the game is yours on time"
+    if then is Claim.VOIDS_THE_GAME:
+        return "the game is void: it never began"
+    return "the game ends as it stands"
+
+
+@dataclass(frozen=True)
 class Closed:
-    """The game is over and recorded; always the last notice of a game."""
+    """The game is over and recorded; always the last notice of a game.
+
+    Its result is the referee's, from judging this side's own log (SPEC.md,
+    section 16), so a game won at the reveal reads as won, whatever the
+    battle's end said.
+    """
 
     result: Result
-    end: End
+    end: End | None
+    """How the game ended by this side's log; None when the log holds no ending."""
     verdict: str | None
     """The referee's one line on this side's log; None without a log."""
     failure: str | None
@@ -112,14 +170,16 @@ class Closed:
     log: Path | None
     my_shots: int = 0
     their_shots: int = 0
+    standing: Standing | None = None
+    """How far this side's log can be relied on; None without a log."""
 
     @classmethod
-    def without_game(cls, why: str, end: End = End.NO_GAME) -> Closed:
+    def without_game(cls, why: str) -> Closed:
         """The end of a game that never began: a connection that failed, a daemon gone."""
-        return cls(Result.NONE, end, verdict=None, failure=why, log=None)
+        return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None)
 
 
-Notice = Hello | Rules | Started | Turn | Volley | Over | Failed | Closed
+Notice = Hello | Rules | Started | Turn | Volley | Over | Lost | Failed | Closed
 
 
 def notice_of(event: Event, session: Session, address: str) -> Notice | None:

@@ -23,11 +23,12 @@ from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import Ruleset
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.protocol.bounds import MIN_MOVE_MS, MIN_REVEAL_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 
-MOVE_LIMIT = Limits(move_ms=60_000, reveal_ms=30_000)
-"""The shortest limits the bounds allow (SPEC.md section 7): computer players never wait long."""
+MOVE_LIMIT = Limits(move_ms=MIN_MOVE_MS, reveal_ms=MIN_REVEAL_MS)
+"""The shortest limits SPEC allows: a game two bots stall in ends soonest."""
 
 
 @dataclass
@@ -102,7 +103,8 @@ async def play_one(
         guest, guest_reader, guest_writer, log_dir=log_dir, expect_key=public_key_bytes(host.key)
     )
     attach_computer(host_conn, host_player)
-    attach_computer(guest_conn, guest_player)
+    # One owner chose the rules for both sides: the guest takes whatever they are.
+    attach_computer(guest_conn, guest_player, custom_rules=True)
     host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
     return host_outcome, guest_outcome
 

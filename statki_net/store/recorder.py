@@ -7,6 +7,7 @@ process (``statki_client.local``).  The caller says what happened, in order:
     recorder = GameRecorder(home / "logs", history, peer="[::1]:50123")
     recorder.open(session, now)          # the log file, with any frames said so far
     recorder.frame(frame)                # each signed frame, as it is added
+    recorder.evidence(frame, code, now)  # the peer's word that did not join the transcript
     recorder.note("...", now)            # anything unsigned: a drop, a timeout
     recorder.started(session, now)       # once both hellos are known: the history row
     verdict = recorder.judge()           # close the log and judge it (blocking: a thread)
@@ -26,12 +27,12 @@ from pathlib import Path
 
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
-from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, Signed, header_record
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Frame
-from statki_net.referee.verify import fingerprint, judge_log
+from statki_net.referee.verify import Judgement, fingerprint, judge_log
 from statki_net.store.history import GameRow, History
 from statki_net.store.logwriter import LogWriter
 
@@ -41,10 +42,22 @@ MAX_PEER = 200
 
 @dataclass(frozen=True)
 class LogVerdict:
-    """The referee's judgement of this side's log, as one line and whether it holds."""
+    """The referee's judgement of this side's own log: its result, its standing, one line.
+
+    A peer tells its player how the game ended in the referee's words, by
+    judging its own log as a referee does (SPEC.md, section 16).
+    """
 
     valid: bool
     headline: str
+    """The referee's line: the result and the standing."""
+    ending: Ending | None = None
+    """The result; None when the log holds no ending (unfinished, disputed, unreadable)."""
+    standing: Standing = Standing.INVALID
+
+    @classmethod
+    def of(cls, judgement: Judgement) -> LogVerdict:
+        return cls(judgement.valid, judgement.headline(), judgement.ending, judgement.standing)
 
 
 def rules_name(session: Session) -> str:
@@ -58,8 +71,8 @@ def rules_name(session: Session) -> str:
 def ending_of(session: Session) -> Ending:
     """How the game ended for this side, once it is closed: ``Session.ending``.
 
-    A session stopped before it could say (the stream gave out under it) is
-    counted as no game.
+    A session closed with neither an ending nor a failure (nothing said why)
+    is counted as a connection that closed.
     """
     return session.ending or Ending(End.NO_GAME, reason="the connection closed")
 
@@ -99,7 +112,7 @@ class GameRecorder:
             self.log.frame(frame)
 
     def evidence(self, frame: Signed, code: Code, at: int) -> None:
-        """The peer's word that did not join the transcript (SPEC.md section 15)."""
+        """The peer's word that did not join the transcript (SPEC.md, section 15)."""
         if self.log:
             self.log.evidence(frame, code, at)
 
@@ -139,7 +152,7 @@ class GameRecorder:
             judgement = judge_log(self.log.path.read_bytes())
         except (StatkiError, OSError) as error:
             return LogVerdict(False, f"cannot judge the log: {error}")
-        return LogVerdict(judgement.valid, judgement.headline())
+        return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
         """Record how the game ended in its history row (once); a full disk is not an error."""

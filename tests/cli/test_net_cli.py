@@ -13,6 +13,7 @@ from pathlib import Path
 from conftest import Cli
 from netproc import finish, line_starting, run, start
 
+from statki_net.protocol.logformat import read_log
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
 
@@ -88,8 +89,6 @@ def test_a_person_at_the_line_prompt_plays_a_bot(tmp_path: Path) -> None:
 
 
 def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> None:
-    # The host needs no short move limit: a guest that leaves during the hellos ends the
-    # host's game at once (protocol v2: a lost connection before the game id is no game).
     host, invite = _host(tmp_path / "host", "--bot", "random")
     forged = invite[:-64] + "ab" * 32
     joined = run(tmp_path / "guest", "join", forged, "--bot", "random")
@@ -98,8 +97,8 @@ def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> Non
     assert joined.stderr.count("\n") == 1
     assert "is not the key in the invite" in joined.stderr and "refusing to play" in joined.stderr
     assert status == 1  # the host's guest left before the game began
-    log = judge_log(_only_log(tmp_path / "guest").read_bytes())
-    assert log.messages == 0  # we said nothing, and kept nothing of a host we refused
+    # Not even the host's hello: refused for its key, it is nobody's word in this game.
+    assert read_log(_only_log(tmp_path / "guest").read_bytes()).frames == []
 
 
 def test_a_bare_address_plays_with_a_warning(tmp_path: Path) -> None:
@@ -162,3 +161,14 @@ def test_a_port_scan_does_not_take_the_hosted_game(tmp_path: Path) -> None:
     assert joined.returncode == 0, joined.stderr
     assert status == 0, err
     assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid
+
+
+def test_move_limits_outside_specs_bounds_get_one_line(cli: Cli) -> None:
+    """A minute to a day (SPEC.md, section 7): checked before a port is opened."""
+    for command in (["host", "--port", "0"], ["join", "127.0.0.1:1"], ["daemon"]):
+        for seconds in ("5", "0.1", "86401"):
+            done = cli(*command, "--move-timeout", seconds)
+            assert done.returncode == 2, (command, seconds, done)
+            assert done.stderr == (
+                "statki: --move-timeout must be between 60 and 86400 seconds\n"
+            ), done.stderr

@@ -87,7 +87,7 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     link.connection_ended()
     assert stage_now(model) is Stage.OVER and model.end_screen is not None
     text = plain(screen(model))
-    assert "The game ended unfinished: nobody won" in text
+    assert "No game: it stopped before the rules were accepted" in text
     assert "Not the host your invite names: the host's key is not the key" in text
     link.connection_ended()  # told once only
     assert len(text.splitlines()) == 24

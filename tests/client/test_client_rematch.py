@@ -8,7 +8,9 @@ the test presses keys on each model as a player would.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,13 +25,14 @@ from statki_net.cli import netplay
 from statki_net.cli.netplay import GuestReunion, HostReunion, Player
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
+from statki_net.net.clock import ScaledClock
 from statki_net.net.invite import Invite
 from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
 
-LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)  # the shortest the bounds allow
+LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)
 WAIT = 20.0
 """Longest wait for a model to reach what a step expects (a bound, not a timing)."""
 HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -101,9 +104,13 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
     guest_reunion = GuestReunion(player(bob, "Ola"), invite, ("127.0.0.1", port), histories[1])
     rules = ruleset_named("classic")
     host_session = Session(
-        Role.HOST, HOST_KEY, name="Ala", entropy=random.Random(1).randbytes, rules=rules
+        Role.HOST,
+        HOST_KEY,
+        name="Ala",
+        entropy=random.Random(1).randbytes,
+        rules=rules,
+        limits=LIMITS,
     )
-    host_session.proposed_limits = LIMITS
     guest_session = Session(
         Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(2).randbytes, limits=LIMITS
     )
@@ -152,9 +159,10 @@ def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(tmp_path: Pat
 
 def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> None:
     async def wait() -> str:
-        reunion = HostReunion(
-            player(tmp_path, "Ala"), [("127.0.0.1", 0)], History.in_home(tmp_path)
-        )
+        # SPEC's shortest move limit, a minute, on a clock 1000 times fast: 60 ms.
+        ala = dataclasses.replace(player(tmp_path, "Ala"), clock=ScaledClock(1000))
+        reunion = HostReunion(ala, [("127.0.0.1", 0)], History.in_home(tmp_path))
+        started = time.monotonic()
         await reunion.reopen()
         session = Session(
             Role.HOST,
@@ -162,19 +170,17 @@ def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> No
             name="Ala",
             entropy=random.Random(1).randbytes,
             rules=ruleset_named("classic"),
+            limits=Limits(move_ms=60_000, reveal_ms=30_000),
         )
-        # Changed for protocol v2, whose move limit is at least a minute: the reunion's
-        # patience is read from the session, so the test shortens it there, after the
-        # session (which refuses such a proposal) was made; no hello is ever sent with it.
-        session.proposed_limits = Limits(move_ms=200, reveal_ms=200)
         try:
             await reunion.connect(session, "Ola")
         except UsageError as error:
             assert not reunion.servers, "no longer listening"
+            assert 0.06 <= time.monotonic() - started < 10
             return str(error)
         raise AssertionError("a guest came from nowhere")
 
-    assert asyncio.run(wait()) == "Ola did not come back for the rematch within 0.2 s"
+    assert asyncio.run(wait()) == "Ola did not come back for the rematch within 60 s"
 
 
 def test_a_guest_whose_host_is_gone_is_told_so(

@@ -152,3 +152,35 @@ def test_rules_that_are_no_preset_are_named_custom_and_counted_on_their_board() 
     assert words.board == "8x8, fleet 3,2,2,1"
     assert describe(ruleset_named("five-ships+salvo")).name == "custom rules"
     assert describe(PRESETS["corners"]).name == "corners"
+
+
+def test_every_combination_of_presets_is_named_and_nothing_else() -> None:
+    """A ruleset is a combination when some ``A+B+...`` makes it; its name makes it again."""
+    from statki_net.game.rules import combination_name
+
+    for spec in ["classic", "five-ships+salvo", "salvo-count+five-ships", "corners+alternate"]:
+        name = combination_name(ruleset_named(spec))
+        assert name is not None and ruleset_named(name) == ruleset_named(spec)
+    assert combination_name(ruleset_named("salvo+five-ships")) == "five-ships"
+    assert combination_name(ruleset_named("classic+corners")) == "corners"
+    assert combination_name(Ruleset(size=8, fleet=(3, 2, 2))) is None
+    # No preset puts the five-ship fleet back to "no touching": custom.
+    assert combination_name(PRESETS["five-ships"].with_options(touching=Touching.NONE)) is None
+
+
+def test_custom_rules_are_shown_by_how_they_depart_from_the_nearest_preset() -> None:
+    from statki_net.game.rules import match_presets
+
+    assert match_presets(ruleset_named("five-ships+salvo")).departures == ()
+    assert not match_presets(PRESETS["salvo"]).custom
+    match = match_presets(Ruleset(size=8, fleet=(3, 2, 2)))
+    assert match.custom and match.nearest == "classic"
+    assert [d.option for d in match.departures] == ["board", "fleet"]
+    assert match.differences() == (
+        "board: 8x8 (classic: 10x10)",
+        "fleet: 3,2,2 (classic: 4,3,3,2,2,2,1,1,1,1)",
+    )
+    near_salvo = PRESETS["salvo"].with_options(touching=Touching.ANY)
+    assert match_presets(near_salvo).words() == (
+        "custom rules, unlike salvo: touching: ships may touch (salvo: no touching)"
+    )

@@ -126,7 +126,7 @@ def test_a_port_scan_does_not_take_a_game_hosted_through_the_daemon(tmp_path: Pa
             name="d",
             listen_on=[("127.0.0.1", 0)],
             rules=ruleset_named("classic"),
-            limits=Limits(60_000, 30_000),  # the shortest the bounds allow (protocol v2)
+            limits=Limits(60_000, 30_000),
         )
         await daemon.start()
         client = await ControlClient.connect(home)

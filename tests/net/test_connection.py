@@ -13,11 +13,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
+from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import read_log
-from statki_net.protocol.session import ConnectionLost, Event, Session
+from statki_net.protocol.session import Event, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -32,7 +33,7 @@ def host_session(move_ms: int) -> Session:
         name="Ala",
         entropy=rng.randbytes,
         rules=rules,
-        limits=Limits(move_ms=move_ms, reveal_ms=move_ms),
+        limits=Limits(move_ms=move_ms, reveal_ms=30_000),
         fleet=random_fleet(rules, rng),
     )
 
@@ -56,48 +57,29 @@ async def with_raw_guest(
         await server.wait_closed()
 
 
-def test_a_silent_host_is_given_up_on_by_one_timer_not_a_polling_task(tmp_path: Path) -> None:
-    """Changed for protocol v2: it was a silent guest that the host gave up on after its
-    move limit of 0.4 s; a host may no longer propose less than a minute.  A guest waits
-    for a hello by its own move limit, which is no proposal and has no bound, so the same
-    one timer is tested from the guest's side."""
-    accepted: asyncio.Queue[Streams] = asyncio.Queue()
+def test_a_silent_guest_is_given_up_on_by_one_timer_not_a_polling_task(tmp_path: Path) -> None:
+    async def silent(streams: Streams) -> None:
+        reader, writer = streams
+        await reader.read()  # says nothing; the host hangs up on it
+        writer.close()
 
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await accepted.put((reader, writer))
+    async def host(streams: Streams) -> None:
+        # A minute of the game's time is 0.3 s of ours: the limit is SPEC's, only faster.
+        clock = ScaledClock(200)
+        conn = GameConnection(host_session(move_ms=60_000), *streams, log_dir=tmp_path, clock=clock)
+        before = asyncio.all_tasks()
+        started, began = time.monotonic(), clock.now()
+        game = asyncio.ensure_future(conn.run())
+        await asyncio.sleep(0.1)
+        assert asyncio.all_tasks() - before == {game}, "the game's own task, and no other"
+        outcome = await game
+        assert 0.3 <= time.monotonic() - started < 10
+        assert clock.now() - began >= 60_000
+        assert outcome.failure is not None and outcome.failure.code is Code.TIMEOUT
+        # The host's error (timeout) ends the transcript before any game began.
+        assert outcome.ending.end is End.NO_GAME and outcome.result is Result.NONE
 
-    async def scenario() -> None:
-        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        try:
-            streams = await asyncio.open_connection("127.0.0.1", port)
-            silent_reader, silent_writer = await accepted.get()  # the host says nothing
-            rng = random.Random(8)
-            guest = Session(
-                Role.GUEST,
-                Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)),
-                name="Ola",
-                entropy=rng.randbytes,
-                limits=Limits(move_ms=400, reveal_ms=400),
-            )
-            conn = GameConnection(guest, *streams, log_dir=tmp_path)
-            before = asyncio.all_tasks()
-            started = time.monotonic()
-            game = asyncio.ensure_future(conn.run())
-            await asyncio.sleep(0.1)
-            assert asyncio.all_tasks() - before == {game}, "the game's own task, and no other"
-            outcome = await game
-            assert 0.4 <= time.monotonic() - started < 10
-            assert outcome.failure is not None and outcome.failure.code is Code.TIMEOUT
-            # The guest's error (timeout) is the transcript's only word: no game.
-            assert outcome.ending.end is End.NO_GAME and outcome.result is Result.NONE
-            silent_writer.close()
-            del silent_reader
-        finally:
-            server.close()
-            await server.wait_closed()
-
-    asyncio.run(scenario())
+    asyncio.run(with_raw_guest(silent, host))
 
 
 def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) -> None:
@@ -113,18 +95,20 @@ def test_a_cancelled_game_is_cancelled_even_while_it_winds_up(tmp_path: Path) ->
         game = asyncio.ensure_future(conn.run())
         loop = asyncio.get_running_loop()
 
-        def cancel_when_it_is_lost(events: list[Event]) -> None:
-            # The peer's leaving during the hellos closes the session (protocol v2: a lost
-            # connection, no game, no error said); the cancel lands as the game winds up.
-            if any(isinstance(e, ConnectionLost) for e in events):
+        def cancel_when_it_closes(events: list[Event]) -> None:
+            # The peer's leaving in the hellos closes the session (no game); the cancel
+            # lands as the game winds up.
+            if any(isinstance(event, GameClosed) for event in events):
                 loop.call_soon(game.cancel)
 
-        conn.event_listeners.append(cancel_when_it_is_lost)
+        conn.event_listeners.append(cancel_when_it_closes)
         with pytest.raises(asyncio.CancelledError):
             await game
         assert game.cancelled()
         outcome = await asyncio.wait_for(conn.wait(), 10)
-        assert outcome.verdict is not None, "judged all the same"
+        verdict = outcome.verdict
+        assert verdict is not None and verdict.ending is not None, "judged all the same"
+        assert verdict.ending.end is End.NO_GAME, "lost in the hellos: no game"
         assert outcome.log_path is not None
         notes = [n.text for n in read_log(outcome.log_path.read_bytes()).notes]
         assert any("closed the connection" in n or "connection lost" in n for n in notes), notes

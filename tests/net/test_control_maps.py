@@ -11,7 +11,7 @@ from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.control import notice_from_map, notice_map
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import End, Result
+from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
@@ -58,20 +58,35 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
          "by_peer": False},
     ),
     (
+        notices.Lost("waiting 60 s for the opponent, then the game is yours"),
+        "",
+        {"event": "lost", "detail": "waiting 60 s for the opponent, then the game is yours"},
+    ),
+    (
         Failed(None, "?", by_peer=True, unknown_code="new-code"),
         "",
         {"event": "failed", "code": "new-code", "detail": "?", "by_peer": True},
     ),
     (
-        notices.Closed(Result.WON, End.RESIGNED, "valid: ...", None, Path("/l/x.statki"), 5, 6),
+        notices.Closed(Result.WON, End.RESIGNED, "valid: ...", None, Path("/l/x.statki"), 5, 6,
+                       Standing.VALID),
         "",
-        {"event": "closed", "result": "won", "end": "resigned", "verdict": "valid: ...",
-         "failure": None, "log": "/l/x.statki", "my_shots": 5, "their_shots": 6},
+        {"event": "closed", "result": "won", "end": "resigned", "standing": "valid",
+         "verdict": "valid: ...", "failure": None, "log": "/l/x.statki", "my_shots": 5,
+         "their_shots": 6},
+    ),
+    (
+        notices.Closed(Result.NONE, None, "disputed: ...", None, Path("/l/y.statki"), 9, 9,
+                       Standing.DISPUTED),
+        "",
+        {"event": "closed", "result": "none", "end": "disputed", "standing": "disputed",
+         "verdict": "disputed: ...", "failure": None, "log": "/l/y.statki", "my_shots": 9,
+         "their_shots": 9},
     ),
     (
         notices.Closed.without_game("cannot connect: nobody"),
         "",
-        {"event": "closed", "result": "none", "end": "no-game", "verdict": None,
+        {"event": "closed", "result": "none", "end": "no-game", "standing": None, "verdict": None,
          "failure": "cannot connect: nobody", "log": None, "my_shots": 0, "their_shots": 0},
     ),
 ]  # fmt: skip

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netproc import finish, line_starting, start, stop
+from netproc import finish, line_starting, run, start, stop
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.net.bot import attach_computer
@@ -19,7 +19,7 @@ from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, socket_path
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
-from statki_net.protocol.logformat import read_log
+from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
     MAX_FRAME,
@@ -106,9 +106,10 @@ async def _hostile(port: int, kind: str) -> tuple[str, list[object]]:
 def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     daemon: tuple[Path, int, subprocess.Popen[str]],
 ) -> None:
-    # Changed for protocol v2: "silence" (a guest that never says hello, timed out by the
-    # daemon) is gone from this test, since the shortest move limit is now a minute; the
-    # session's own timeout of a missing hello is tested in-process (tests/protocol).
+    """Bytes that are nobody's word get silence; a signed frame out of turn gets its error.
+
+    Nothing waits on a limit here: a silent peer is ``test_daemon_games``'s, on a fast clock.
+    """
     home, port, process = daemon
     kinds = ["garbage", "oversized", "bad-signature", "out-of-turn"]
 
@@ -137,39 +138,36 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     assert not socket_path(home).exists()
     for outcome in outcomes:
         assert outcome.ending.end is End.SUNK and outcome.failure is None
-    expected = {
-        "garbage": Code.MALFORMED,
-        "oversized": Code.TOO_LARGE,
-        "bad-signature": Code.BAD_SIGNATURE,
-        "out-of-turn": Code.OUT_OF_TURN,
-    }
     for kind, messages in hostile:
-        last = messages[-1]
-        if kind == "out-of-turn":  # the guest's word, refused: answered with an error
-            assert isinstance(last, Error) and last.code == expected[kind].value, messages
-        else:  # nobody's word: never answered (SPEC.md section 3), the daemon hangs up
+        if kind == "out-of-turn":  # the peer's word, refused: answered with its code
+            last = messages[-1]
+            assert isinstance(last, Error) and last.code == Code.OUT_OF_TURN.value, messages
+        else:  # nobody's word: never answered (SPEC.md, section 3)
             assert [type(m) for m in messages] == [Hello], (kind, messages)
     assert len(games) == 7 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
+    ends = sorted(str(g["end"]) for g in games)  # type: ignore[index]
+    assert ends == sorted(["sunk"] * 3 + ["no-game"] * 4), games
     notes = []
+    evidence = []
     verdicts = []
     for log in (home / "logs").iterdir():
         data = log.read_bytes()
-        notes += [n.text for n in read_log(data).notes]
+        contents = read_log(data)
+        notes += [n.text for n in contents.notes]
+        evidence += [e.code for e in contents.evidence]
         verdicts.append(judge_log(data))
+    assert evidence == [Code.OUT_OF_TURN.value], "the refused shot, kept as the guest's word"
+    for code in (Code.MALFORMED, Code.TOO_LARGE, Code.BAD_SIGNATURE):
+        assert any(code.value in text for text in notes), (code, notes)
     # The hostile peers' games stopped before the accept: valid, and no game.
     assert sorted(j.end_word for j in verdicts if j.valid) == ["no-game"] * 4 + ["sunk"] * 3
-    for kind in kinds:
-        assert any(expected[kind].value in text for text in notes), (kind, notes)
 
 
-def test_a_peer_killed_mid_game_does_not_end_the_daemons_game(
+def test_a_peer_killed_mid_game_is_reported_lost_and_the_daemon_plays_on(
     daemon: tuple[Path, int, subprocess.Popen[str]], tmp_path: Path
 ) -> None:
-    """Changed for protocol v2: a lost connection no longer ends the game.  The daemon plays
-    on alone and would claim the game when the guest's move limit (a minute at least) has
-    run out; that wait is too long for a real-time test, so this one checks that the game
-    stays in play after the loss, and that stopping the daemon then forfeits it (the
-    control socket's ``stop``).  Finishing alone is tested in-process (tests/protocol)."""
+    """The daemon waits out the guest's limit alone (a minute: ``test_daemon_games`` waits it
+    out on a fast clock); told to stop meanwhile, it forfeits, as a stop does."""
     home, port, process = daemon
     guest = start(tmp_path / "g", "join", f"127.0.0.1:{port}", "--plain", stdin="")
     assert guest.stdin is not None
@@ -177,32 +175,54 @@ def test_a_peer_killed_mid_game_does_not_end_the_daemons_game(
     guest.stdin.flush()
     seen: list[str] = []
     line_starting(guest, "#", seen)  # the legend under the boards: the game has begun
-    guest.kill()
-    guest.communicate(timeout=30)
 
-    async def playing_after_the_loss() -> list[dict[str, object]]:
+    async def kill_and_watch() -> tuple[list[str], dict[str, object]]:
         client = await ControlClient.connect(home)
         assert client is not None
-        for _ in range(100):
-            logs = list((home / "logs").iterdir())
-            notes = [n.text for log in logs for n in read_log(log.read_bytes()).notes]
-            if any("connection lost" in note for note in notes):
-                break
-            await asyncio.sleep(0.1)
-        else:
-            raise AssertionError("the daemon never noticed the lost connection")
-        games: list[dict[str, object]] = (await client.request("games"))["games"]
-        await client.request("stop")
-        await client.close()
-        return games
+        try:
+            reply = await client.request("subscribe", game=1)
+            assert reply["state"]["status"] == "playing"
+            guest.kill()
+            events = []
+            async with asyncio.timeout(30):
+                while (event := await client.events.get()) is not None:
+                    events.append(event["event"])
+                    if event["event"] == "lost":
+                        break
+            state = (await client.request("state", game=1))["state"]
+            await client.request("stop")
+            return events, state
+        finally:
+            await client.close()
 
-    games = asyncio.run(playing_after_the_loss())
-    assert [g["status"] for g in games] == ["playing"], games
+    events, state = asyncio.run(kill_and_watch())
+    guest.communicate(timeout=30)
     status, _, err = finish(process)
     assert status == 0, err
+    assert events[-1] == "lost" and "closed" not in events
+    assert state["status"] == "playing" and state["closed"] is False, state
     [log] = list((home / "logs").iterdir())
-    frames = [decode_frame(list(f)) for f in read_log(log.read_bytes()).frames]
-    assert len(frames) >= 8, "the game had begun: hellos, accept, commits, coins"
-    last = frames[-1]
-    assert isinstance(last.message, Error) and last.message.code == Code.CLOSED.value
-    assert last.header.sender is Role.HOST, "the daemon's stop is its own forfeit"
+    contents = read_log(log.read_bytes())
+    assert any("connection" in n.text for n in contents.notes)  # closed or reset, as seen
+    last = frames_of(contents)[-1].message
+    assert isinstance(last, Error) and last.code == Code.CLOSED.value  # the stop: a forfeit
+
+
+def test_host_and_join_use_a_running_daemon(tmp_path: Path) -> None:
+    alice, bob = tmp_path / "a", tmp_path / "b"
+    daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
+    line_starting(daemon, "control socket", [])
+    try:
+        host = start(
+            alice, "host", "--bot", "random", "--rules", "corners", "--advertise", "x.invalid"
+        )
+        invite = line_starting(host, "statki://", [])
+        assert invite.startswith("statki://x.invalid:")  # the advertised address comes first
+        joined = run(bob, "join", invite.replace("x.invalid", "127.0.0.1", 1), "--bot", "random")
+        status, out, err = finish(host)
+        assert joined.returncode == 0, joined.stderr
+        assert status == 0, err
+        assert "verdict: valid" in out and "corners" in out
+        assert len(list((alice / "logs").iterdir())) == 1  # the daemon kept the host's log
+    finally:
+        stop(daemon)

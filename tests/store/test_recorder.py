@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from peers import finish, make_pair, play
+from peers import make_pair, play
 
 from statki_net.game.rules import ruleset_named
 from statki_net.protocol.backtoback import BackToBack
@@ -48,13 +47,10 @@ def test_a_whole_game_is_logged_judged_and_in_the_history(tmp_path: Path) -> Non
     assert row.verdict == verdict.headline and row.log_path == str(recorder.log_path)
 
 
-def test_a_game_whose_connection_was_lost_is_recorded_as_it_ended_alone(tmp_path: Path) -> None:
-    """Changed for protocol v2: a lost connection no longer ends a game unfinished.  The
-    host plays on alone and, when the guest's time has run out, wins on time."""
+def test_a_game_cut_short_ends_closed_with_nobody_winning(tmp_path: Path) -> None:
     pair = make_pair(ruleset_named("classic"), seed=4)
     play(pair, seed=4, stop_after=2)
-    pair.cut()
-    finish(pair, random.Random(4))
+    pair.host.connection_lost(5_000)
     history = History(tmp_path / "history.sqlite3")
     recorder = GameRecorder(tmp_path / "logs", history)
     record(pair, Role.HOST, recorder)
@@ -63,9 +59,9 @@ def test_a_game_whose_connection_was_lost_is_recorded_as_it_ended_alone(tmp_path
     recorder.ended(pair.host, ending, verdict, 6_000)
     [row] = history.games()
     history.close()
-    assert ending.end is End.TIME and ending.winner is Role.HOST
-    assert verdict is not None, "judged, as every log is"
-    assert (row.result, row.end_reason) == ("won", "time")
+    assert ending.end is End.NO_GAME and ending.winner is None
+    assert verdict is not None and not verdict.valid and "unfinished" in verdict.headline.lower()
+    assert (row.result, row.end_reason) == ("none", "no-game")
 
 
 def test_without_a_log_directory_or_history_nothing_is_written(tmp_path: Path) -> None:
