@@ -207,7 +207,11 @@ class Judgement:
 
     def headline(self) -> str:
         """One line a person reads at a glance: the standing, then the result."""
-        line = f"{self.standing.value}: {self.result_words(details=False)}"
+        words = self.result_words(details=False)
+        # The standing says "disputed" or "unfinished" once: the words need not again.
+        for said in (f"{self.standing.value}, ", f"{self.standing.value}: "):
+            words = words.removeprefix(said)
+        line = f"{self.standing.value}: {words}"
         if self.rules is not None:
             line += f"; {self.rules}"
         if self.shots:
