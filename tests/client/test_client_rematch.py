@@ -73,7 +73,12 @@ async def short_game(host: Model, guest: Model, *, shots: int, starts: str = "")
     if starts:
         assert guest.starter_words() == starts and starts in plain(screen(guest))
     press(guest, "enter")
-    await until(lambda: shooter(host, guest) is not None, "the battle starts")
+    # The side that opens the toss last knows who starts before the other has
+    # read its coin: wait until both sides have seen the battle start.
+    await until(
+        lambda: None not in (host.first, guest.first, shooter(host, guest)),
+        "both sides see the battle start",
+    )
     first: Role | None = host.first
     assert first is not None
     assert guest.first == first, "both sides agree who starts"
