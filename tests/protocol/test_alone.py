@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from peers import finish, make_pair, play
+from peers import deliver_one, finish, make_pair, play
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
@@ -18,18 +18,6 @@ from statki_net.protocol.session import FrameAdded, Session
 from statki_net.protocol.wire import Error, Resign, Role, TimeClaim
 
 CLASSIC = PRESETS["classic"]
-
-
-def deliver_one(pair: BackToBack) -> bool:
-    """Deliver one side's pending bytes, the host's first; False when neither has any."""
-    for sender in (pair.host, pair.guest):
-        data = sender.data_to_send()
-        if data:
-            receiver = pair.session(sender.role.other)
-            pair.now += 1
-            pair.record(receiver.role, receiver.receive_data(data, pair.now))
-            return True
-    return False
 
 
 def reached(pair: BackToBack, phase: Phase) -> bool:
