@@ -249,6 +249,16 @@ def resign_after(volleys: int) -> Callable[[Game], bool]:
     return lambda game: game.volleys >= volleys
 
 
+def into_the_battle(rules: Ruleset, seed: int, volleys: int) -> tuple[Game, Session]:
+    """A game ``volleys`` into the battle, and the side to move: where disruptions start."""
+    game = Game(rules, seed)
+    game.open()
+    game.play(until=resign_after(volleys))
+    mover = game.mover()
+    assert mover is not None
+    return game, mover
+
+
 # ---------------------------------------------------------------- dishonest peers
 
 
@@ -529,11 +539,7 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(),
     )
 
-    game = Game(PRESETS["classic"], 29)
-    game.open()
-    game.play(until=resign_after(6))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(PRESETS["classic"], 29, 6)
     waiter = game.session(mover.role.other)
     game.now += game.host.transcript.limits.move_ms
     waiter.check_time(game.now)
@@ -544,11 +550,7 @@ def scenarios() -> Iterator[Scenario]:
         game.frames(waiter.role),
     )
 
-    game = Game(PRESETS["classic"], 30)
-    game.open()
-    game.play(until=resign_after(4))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(PRESETS["classic"], 30, 4)
     defender = game.session(mover.role.other)
     bad = forged(test_key(mover.role), mover.role, game.frames(), Shot((1, 2)))
     game.now += 1
@@ -569,11 +571,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
     """The sample logs of SPEC.md section 18, item 36, that two sessions can produce."""
     classic = PRESETS["classic"]
 
-    game = Game(classic, 31)
-    game.open()
-    game.play(until=resign_after(6))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 31, 6)
     game.act(mover.role, mover.abort(Code.CLOSED, "the player quit", game.now))
     game.pump()
     other = mover.role.other
@@ -585,11 +583,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         game.frames(other),
     )
 
-    game = Game(classic, 32)
-    game.open()
-    game.play(until=resign_after(6))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 32, 6)
     defender = game.session(mover.role.other)
     sent = game.frames(mover.role)
     bad = forged(test_key(mover.role), mover.role, sent, Shot((1, 2)), at=game.now)
@@ -632,11 +626,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         game.frames(Role.HOST),
     )
 
-    game = Game(classic, 34)
-    game.open()
-    game.play(until=resign_after(4))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 34, 4)
     waiting = game.session(mover.role.other)
     own = waiting.transcript.last_at(waiting.role)
     assert own is not None
@@ -660,11 +650,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         game.frames(mover.role),
     )
 
-    base = Game(classic, 35)
-    base.open()
-    base.play(until=resign_after(8))
-    mover = base.mover()
-    assert mover is not None
+    base, mover = into_the_battle(classic, 35, 8)
     forger = mover.role.other
     honest = base.frames(forger)
     claim = forged(test_key(forger), forger, honest, TimeClaim(1))
@@ -677,11 +663,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         [*honest, claim],
     )
 
-    game = Game(classic, 36)
-    game.open()
-    game.play(until=resign_after(5))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 36, 5)
     claimant = game.session(mover.role.other)
     t = claimant.transcript
     own = t.last_at(claimant.role)
@@ -712,11 +694,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
             frames,
         )
 
-    game = Game(classic, 37)
-    game.open()
-    game.play(until=resign_after(6))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 37, 6)
     game.act(mover.role, mover.shoot((game.rules.size**2 - 1,), game.now))
     game.link.cut()
     game.finish_alone()
@@ -731,11 +709,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
             game.frames(role),
         )
 
-    game = Game(classic, 38)
-    game.open()
-    game.play(until=resign_after(6))
-    mover = game.mover()
-    assert mover is not None
+    game, mover = into_the_battle(classic, 38, 6)
     claimant = game.session(mover.role.other)
     due = claimant.deadline()
     assert due is not None
