@@ -241,3 +241,15 @@ class LiesAboutFirstHit(Behaviour):
             self.lied = True
             return Answer((Outcome.MISS,), 0, 0)
         return answer
+
+
+class FrameBytes:
+    """A frame as far as the log cares: its exact body and signature."""
+
+    def __init__(self, body: bytes, signature: bytes = bytes(64)) -> None:
+        self.body = body
+        self.signature = signature
+
+
+LOG_HEADER = header_record("host", "statki test", 5)
+"""A log header for tests that write or read logs record by record."""

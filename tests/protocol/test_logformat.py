@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+from peers import LOG_HEADER, FrameBytes
 
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import (
@@ -12,22 +13,11 @@ from statki_net.protocol.logformat import (
     Note,
     evidence_record,
     frame_record,
-    header_record,
     log_file,
     note_record,
     read_log,
 )
 from statki_net.protocol.wire import MAX_FRAME
-
-HEADER = header_record("host", "statki test", 5)
-
-
-class Bytes:
-    """A frame as far as the log cares: its exact body and signature."""
-
-    def __init__(self, body: bytes, signature: bytes = bytes(64)) -> None:
-        self.body = body
-        self.signature = signature
 
 
 def packed(record: object) -> bytes:
@@ -36,15 +26,15 @@ def packed(record: object) -> bytes:
 
 def test_evidence_keeps_its_place_among_the_frames() -> None:
     records = [
-        frame_record(Bytes(b"a")),
-        frame_record(Bytes(b"b")),
-        evidence_record(Bytes(b"refused"), Code.BAD_SHOT, 77),
+        frame_record(FrameBytes(b"a")),
+        frame_record(FrameBytes(b"b")),
+        evidence_record(FrameBytes(b"refused"), Code.BAD_SHOT, 77),
         note_record(Note("lost", 80)),
-        frame_record(Bytes(b"c")),
-        evidence_record(Bytes(b"crossed")),
+        frame_record(FrameBytes(b"c")),
+        evidence_record(FrameBytes(b"crossed")),
     ]
-    contents = read_log(log_file(HEADER, records))
-    assert contents.damage is None and contents.header == HEADER
+    contents = read_log(log_file(LOG_HEADER, records))
+    assert contents.damage is None and contents.header == LOG_HEADER
     assert contents.records == [
         FrameRecord(b"a", bytes(64)),
         FrameRecord(b"b", bytes(64)),
@@ -65,17 +55,17 @@ def test_a_map_with_body_is_a_frame_then_one_with_evidence_then_a_note() -> None
         packed({"note": "n", "at": 1}),
         packed({"something": "else"}),  # a kind this reader does not know: skipped
     ]
-    contents = read_log(log_file(HEADER, records))
+    contents = read_log(log_file(LOG_HEADER, records))
     assert [type(r) for r in contents.records] == [FrameRecord, EvidenceRecord, Note]
     assert contents.damage is None
 
 
 def test_an_evidence_record_with_code_or_at_of_another_type_keeps_the_frame() -> None:
     record = packed({"evidence": b"e", "sig": b"s", "code": 5, "at": "soon"})
-    [evidence] = read_log(log_file(HEADER, [record])).records
+    [evidence] = read_log(log_file(LOG_HEADER, [record])).records
     assert evidence == EvidenceRecord(b"e", b"s", None, None, after=0)
     flag = packed({"evidence": b"e", "sig": b"s", "at": True})
-    [evidence] = read_log(log_file(HEADER, [flag])).records
+    [evidence] = read_log(log_file(LOG_HEADER, [flag])).records
     assert isinstance(evidence, EvidenceRecord) and evidence.at is None
 
 
@@ -91,12 +81,12 @@ def test_an_evidence_record_with_code_or_at_of_another_type_keeps_the_frame() ->
 def test_a_bad_evidence_record_is_damage_and_what_came_before_it_is_kept(
     record: dict[str, object],
 ) -> None:
-    contents = read_log(log_file(HEADER, [frame_record(Bytes(b"a")), packed(record)]))
+    contents = read_log(log_file(LOG_HEADER, [frame_record(FrameBytes(b"a")), packed(record)]))
     assert contents.damage is not None
     assert contents.frames == [(b"a", bytes(64))]
 
 
 def test_evidence_of_a_whole_frame_is_kept() -> None:
     largest = bytes(MAX_FRAME)
-    contents = read_log(log_file(HEADER, [evidence_record(Bytes(largest))]))
+    contents = read_log(log_file(LOG_HEADER, [evidence_record(FrameBytes(largest))]))
     assert contents.damage is None and contents.evidence[0].body == largest

@@ -4,33 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from peers import LOG_HEADER, FrameBytes
+
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import (
     MAGIC,
     EvidenceRecord,
     FrameRecord,
-    header_record,
     read_log,
 )
 from statki_net.store.logwriter import LogWriter
 
-HEADER = header_record("host", "statki test", 5)
-
-
-class Bytes:
-    """A frame as far as the log cares: its exact body and signature."""
-
-    def __init__(self, body: bytes, signature: bytes = bytes(64)) -> None:
-        self.body = body
-        self.signature = signature
-
 
 def test_the_log_writer_writes_evidence_between_frames(tmp_path: Path) -> None:
     path = tmp_path / "game.statki"
-    writer = LogWriter(path, HEADER)
-    writer.frame(Bytes(b"mine"))
-    writer.evidence(Bytes(b"theirs, refused"), Code.BAD_ANSWER, 9)
-    writer.frame(Bytes(b"my error"))
+    writer = LogWriter(path, LOG_HEADER)
+    writer.frame(FrameBytes(b"mine"))
+    writer.evidence(FrameBytes(b"theirs, refused"), Code.BAD_ANSWER, 9)
+    writer.frame(FrameBytes(b"my error"))
     writer.close()
     data = path.read_bytes()
     assert data.startswith(MAGIC)
