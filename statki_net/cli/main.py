@@ -2,23 +2,47 @@
 
 from __future__ import annotations
 
-import argparse
+import signal
 import sys
-from collections.abc import Sequence
 
-from statki_net.cli.commands import BY_NAME, COMMANDS, adder
-from statki_net.cli.common import EXIT_BAD_INPUT
-from statki_net.game.errors import StatkiError
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+"""The shell's numbers for a command stopped by SIGINT (Ctrl-C) and by SIGTERM."""
+
+try:
+    # Ctrl-C in the first second lands in these imports: one line, not a traceback.
+    import argparse
+    import threading
+    from collections.abc import Callable, Sequence
+    from types import FrameType
+
+    from statki_net.cli.commands import BY_NAME, COMMANDS, adder
+    from statki_net.cli.common import EXIT_BAD_INPUT
+    from statki_net.game.errors import StatkiError
+except KeyboardInterrupt:
+    print("statki: interrupted", file=sys.stderr)
+    raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+Handler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
+"""What ``signal.signal`` takes and returns."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that it stops a command the same way."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    before = _on_sigterm_as_on_ctrl_c()
     try:
         args = build_parser(argv).parse_args(argv)
         return int(args.run(args))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Terminated too
+        if _terminated:
+            print("statki: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
         print("statki: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except StatkiError as error:
         print(f"statki: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -29,6 +53,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {error.filename}" if error.filename else ""
         print(f"statki: {error.strerror or error}{where}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    finally:
+        if before is not None:  # main called in a process that is not only statki (tests)
+            signal.signal(signal.SIGTERM, before)
+
+
+def _on_sigterm_as_on_ctrl_c() -> Handler | None:
+    """SIGTERM stops a command as Ctrl-C does: a game forfeits by its ``error`` and its log
+    is finished, instead of the process vanishing mid-write.
+
+    Whoever handles SIGINT at the time handles it (asyncio's runner cancels its main
+    task; elsewhere ``Terminated`` is raised); the daemon sets handlers of its own.
+    Only in the main thread, the one signals are delivered to; it returns the handler it
+    replaced, for ``main`` to put back (None off the main thread).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    _terminated.clear()
+    return signal.signal(signal.SIGTERM, _terminate)
+
+
+_terminated: list[int] = []
+"""SIGTERM was handed to another's SIGINT handler (asyncio's): the KeyboardInterrupt
+that follows is a termination."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    _terminated.append(signum)
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not signal.default_int_handler:
+        handler(signal.SIGINT, frame)
+        return
+    raise Terminated
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

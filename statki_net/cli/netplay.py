@@ -491,6 +491,9 @@ async def _play_here(
         try:
             return await _play(player, handle, rules)
         finally:
+            # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
+            # this side stops it, so it does not wait out the move limit for a player.
+            conn.stop("this side stopped the game")
             await game
     finally:
         history.close()
