@@ -8,6 +8,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TextIO
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, Ruleset
@@ -51,13 +52,26 @@ def wants_plain(plain: bool) -> bool:
     """The line prompt when asked for, or when there is no terminal to draw on."""
     if plain or os.environ.get("TERM") == "dumb":
         return True
-    return not (sys.stdin.isatty() and sys.stdout.isatty())
+    return not (_terminal(sys.stdin) and _terminal(sys.stdout))
+
+
+def _terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal; a closed one (None: Python found no fd) is not."""
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def read_line(prompt: str) -> str | None:
+    """A line typed at ``prompt``; None at the end of the input, or of a standard input
+    that is closed or cannot be read (the game in progress resigns, as at the end)."""
     sys.stdout.write(prompt)
     sys.stdout.flush()
-    line = sys.stdin.readline()
+    try:
+        line = sys.stdin.readline() if sys.stdin is not None else ""
+    except (OSError, ValueError):
+        line = ""
     if not line:
         sys.stdout.write("\n")
         return None

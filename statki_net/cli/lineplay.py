@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
+import stat
 import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
@@ -33,6 +35,8 @@ from statki_net.protocol.wire import Role
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
+MAX_INPUT = 1024 * 1024
+"""Bytes of a standard input that is a file read at most: far more than a game's shots."""
 
 
 class Interrupted:
@@ -103,12 +107,19 @@ class LineInput:
 
     @classmethod
     async def from_stdin(cls) -> LineInput:
-        loop = asyncio.get_running_loop()
+        """Standard input, whatever it is; closed or unreadable, it is an input at its end.
+
+        A pipe, a socket or a terminal is read as lines come; anything else (a
+        regular file, ``/dev/null``, which the event loop cannot wait on) is read
+        at once, up to ``MAX_INPUT`` bytes, since it cannot block.
+        """
         reader = asyncio.StreamReader(limit=MAX_LINE * 4)
-        try:
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        except (ValueError, OSError):  # a regular file: read it whole, it cannot block
-            reader.feed_data(sys.stdin.buffer.read())
+        stream = _stdin_stream()
+        if stream is not None:
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
+        else:
+            reader.feed_data(_stdin_at_once())
             reader.feed_eof()
         return cls(reader)
 
@@ -133,6 +144,27 @@ class LineInput:
     def close(self) -> None:
         if self._pending is not None:
             self._pending.cancel()
+
+
+def _stdin_stream() -> TextIO | None:
+    """Standard input when the event loop can wait on it (a pipe, socket or terminal)."""
+    stdin = sys.stdin
+    try:
+        if stdin is None:  # fd 0 was closed when Python started
+            return None
+        mode = os.fstat(stdin.fileno()).st_mode
+        waitable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(stdin.fileno())
+    except (OSError, ValueError):
+        return None
+    return stdin if waitable else None
+
+
+def _stdin_at_once() -> bytes:
+    """What standard input holds, read at once (it cannot block); nothing if it cannot."""
+    try:
+        return sys.stdin.buffer.read(MAX_INPUT) if sys.stdin is not None else b""
+    except (OSError, ValueError):  # opened for writing only, say
+        return b""
 
 
 def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
