@@ -10,16 +10,17 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
 from statki_net.ai.analysis import Analysis, analyze, reference_shots
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subcommands
+from statki_net.cli.verify import LOG, MAX_LOG_BYTES
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
+from statki_net.store.userfile import read_user_file
 
 
 def add(commands: Subcommands) -> None:
@@ -66,7 +67,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
         print("statki: --reference-fleets and --fleet-games must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
-    transcript, _ = replay_log(read_log(Path(args.log).read_bytes()))
+    transcript, _ = replay_log(read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG)))
     rules = transcript.rules
     if rules is None or transcript.score is None:
         print(

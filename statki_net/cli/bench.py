@@ -33,7 +33,10 @@ from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.store.userfile import read_user_text
 
+MAX_SHARD = 64 * 1024 * 1024
+"""Bytes of a shard read at most: far more than a shard of any run holds."""
 YARDSTICK = "per-ship"
 """The strategy every other one is compared with, game by game."""
 
@@ -286,21 +289,21 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
     plan: Plan | None = None
     results: dict[str, dict[int, Game]] = {}
     for path in paths:
-        with open(path, encoding="utf-8") as file:
-            try:
-                data = json.load(file)
-                theirs = Plan(
-                    str(data["plan"]["rules"]),
-                    int(data["plan"]["games"]),
-                    int(data["plan"]["seed"]),
-                    tuple(str(name) for name in data["plan"]["strategies"]),
-                )
-                played = {
-                    name: [(int(g["game"]), Game.from_map(g)) for g in data["results"][name]]
-                    for name in theirs.strategies
-                }
-            except (ValueError, KeyError, TypeError) as error:
-                raise UsageError(f"{path}: not a shard of statki bench ai ({error})") from None
+        text = read_user_text(path, limit=MAX_SHARD, what="shard of statki bench ai")
+        try:
+            data = json.loads(text)
+            theirs = Plan(
+                str(data["plan"]["rules"]),
+                int(data["plan"]["games"]),
+                int(data["plan"]["seed"]),
+                tuple(str(name) for name in data["plan"]["strategies"]),
+            )
+            played = {
+                name: [(int(g["game"]), Game.from_map(g)) for g in data["results"][name]]
+                for name in theirs.strategies
+            }
+        except (ValueError, KeyError, TypeError) as error:
+            raise UsageError(f"{path}: not a shard of statki bench ai ({error})") from None
         if plan is None:
             plan = theirs
             results = {name: {} for name in plan.strategies}

@@ -16,6 +16,10 @@ from statki_net.game.fleet import (
 )
 from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import ruleset_named
+from statki_net.store.userfile import read_user_text
+
+MAX_FLEET_TEXT = 16 * 1024 * 1024
+"""Bytes of a fleet's text read at most: hundreds of thousands of ships, checked in seconds."""
 
 
 def add(commands: Subcommands) -> None:
@@ -43,7 +47,7 @@ def _fleet_random(args: argparse.Namespace) -> int:
 
 def _fleet_check(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
-    text = sys.stdin.read() if args.file == "-" else _read_text(args.file)
+    text = sys.stdin.read(MAX_FLEET_TEXT) if args.file == "-" else read_fleet_file(args.file)
     try:
         fleet, problems = read_fleet_text(rules, text)
     except FleetTextError as error:
@@ -59,6 +63,6 @@ def _fleet_check(args: argparse.Namespace) -> int:
     return EXIT_FOUND
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8", errors="strict") as file:
-        return file.read()
+def read_fleet_file(path: str) -> str:
+    """A fleet's text form from a file the user named (``fleet check``, ``--fleet``)."""
+    return read_user_text(path, limit=MAX_FLEET_TEXT, what="fleet")

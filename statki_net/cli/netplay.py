@@ -35,6 +35,7 @@ from statki_net.cli.common import (
     placement_argument,
     rules_argument,
 )
+from statki_net.cli.fleet import read_fleet_file
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
@@ -165,8 +166,7 @@ class Player:
     def fleet_text(self) -> str:
         if self.fleet_file is None:
             return ""
-        with open(self.fleet_file, encoding="utf-8") as file:
-            return file.read()
+        return read_fleet_file(self.fleet_file)
 
     def session(
         self,
@@ -190,8 +190,7 @@ class Player:
     def fleet(self, rules: Ruleset) -> Fleet | None:
         if self.fleet_file is None:
             return None
-        with open(self.fleet_file, encoding="utf-8") as file:
-            fleet, problems = read_fleet_text(rules, file.read())
+        fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file))
         problems += fleet_problems(rules, fleet)
         if problems:
             raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))

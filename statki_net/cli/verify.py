@@ -31,9 +31,11 @@ from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcomman
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
+from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read_user_file
 
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
+LOG = "statki log"
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -52,16 +54,30 @@ def add(commands: Subcommands) -> None:
 
 
 @dataclass(frozen=True)
+class Source:
+    """A log to read: its path, and what it held if it was read already (a FIFO, once)."""
+
+    path: str
+    data: bytes | None = None
+    too_large: bool = False
+    """``data`` is only the start of a file larger than any log."""
+
+
+@dataclass(frozen=True)
 class Identified:
     """One file, read far enough to know its game; or why it could not be."""
 
-    path: str
+    source: Source
     game: bytes | None = None
     error: str | None = None
 
+    @property
+    def path(self) -> str:
+        return self.source.path
+
 
 def _verify(args: argparse.Namespace) -> int:
-    named: list[str] = []
+    named: list[Source] = []
     unreadable: list[Identified] = []
     searched: list[tuple[str, int]] = []
     for given in args.paths:
@@ -69,11 +85,16 @@ def _verify(args: argparse.Namespace) -> int:
         if path.is_dir():
             found = list(_logs_under(path))
             searched.append((given, len(found)))
-            named += found
-        elif path.exists():
-            named.append(given)
+            named += [Source(p) for p in found]
+        elif not path.exists():
+            unreadable.append(Identified(Source(given), error="no such file"))
+        elif is_regular(given):
+            named.append(Source(given))
         else:
-            unreadable.append(Identified(given, error="no such file"))
+            try:
+                named.append(_read_now(given))
+            except InputFileError as error:
+                unreadable.append(Identified(Source(given), error=error.reason))
     jobs = args.jobs or os.cpu_count() or 1
     identified = _spread(identify, named, jobs)
     unreadable += [i for i in identified if i.error is not None]
@@ -93,12 +114,29 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_OK if all(j.valid for j in judgements) else EXIT_FOUND
 
 
+def _read_now(path: str) -> Source:
+    """A FIFO or a device, named: read here, once and with a time bound (it cannot be read
+    again by the workers)."""
+    try:
+        return Source(path, read_user_file(path, limit=MAX_LOG_BYTES, what=LOG))
+    except TooLarge as error:
+        return Source(path, error.start, too_large=True)
+
+
 def _logs_under(directory: Path) -> Iterator[str]:
-    """Every statki log below ``directory``, by its magic value; other files are passed over."""
+    """Every statki log below ``directory``, by its magic value; other files are passed over.
+
+    What is not a regular file (a FIFO, a socket, a device) is passed over
+    unopened, with a note: reading it could wait forever.
+    """
     for root, dirs, files in os.walk(directory):
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(root, name)
+            if not is_regular(path):
+                if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
+                    print(f"statki: {path}: not a regular file, passed over", file=sys.stderr)
+                continue
             try:
                 with open(path, "rb") as file:
                     start = file.read(len(MAGIC))
@@ -108,13 +146,13 @@ def _logs_under(directory: Path) -> Iterator[str]:
                 yield path
 
 
-def _games(identified: list[Identified]) -> list[tuple[str, ...]]:
+def _games(identified: list[Identified]) -> list[tuple[Source, ...]]:
     """The files of each game, in the order given; a file with no game id is a game alone."""
-    games: dict[bytes | str, list[str]] = {}
+    games: dict[bytes | str, list[Source]] = {}
     for item in identified:
-        games.setdefault(item.game or item.path, []).append(item.path)
+        games.setdefault(item.game or item.path, []).append(item.source)
     # A file named twice is one log, judged once.
-    return [tuple(dict.fromkeys(paths)) for paths in games.values()]
+    return [tuple({s.path: s for s in sources}.values()) for sources in games.values()]
 
 
 def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
@@ -128,11 +166,15 @@ def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
         return list(pool.map(work, items, chunksize=chunk))
 
 
-def _read(path: str) -> LogContents:
-    """A file's records; raises NotALog, or OSError when it cannot be read."""
-    with open(path, "rb") as file:
-        data = file.read(MAX_LOG_BYTES + 1)
-    if len(data) > MAX_LOG_BYTES:
+def _read(source: Source) -> LogContents:
+    """A log's records; raises NotALog, or InputFileError when it cannot be read."""
+    data, too_large = source.data, source.too_large
+    if data is None:
+        try:
+            data = read_user_file(source.path, limit=MAX_LOG_BYTES, what=LOG)
+        except TooLarge as error:
+            data, too_large = error.start, True
+    if too_large:
         if not data.startswith(MAGIC):
             raise NotALog("not a statki log (no magic value at the start)")
         too_big = f"the file is larger than any statki log ({MAX_LOG_BYTES // 2**20} MiB)"
@@ -140,29 +182,31 @@ def _read(path: str) -> LogContents:
     return read_log(data)
 
 
-def identify(path: str) -> Identified:
+def identify(source: Source) -> Identified:
     """Read one file far enough to know its game (runs in a worker process)."""
     try:
-        return Identified(path, game_id_of(_read(path)))
-    except OSError as error:
-        return Identified(path, error=error.strerror or str(error))
+        return Identified(source, game_id_of(_read(source)))
+    except InputFileError as error:
+        return Identified(source, error=error.reason)
     except NotALog as error:
-        return Identified(path, error=str(error))
+        return Identified(source, error=str(error))
 
 
-def judge_files(paths: tuple[str, ...]) -> Judgement:
+def judge_files(sources: tuple[Source, ...]) -> Judgement:
     """Read and judge the logs of one game (runs in a worker process).
 
     The files were read once already; one that has changed or gone since is
     judged as what it now holds, or as an empty log.
     """
     logs = []
-    for path in paths:
+    for source in sources:
         try:
-            contents = _read(path)
-        except (OSError, NotALog) as error:
+            contents = _read(source)
+        except InputFileError as error:
+            contents = LogContents(header={}, damage=f"unreadable now: {error.reason}")
+        except NotALog as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error}")
-        logs.append(NamedLog(path, contents))
+        logs.append(NamedLog(source.path, contents))
     return judge_game(logs)
 
 

@@ -42,7 +42,7 @@ def test_fleet_check_unreadable_input(statki: Run, tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     missing = statki("fleet", "check", str(tmp_path / "nope.txt"))
-    assert missing.returncode == 2 and "No such file" in missing.stderr
+    assert missing.returncode == 2 and "nope.txt: no such file" in missing.stderr
     binary = tmp_path / "binary"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     result = statki("fleet", "check", str(binary))

@@ -1,0 +1,129 @@
+"""Reading a file the user named on the command line: bounded in size, and in time.
+
+Every command that reads a file it is given (``verify``, ``analyze``,
+``fleet check``, ``--fleet``) reads it here, so each odd file gets one line
+naming it: missing, unreadable, a folder, larger than the command's bound.
+A regular file is read up to that bound.  Anything else that can be opened
+(a FIFO, a terminal, a device) is read only because the user named it, and
+then for at most ``STREAM_SECONDS``: a FIFO nobody writes to does not hang
+the command.  (Folders searched for files pass over what is not a regular
+file: ``is_regular``.)
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import stat
+import time
+
+from statki_net.game.errors import UsageError
+
+STREAM_SECONDS = 10.0
+"""The longest a named FIFO or device is read before the command gives up on it."""
+CHUNK = 64 * 1024
+
+
+class InputFileError(UsageError):
+    """A file the user named cannot be read; the message names it and says why."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class TooLarge(InputFileError):
+    """The file holds more than the command reads; ``start`` is what was read of it."""
+
+    def __init__(self, path: str, reason: str, start: bytes) -> None:
+        super().__init__(path, reason)
+        self.start = start
+
+
+def is_regular(path: str) -> bool:
+    """Whether ``path`` (a link followed) is a regular file, which reading cannot block on."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def read_user_file(
+    path: str, *, limit: int, what: str = "file", seconds: float | None = None
+) -> bytes:
+    """The bytes of ``path``, at most ``limit`` of them; raises ``InputFileError``.
+
+    ``what`` names the file in the refusal ("statki log", "fleet"); ``seconds``
+    bounds the reading of what is no regular file (default ``STREAM_SECONDS``).
+    """
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputFileError(path, f"is a folder, not a {what}")
+        if stat.S_ISREG(mode):
+            with open(path, "rb") as file:
+                data = file.read(limit + 1)
+        else:
+            data = _read_stream(path, limit, STREAM_SECONDS if seconds is None else seconds)
+    except OSError as error:
+        raise InputFileError(path, _reason(error)) from None
+    if len(data) > limit:
+        raise TooLarge(path, f"larger than any {what} ({_size(limit)})", data[:CHUNK])
+    return data
+
+
+def read_user_text(path: str, *, limit: int, what: str = "file") -> str:
+    """``read_user_file`` as UTF-8 text; a file that is not gets one line too."""
+    data = read_user_file(path, limit=limit, what=what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputFileError(
+            path, f"not a text file (byte {error.start} is not UTF-8), so not a {what}"
+        ) from None
+
+
+def _read_stream(path: str, limit: int, seconds: float) -> bytes:
+    """A FIFO or device, until its end, ``limit`` + 1 bytes, or ``seconds``, which raises.
+
+    Opened without blocking (a FIFO's open would wait for a writer), then
+    waited on: Linux reports a FIFO readable only once a writer has come.
+    """
+    deadline = time.monotonic() + seconds
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                raise InputFileError(
+                    path,
+                    f"nothing more came in {seconds:g} s"
+                    " (it is not a regular file; statki waited for its end)",
+                )
+            try:
+                chunk = os.read(fd, CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _reason(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "no such file"
+    if isinstance(error, PermissionError):
+        return "cannot be read (permission denied)"
+    return error.strerror or type(error).__name__
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit // 1024} KiB"
