@@ -44,7 +44,7 @@ from statki_net.net.admission import Admission, Admitted
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
-from statki_net.net.control import ControlClient, RemoteHandle
+from statki_net.net.control import ControlClient, RemoteHandle, UntrustedSocket
 from statki_net.net.invite import (
     DEFAULT_PORT,
     Address,
@@ -238,7 +238,7 @@ def _join(args: argparse.Namespace) -> int:
 async def _host_game(
     player: Player, rules: Ruleset, fleet: Fleet | None, port: int, advertise: list[str]
 ) -> int:
-    client = await ControlClient.connect(player.home)
+    client = await _daemon_of(player.home)
     if client is not None:
         try:
             request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
@@ -407,6 +407,15 @@ def _turn_away(arrived: Arrivals) -> None:
         arrived.get_nowait()[1].close()
 
 
+async def _daemon_of(home: Path) -> ControlClient | None:
+    """The daemon running in ``home``; None when there is none, or none to trust (one line)."""
+    try:
+        return await ControlClient.connect(home)
+    except UntrustedSocket as error:
+        print(f"statki: not using the daemon's socket: {error}; playing here", file=sys.stderr)
+        return None
+
+
 def _print_invite(invite: str, where: str) -> None:
     print(f"{where}; give your opponent this invite:", flush=True)
     print(invite, flush=True)
@@ -436,7 +445,7 @@ def _remote_options(player: Player, fleet: Fleet | None) -> dict[str, Any]:
 
 
 async def _join_game(player: Player, invite: Invite) -> int:
-    client = await ControlClient.connect(player.home)
+    client = await _daemon_of(player.home)
     if client is not None:
         try:
             request: dict[str, Any] = {"invite": _invite_text(invite), "subscribe": True}

@@ -16,6 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
+import socket
+import stat
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +224,48 @@ class ControlError(UsageError):
     """The daemon refused a request, or could not be reached."""
 
 
+class UntrustedSocket(ControlError):
+    """A control socket that may not be this user's own daemon's: it is not used."""
+
+
+def socket_problem(home: Path, info: os.stat_result) -> str | None:
+    """Why the control socket ``info`` (its ``lstat``) is not to be trusted; None if it is.
+
+    It must be a socket (not a link), this user's, writable by no one else,
+    in a home that is this user's alone: otherwise another local user could
+    have put it there, and would answer as the daemon.
+    """
+    if not stat.S_ISSOCK(info.st_mode):
+        return "not a socket (a link or a file where the daemon's socket should be)"
+    if info.st_uid != os.getuid():
+        return "it belongs to another user"
+    if stat.S_IMODE(info.st_mode) & 0o022:
+        return "others may write to it"
+    try:
+        folder = home.stat()
+    except OSError as error:
+        return f"its folder cannot be checked ({error.strerror})"
+    if folder.st_uid != os.getuid() or stat.S_IMODE(folder.st_mode) & 0o077:
+        return "its folder is not yours alone"
+    return None
+
+
+def same_user(writer: asyncio.StreamWriter) -> bool:
+    """Whether the process at the other end of a Unix socket runs as this user.
+
+    Where Linux says (``SO_PEERCRED``); elsewhere the socket file's checks stand alone.
+    """
+    sock = writer.get_extra_info("socket")
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return True
+    try:
+        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return True
+    _, uid, _ = struct.unpack("3i", credentials)
+    return bool(uid == os.getuid())
+
+
 class ControlClient:
     """A connection to a running daemon; ``request`` returns its reply, ``events`` its pushes."""
 
@@ -233,14 +279,27 @@ class ControlClient:
 
     @classmethod
     async def connect(cls, home: Path) -> ControlClient | None:
-        """The running daemon's control connection, or None when no daemon runs there."""
+        """The running daemon's control connection, or None when no daemon runs there.
+
+        Raises ``UntrustedSocket`` for a socket this user's daemon did not make
+        (``socket_problem``), or whose daemon runs as another user: a front end
+        would take its invites and moves from whoever planted it.
+        """
         path = socket_path(home)
-        if not path.exists():
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
             return None
+        problem = socket_problem(home, info)
+        if problem is not None:
+            raise UntrustedSocket(f"{path}: {problem}")
         try:
             reader, writer = await asyncio.open_unix_connection(str(path))
         except OSError:
             return None  # a stale socket left by a daemon that died
+        if not same_user(writer):
+            writer.close()
+            raise UntrustedSocket(f"{path}: the daemon behind it runs as another user")
         return cls(reader, writer)
 
     async def request(self, op: str, **fields: Any) -> dict[str, Any]:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
-import struct
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,8 +26,16 @@ from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net import notices
 from statki_net.net.boards import boards_text
 from statki_net.net.connection import GameConnection
-from statki_net.net.control import Message, notice_map, pack, socket_path, unpacker
+from statki_net.net.control import (
+    Message,
+    notice_map,
+    pack,
+    same_user,
+    socket_path,
+    unpacker,
+)
 from statki_net.net.invite import format_address, parse_address, parse_invite
+from statki_net.net.listen import quiet_on_cancel
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import Limits
@@ -85,7 +91,9 @@ class ControlServer:
                 raise UsageError(f"a daemon is already running here ({path})")
         old_umask = os.umask(0o177)
         try:
-            self.server = await asyncio.start_unix_server(self._on_control, str(path))
+            self.server = await asyncio.start_unix_server(
+                quiet_on_cancel(self._on_control), str(path)
+            )
         finally:
             os.umask(old_umask)
         path.chmod(0o600)
@@ -97,7 +105,7 @@ class ControlServer:
                 socket_path(self.daemon.home).unlink()
 
     async def _on_control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not _same_user(writer):
+        if not same_user(writer):
             writer.close()
             return
         peer = ControlPeer(writer)
@@ -311,16 +319,3 @@ def _limits(request: Message, default: Limits) -> Limits:
     if not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
         raise UsageError(f"move_ms must be {MIN_MOVE_MS} to {MAX_LIMIT_MS} (SPEC.md, section 7)")
     return Limits(move_ms=move_ms, reveal_ms=move_ms)
-
-
-def _same_user(writer: asyncio.StreamWriter) -> bool:
-    """The socket file is 0600 already; this also checks the caller's uid where Linux says it."""
-    sock = writer.get_extra_info("socket")
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
-        return True
-    try:
-        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return True
-    _, uid, _ = struct.unpack("3i", credentials)
-    return bool(uid == os.getuid())

@@ -18,6 +18,24 @@ ANY_ADDRESSES = ("::", "0.0.0.0")
 """Where to listen by default: every IPv6 and every IPv4 address, on one port."""
 
 
+def quiet_on_cancel(on_connect: ConnectHandler) -> ConnectHandler:
+    """``on_connect``, but a cancelled connection task ends quietly.
+
+    At shutdown asyncio cancels the tasks still serving connections; in
+    Python 3.11 the streams' done-callback then asks the cancelled task for its
+    exception, which raises, and the loop prints a ``CancelledError`` traceback.
+    The task is at its top here: nothing above it waits for the cancellation.
+    """
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await on_connect(reader, writer)
+        except asyncio.CancelledError:
+            writer.close()
+
+    return serve
+
+
 async def listen(addresses: list[Address], on_connect: ConnectHandler) -> list[asyncio.Server]:
     """Listen on each address; port 0 on the first picks a port the others then share.
 
@@ -31,7 +49,9 @@ async def listen(addresses: list[Address], on_connect: ConnectHandler) -> list[a
     for host, port in addresses:
         port = port or chosen_port
         try:
-            server = await asyncio.start_server(on_connect, host, port, limit=64 * 1024)
+            server = await asyncio.start_server(
+                quiet_on_cancel(on_connect), host, port, limit=64 * 1024
+            )
         except OSError as error:
             errors.append(f"cannot listen on {format_address((host, port))}: {error.strerror}")
             continue
