@@ -401,6 +401,7 @@ class GameConnection:
     def _write(self) -> None:
         data = self.session.data_to_send()
         if data and not self.writer.is_closing():
+            self.recorder.sync()  # what the peer will hold is in our log, on disk, first
             self.writer.write(data)
 
     async def _flush(self) -> None:

@@ -1,8 +1,16 @@
-"""The log file on disk: records appended one by one, each flushed (SPEC.md, "The log file")."""
+"""The log file on disk: records appended one by one, each flushed (SPEC.md, "The log file").
+
+Flushed is not on disk: after a power cut the kernel's cache is gone.  So the
+file and its directory entry are made durable when the log is created, and
+``sync`` makes durable everything written so far; the connection calls it
+before a message of this side's leaves (``net.connection``), so the other
+side never holds a word of ours that our own log could lose.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,17 +27,30 @@ from statki_net.protocol.logformat import (
 )
 from statki_net.store.home import private_folder
 
+_datasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
+"""The file's data (and the size), without the times fsync also writes; fsync where
+there is no fdatasync (macOS)."""
+
 
 class LogWriter:
-    """Appends records to one log file and flushes each, so nothing said is lost."""
+    """Appends records to one log file and flushes each; ``sync`` puts them on disk."""
 
     def __init__(self, path: Path, header: dict[str, Any]) -> None:
         self.path = path
+        new_folder = not path.parent.exists()
         private_folder(path.parent)
+        if new_folder:  # logs/ made just now: its own entry, in the home, on disk too
+            sync_folder(path.parent.parent)
         # O_EXCL: never through a link, never over a file already there.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file: IO[bytes] = os.fdopen(fd, "wb")
+        self.unsynced = False
+        """Records were written since the last ``sync``: flushed, not yet surely on disk."""
+        self.syncs = 0
+        """How many times the file was put on disk (the benchmark counts them)."""
         self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
+        self.sync()
+        sync_folder(path.parent)
 
     def frame(self, frame: Signed) -> None:
         """A frame of this side's transcript, sent, received or written as if sent."""
@@ -48,8 +69,25 @@ class LogWriter:
             return
         self._file.write(data)
         self._file.flush()
+        self.unsynced = True
+
+    def sync(self) -> None:
+        """Everything written so far on disk; nothing to do when nothing new was written."""
+        if self.unsynced and not self._file.closed:
+            _datasync(self._file.fileno())
+            self.unsynced = False
+            self.syncs += 1
 
     def close(self) -> None:
         if not self._file.closed:
             os.fsync(self._file.fileno())
             self._file.close()
+
+
+def sync_folder(folder: Path) -> None:
+    """The folder's entries on disk: a file just made there survives a power cut by name."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

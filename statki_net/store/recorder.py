@@ -7,6 +7,7 @@ process (``statki_client.local``).  The caller says what happened, in order:
     recorder = GameRecorder(home / "logs", history, peer="[::1]:50123")
     recorder.open(session, now)          # the log file, with any frames said so far
     recorder.frame(frame)                # each signed frame, as it is added
+    recorder.sync()                      # on disk, before this side's words leave
     recorder.evidence(frame, code, now)  # the peer's word that did not join the transcript
     recorder.note("...", now)            # anything unsigned: a drop, a timeout
     recorder.started(session, now)       # once both hellos are known: the history row
@@ -111,6 +112,11 @@ class GameRecorder:
         if self.log:
             self.log.frame(frame)
 
+    def sync(self) -> None:
+        """Everything logged so far on disk: called before this side's words leave."""
+        if self.log:
+            self.log.sync()
+
     def evidence(self, frame: Signed, code: Code, at: int) -> None:
         """The peer's word that did not join the transcript (SPEC.md, section 15)."""
         if self.log:
@@ -125,8 +131,9 @@ class GameRecorder:
         if self.game_id or not session.transcript.game:
             return
         self.game_id = session.transcript.game.hex()
-        if self.history is None:
-            return
+        if self.history is None or self.log is None:
+            return  # a history row only for a log that exists
+        self.log.sync()  # and is on disk before the row that names it
         hello = session.transcript.sides[session.peer].hello
         self.history.started(
             GameRow(
@@ -136,7 +143,7 @@ class GameRecorder:
                 opponent_key=fingerprint(hello.key) if hello else "",
                 opponent_name=hello.name if hello else "",
                 rules=rules_name(session),
-                log_path=str(self.log.path) if self.log else "",
+                log_path=str(self.log.path),
             )
         )
 
