@@ -16,7 +16,7 @@ from statki_net.game.fleet import (
 )
 from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import ruleset_named
-from statki_net.store.userfile import read_user_text
+from statki_net.store.userfile import read_stdin_text, read_user_text
 
 MAX_FLEET_TEXT = 16 * 1024 * 1024
 """Bytes of a fleet's text read at most: hundreds of thousands of ships, checked in seconds."""
@@ -47,7 +47,10 @@ def _fleet_random(args: argparse.Namespace) -> int:
 
 def _fleet_check(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
-    text = sys.stdin.read(MAX_FLEET_TEXT) if args.file == "-" else read_fleet_file(args.file)
+    if args.file == "-":
+        text = read_stdin_text(limit=MAX_FLEET_TEXT, what="fleet")
+    else:
+        text = read_fleet_file(args.file)
     try:
         fleet, problems = read_fleet_text(rules, text)
     except FleetTextError as error:

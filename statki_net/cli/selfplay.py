@@ -12,6 +12,7 @@ from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rule
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.selfplay import selfplay
+from statki_net.store.home import private_folder
 
 
 def add(commands: Subcommands) -> None:
@@ -37,7 +38,8 @@ def _selfplay(args: argparse.Namespace) -> int:
         raise UsageError("--games must be at least 1")
     rules = ruleset_named(args.rules)
     strategy = check_strategy(args.bot)
-    log_dir = Path(args.log_dir) if args.log_dir else None
+    # Made (or refused, in one line) now: a folder that cannot take logs fails every game.
+    log_dir = private_folder(Path(args.log_dir)) if args.log_dir else None
     placement = args.placement
 
     def make_player(name: str, rng: random.Random) -> ComputerPlayer:

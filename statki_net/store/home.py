@@ -41,7 +41,10 @@ def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
     may be a link its owner made) a link, which could send what statki writes
     somewhere else.
     """
-    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
+    except FileExistsError:  # a file (or a link to one) where the folder should be
+        raise HomeError(f"{folder} is not a folder") from None
     info = folder.stat() if follow_link else folder.lstat()
     if stat.S_ISLNK(info.st_mode):
         raise HomeError(f"{folder} is a link: statki writes only into a folder of its own there")

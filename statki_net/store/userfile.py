@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import select
 import stat
+import sys
 import time
 
 from statki_net.game.errors import UsageError
@@ -82,6 +83,25 @@ def read_user_text(path: str, *, limit: int, what: str = "file") -> str:
         raise InputFileError(
             path, f"not a text file (byte {error.start} is not UTF-8), so not a {what}"
         ) from None
+
+
+def read_stdin_text(*, limit: int, what: str = "file") -> str:
+    """Standard input as UTF-8 text (``-`` for a file), bounded as a named file is."""
+    stdin = sys.stdin
+    if stdin is None:  # fd 0 was closed when Python started
+        raise InputFileError("standard input", "closed")
+    try:
+        text = stdin.read(limit + 1)
+    except UnicodeDecodeError:
+        raise InputFileError(
+            "standard input", f"not a text file (not UTF-8), so not a {what}"
+        ) from None
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise InputFileError("standard input", f"cannot be read ({reason})") from None
+    if len(text) > limit:
+        raise InputFileError("standard input", f"larger than any {what} ({_size(limit)})")
+    return text
 
 
 def _read_stream(path: str, limit: int, seconds: float) -> bytes:
