@@ -62,10 +62,12 @@ def _on_sigterm_as_on_ctrl_c() -> Handler | None:
     """SIGTERM stops a command as Ctrl-C does: a game forfeits by its ``error`` and its log
     is finished, instead of the process vanishing mid-write.
 
-    Whoever handles SIGINT at the time handles it (asyncio's runner cancels its main
-    task; elsewhere ``Terminated`` is raised); the daemon sets handlers of its own.
-    Only in the main thread, the one signals are delivered to; it returns the handler it
-    replaced, for ``main`` to put back (None off the main thread).
+    Under ``asyncio.run`` its runner's SIGINT handler takes it (the main task is
+    cancelled, at an ``await``); anywhere else ``Terminated`` is raised (a
+    full-screen client's own SIGINT handling is a key press, which SIGTERM is
+    not).  The daemon sets handlers of its own.  Only in the main thread, the
+    one signals are delivered to; it returns the handler it replaced, for
+    ``main`` to put back (None off the main thread).
     """
     if threading.current_thread() is not threading.main_thread():
         return None
@@ -74,17 +76,25 @@ def _on_sigterm_as_on_ctrl_c() -> Handler | None:
 
 
 _terminated: list[int] = []
-"""SIGTERM was handed to another's SIGINT handler (asyncio's): the KeyboardInterrupt
-that follows is a termination."""
+"""SIGTERM was handed to asyncio's SIGINT handler: the KeyboardInterrupt that follows is a
+termination."""
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
     _terminated.append(signum)
     handler = signal.getsignal(signal.SIGINT)
-    if callable(handler) and handler is not signal.default_int_handler:
+    if _asyncio_runners(handler):
+        assert callable(handler)
         handler(signal.SIGINT, frame)
         return
     raise Terminated
+
+
+def _asyncio_runners(handler: Handler) -> bool:
+    """Whether ``handler`` is the one ``asyncio.run`` installs (a bound ``Runner`` method)."""
+    asyncio = sys.modules.get("asyncio")
+    owner = getattr(getattr(handler, "func", None), "__self__", None)
+    return asyncio is not None and isinstance(owner, asyncio.Runner)
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

@@ -346,3 +346,30 @@ def test_sigterm_to_a_daemon_with_a_front_end_and_a_game(tmp_path: Path) -> None
     finally:
         for process in [daemon, *others]:
             stop(process)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_a_game_against_the_computer(tmp_path: Path, sig: signal.Signals) -> None:
+    """Mid-game at the line prompt, no event loop: the game is resigned and recorded."""
+    home = tmp_path / "home"
+    game = start(home, "play", "--plain", "--rules", "classic", stdin="")
+    assert game.stdin is not None
+    game.stdin.write("\nA1\n")  # start the battle, one shot; then it waits at the prompt
+    game.stdin.flush()
+    try:
+        line_starting(game, "Shots: you 1", [])  # the board after my shot
+        time.sleep(0.3)
+        game.send_signal(sig)
+        _, err = game.communicate(timeout=SECONDS)
+    finally:
+        stop(game)
+    words = "interrupted" if sig is signal.SIGINT else "terminated"
+    assert (game.returncode, err) == (128 + sig, f"statki: {words}\n")
+    history = subprocess.run(
+        [sys.executable, "-m", "statki_net", "history"],
+        capture_output=True,
+        text=True,
+        timeout=SECONDS,
+        env=env_for(home),
+    )
+    assert "lost (resigned)" in history.stdout, history.stdout
