@@ -17,9 +17,11 @@ a crash is an exception the event loop saw, a game the daemon contained
 after an exception, or a game that ended with an internal error.  At the end
 one honest guest must still play a whole game through it.
 
-It stops after ``--frames`` mutations or ``--seconds``, whichever comes
-first, prints frames tried and crashes (each with what reproduces it), and
-exits 1 if there was any.  Everything is drawn from ``--seed``.
+The part in memory stops after ``--frames`` mutations or ``--seconds``,
+whichever comes first; then ``--live`` guests go to the daemon.  It prints
+the frames tried (both parts) and the crashes, each with the seeds that
+reproduce it, and exits 1 if there was any.  Everything is drawn from
+``--seed``.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS, ruleset_named
+from statki_net.net.daemon import Daemon
+from statki_net.net.selfplay import MOVE_LIMIT
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import RulesProposed, Session, public_key_bytes
 from statki_net.protocol.wire import SIGN_LABEL, FrameReader, Role
@@ -331,8 +335,6 @@ async def fuzz_live(
     tally: Tally, rng: random.Random, guests: int, stop: Callable[[], bool]
 ) -> None:
     """``guests`` connections to a live daemon, each ending in a mutation; then one honest game."""
-    from statki_net.net.daemon import Daemon  # the network layer only for the live part
-
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(lambda _, context: tally.crash("live daemon", context["message"]))
     with tempfile.TemporaryDirectory(prefix="statki-fuzz-") as folder:
@@ -345,7 +347,7 @@ async def fuzz_live(
             listen_on=[("127.0.0.1", 0)],
             bot="random",
             rules=ruleset_named("classic"),
-            limits=_limits(),
+            limits=MOVE_LIMIT,
         )
         await daemon.start()
         port = daemon.addresses[0][1]
@@ -377,12 +379,6 @@ async def fuzz_live(
                 tally.crash(f"live daemon game {game.id}", game.failure)
             elif outcome and outcome.failure and outcome.failure.code is Code.INTERNAL:
                 tally.crash(f"live daemon game {game.id}", outcome.failure_text or "internal")
-
-
-def _limits() -> Any:
-    from statki_net.net.selfplay import MOVE_LIMIT
-
-    return MOVE_LIMIT
 
 
 async def _live_guest(
