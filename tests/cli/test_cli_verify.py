@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 from pathlib import Path
 
 from conftest import Cli, Run
@@ -258,3 +259,31 @@ def test_id_refuses_a_key_others_can_read(cli: Cli, tmp_path: Path) -> None:
     done = cli("id")
     assert done.returncode == 2
     assert done.stderr.strip() == f"statki: {key} is readable by others; run: chmod 600 {key}"
+
+
+def test_a_fifo_named_is_read_once_and_judged(cli: Cli, tmp_path: Path) -> None:
+    """A log piped through a FIFO (``verify <(cat log)``): read here, once, and judged."""
+    fifo = tmp_path / "piped.statki"
+    os.mkfifo(fifo)
+    data = honest_log(57)
+
+    def write() -> None:
+        with open(fifo, "wb") as pipe:
+            pipe.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    done = cli("verify", str(fifo))
+    writer.join()
+    assert done.returncode == 0, done.stderr
+    assert "  standing: valid" in done.stdout
+
+
+def test_a_directory_passes_over_what_is_not_a_regular_file(cli: Cli, tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "game.statki").write_bytes(honest_log(58))
+    os.mkfifo(folder / "waiting.statki")  # opening it would wait for a writer forever
+    done = cli("verify", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"statki: {folder / 'waiting.statki'}: not a regular file, passed over\n"
