@@ -373,3 +373,33 @@ def test_a_signal_to_a_game_against_the_computer(tmp_path: Path, sig: signal.Sig
         env=env_for(home),
     )
     assert "lost (resigned)" in history.stdout, history.stdout
+
+
+@pytest.mark.parametrize("stdin", ["closed", "/dev/null"])
+def test_a_host_at_the_line_prompt_with_no_input_resigns(tmp_path: Path, stdin: str) -> None:
+    """No standard input (closed, or /dev/null, which the event loop cannot wait on): the
+    host plays until its turn, then resigns at the end of its input, as play --plain does."""
+    options: dict[str, object] = (
+        {"stdin": None, "preexec_fn": _close_stdin}
+        if stdin == "closed"
+        else {"stdin": subprocess.DEVNULL}
+    )
+    host = subprocess.Popen(
+        [sys.executable, "-m", "statki_net", "host", "--plain", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(tmp_path / "h"),
+        **options,  # type: ignore[call-overload]
+    )
+    guest = None
+    try:
+        invite = line_starting(host, "statki://", [])
+        guest = start(tmp_path / "g", "join", "--bot", "random", invite)
+        out, err = host.communicate(timeout=SECONDS * 2)
+        assert "Traceback" not in err and host.returncode == 0, err
+        assert "no more input: resigning" in out and "you lost (resigned)" in out, out
+    finally:
+        stop(host)
+        if guest is not None:
+            stop(guest)
