@@ -18,6 +18,7 @@ the work over the machine's cores: first each file's game id, then each game.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -47,6 +48,11 @@ def add(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
     parser.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+    )
+    parser.add_argument(
+        "--every-signature",
+        action="store_true",
+        help="check every signature, not only each side's last (SPEC.md section 16)",
     )
     parser.set_defaults(run=_verify)
 
@@ -78,7 +84,8 @@ def _verify(args: argparse.Namespace) -> int:
     identified = _spread(identify, named, jobs)
     unreadable += [i for i in identified if i.error is not None]
     games = _games([i for i in identified if i.error is None])
-    judgements = _spread(judge_files, games, jobs)
+    judge = functools.partial(judge_files, every_signature=args.every_signature)
+    judgements = _spread(judge, games, jobs)
     if args.json:
         print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
@@ -150,7 +157,7 @@ def identify(path: str) -> Identified:
         return Identified(path, error=str(error))
 
 
-def judge_files(paths: tuple[str, ...]) -> Judgement:
+def judge_files(paths: tuple[str, ...], *, every_signature: bool = False) -> Judgement:
     """Read and judge the logs of one game (runs in a worker process).
 
     The files were read once already; one that has changed or gone since is
@@ -163,7 +170,7 @@ def judge_files(paths: tuple[str, ...]) -> Judgement:
         except (OSError, NotALog) as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error}")
         logs.append(NamedLog(path, contents))
-    return judge_game(logs)
+    return judge_game(logs, every_signature=every_signature)
 
 
 def _print_people(

@@ -135,10 +135,11 @@ def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
     if answers is not None and node.type == Error.TYPE:
         # Refused again here, so that the transcript knows what the error answers.
         with contextlib.suppress(ProtocolError):
-            t.check(answers.frame)
+            t.check(answers.frame, signature_later=True)
     branch.path.append(node)
     try:
-        t.add(node.frame)
+        # Every frame of the tree is its side's word already: reading the logs saw to it.
+        t.add(node.frame, signature_later=True)
     except ProtocolError as error:
         if not error.refuses:  # the logs were read so that this cannot be: nobody's word
             branch.path.pop()

@@ -45,14 +45,16 @@ def group(logs: Sequence[NamedLog]) -> list[list[NamedLog]]:
     return list(games.values())
 
 
-def judge_logs(logs: Sequence[NamedLog]) -> list[Judgement]:
+def judge_logs(logs: Sequence[NamedLog], *, every_signature: bool = False) -> list[Judgement]:
     """Each game these logs hold, judged once from all its logs, in the order given."""
-    return [judge_game(game) for game in group(logs)]
+    return [judge_game(game, every_signature=every_signature) for game in group(logs)]
 
 
-def judge_log(data: bytes, name: str = "log") -> Judgement:
-    """Judge one log file's bytes; raises NotALog only when it is not a statki log."""
-    return judge_game([NamedLog(name, read_log(data))])
+def judge_log(data: bytes, name: str = "log", *, every_signature: bool = False) -> Judgement:
+    """Judge one log file's bytes; raises NotALog only when it is not a statki log.
+
+    ``every_signature``: see ``judge_game``."""
+    return judge_game([NamedLog(name, read_log(data))], every_signature=every_signature)
 
 
 def replay_log(contents: LogContents) -> tuple[Transcript, Violation | None]:
