@@ -113,6 +113,11 @@ class Thinking:
         except BrokenExecutor:  # a worker died (killed, out of memory): think here instead
             return await loop.run_in_executor(None, work, *args)
 
+    async def start(self) -> None:
+        """Start the workers now, and wait until they are up (a bench's steady state)."""
+        self._where()
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in self._starting))
+
     def _where(self) -> Executor | None:
         """The pool once a worker is up; a thread until then, starting the workers."""
         if self.executor is None:
