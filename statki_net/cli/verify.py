@@ -23,7 +23,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -129,6 +128,9 @@ def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     workers = min(jobs, len(items))
     if workers <= 1:
         return [work(item) for item in items]
+    # Imported here: multiprocessing costs a one-log verify a third of its start-up.
+    from concurrent.futures import ProcessPoolExecutor
+
     # Many small items: hand them out in chunks so the pool's messages stay few.
     chunk = max(1, len(items) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers) as pool:
