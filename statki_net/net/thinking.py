@@ -77,6 +77,7 @@ class Thinking:
         self.workers = workers
         self._starting: list[Future[None]] = []
         """One no-op a worker, submitted at the first move: each makes the pool start one."""
+        self._closed = False
 
     @classmethod
     def in_processes(cls, workers: int | None = None) -> Thinking:
@@ -120,13 +121,14 @@ class Thinking:
 
     def _where(self) -> Executor | None:
         """The pool once a worker is up; a thread until then, starting the workers."""
-        if self.executor is None:
-            return None
+        if self.executor is None or self._closed:
+            return None  # closed: a move asked for after the daemon's shutdown, in a thread
         if not self._starting:
             self._starting = [self.executor.submit(_ready) for _ in range(self.workers)]
         return self.executor if any(f.done() for f in self._starting) else None
 
     def close(self) -> None:
         """Stop the workers: what is queued is dropped, what runs is waited for (a move)."""
+        self._closed = True
         if self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)

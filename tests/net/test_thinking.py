@@ -20,6 +20,7 @@ from netproc import finish, line_starting, run, start, stop
 from peers import make_pair, play
 
 from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.battle import Sea
 from statki_net.game.rules import PRESETS
 from statki_net.net.thinking import Thinking
 
@@ -66,6 +67,7 @@ def test_a_seeded_player_draws_the_same_moves_in_a_process_as_in_a_thread() -> N
     async def moves(thinking: Thinking) -> tuple[object, ...]:
         player = ComputerPlayer("density", random.Random(7))
         try:
+            await thinking.start()  # else the first moves think in a thread meanwhile
             fleet = await thinking.fleet(player, PRESETS["classic"])
             shots = [await thinking.volley(player, view, 1) for _ in range(3)]
         finally:
@@ -77,6 +79,21 @@ def test_a_seeded_player_draws_the_same_moves_in_a_process_as_in_a_thread() -> N
     in_processes = asyncio.run(moves(Thinking.in_processes(1)))
     assert in_processes == in_threads
     assert in_threads[2] != random.Random(7).getstate()
+
+
+def test_a_move_asked_for_after_the_pool_is_closed_is_thought_in_a_thread() -> None:
+    """A game still winding up when the daemon's pool has shut down still gets its move."""
+
+    async def late_move() -> tuple[int, ...]:
+        thinking = Thinking.in_processes(1)
+        await thinking.start()
+        thinking.close()
+        player = ComputerPlayer("random", random.Random(3))
+        await thinking.fleet(player, PRESETS["classic"])
+        return await thinking.volley(player, Sea(PRESETS["classic"]), 1)
+
+    [square] = asyncio.run(late_move())
+    assert 0 <= square < 100
 
 
 def _bot_game_through(daemon: subprocess.Popen[str], home: Path, guest_home: Path) -> None:
