@@ -166,6 +166,8 @@ class Transcript:
         self.reason = ""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
+        self.found_at: list[int] = []
+        """For each finding, the index of the frame that made it."""
         self.cheaters: set[Role] = set()
         """The sides some finding names."""
         self.error: Error | None = None
@@ -503,6 +505,7 @@ class Transcript:
         self.pending = None
         if lie is not None:
             self.findings.append(lie)
+            self.found_at.append(len(self.frames))
             self.cheaters.add(defender)
             self._finish_battle(End.CHEATED, shooter, lie.detail)
         elif self.score.over:
@@ -630,6 +633,7 @@ class Transcript:
         finding = self.early_claim(frame)
         if finding is not None:
             self.findings.append(finding)
+            self.found_at.append(len(self.frames))
             self.cheaters.add(claimant)
             if self.phase in OPENING_PHASES:
                 self._settle(End.NO_GAME, None, frozenset({claimant}), finding.detail)
@@ -773,6 +777,7 @@ class Transcript:
 
     def _found(self, finding: Finding) -> None:
         self.findings.append(finding)
+        self.found_at.append(len(self.frames))
         self.cheaters.add(finding.culprit)
         self._cheated(finding.detail)
 

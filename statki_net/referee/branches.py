@@ -156,6 +156,11 @@ def at_stake(t: Transcript) -> bool:
     return PHASES[t.phase].period is not Period.OPENING
 
 
+def at_stake_before(t: Transcript, index: int) -> bool:
+    """``at_stake`` as it was before the transcript's frame ``index`` was added."""
+    return PHASES[t.settled[index].phase].period is not Period.OPENING
+
+
 def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:
     """How a game ends when ``refusal``'s frame is refused where it stands (SPEC.md section
     8, "Endings"): as if the other side had answered it with an error, so its sender

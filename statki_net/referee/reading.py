@@ -25,7 +25,7 @@ from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Envelope, game_id, read_envelope, signature_valid
-from statki_net.referee.branches import Found, Refusal, at_stake
+from statki_net.referee.branches import Found, Refusal, at_stake, at_stake_before
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
 
@@ -69,6 +69,33 @@ def read_records(name: str, contents: LogContents, *, every_signature: bool = Fa
         if _vouched(log):
             return log
     return _replay(name, contents, signature_later=False)
+
+
+def read_as_played(name: str, contents: LogContents, played: Transcript) -> ReadLog | None:
+    """The log as ``read_records`` reads it, from the transcript its writer played it
+    with, without replaying it; None unless the log holds exactly that transcript.
+
+    For a peer judging its own log at the end of a game: its transcript checked every
+    frame as it came, by the same rules.  The log must hold its frames, byte for byte
+    and in order, and nothing else the referee weighs (no evidence, no damage); then
+    the referee's replay would build that very transcript.  Each side's last
+    signature is checked, as a referee does (SPEC.md section 16): a frame this side
+    signed itself is not checked as it is added.
+    """
+    frames = played.frames
+    if contents.damage or contents.evidence or len(contents.frames) != len(frames):
+        return None
+    if any(held != (f.body, f.signature) for held, f in zip(contents.frames, frames, strict=True)):
+        return None
+    role = contents.header.get("role")
+    log = ReadLog(name, role if isinstance(role, str) else None, played)
+    log.frames = [read_envelope([f.body, f.signature]) for f in frames]
+    log.notes = contents.notes
+    log.found = [
+        Found(frames[at].digest, finding, at_stake_before(played, at))
+        for finding, at in zip(played.findings, played.found_at, strict=True)
+    ]
+    return log if _vouched(log) else None
 
 
 def _vouched(log: ReadLog) -> bool:
