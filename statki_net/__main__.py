@@ -2,4 +2,6 @@ import sys
 
 from statki_net.cli.main import main
 
-sys.exit(main())
+# Guarded: a worker process started by "spawn" imports this module again.
+if __name__ == "__main__":
+    sys.exit(main())

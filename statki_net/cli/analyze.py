@@ -2,19 +2,30 @@
 
 The analysis itself is pure (``statki_net.ai.analysis``); this reads the log,
 replays it as the referee does, and shows progress while ``density`` thinks.
+Its parts are independent (each player's shots reviewed, each game density
+plays against a fleet, each random fleet ranked against), so they run side by
+side in worker processes, one a core, each with a generator seeded from the
+analysis's seed: the same seed gives the same figures on any number of cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any
 
-from statki_net.ai.analysis import Analysis, analyze, reference_shots
+from statki_net.ai.analysis import Analysis, FleetDifficulty, ShotsReview, review_shots
+from statki_net.ai.strategies import play
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subcommands
 from statki_net.cli.verify import LOG, MAX_LOG_BYTES
+from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.transcript import Transcript
@@ -43,6 +54,9 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument(
         "--seed", type=int, default=None, help="seed for the sampling (default: from the game id)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
     )
     parser.set_defaults(run=_analyze)
 
@@ -76,28 +90,103 @@ def _analyze(args: argparse.Namespace) -> int:
         )
         return EXIT_BAD_INPUT
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
-    rng = random.Random(seed)
     progress = Progress()
-    progress.label = "random fleets"
-    reference = reference_shots(rules, rng, fleets=args.reference_fleets, progress=progress)
-    results: dict[Role, Analysis] = {}
-    for role in Role:
-        progress.label = _player(transcript, role)
-        results[role] = analyze(
-            rules,
-            transcript.sides[role].volleys,
-            transcript.sides[role.other].fleet,
-            rng,
-            fleet_games=args.fleet_games,
-            reference=reference,
-            progress=progress,
-        )
+    progress.label = "the game"
+    results = _analysis(transcript, rules, args, random.Random(seed), progress)
     progress.finish()
     if args.json:
         print(json.dumps(_as_json(transcript, results), indent=2))
     else:
         print(_as_text(transcript, rules, results))
     return EXIT_OK
+
+
+# ---------------------------------------------------------------- the parts, side by side
+
+
+def _review(rules: Ruleset, volleys: Sequence[Volley], seed: int) -> ShotsReview:
+    return review_shots(rules, volleys, random.Random(seed))
+
+
+def _shots_to_sink(rules: Ruleset, fleet: Fleet | None, seed: int) -> int:
+    """Shots density needs against ``fleet``, or against a random fleet when None."""
+    rng = random.Random(seed)
+    return play(rules, fleet or random_fleet(rules, rng), "density", rng).shots
+
+
+def _analysis(
+    transcript: Transcript,
+    rules: Ruleset,
+    args: argparse.Namespace,
+    rng: random.Random,
+    progress: Callable[[int, int], None],
+) -> dict[Role, Analysis]:
+    """Each player's analysis (``statki_net.ai.analysis.analyze``), its parts run at once."""
+    jobs = max(1, args.jobs or os.cpu_count() or 1)
+    seeds = iter(lambda: rng.getrandbits(64), None)
+    fleets = {role: transcript.sides[role.other].fleet for role in Role}
+    fought = [role for role in Role if fleets[role] is not None]
+    total = len(Role) + args.reference_fleets + args.fleet_games * len(fought)
+    with _Parts(jobs, total, progress) as parts:
+        reviews = {
+            role: parts.run(_review, rules, transcript.sides[role].volleys, next(seeds))
+            for role in Role
+        }
+        reference = [
+            parts.run(_shots_to_sink, rules, None, next(seeds))
+            for _ in range(args.reference_fleets)
+        ]
+        games = {
+            role: [
+                parts.run(_shots_to_sink, rules, fleet, next(seeds))
+                for _ in range(args.fleet_games)
+            ]
+            for role in fought
+            for fleet in [fleets[role]]
+        }
+    ranks = tuple(part.result() for part in reference)
+    return {
+        role: Analysis(
+            reviews[role].result(),
+            FleetDifficulty(statistics.fmean(g.result() for g in games[role]), ranks)
+            if role in games
+            else None,
+        )
+        for role in Role
+    }
+
+
+class _Parts:
+    """Runs the parts in ``jobs`` worker processes (or here, for one), counting them done."""
+
+    def __init__(self, jobs: int, total: int, progress: Callable[[int, int], None]) -> None:
+        self.pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+        self.total = total
+        self.progress = progress
+        self.parts: list[Future[Any]] = []
+
+    def run(self, work: Callable[..., Any], *args: Any) -> Future[Any]:
+        if self.pool is not None:
+            part = self.pool.submit(work, *args)
+        else:
+            part = Future()
+            part.set_result(work(*args))
+            self.progress(len(self.parts) + 1, self.total)
+        self.parts.append(part)
+        return part
+
+    def __enter__(self) -> _Parts:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is None:
+            return
+        with self.pool:
+            if exc[0] is not None:
+                self.pool.shutdown(cancel_futures=True)
+                return
+            for done, _ in enumerate(as_completed(self.parts), start=1):
+                self.progress(done, self.total)
 
 
 def _player(transcript: Transcript, role: Role) -> str:

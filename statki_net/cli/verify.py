@@ -18,11 +18,11 @@ the work over the machine's cores: first each file's game id, then each game.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -49,6 +49,11 @@ def add(commands: Subcommands) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
     parser.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+    )
+    parser.add_argument(
+        "--every-signature",
+        action="store_true",
+        help="check every signature, not only each side's last (SPEC.md section 16)",
     )
     parser.set_defaults(run=_verify)
 
@@ -99,7 +104,8 @@ def _verify(args: argparse.Namespace) -> int:
     identified = _spread(identify, named, jobs)
     unreadable += [i for i in identified if i.error is not None]
     games = _games([i for i in identified if i.error is None])
-    judgements = _spread(judge_files, games, jobs)
+    judge = functools.partial(judge_files, every_signature=args.every_signature)
+    judgements = _spread(judge, games, jobs)
     if args.json:
         print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
@@ -160,6 +166,9 @@ def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     workers = min(jobs, len(items))
     if workers <= 1:
         return [work(item) for item in items]
+    # Imported here: multiprocessing costs a one-log verify a third of its start-up.
+    from concurrent.futures import ProcessPoolExecutor
+
     # Many small items: hand them out in chunks so the pool's messages stay few.
     chunk = max(1, len(items) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -192,7 +201,7 @@ def identify(source: Source) -> Identified:
         return Identified(source, error=str(error))
 
 
-def judge_files(sources: tuple[Source, ...]) -> Judgement:
+def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -> Judgement:
     """Read and judge the logs of one game (runs in a worker process).
 
     The files were read once already; one that has changed or gone since is
@@ -207,7 +216,7 @@ def judge_files(sources: tuple[Source, ...]) -> Judgement:
         except NotALog as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error}")
         logs.append(NamedLog(source.path, contents))
-    return judge_game(logs)
+    return judge_game(logs, every_signature=every_signature)
 
 
 def _print_people(

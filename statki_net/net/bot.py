@@ -1,7 +1,8 @@
 """The computer at the helm of a ``GameConnection``: it accepts the rules and fires.
 
-Its thinking (a placement, a volley) runs in a thread, so the event loop and
-every other game on it go on meanwhile.  Rules are a weapon when a host may
+Its thinking (a placement, a volley) runs off the event loop (``thinking``: a
+thread, or the daemon's worker processes), so the event loop and every other
+game on it go on meanwhile.  Rules are a weapon when a host may
 propose anything (a tiny board crowded with ships, where the first shooter
 wins), so as a guest it accepts only the presets and their ``+`` combinations
 unless its owner admits custom rules (SPEC.md, section 7, "Bounds").
@@ -19,34 +20,40 @@ from statki_net.game.rules import combination_name
 from statki_net.net import notices
 from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Notice
+from statki_net.net.thinking import Thinking
 
 CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
 """The reason a computer guest gives when it declines rules that are no preset."""
 
 
 def attach_computer(
-    conn: GameConnection, player: ComputerPlayer, *, custom_rules: bool = False
+    conn: GameConnection,
+    player: ComputerPlayer,
+    *,
+    custom_rules: bool = False,
+    thinking: Thinking | None = None,
 ) -> None:
     """Let ``player`` decide for this side: accept the rules, and fire when it is its turn.
 
     Rules that are no preset nor a combination of presets are declined unless
-    ``custom_rules`` admits them.
+    ``custom_rules`` admits them.  It thinks where ``thinking`` says (default: a thread).
     """
     loop = asyncio.get_running_loop()
+    where = thinking or Thinking()
 
     def act(action: Callable[[], None]) -> None:
         with contextlib.suppress(UsageError):  # the game may have ended meanwhile
             action()
 
-    thinking: set[asyncio.Task[None]] = set()
+    running: set[asyncio.Task[None]] = set()
 
     async def fire() -> None:
         session = conn.session
         if not session.my_turn or session.view is None:
             return
-        # A strong strategy may think for a second or two; it does so in a
-        # thread, so the event loop (and every other game on it) never waits.
-        shots = await asyncio.to_thread(player.volley, session.view, session.shots_due)
+        # A strong strategy may think for a second or two; it does so off the
+        # event loop, so the loop (and every other game on it) never waits.
+        shots = await where.volley(player, session.view, session.shots_due)
         act(lambda: conn.shoot(shots))
 
     async def place() -> None:
@@ -58,7 +65,7 @@ def attach_computer(
         # A hard placement plays hundreds of fleets, and the rules came from
         # the peer: off the event loop, like the aiming.
         try:
-            fleet = await asyncio.to_thread(player.fleet, rules)
+            fleet = await where.fleet(player, rules)
         except UsageError as error:  # rules no fleet fits: decline them
             reason = str(error)
             act(lambda: conn.refuse(reason))
@@ -67,13 +74,13 @@ def attach_computer(
 
     def start_placing() -> None:
         task = loop.create_task(place())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
+        running.add(task)
+        task.add_done_callback(running.discard)
 
     def start_thinking() -> None:
         task = loop.create_task(fire())
-        thinking.add(task)
-        task.add_done_callback(thinking.discard)
+        running.add(task)
+        task.add_done_callback(running.discard)
 
     def on_notice(notice: Notice) -> None:
         if isinstance(notice, notices.Rules):

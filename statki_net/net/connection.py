@@ -225,7 +225,7 @@ class GameConnection:
     async def _wind_up(self) -> None:
         await self._close_stream()
         # Judging reads the whole log: off the event loop, so other games go on.
-        verdict = await asyncio.to_thread(self.recorder.judge)
+        verdict = await asyncio.to_thread(self.recorder.judge, self.session.transcript)
         self._finish(verdict)
 
     async def wait(self) -> Outcome:

@@ -48,6 +48,7 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.net.thinking import Thinking
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
@@ -129,6 +130,9 @@ class Daemon:
         self.stopped = asyncio.Event()
         self._ids = itertools.count(1)
         self.rng = random.SystemRandom()
+        self.thinking = Thinking.in_processes()
+        """Where its computer players think: worker processes, one a core, started as
+        they are needed, so that their thinking never holds this loop's GIL."""
 
     # ------------------------------------------------------------ life
 
@@ -158,6 +162,7 @@ class Daemon:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.to_thread(self.thinking.close)
         self.history.close()
 
     @property
@@ -284,7 +289,7 @@ class Daemon:
             if game.role is Role.HOST and fleet is None:
                 assert game.rules is not None and player is not None
                 # A hard placement tries hundreds of fleets: not on the event loop.
-                fleet = await asyncio.to_thread(player.fleet, game.rules)
+                fleet = await self.thinking.fleet(player, game.rules)
             session = Session(
                 game.role,
                 self.key,
@@ -307,7 +312,9 @@ class Daemon:
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))
             if player is not None:
-                attach_computer(conn, player, custom_rules=self.custom_rules)
+                attach_computer(
+                    conn, player, custom_rules=self.custom_rules, thinking=self.thinking
+                )
             await conn.run()
         except asyncio.CancelledError:
             raise

@@ -166,6 +166,8 @@ class Transcript:
         self.reason = ""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
+        self.found_at: list[int] = []
+        """For each finding, the index of the frame that made it."""
         self.cheaters: set[Role] = set()
         """The sides some finding names."""
         self.error: Error | None = None
@@ -265,13 +267,15 @@ class Transcript:
             return None
         return place
 
-    def verify(self, frame: Envelope) -> None:
+    def verify(self, frame: Envelope, *, signature_later: bool = False) -> None:
         """Step 4: the signature verifies with the key of the side the frame names.
 
         That is the key of that side's hello, or, for the hello that brings it,
         the key the hello carries.  The one frame taken without a signature is
         the guest's ``error`` as message 0, sent before the guest had a key: it
-        proves nothing of who sent it (SPEC.md section 5).
+        proves nothing of who sent it (SPEC.md section 5).  ``signature_later``
+        checks that a key is there but leaves the signature itself to the
+        caller, who checks a later one that covers it (SPEC.md section 16).
         """
         header = frame.header
         key = self.key(header.sender)
@@ -285,7 +289,7 @@ class Transcript:
             raise fail(
                 Code.BAD_SIGNATURE, f"the {header.sender} has no key to sign with", Check.SIGNATURE
             )
-        if not signature_valid(key, frame):
+        if not signature_later and not signature_valid(key, frame):
             raise fail(
                 Code.BAD_SIGNATURE,
                 f"the {header.sender}'s signature does not verify",
@@ -294,7 +298,9 @@ class Transcript:
 
     # ------------------------------------------------------------ adding frames
 
-    def check(self, item: Envelope | Frame, *, signed_here: bool = False) -> Frame:
+    def check(
+        self, item: Envelope | Frame, *, signed_here: bool = False, signature_later: bool = False
+    ) -> Frame:
         """Every check of a frame at the end of the chain but those that make findings.
 
         Returns the frame read in full, ready for ``append``.  Raises
@@ -302,7 +308,8 @@ class Transcript:
         frame refused at steps 5-7 (its sender's word breaking the protocol) is
         kept as ``refused``.  ``signed_here`` is for a frame this side has just
         signed: its signature is not checked again, and it is never kept as
-        refused (it is not sent).
+        refused (it is not sent).  ``signature_later`` is for a referee that
+        checks a later signature of the frame's side instead (see ``verify``).
         """
         envelope = (
             item if isinstance(item, Envelope) else read_envelope([item.body, item.signature])
@@ -316,7 +323,7 @@ class Transcript:
                 Check.PLACE,
             )
         if not signed_here:
-            self.verify(envelope)
+            self.verify(envelope, signature_later=signature_later)
         try:
             frame = envelope.open()
             self._check_turn(frame)
@@ -334,9 +341,11 @@ class Transcript:
         self.frames.append(frame)
         self.refused = None
 
-    def add(self, item: Envelope | Frame, *, signed_here: bool = False) -> Frame:
+    def add(
+        self, item: Envelope | Frame, *, signed_here: bool = False, signature_later: bool = False
+    ) -> Frame:
         """``check`` the frame, then ``append`` it; returns it as read."""
-        frame = self.check(item, signed_here=signed_here)
+        frame = self.check(item, signed_here=signed_here, signature_later=signature_later)
         self.append(frame)
         return frame
 
@@ -496,6 +505,7 @@ class Transcript:
         self.pending = None
         if lie is not None:
             self.findings.append(lie)
+            self.found_at.append(len(self.frames))
             self.cheaters.add(defender)
             self._finish_battle(End.CHEATED, shooter, lie.detail)
         elif self.score.over:
@@ -623,6 +633,7 @@ class Transcript:
         finding = self.early_claim(frame)
         if finding is not None:
             self.findings.append(finding)
+            self.found_at.append(len(self.frames))
             self.cheaters.add(claimant)
             if self.phase in OPENING_PHASES:
                 self._settle(End.NO_GAME, None, frozenset({claimant}), finding.detail)
@@ -766,6 +777,7 @@ class Transcript:
 
     def _found(self, finding: Finding) -> None:
         self.findings.append(finding)
+        self.found_at.append(len(self.frames))
         self.cheaters.add(finding.culprit)
         self._cheated(finding.detail)
 

@@ -135,10 +135,11 @@ def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
     if answers is not None and node.type == Error.TYPE:
         # Refused again here, so that the transcript knows what the error answers.
         with contextlib.suppress(ProtocolError):
-            t.check(answers.frame)
+            t.check(answers.frame, signature_later=True)
     branch.path.append(node)
     try:
-        t.add(node.frame)
+        # Every frame of the tree is its side's word already: reading the logs saw to it.
+        t.add(node.frame, signature_later=True)
     except ProtocolError as error:
         if not error.refuses:  # the logs were read so that this cannot be: nobody's word
             branch.path.pop()
@@ -153,6 +154,11 @@ def at_stake(t: Transcript) -> bool:
     """Whether the guest has accepted the rules, so a game is at stake (asked before a
     frame is added: never of a transcript that is done)."""
     return PHASES[t.phase].period is not Period.OPENING
+
+
+def at_stake_before(t: Transcript, index: int) -> bool:
+    """``at_stake`` as it was before the transcript's frame ``index`` was added."""
+    return PHASES[t.settled[index].phase].period is not Period.OPENING
 
 
 def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:

@@ -51,9 +51,18 @@ class Result:
     disputed: bool = False
 
 
-def judge_game(logs: Sequence[NamedLog]) -> Judgement:
-    """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
-    read = [read_records(log.name, log.contents) for log in logs]
+def judge_game(logs: Sequence[NamedLog], *, every_signature: bool = False) -> Judgement:
+    """Judge the game these logs hold; they are taken to be of one game (see ``group``).
+
+    ``every_signature`` checks every frame record's signature, where SPEC.md section 16
+    lets a referee rely on each side's last one (see ``reading``)."""
+    read = [read_records(log.name, log.contents, every_signature=every_signature) for log in logs]
+    return judge_read(logs, read)
+
+
+def judge_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judgement:
+    """``judge_game`` of logs already read (``read``: each of ``logs``, as ``reading``
+    reads it)."""
     tree = _tree(read)
     equivocations = _equivocations(tree)
     # Honest logs fork at most once, in two (one side's frames below each branch):

@@ -8,6 +8,13 @@ can be trusted to follow from it.  Its evidence records are checked as the
 peer's word: readable, signed by the side they name, and placed under a
 frame of the log's transcript so far.  What this gives, the frames of the
 game tree, is the same whatever the log's writer claims in its header.
+
+Signatures are checked as SPEC.md section 16 allows: the records are
+replayed with every check but the signatures, and then only each side's last
+signature in the transcript (and the refused frame's) is verified.  Each
+signature covers the hash chain before it, so those vouch for every body
+before them.  When one of them fails, the records are replayed again with
+every signature checked, which finds the first that does not verify.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Envelope, game_id, read_envelope, signature_valid
-from statki_net.referee.branches import Found, Refusal, at_stake
+from statki_net.referee.branches import Found, Refusal, at_stake, at_stake_before
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
 
@@ -54,15 +61,64 @@ def game_id_of(contents: LogContents) -> bytes | None:
     return game_id(host, guest)
 
 
-def read_records(name: str, contents: LogContents) -> ReadLog:
-    """Replay one log's records; see the module docstring."""
+def read_records(name: str, contents: LogContents, *, every_signature: bool = False) -> ReadLog:
+    """Replay one log's records; see the module docstring.  ``every_signature`` checks
+    each frame record's signature as it comes, without relying on later ones."""
+    if not every_signature:
+        log = _replay(name, contents, signature_later=True)
+        if _vouched(log):
+            return log
+    return _replay(name, contents, signature_later=False)
+
+
+def read_as_played(name: str, contents: LogContents, played: Transcript) -> ReadLog | None:
+    """The log as ``read_records`` reads it, from the transcript its writer played it
+    with, without replaying it; None unless the log holds exactly that transcript.
+
+    For a peer judging its own log at the end of a game: its transcript checked every
+    frame as it came, by the same rules.  The log must hold its frames, byte for byte
+    and in order, and nothing else the referee weighs (no evidence, no damage); then
+    the referee's replay would build that very transcript.  Each side's last
+    signature is checked, as a referee does (SPEC.md section 16): a frame this side
+    signed itself is not checked as it is added.
+    """
+    frames = played.frames
+    if contents.damage or contents.evidence or len(contents.frames) != len(frames):
+        return None
+    if any(held != (f.body, f.signature) for held, f in zip(contents.frames, frames, strict=True)):
+        return None
+    role = contents.header.get("role")
+    log = ReadLog(name, role if isinstance(role, str) else None, played)
+    log.frames = [read_envelope([f.body, f.signature]) for f in frames]
+    log.notes = contents.notes
+    log.found = [
+        Found(frames[at].digest, finding, at_stake_before(played, at))
+        for finding, at in zip(played.findings, played.found_at, strict=True)
+    ]
+    return log if _vouched(log) else None
+
+
+def _vouched(log: ReadLog) -> bool:
+    """Whether each side's last frame in the transcript, and the refused frame, verify:
+    then every frame the transcript holds is its side's word (SPEC.md section 16)."""
+    last = {frame.header.sender: frame for frame in log.frames}
+    frames = [*last.values(), *([log.refusal.frame] if log.refusal else [])]
+    try:
+        for frame in frames:
+            log.transcript.verify(frame)
+    except ProtocolError:
+        return False
+    return True
+
+
+def _replay(name: str, contents: LogContents, *, signature_later: bool) -> ReadLog:
     role = contents.header.get("role")
     log = ReadLog(name, role if isinstance(role, str) else None)
     placed: list[Envelope] = []
     for record in contents.records:
         if isinstance(record, FrameRecord):
             if not log.stopped:
-                _frame_record(log, record.body, record.signature)
+                _frame_record(log, record.body, record.signature, signature_later)
         elif isinstance(record, EvidenceRecord):
             # Placed under the frames before it: the transcript so far.
             envelope = _placed(log, record.body, record.signature)
@@ -83,7 +139,7 @@ def read_records(name: str, contents: LogContents) -> ReadLog:
     return log
 
 
-def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
+def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: bool) -> None:
     t = log.transcript
     index = len(t.frames)
     try:
@@ -96,7 +152,7 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes) -> None:
         return
     before, move, accepted = len(t.findings), t.move, at_stake(t)
     try:
-        t.add(envelope)
+        t.add(envelope, signature_later=signature_later)
     except ProtocolError as error:
         if error.refuses:
             log.refusal, log.stopped = Refusal(envelope, error.code, error.detail, move), True

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.transcript import Transcript
-from statki_net.referee.judging import NamedLog, judge_game
-from statki_net.referee.reading import game_id_of, read_records
+from statki_net.referee.judging import NamedLog, judge_game, judge_read
+from statki_net.referee.reading import game_id_of, read_as_played, read_records
 from statki_net.referee.report import Judgement, fingerprint
 from statki_net.referee.violations import Kind, Violation, ViolationClass
 
@@ -33,6 +33,7 @@ __all__ = [
     "judge_game",
     "judge_log",
     "judge_logs",
+    "judge_own_log",
     "replay_log",
 ]
 
@@ -45,14 +46,27 @@ def group(logs: Sequence[NamedLog]) -> list[list[NamedLog]]:
     return list(games.values())
 
 
-def judge_logs(logs: Sequence[NamedLog]) -> list[Judgement]:
+def judge_logs(logs: Sequence[NamedLog], *, every_signature: bool = False) -> list[Judgement]:
     """Each game these logs hold, judged once from all its logs, in the order given."""
-    return [judge_game(game) for game in group(logs)]
+    return [judge_game(game, every_signature=every_signature) for game in group(logs)]
 
 
-def judge_log(data: bytes, name: str = "log") -> Judgement:
-    """Judge one log file's bytes; raises NotALog only when it is not a statki log."""
-    return judge_game([NamedLog(name, read_log(data))])
+def judge_log(data: bytes, name: str = "log", *, every_signature: bool = False) -> Judgement:
+    """Judge one log file's bytes; raises NotALog only when it is not a statki log.
+
+    ``every_signature``: see ``judge_game``."""
+    return judge_game([NamedLog(name, read_log(data))], every_signature=every_signature)
+
+
+def judge_own_log(data: bytes, played: Transcript, name: str = "log") -> Judgement:
+    """``judge_log`` of the log a peer wrote as it played ``played``, without replaying
+    it when it holds exactly that transcript's frames (``reading.read_as_played``): the
+    peer checked each as it came.  Any other log is judged as ``judge_log`` judges it."""
+    contents = read_log(data)
+    log = read_as_played(name, contents, played)
+    if log is None:
+        return judge_log(data, name)
+    return judge_read([NamedLog(name, contents)], [log])
 
 
 def replay_log(contents: LogContents) -> tuple[Transcript, Violation | None]:

@@ -790,7 +790,8 @@ def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
     index = []
     for scenario in all_scenarios:
         log = f"{scenario.name}.statki"
-        judgement = judge_log(scenario.log, log)
+        # The reports of a referee that checks every signature: SPEC.md section 16.
+        judgement = judge_log(scenario.log, log, every_signature=True)
         files[f"logs/{log}"] = scenario.log
         files[f"logs/{scenario.name}.json"] = dump(
             {
@@ -808,7 +809,9 @@ def log_files(all_scenarios: list[Scenario]) -> dict[str, bytes]:
             continue
         pair = [by_name[name], by_name[f"{base}-guest"]]
         logs = [f"{s.name}.statki" for s in pair]
-        games = judge_logs([NamedLog(f"{s.name}.statki", read_log(s.log)) for s in pair])
+        games = judge_logs(
+            [NamedLog(f"{s.name}.statki", read_log(s.log)) for s in pair], every_signature=True
+        )
         files[f"logs/{base}.pair.json"] = dump(
             {
                 "logs": logs,

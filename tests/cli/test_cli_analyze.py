@@ -43,3 +43,17 @@ def test_analyze_refuses_what_it_cannot_read(cli: Cli, tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     refused = cli("analyze", str(LOGS / "refused.statki"), *QUICK)
     assert refused.returncode == 2 and "nothing to analyse" in refused.stderr
+
+
+def test_analyze_gives_the_same_figures_on_one_core_as_on_several(cli: Cli, tmp_path: Path) -> None:
+    """Its parts run side by side in processes, each with a seed of its own."""
+    pair = make_pair(SMALL, seed=7)
+    play(pair, seed=8)
+    log = tmp_path / "small.statki"
+    log.write_bytes(log_bytes(pair.host))
+    alone = cli("analyze", str(log), *QUICK, "--json", "--jobs", "1")
+    side_by_side = cli("analyze", str(log), *QUICK, "--json", "--jobs", "2")
+    assert alone.returncode == side_by_side.returncode == 0, alone.stderr
+    assert json.loads(alone.stdout) == json.loads(side_by_side.stdout)
+    other_seed = cli("analyze", str(log), *QUICK[:-1], "4", "--json", "--jobs", "2")
+    assert json.loads(other_seed.stdout) != json.loads(alone.stdout)

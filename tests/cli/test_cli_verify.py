@@ -159,6 +159,20 @@ def test_copies_of_a_log_count_as_one_game(cli: Cli, tmp_path: Path) -> None:
     assert again.stdout.splitlines()[-1] == "1 game(s) from 1 log(s): 1 valid"
 
 
+def test_every_signature_finds_the_signature_the_shortcut_cannot_see(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """SPEC.md section 16: a signature replaced on a record that is not its side's last
+    leaves its body its side's word; only a check of every signature finds it."""
+    sample = Path(__file__).resolve().parents[2] / "protocol" / "logs" / "bad-signature.statki"
+    log = tmp_path / "spoiled.statki"
+    log.write_bytes(sample.read_bytes())
+    assert cli("verify", str(log)).returncode == 0
+    done = cli("verify", "--every-signature", str(log))
+    assert done.returncode == 1
+    assert "bad-signature" in done.stdout and "message 9" in done.stdout
+
+
 def test_a_missing_file_and_a_non_log_exit_2(cli: Cli, tmp_path: Path) -> None:
     good = tmp_path / "good.statki"
     good.write_bytes(honest_log(53))
