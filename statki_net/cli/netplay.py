@@ -218,6 +218,8 @@ def _host(args: argparse.Namespace) -> int:
     fleet = player.fleet(rules)
     if not 0 <= args.port < 65536:
         raise UsageError("--port must be between 0 and 65535")
+    for address in args.advertise:  # refused before the invite is printed, not inside it
+        parse_address(address, DEFAULT_PORT)
     return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise))
 
 

@@ -172,3 +172,10 @@ def test_move_limits_outside_specs_bounds_get_one_line(cli: Cli) -> None:
             assert done.stderr == (
                 "statki: --move-timeout must be between 60 and 86400 seconds\n"
             ), done.stderr
+
+
+def test_an_advertised_address_that_is_none_is_refused_before_listening(cli: Cli) -> None:
+    done = cli("host", "--port", "0", "--plain", "--advertise", "not an address!!")
+    assert done.returncode == 2
+    assert "neither an IP address nor a host name" in done.stderr
+    assert "statki://" not in done.stdout
