@@ -19,6 +19,26 @@ Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 AddCommand = Callable[[Subcommands], None]
 
 
+def non_negative(text: str) -> int:
+    """An argument's whole number, 0 or more (argparse names the option when it is not)."""
+    return _at_least(text, 0, f"{text!r} is not a whole number of 0 or more")
+
+
+def positive(text: str) -> int:
+    """An argument's whole number, 1 or more."""
+    return _at_least(text, 1, f"{text!r} is not a whole number of 1 or more")
+
+
+def _at_least(text: str, lowest: int, refusal: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = lowest - 1
+    if number < lowest:
+        raise argparse.ArgumentTypeError(refusal)
+    return number
+
+
 def rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules",
@@ -80,11 +100,16 @@ def placement_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def home_argument(parser: argparse.ArgumentParser) -> None:
-    """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``)."""
+def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
+    """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``).
+
+    Every command that has a home takes it this one way; ``statki --home DIR COMMAND``
+    too (``dest`` there keeps it apart from the command's own).
+    """
     parser.add_argument(
         "--home",
         metavar="DIR",
+        dest=dest,
         default=None,
         help="statki's directory for the key, logs and history "
         "(default: $STATKI_HOME, else ~/.local/share/statki)",

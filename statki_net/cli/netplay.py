@@ -30,6 +30,7 @@ from statki_net.cli.common import (
     EXIT_OK,
     Subcommands,
     custom_rules_argument,
+    home_argument,
     limits_of,
     move_limit_argument,
     placement_argument,
@@ -83,7 +84,7 @@ Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
 
 
 def player_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
+    home_argument(parser)
     parser.add_argument("--name", help="the name your opponent sees (default: your user name)")
     parser.add_argument(
         "--bot",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from statki_net.cli.common import Subcommands, placement_argument, rules_argument
+from statki_net.cli.common import Subcommands, home_argument, placement_argument, rules_argument
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
 
@@ -23,7 +23,7 @@ def add(commands: Subcommands) -> None:
     )
     play.add_argument("--name", default=None, help="your name as the opponent sees it")
     play.add_argument("--seed", type=int, default=None, help="seed for repeatable fleets and aim")
-    play.add_argument("--home", default=None, help="statki's home directory (else STATKI_HOME)")
+    home_argument(play)
     play.set_defaults(run=_play)
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
@@ -46,7 +46,11 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+        "--jobs",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="processes to use (default: all cores)",
     )
     parser.set_defaults(run=_verify)
 

@@ -258,3 +258,10 @@ def test_id_refuses_a_key_others_can_read(cli: Cli, tmp_path: Path) -> None:
     done = cli("id")
     assert done.returncode == 2
     assert done.stderr.strip() == f"statki: {key} is readable by others; run: chmod 600 {key}"
+
+
+def test_jobs_below_one_are_refused(cli: Cli, tmp_path: Path) -> None:
+    for jobs in ("-1", "0"):
+        done = cli("verify", "--jobs", jobs, str(tmp_path))
+        assert done.returncode == 2
+        assert f"--jobs: '{jobs}' is not a whole number of 1 or more" in done.stderr
