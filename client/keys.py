@@ -122,7 +122,7 @@ def _battle(model: Model, key: str) -> None:
     elif key == "s":
         model.toggle_hints()
     elif key == "escape":
-        model.typed = ""
+        model.clear_typing()
 
 
 def in_a_thread(app: Application[None]) -> Runner:

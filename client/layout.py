@@ -461,7 +461,7 @@ def help_lines(model: Model) -> list[Line]:
         ("  R", "choose the rules again (host, before the battle)"),
         ("Battle", ""),
         ("  arrows", "move the cursor on the opponent's sea"),
-        ("  a-j then 1-10", "type a square, like b4 or j10: the cursor jumps there"),
+        ("  a-j then 1-10", "type a square, like b4 or j10; Esc clears what you typed"),
         ("  Enter", "fire at the cursor (salvo: mark it; all marked: fire)"),
         ("  Space", "mark or unmark a square of the salvo"),
         ("  mouse", "click a ship, then a square; in battle click twice to fire"),
@@ -470,11 +470,12 @@ def help_lines(model: Model) -> list[Line]:
         ("  p", "past games and wins per opponent"),
         ("  ? or F1", "this help;  Esc closes it"),
         ("  q", "quit (asks first; in battle it resigns)"),
-        ("  r / a (at the end)", "rematch (the other side starts) / analyse the game"),
+        ("  r / a at the end", "a rematch (the other side starts) / analyse the game"),
     ]
     lines: list[Line] = [[("class:box", "Keys")]]
     for key, words in keys:
-        lines.append([("class:box" if not words else "", f"{key:<20}{words}")])
+        # A space always parts the key from its words, however long the key.
+        lines.append([("class:box" if not words else "", f"{key:<19} {words}")])
     return lines
 
 

@@ -77,3 +77,31 @@ def test_the_history_overlay_shows_past_games(tmp_path: Path) -> None:
     screens = run_keys(model, "p")
     assert any("Past games" in s and "computer (random)" in s for s in screens)
     assert model.overlay is None or model.overlay is Overlay.HISTORY
+
+
+def test_escape_clears_a_half_typed_square_and_puts_the_cursor_back(tmp_path: Path) -> None:
+    from statki_client.keys import press
+
+    model, _ = game(tmp_path)
+    model.ready()
+    assert model.stage is Stage.BATTLE
+    model.cursor = 55
+    for key in "b1":
+        press(model, key)
+    assert (model.typed, model.cursor) == ("B1", 1)
+    press(model, "escape")
+    assert (model.typed, model.cursor) == ("", 55)
+    assert "typing B1" not in plain(screen(model))
+    press(model, "0")  # no longer B10: nothing is being typed
+    assert model.cursor == 55
+
+
+def test_every_key_in_the_help_is_apart_from_its_words(tmp_path: Path) -> None:
+    from statki_client.layout import help_lines
+
+    model, _ = game(tmp_path)
+    texts = ["".join(text for _, text in line) for line in help_lines(model)]
+    assert "  r / a at the end  a rematch (the other side starts) / analyse the game" in texts
+    assert all(len(text) <= 80 for text in texts)
+    model.toggle_overlay(Overlay.HELP)
+    assert texts[-1] in plain(screen(model)), "the help fits on an 80x24 screen"
