@@ -100,7 +100,7 @@ def test_every_key_in_the_help_is_apart_from_its_words(tmp_path: Path) -> None:
     from statki_client.layout import help_lines
 
     model, _ = game(tmp_path)
-    texts = ["".join(text for _, text in line) for line in help_lines(model)]
+    texts = ["".join(fragment[1] for fragment in line) for line in help_lines(model)]
     assert "  r / a at the end  a rematch (the other side starts) / analyse the game" in texts
     assert all(len(text) <= 80 for text in texts)
     model.toggle_overlay(Overlay.HELP)
