@@ -42,6 +42,10 @@ class Link(Protocol):
     @property
     def log_path(self) -> Path | None: ...
 
+    @property
+    def timed(self) -> bool:
+        """Whether a move has a time limit: over a network; not against the computer here."""
+
     def listen(self, listener: Callable[[Sequence[Told]], None]) -> None: ...
 
     def begin(self, fleet: Fleet) -> None:

@@ -268,7 +268,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
         *board(rules.size, placing_glyph(model), None, on_fleet),
     ]
     right: list[Line] = [[("class:box", "The rules")]]
-    right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
+    right += [[("", text)] for text in rules_lines(rules, model.move_seconds)]
     room = max(20, width - max(_width(line) for line in left) - 6)
     for text in model.departure_lines():  # before the ships: a guest reads these first
         right += wrapped(text, room, "class:trouble")
@@ -366,8 +366,10 @@ def turn_words(model: Model) -> str:
         if due > 1:
             return f"YOUR TURN: salvo of {due}, {len(model.marks)} marked; cursor {aim}{typed}"
         return f"YOUR TURN: cursor on {aim}, Enter fires{typed}"
-    seconds = model.limits.move_ms // 1000
+    seconds = model.move_seconds
     who = model.opponent_label()
+    if seconds is None:
+        return f"{who[:1].upper()}{who[1:]}'s turn"
     return f"{who[:1].upper()}{who[1:]}'s turn; silent {seconds} s and you win on time"
 
 

@@ -141,6 +141,12 @@ class LocalGame:
         return self._session
 
     @property
+    def timed(self) -> bool:
+        # The computer answers at once and the player may think as long as they like:
+        # nobody claims the game on time, so no limit is shown (the hello still carries one).
+        return False
+
+    @property
     def log_path(self) -> Path | None:
         return self.recorder.log_path if self.recorder else None
 

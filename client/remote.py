@@ -127,6 +127,10 @@ class ConnectionLink:
         return self._session
 
     @property
+    def timed(self) -> bool:
+        return True
+
+    @property
     def log_path(self) -> Path | None:
         return self.conn.log_path if self.conn else None
 

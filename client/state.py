@@ -64,6 +64,11 @@ class CommonState:
             return session.proposed_limits
         return session.transcript.limits
 
+    @property
+    def move_seconds(self) -> int | None:
+        """The seconds a move may take; None in a game without a clock (against the computer)."""
+        return self.limits.move_ms // 1000 if self.link.timed else None
+
     def rules_name(self) -> str:
         if self.stage is Stage.RULES:
             return "choosing the rules"

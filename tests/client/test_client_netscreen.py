@@ -126,3 +126,13 @@ def test_a_long_reason_at_the_end_is_wrapped_not_cut() -> None:
     text = plain(screen(model))
     assert " ".join(text.split()).count("much too long") == 10, text
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_game_over_a_network_shows_its_move_limit_and_one_against_the_computer_none(
+    tmp_path: Path,
+) -> None:
+    networked = host_model()
+    assert "120 s a move" in plain(screen(networked))
+    local, _ = game(tmp_path)
+    assert local.move_seconds is None
+    assert " s a move" not in plain(screen(local))
