@@ -32,6 +32,11 @@ from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
 
+LOG_SUFFIX = ".statki"
+"""The name statki gives its logs: such a file is a log, however damaged its start."""
+DAMAGED_START = (
+    "the log's header is damaged: the file does not begin with a statki log's magic value"
+)
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
 
@@ -98,7 +103,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _logs_under(directory: Path) -> Iterator[str]:
-    """Every statki log below ``directory``, by its magic value; other files are passed over."""
+    """Every statki log below ``directory``, by its magic value or its name; other files are
+    passed over (a ``.statki`` file whose start is damaged is a damaged log, not another file)."""
     for root, dirs, files in os.walk(directory):
         dirs.sort()
         for name in sorted(files):
@@ -108,7 +114,7 @@ def _logs_under(directory: Path) -> Iterator[str]:
                     start = file.read(len(MAGIC))
             except OSError:
                 continue
-            if start == MAGIC:
+            if start == MAGIC or name.endswith(LOG_SUFFIX):
                 yield path
 
 
@@ -136,6 +142,8 @@ def _read(path: str) -> LogContents:
     """A file's records; raises NotALog, or OSError when it cannot be read."""
     with open(path, "rb") as file:
         data = file.read(MAX_LOG_BYTES + 1)
+    if not data.startswith(MAGIC) and path.endswith(LOG_SUFFIX):
+        return LogContents(header={}, damage=DAMAGED_START)
     if len(data) > MAX_LOG_BYTES:
         if not data.startswith(MAGIC):
             raise NotALog("not a statki log (no magic value at the start)")
