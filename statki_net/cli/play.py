@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from statki_net.ai.computer import STRATEGIES
 from statki_net.cli.common import Subcommands, home_argument, placement_argument, rules_argument
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
@@ -15,12 +14,7 @@ def add(commands: Subcommands) -> None:
     play = commands.add_parser("play")
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
-    play.add_argument(
-        "--bot",
-        default="random",
-        metavar="STRATEGY",
-        help=f"the computer's strategy ({', '.join(STRATEGIES)}; default random)",
-    )
+    play.add_argument("--bot", default="random", metavar="STRATEGY", help="the computer's strategy")
     placement_argument(play)
     play.add_argument(
         "--plain",

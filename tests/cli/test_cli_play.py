@@ -64,11 +64,3 @@ def test_a_hard_placement_for_the_computer_is_legal(cli: Cli, tmp_path: Path) ->
     assert judgement.valid, judgement.headline()
     refused = cli("play", "--plain", "--placement", "sneaky")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
-
-
-def test_play_help_lists_the_strategies_and_the_default(cli: Cli) -> None:
-    from statki_net.ai.computer import STRATEGIES
-
-    done = cli("play", "--help")
-    flat = " ".join(done.stdout.split())
-    assert f"({', '.join(STRATEGIES)}; default random)" in flat
