@@ -16,10 +16,11 @@ from typing import Any
 from statki_net.ai.analysis import Analysis, analyze, reference_shots
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subcommands
 from statki_net.game.rules import Ruleset
-from statki_net.protocol.logformat import read_log
+from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
+from statki_net.referee.violations import Violation, ViolationClass
 
 
 def add(commands: Subcommands) -> None:
@@ -47,18 +48,36 @@ def add(commands: Subcommands) -> None:
 
 
 class Progress:
-    """A one-line indicator on standard error, only where a person watches it."""
+    """How far the analysis has got, on standard error: it takes minutes on the classic board.
+
+    On a terminal one line is rewritten in place; elsewhere (a log file, a
+    pipe) a line is added at each quarter, so a long run is never silent.
+    """
+
+    STEP = 25
+    """Percent between two lines written where nothing is rewritten."""
 
     def __init__(self) -> None:
-        self.shown = sys.stderr.isatty()
+        self.in_place = sys.stderr.isatty()
         self.label = ""
+        self.said = -1
+        """The last percent written as a line of its own for this label."""
+
+    def start(self, label: str) -> None:
+        self.label, self.said = label, -1
 
     def __call__(self, done: int, total: int) -> None:
-        if self.shown and total:
-            print(f"\ranalysing {self.label}: {100 * done // total:3d}%", end="", file=sys.stderr)
+        if not total:
+            return
+        percent = 100 * done // total
+        if self.in_place:
+            print(f"\ranalysing {self.label}: {percent:3d}%", end="", file=sys.stderr)
+        elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
+            self.said = percent - percent % self.STEP
+            print(f"analysing {self.label}: {percent}%", file=sys.stderr, flush=True)
 
     def finish(self) -> None:
-        if self.shown:
+        if self.in_place:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
 
 
@@ -66,7 +85,8 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
         print("statki: --reference-fleets and --fleet-games must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
-    transcript, _ = replay_log(read_log(Path(args.log).read_bytes()))
+    contents = read_log(Path(args.log).read_bytes())
+    transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:
         print(
@@ -74,14 +94,16 @@ def _analyze(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    for warning in _warnings(contents, transcript, violation):
+        print(f"statki: warning: {warning}", file=sys.stderr)
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
     rng = random.Random(seed)
     progress = Progress()
-    progress.label = "random fleets"
+    progress.start(f"{args.reference_fleets} random fleets")
     reference = reference_shots(rules, rng, fleets=args.reference_fleets, progress=progress)
     results: dict[Role, Analysis] = {}
     for role in Role:
-        progress.label = _player(transcript, role)
+        progress.start(f"the shots of {_player(transcript, role)}")
         results[role] = analyze(
             rules,
             transcript.sides[role].volleys,
@@ -97,6 +119,27 @@ def _analyze(args: argparse.Namespace) -> int:
     else:
         print(_as_text(transcript, rules, results))
     return EXIT_OK
+
+
+def _warnings(
+    contents: LogContents, transcript: Transcript, violation: Violation | None
+) -> list[str]:
+    """What the reader of the analysis must know of the log: damage, a broken rule, no end."""
+    said = []
+    messages = len(transcript.frames)
+    if contents.damage:
+        said.append(
+            f"the log is damaged ({contents.damage});"
+            f" the {messages} messages before it are analysed"
+        )
+    elif violation is not None and violation.violation_class is not ViolationClass.BREACH:
+        said.append(
+            f"the referee finds the log invalid ({violation.kind}: {violation.detail});"
+            f" the {messages} messages before that are analysed"
+        )
+    if transcript.ending is None:
+        said.append("the game in this log did not finish; the moves played so far are analysed")
+    return said
 
 
 def _player(transcript: Transcript, role: Role) -> str:

@@ -43,3 +43,21 @@ def test_analyze_refuses_what_it_cannot_read(cli: Cli, tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     refused = cli("analyze", str(LOGS / "refused.statki"), *QUICK)
     assert refused.returncode == 2 and "nothing to analyse" in refused.stderr
+
+
+def test_analyze_says_how_far_it_has_got_and_when_the_log_is_unfinished(cli: Cli) -> None:
+    done = cli("analyze", str(LOGS / "unfinished.statki"), *QUICK)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "statki: warning: the game in this log did not finish" in lines[0]
+    assert "analysing 2 random fleets: 100%" in lines
+    assert any(line.startswith("analysing the shots of Ala (host): ") for line in lines)
+
+
+def test_analyze_says_when_the_log_is_damaged(cli: Cli, tmp_path: Path) -> None:
+    whole = (LOGS / "unfinished.statki").read_bytes()
+    cut = tmp_path / "cut.statki"
+    cut.write_bytes(whole[:-30])
+    done = cli("analyze", str(cut), *QUICK)
+    assert done.returncode == 0, done.stderr
+    assert "statki: warning: the log is damaged (the log is cut off after " in done.stderr
