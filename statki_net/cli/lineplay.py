@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from statki_net.game.board import parse_square
+from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
@@ -200,12 +200,20 @@ def battle_over_words(result: Result, end: End) -> str:
     return f"the battle is over: {how}; the fleets are revealed and checked"
 
 
+RESULT_SENTENCES = {
+    (End.RESIGNED, Result.WON): "you won: the opponent resigned",
+    (End.RESIGNED, Result.LOST): "you lost: you resigned",
+}
+"""Results that ``you won (resigned)`` would tell the wrong way round (who resigned?)."""
+
+
 def result_words(closed: notices.Closed) -> str:
     """The game's result as the referee finds it in this side's log: ``you won (sunk)``."""
     if closed.end is None:
         standing = closed.standing.value if closed.standing else "no log"
         return f"no result ({standing})"
-    return f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
+    sentence = RESULT_SENTENCES.get((closed.end, closed.result))
+    return sentence or f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
 
 
 class PromptPlayer:
@@ -241,6 +249,10 @@ class PromptPlayer:
         self._notice: asyncio.Task[Shown | None] | None = None
         self._owed: int | None = None
         """The shots of a turn not yet fired (asked again if the question is cut short)."""
+        self.fired: set[int] = set()
+        """The squares this side fired at: a shot there again is a miss, so it is asked twice."""
+        self._warned: tuple[int, ...] | None = None
+        """The volley last warned of; typed again, it is fired."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -260,6 +272,8 @@ class PromptPlayer:
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
+        if isinstance(notice, notices.Volley) and notice.mine:
+            self.fired.update(parse_square(name, self.size) for name in notice.squares)
         match notice:
             case notices.Hello(name=name, key=key, address=address):
                 where = f" from {address}" if address else ""
@@ -360,7 +374,10 @@ class PromptPlayer:
             if not line:
                 continue
             try:
-                await self.handle.shoot(parse_volley(line, self.size, due))
+                volley = parse_volley(line, self.size, due)
+                if self._warn_of_repeats(volley):
+                    continue
+                await self.handle.shoot(volley)
             except UsageError as error:
                 self.say(f"! {error}")
                 if isinstance(error, GameOverError):
@@ -369,6 +386,20 @@ class PromptPlayer:
                 continue
             self._owed = None
             return
+
+    def _warn_of_repeats(self, volley: tuple[int, ...]) -> bool:
+        """Whether to ask again before firing at squares fired at before (the first time)."""
+        again = [square for square in volley if square in self.fired]
+        if not again or volley == self._warned:
+            self._warned = None
+            return False
+        self._warned = volley
+        names = ", ".join(square_name(square, self.size) for square in again)
+        self.say(
+            f"! You have fired at {names} before, and a shot there again counts as a miss;"
+            " type the same again to fire anyway."
+        )
+        return True
 
     async def _quietly(self, action: Any) -> None:
         """An action the game may have made moot (it ended meanwhile): report, go on."""
