@@ -10,7 +10,7 @@ depends on colour; the styles only add it where the terminal has it.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -26,6 +26,7 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
 
+from .kinds import Volley
 from .model import EndScreen, Model, Overlay, Stage
 from .review import AnalysisStatus
 
@@ -373,13 +374,37 @@ def turn_words(model: Model) -> str:
     return f"{who[:1].upper()}{who[1:]}'s turn; silent {seconds} s and you win on time"
 
 
-def last_lines(model: Model) -> list[Line]:
-    """The last answer each side got: ``B4: hit``, or a salvo square by square."""
-    mine = next((v for v in reversed(model.volleys) if v.mine), None)
-    theirs = next((v for v in reversed(model.volleys) if not v.mine), None)
-    you = mine.words(model.size) if mine else "-"
-    them = theirs.words(model.size) if theirs else "-"
-    return [[("", f"Your last shot  {you}")], [("", f"Their last shot {them}")]]
+LAST_TURN_LABELS = {
+    (True, False): "Your last shot  ",
+    (True, True): "Your last turn  ",
+    (False, False): "Their last shot ",
+    (False, True): "Their last turn ",
+}
+"""Keyed by (mine, more than one volley); of one width, so the answers line up."""
+
+
+def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
+    """Each side's last turn, every volley of it: a hit earns another shot, so one turn
+    can be several (``B4: hit, B5: sunk, C7: miss``); a salvo square by square."""
+    lines: list[Line] = []
+    for mine in (True, False):
+        turn = last_turn(model.volleys, mine=mine)
+        words = ", ".join(volley.words(model.size) for volley in turn) or "-"
+        label = LAST_TURN_LABELS[mine, len(turn) > 1]
+        for index, text in enumerate(textwrap.wrap(words, width - len(label))):
+            lines.append([("", (label if index == 0 else " " * len(label)) + text)])
+    return lines
+
+
+def last_turn(volleys: Sequence[Volley], *, mine: bool) -> list[Volley]:
+    """The volleys of one side's latest turn: its last run of volleys, in order."""
+    turn: list[Volley] = []
+    for volley in reversed(volleys):
+        if volley.mine is mine:
+            turn.append(volley)
+        elif turn:
+            break
+    return turn[::-1]
 
 
 def _notice(model: Model) -> Line:

@@ -189,19 +189,33 @@ class Model(RulesScreen, Aiming, EndOfGame):
         self.link.listen(self.handle)
         return True
 
+    def agreed_first(self) -> Role | None:
+        """Who shoots first as agreed in the host's hello (a rematch); None: a coin toss."""
+        session = self.session
+        if session.role is Role.HOST:
+            return session.proposed_first
+        hello = session.transcript.sides[Role.HOST].hello
+        return hello.first if hello is not None else None
+
     def starter_words(self) -> str:
         """Who shoots first, as agreed in the host's hello: ``you start`` or ``Ala starts``."""
         session = self.session
-        hello = session.transcript.sides[Role.HOST].hello
-        if session.role is Role.HOST:
-            first = session.proposed_first
-        else:
-            first = hello.first if hello is not None else None
+        first = self.agreed_first()
         if first is None:
             return "a coin toss decides who starts"
         if first is session.role:
             return "you start"
         return f"{self._capitalised(self.opponent_label())} starts"
+
+    def _first_words(self, first: Role) -> str:
+        """Who shoots first as the battle begins, and whether a toss or an agreement said so."""
+        them = self._capitalised(self.opponent_label())
+        you = first is self.session.role
+        if self.agreed_first() is not None:
+            return "You shoot first, as agreed" if you else f"{them} shoots first, as agreed"
+        return (
+            "You won the toss: you shoot first" if you else f"{them} won the toss and shoots first"
+        )
 
     def _decline_custom(self, rules: Ruleset) -> None:
         """Rules that are no preset are declined unless the player admitted them.
@@ -260,10 +274,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
                     self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                you = first is self.session.role
-                them = self.opponent_label()
-                them = them[:1].upper() + them[1:]
-                self.say("You won the toss: you shoot first" if you else f"{them} shoots first")
+                self.say(self._first_words(first))
             case YourTurn(shots=shots):
                 self.marks = []
                 if self.resign_pending:
@@ -273,8 +284,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case VolleyDone(shooter=shooter, squares=squares, answer=answer):
                 volley = Volley(shooter is self.session.role, squares, answer)
                 self.volleys.append(volley)
-                who = "You" if volley.mine else "Opponent"
-                self.say(f"{who}: {volley.words(self.size)}")
+                # The last-shot lines tell every volley of the turn; a notice would repeat one.
+                # The player's own shot makes what was said before it stale.
+                if volley.mine:
+                    self.say("")
             case BattleOver():
                 self.say("The battle is over: the fleets are revealed and checked")
             case Failed():

@@ -116,6 +116,11 @@ def invite_on(screen: str) -> str:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def showing(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    """A test of a screen: whether ``pattern`` is found in it."""
+    return lambda text: pattern.search(text) is not None
+
+
 def test_two_players_play_a_game_on_the_full_screen(tmp_path: Path) -> None:
     tmux = Tmux()
     try:
@@ -164,12 +169,15 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
         assert "turn; silent" in screens[other[shooter]], "the other side waits for its turn"
         tmux.keys(shooter, *target, "Enter")
         name = target.upper()
-        after = tmux.wait(shooter, f"Your last shot  {name}: ")
-        answer = re.search(rf"Your last shot  {name}: (\w+)", after)
+        # A hit earns another shot: the line then tells the whole turn, this shot last.
+        said = re.compile(rf"Your last (?:shot|turn)  (?:.*, )?{name}: (\w+)")
+        after = tmux.wait(shooter, showing(said))
+        answer = said.search(after)
         assert answer is not None
         mark = GLYPH_OF_ANSWER[answer.group(1)]
         assert square(after, RIGHT, name) == mark, after
-        seen = tmux.wait(other[shooter], f"Their last shot {name}: {answer.group(1)}")
+        told = re.compile(rf"Their last (?:shot|turn) (?:.*, )?{name}: {answer.group(1)}")
+        seen = tmux.wait(other[shooter], showing(told))
         assert square(seen, LEFT, name) == mark, seen
         screens[shooter] = after
         screens[other[shooter]] = tmux.wait(other[shooter], "YOUR TURN")
