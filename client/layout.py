@@ -259,7 +259,7 @@ def title_line(model: Model, width: int) -> Line:
 def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:
     rules = model.rules
     if rules is None or not model.ships:
-        words = model.notice or "Waiting for the opponent to connect and for the rules"
+        words = model.notice or model.connecting_words()
         return [[], [("", words)]]
     on_fleet: SquareClick | None = None
     if click is not None and model.stage is Stage.PLACING:
@@ -357,7 +357,10 @@ def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
 def turn_words(model: Model) -> str:
     size = model.size
     if model.stage is Stage.WAITING:
-        return "Waiting for the opponent's fleet and the coin toss"
+        them = model.opponent_label()
+        if model.agreed_first() is None:
+            return f"Waiting for {them} to commit their fleet, then for the coin toss"
+        return f"Waiting for {them} to commit their fleet"
     if model.stage is Stage.FINISHING:
         return "The battle is over: revealing and checking both fleets"
     if model.my_turn:

@@ -189,6 +189,14 @@ class Model(RulesScreen, Aiming, EndOfGame):
         self.link.listen(self.handle)
         return True
 
+    def connecting_words(self) -> str:
+        """What a side waits for before there are rules to place a fleet by."""
+        if self.session.role is Role.HOST:
+            return "Waiting for the opponent to connect"
+        if self.opponent_key:
+            return f"Connected to {self.opponent_label()}; waiting for their rules"
+        return "Connected to the host; waiting for its rules"
+
     def agreed_first(self) -> Role | None:
         """Who shoots first as agreed in the host's hello (a rematch); None: a coin toss."""
         session = self.session
@@ -266,6 +274,12 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)
+                if self.stage is Stage.WAITING and self.session.role is Role.HOST:
+                    # "the game starts when a guest joins" is stale: say what comes next.
+                    who = self._capitalised(self.opponent_label())
+                    self.say(
+                        f"{who} joined; waiting for them to accept the rules and commit a fleet"
+                    )
             case RulesProposed(rules=rules):
                 if match_presets(rules).custom and not self.custom_rules:
                     self._decline_custom(rules)

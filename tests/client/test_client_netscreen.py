@@ -136,3 +136,15 @@ def test_a_game_over_a_network_shows_its_move_limit_and_one_against_the_computer
     local, _ = game(tmp_path)
     assert local.move_seconds is None
     assert " s a move" not in plain(screen(local))
+
+
+def test_each_side_says_what_it_waits_for() -> None:
+    guest = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(3).randbytes)
+    joined = Model(ConnectionLink(guest), random.Random(4))
+    assert "Connected to the host; waiting for its rules" in plain(screen(joined))
+    host = host_model(invite=INVITE)
+    press(host, "enter")
+    assert "the game starts when a guest joins" in host.notice
+    guest_arrives(host)
+    assert host.notice == "Ola joined; waiting for them to accept the rules and commit a fleet"
+    assert "Ola joined; waiting for them" in plain(screen(host))
