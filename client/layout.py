@@ -283,17 +283,18 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
             right.append([("", f" {mark} {rules.ship_label(index)}")])
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
-        return [*block, _notice(model), [], *invite_lines(model.invite, width)]
-    return [[], *block, [], _notice(model), [], [("", PLACING_LEGEND)]]
+        return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
+    return [[], *block, [], *notice_lines(model, width), [], [("", PLACING_LEGEND)]]
 
 
 def invite_lines(invite: str, width: int) -> list[Line]:
     """The invite to pass on, cut into full lines (the terminal above holds it on one line)."""
     lines: list[Line] = [
-        [("class:box", "Invite for your opponent (they run: statki join INVITE):")]
+        [("class:box", "Invite for your opponent: statki join takes it over several lines too")]
     ]
-    for start in range(0, len(invite), width):
-        lines.append([("", invite[start : start + width])])
+    # Broken after an address or before the key: a copy of these lines, breaks and all,
+    # reads back whole (parse_invite ignores white space).
+    lines += [[("", line)] for line in broken_lines(invite, width, after=",", before="/")]
     return lines
 
 
@@ -308,7 +309,11 @@ def rules_screen_lines(model: Model) -> list[Line]:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
-    lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
+    lines += [
+        [],
+        *notice_lines(model),
+        [("", "R in placement comes back here until the battle starts")],
+    ]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
     return lines
@@ -349,7 +354,7 @@ def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
             )
         ]
     )
-    lines.append(_notice(model))
+    lines += notice_lines(model)
     lines += [[("", LEGEND)]]
     return lines
 
@@ -410,8 +415,36 @@ def last_turn(volleys: Sequence[Volley], *, mine: bool) -> list[Volley]:
     return turn[::-1]
 
 
-def _notice(model: Model) -> Line:
-    return [("class:trouble" if model.trouble else "", model.notice)]
+def notice_lines(model: Model, width: int = WIDTH) -> list[Line]:
+    """The notice, wrapped: a reason is never cut at the screen's edge."""
+    return wrapped(model.notice, width, "class:trouble" if model.trouble else "")
+
+
+def broken_lines(text: str, width: int, after: str = "/", before: str = "") -> list[str]:
+    """``text`` without spaces (a path, an invite) over lines, broken after ``after``'s
+    characters or before ``before``'s where it can be, so each line is a whole piece of it."""
+    pieces, piece = [], ""
+    for char in text:
+        if char in before:
+            pieces.append(piece)
+            piece = ""
+        piece += char
+        if char in after:
+            pieces.append(piece)
+            piece = ""
+    pieces.append(piece)
+    width = max(width, 1)
+    lines: list[str] = []
+    line = ""
+    for piece in filter(None, pieces):
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        while len(piece) > width:  # no break in it: cut where a line ends
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line += piece
+    return [*lines, line] if line else lines
 
 
 def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
@@ -431,11 +464,10 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
         lines.append([("class:trouble", f"... and {len(end.findings) - 2} more in the log")])
     lines.append([("", f"Shots: you {end.my_shots}, opponent {end.their_shots}")])
     if end.log_path is not None:
-        path = str(end.log_path)
-        room = width - len("Log: ")
-        if len(path) > room:
-            path = "..." + path[-(room - 3) :]
-        lines.append([("", f"Log: {path}")])
+        path = broken_lines(str(end.log_path), width - len("Log: "))
+        lines += [
+            [("", ("Log: " if index == 0 else "     ") + part)] for index, part in enumerate(path)
+        ]
     if model.why_no_analysis() is None:
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")

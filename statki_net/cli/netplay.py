@@ -123,7 +123,12 @@ def add(commands: Subcommands) -> None:
     player_arguments(host)
     host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
     join = commands.add_parser("join")
-    join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    join.add_argument(
+        "invite",
+        nargs="+",
+        metavar="INVITE",
+        help="the host's invite, or a bare HOST:PORT (copied over several lines, it is joined)",
+    )
     custom_rules_argument(join)
     player_arguments(join)
     join.set_defaults(run=_join)
@@ -226,7 +231,7 @@ def _host(args: argparse.Namespace) -> int:
 
 def _join(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
-    invite = parse_invite(args.invite)
+    invite = parse_invite("".join(args.invite))
     if invite.key is None:
         print(
             "statki: warning: a bare address cannot be authenticated;"

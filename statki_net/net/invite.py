@@ -94,8 +94,12 @@ def format_invite(addresses: list[Address] | tuple[Address, ...], key: bytes) ->
 
 
 def parse_invite(text: str) -> Invite:
-    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None)."""
-    text = text.strip()
+    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None).
+
+    White space anywhere is dropped: an invite copied from a screen that broke
+    it over lines reads back whole.
+    """
+    text = "".join(text.split())
     if len(text) > MAX_INVITE:
         raise UsageError("the invite is too long")
     if not text.startswith(SCHEME):
