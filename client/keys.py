@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Layout, Window
@@ -22,7 +23,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from .layout import STYLES, BoardName, screen
+from .layout import STYLES, BoardName, terminal_screen
 from .model import Model, Overlay, Stage
 from .review import AnalysisJob, Report, Runner, Update
 
@@ -187,9 +188,11 @@ def build_app(
         if on_key is not None:
             on_key()
 
-    control = FormattedTextControl(
-        lambda: screen(model, click=on_click), focusable=True, show_cursor=False
-    )
+    def drawn() -> StyleAndTextTuples:
+        size = app.output.get_size()
+        return terminal_screen(model, size.columns, size.rows, click=on_click)
+
+    control = FormattedTextControl(drawn, focusable=True, show_cursor=False)
     app: Application[None] = Application(
         layout=Layout(Window(control)),
         key_bindings=bindings,

@@ -220,12 +220,49 @@ def screen(
     lines = [_clip(line, width) for line in lines[: height - 1]]
     lines += [[]] * (height - 1 - len(lines))
     lines.append(_clip([("class:keys", keys_line(model))], width))
+    return _joined(lines)
+
+
+def terminal_screen(
+    model: Model, columns: int, rows: int, click: Click | None = None
+) -> StyleAndTextTuples:
+    """The screen for a terminal of ``columns`` x ``rows``: the 80x24 screen in its middle,
+    with the key bar on the terminal's last row; or, on a smaller one, why nothing else is."""
+    if columns < WIDTH or rows < HEIGHT:
+        words = (
+            f"The terminal is too small: statki needs {WIDTH} columns and {HEIGHT} rows,"
+            f" and this one has {columns} columns and {rows} rows."
+        )
+        room = max(columns, 1)
+        said = wrapped(words, room, "class:trouble")
+        said += wrapped("Make the terminal larger, or press q and then y to leave.", room)
+        return _joined([_clip(line, columns) for line in said[:rows]])
+    body = _lines_of(screen(model, click=click))
+    margin: Line = [("", " " * ((columns - WIDTH) // 2))]
+    top = (rows - HEIGHT) // 2
+    lines: list[Line] = [[]] * top + [[*margin, *line] for line in body[:-1]]
+    lines += [[]] * (rows - 1 - len(lines))
+    return _joined([*lines, [*margin, *body[-1]]])
+
+
+def _joined(lines: list[Line]) -> StyleAndTextTuples:
     fragments: StyleAndTextTuples = []
     for index, line in enumerate(lines):
         if index:
             fragments.append(("", "\n"))
         fragments.extend(line)
     return fragments
+
+
+def _lines_of(fragments: StyleAndTextTuples) -> list[Line]:
+    """``_joined`` undone: the fragments between newlines, a line each."""
+    lines: list[Line] = [[]]
+    for fragment in fragments:
+        if fragment[1] == "\n":
+            lines.append([])
+        else:
+            lines[-1].append(fragment)
+    return lines
 
 
 def plain(fragments: StyleAndTextTuples) -> str:

@@ -105,3 +105,28 @@ def test_every_key_in_the_help_is_apart_from_its_words(tmp_path: Path) -> None:
     assert all(len(text) <= 80 for text in texts)
     model.toggle_overlay(Overlay.HELP)
     assert texts[-1] in plain(screen(model)), "the help fits on an 80x24 screen"
+
+
+def test_a_bigger_terminal_has_the_screen_in_its_middle_and_the_keys_at_the_bottom(
+    tmp_path: Path,
+) -> None:
+    from statki_client.layout import keys_line, terminal_screen
+
+    model, _ = game(tmp_path)
+    lines = plain(terminal_screen(model, 120, 40)).split("\n")
+    assert len(lines) == 40
+    assert lines[-1] == " " * 20 + keys_line(model).rstrip()
+    title = next(line for line in lines if "statki" in line)
+    assert lines.index(title) == 8 and title.startswith(" " * 20 + " statki  ")
+    assert plain(terminal_screen(model, 80, 24)) == plain(screen(model))
+
+
+def test_a_terminal_too_small_says_so(tmp_path: Path) -> None:
+    from statki_client.layout import terminal_screen
+
+    model, _ = game(tmp_path)
+    text = plain(terminal_screen(model, 60, 20))
+    assert "The terminal is too small: statki needs 80 columns and 24 rows" in " ".join(
+        text.split()
+    )
+    assert all(len(line) <= 60 for line in text.split("\n"))

@@ -115,12 +115,12 @@ def invite_on(screen: str) -> str:
     return invite
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def showing(pattern: re.Pattern[str]) -> Callable[[str], bool]:
     """A test of a screen: whether ``pattern`` is found in it."""
     return lambda text: pattern.search(text) is not None
 
 
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_two_players_play_a_game_on_the_full_screen(tmp_path: Path) -> None:
     tmux = Tmux()
     try:
@@ -195,7 +195,14 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     assert ship_squares(end, LEFT) == 20 and ship_squares(end, RIGHT) == 20, end
     assert "Checked: every answer on both sides matches the revealed fleets" in end
     assert "Shots: you 2, opponent 2" in end
-    log_line = next(line for line in end.splitlines() if line.startswith("Log: "))
+    # The path is shown whole, broken after a folder where it is longer than a line.
+    lines = end.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Log: "))
+    log_line = lines[start]
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * len("Log: ")):  # the path's next piece is indented
+            break
+        log_line += line.strip()
     left = tmux.wait(quitter, "statki-exit-0", joined=True)
     assert "verdict: valid" in left and "resigned" in left, left
     tmux.keys(winner, "q")
