@@ -26,6 +26,7 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
 
+from .clock import clock_words
 from .kinds import Volley
 from .model import EndScreen, Model, Overlay, Stage
 from .review import AnalysisStatus
@@ -189,12 +190,17 @@ def _width(line: Line) -> int:
 
 
 def screen(
-    model: Model, width: int = WIDTH, height: int = HEIGHT, click: Click | None = None
+    model: Model,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    click: Click | None = None,
+    now: int | None = None,
 ) -> StyleAndTextTuples:
     """The whole screen for ``model``, at most ``width`` x ``height``.
 
     ``click`` receives clicks on the board squares that mean something now
     (the fleet while placing, the opponent's sea in battle); none under an overlay.
+    ``now`` (ms, the front end's clock) shows the time left to move; None shows no clock.
     """
     if model.overlay is not None:
         click = None
@@ -213,7 +219,7 @@ def screen(
     ):
         lines = placing_lines(model, width, click)
     else:
-        lines = battle_lines(model, click)
+        lines = battle_lines(model, click, now)
     lines = [title_line(model, width), *lines]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
@@ -224,7 +230,7 @@ def screen(
 
 
 def terminal_screen(
-    model: Model, columns: int, rows: int, click: Click | None = None
+    model: Model, columns: int, rows: int, click: Click | None = None, now: int | None = None
 ) -> StyleAndTextTuples:
     """The screen for a terminal of ``columns`` x ``rows``: the 80x24 screen in its middle,
     with the key bar on the terminal's last row; or, on a smaller one, why nothing else is."""
@@ -237,7 +243,7 @@ def terminal_screen(
         said = wrapped(words, room, "class:trouble")
         said += wrapped("Make the terminal larger, or press q and then y to leave.", room)
         return _joined([_clip(line, columns) for line in said[:rows]])
-    body = _lines_of(screen(model, click=click))
+    body = _lines_of(screen(model, click=click, now=now))
     margin: Line = [("", " " * ((columns - WIDTH) // 2))]
     top = (rows - HEIGHT) // 2
     lines: list[Line] = [[]] * top + [[*margin, *line] for line in body[:-1]]
@@ -346,6 +352,9 @@ def rules_screen_lines(model: Model) -> list[Line]:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
+    if model.move_seconds is not None:
+        seconds = model.move_seconds
+        lines += [[], [("", f"Time for a move: {seconds} s (+ and - change it)")]]
     lines += [
         [],
         *notice_lines(model),
@@ -364,7 +373,7 @@ def rules_lines(rules: Ruleset, seconds: int | None = None) -> list[str]:
     return [board, touching, turns]
 
 
-def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
+def battle_lines(model: Model, click: Click | None = None, now: int | None = None) -> list[Line]:
     rules, view, defence = model.rules, model.view, model.defence
     assert rules is not None
     size = rules.size
@@ -381,7 +390,11 @@ def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
         ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
     ]
     lines = [titles, *side_by_side(mine, theirs)]
-    lines += [[], [("", turn_words(model))], *last_lines(model)]
+    lines += [[], [("", turn_words(model))]]
+    said = clock_words(model, now) if now is not None else None
+    if said is not None:
+        lines.append([("class:trouble" if said.urgent else "", said.text)])
+    lines += last_lines(model)
     lines.append(
         [
             (
@@ -606,6 +619,8 @@ def keys_line(model: Model) -> str:
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.RULES:
+        if model.move_seconds is not None:
+            return " up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit"
         return " up/down choose the rules  Enter confirm  ? help  q quit"
     if model.stage is Stage.PLACING:
         if model.must_decide:

@@ -36,7 +36,7 @@ from statki_net.protocol.session import (
     Session,
     YourTurn,
 )
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
@@ -179,6 +179,9 @@ class LocalGame:
             raise UsageError("the game has begun already")
         self.rules = rules
         self._session, self._bot = self._pair()
+
+    def propose_limits(self, limits: Limits) -> None:
+        """Nothing to change: against the computer no move is timed (``timed``)."""
 
     @property
     def can_rematch(self) -> bool:

@@ -80,6 +80,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
     lost: bool = False
     """The connection is lost: the game goes on in this side's log alone."""
     history: tuple[list[GameRow], list[Tally]] = field(default_factory=lambda: ([], []))
+    bell: bool = True
+    """Ring the terminal's bell when this side's turn begins in a timed game (``--no-bell``)."""
+    bell_due: bool = False
+    """The turn began and the bell is still to ring: the front end rings it, then clears this."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
@@ -178,7 +182,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
             return False
         self.cancel_analysis()
         fresh = Model(link, self.rng, self.history_source, background=self.background)
-        fresh.hints, fresh.is_rematch = self.hints, True
+        fresh.hints, fresh.is_rematch, fresh.bell = self.hints, True, self.bell
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
         if fresh.stage is Stage.PLACING:
@@ -247,6 +251,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
             self._handle(event)
         self._follow_the_protocol()
 
+    def _turn_goes_on(self) -> bool:
+        """Whether this side shot last, so its turn goes on (a hit earns another shot)."""
+        return bool(self.volleys) and self.volleys[-1].mine
+
     def _follow_the_protocol(self) -> None:
         """In the battle and after it, the stage is the protocol's period; the model only follows.
 
@@ -291,6 +299,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.say(self._first_words(first))
             case YourTurn(shots=shots):
                 self.marks = []
+                # A hit's extra shot goes on the same turn: only a turn that begins rings.
+                self.bell_due = self.bell and self.link.timed and not self._turn_goes_on()
                 if self.resign_pending:
                     self._resign_if_possible()
                 elif shots > 1:

@@ -129,6 +129,7 @@ async def play_connection_on_screen(
     choose_rules: bool = False,
     custom_rules: bool = False,
     reunion: Reunion | None = None,
+    bell: bool = True,
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
@@ -147,6 +148,7 @@ async def play_connection_on_screen(
         fleet_text=fleet_text,
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
+        bell=bell,
     )
     await play_over_connection(model, link, connect)
     outcomes: list[Outcome] = []

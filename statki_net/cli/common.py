@@ -59,9 +59,12 @@ def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def move_limit_argument(parser: argparse.ArgumentParser) -> None:
-    """``--move-timeout SECONDS``: the longest a move may take (read with ``limits_of``)."""
+    """``--move-time SECONDS`` (or ``--move-timeout``): the longest a move may take (read with
+    ``limits_of``)."""
     parser.add_argument(
+        "--move-time",
         "--move-timeout",
+        dest="move_timeout",
         type=float,
         metavar="SECONDS",
         help="the longest a move may take, and a reveal (60 to 86400 seconds; default 120)",

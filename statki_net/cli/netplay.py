@@ -101,6 +101,12 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
     )
     move_limit_argument(parser)
+    parser.add_argument(
+        "--no-bell",
+        dest="bell",
+        action="store_false",
+        help="no terminal bell when your turn begins on the full screen",
+    )
 
 
 def add(commands: Subcommands) -> None:
@@ -153,6 +159,8 @@ class Player:
     """As a guest, consider rules that are no preset instead of declining them."""
     clock: Clock = WALL_CLOCK
     """Where the games' time comes from: real time, but for tests that hurry it."""
+    bell: bool = True
+    """Ring the terminal's bell when this side's turn begins (``--no-bell``: not)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
@@ -166,6 +174,7 @@ class Player:
             on_screen=not args.bot and not _wants_plain(args.plain),
             placement=args.placement,
             custom_rules=args.custom_rules,
+            bell=args.bell,
         )
 
     def fleet_text(self) -> str:
@@ -551,6 +560,7 @@ async def _on_screen(
             choose_rules=player.choose_rules and session.role is Role.HOST,
             custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
+            bell=player.bell,
         )
     finally:
         history.close()
