@@ -293,7 +293,7 @@ def title_line(model: Model, width: int) -> Line:
     role = model.session.role.value
     text = f" statki  {model.rules_name()}  {model.session.name or 'you'} ({role})"
     if model.opponent_key:
-        text += f"  vs {model.opponent_name or '?'} [{model.opponent_key}]"
+        text += f"  vs {model.opponent_name or '?'}, key {model.opponent_key}"
     elif model.invite or model.stage is Stage.CONNECTING:
         text += "  waiting for the opponent"
     return [("class:title", text[:width].ljust(width))]

@@ -93,7 +93,13 @@ class CommonState:
         self.notice, self.trouble = text, trouble
 
     def opponent_label(self) -> str:
-        return self.opponent_name or "the opponent"
+        """The opponent in a sentence: their name, told apart from this side's when the same."""
+        name = self.opponent_name
+        if not name:
+            return "the opponent"
+        if name.casefold() == self.session.name.casefold():
+            return f"your opponent {name}"
+        return name
 
     @staticmethod
     def _capitalised(text: str) -> str:

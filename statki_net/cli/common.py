@@ -119,6 +119,36 @@ def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
     )
 
 
+NAME_QUESTION = "Your name, as opponents will see it (asked once, kept for the next games): "
+
+
+def name_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--name",
+        help="the name your opponent sees, for this game"
+        " (default: the one you gave the first time you played)",
+    )
+
+
+def player_name(given: str | None, home: Path, *, may_ask: bool) -> str:
+    """The name this side plays under: ``--name``, else the one kept in the home, else
+    asked for once at the terminal (``may_ask``) and kept; else none."""
+    from statki_net.store.player import NAME_QUESTION_DEFAULT, clean_name, keep_name, kept_name
+
+    if given is not None:
+        return clean_name(given)
+    kept = kept_name(home)
+    if kept is not None:
+        return kept
+    if not may_ask:
+        return NAME_QUESTION_DEFAULT
+    try:
+        answer = input(NAME_QUESTION)
+    except EOFError:
+        return NAME_QUESTION_DEFAULT
+    return keep_name(home, answer)
+
+
 def home_of(args: argparse.Namespace) -> Path:
     """statki's home for this command: ``--home``, else ``STATKI_HOME``, else the default."""
     return home_dir(getattr(args, "home", None))

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import getpass
 import random
 import secrets
 import sys
@@ -33,7 +31,9 @@ from statki_net.cli.common import (
     home_argument,
     limits_of,
     move_limit_argument,
+    name_argument,
     placement_argument,
+    player_name,
     rules_argument,
 )
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
@@ -85,7 +85,7 @@ Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
 
 def player_arguments(parser: argparse.ArgumentParser) -> None:
     home_argument(parser)
-    parser.add_argument("--name", help="the name your opponent sees (default: your user name)")
+    name_argument(parser)
     parser.add_argument(
         "--bot",
         metavar="STRATEGY",
@@ -165,9 +165,10 @@ class Player:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
         limits = limits_of(args.move_timeout)
+        home = home_dir(args.home)
         return cls(
-            home=home_dir(args.home),
-            name=(args.name if args.name is not None else _user_name())[:200],
+            home=home,
+            name=player_name(args.name, home, may_ask=not args.bot and sys.stdin.isatty()),
             bot=check_strategy(args.bot) if args.bot else None,
             fleet_file=args.fleet,
             limits=limits,
@@ -218,12 +219,6 @@ def _wants_plain(plain: bool) -> bool:
     from statki_client.run import wants_plain
 
     return bool(wants_plain(plain))
-
-
-def _user_name() -> str:
-    with contextlib.suppress(Exception):
-        return getpass.getuser()
-    return ""
 
 
 def _host(args: argparse.Namespace) -> int:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import getpass
+import sys
 
-from statki_net.cli.common import Subcommands, home_argument, placement_argument, rules_argument
+from statki_net.cli.common import (
+    Subcommands,
+    home_argument,
+    name_argument,
+    placement_argument,
+    player_name,
+    rules_argument,
+)
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
 
@@ -21,7 +28,7 @@ def add(commands: Subcommands) -> None:
         action="store_true",
         help="a line prompt instead of the full screen (scripts, screen readers)",
     )
-    play.add_argument("--name", default=None, help="your name as the opponent sees it")
+    name_argument(play)
     play.add_argument("--seed", type=int, default=None, help="seed for repeatable fleets and aim")
     home_argument(play)
     play.set_defaults(run=_play)
@@ -32,22 +39,16 @@ def _play(args: argparse.Namespace) -> int:
     from statki_client.run import play_computer
 
     rules = ruleset_named(args.rules or "classic")
+    home = home_dir(args.home)
     return int(
         play_computer(
             rules,
-            home=home_dir(args.home),
+            home=home,
             strategy=args.bot,
             placement=args.placement,
-            name=args.name if args.name is not None else _user(),
+            name=player_name(args.name, home, may_ask=sys.stdin.isatty()),
             plain=args.plain,
             seed=args.seed,
             choose_rules=args.rules is None,
         )
     )
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()[:40]
-    except (OSError, KeyError):
-        return "player"

@@ -63,7 +63,7 @@ def test_the_host_sees_the_invite_whole_until_the_guest_arrives() -> None:
     guest_arrives(model)
     met = plain(screen(model))
     assert INVITE[:44] not in met
-    assert f"vs Ola [{fingerprint(public_key_bytes(GUEST_KEY))}]" in met
+    assert f"vs Ola, key {fingerprint(public_key_bytes(GUEST_KEY))}" in met
 
 
 def test_a_fleet_file_that_fits_is_the_fleet_to_start_from() -> None:
@@ -169,3 +169,11 @@ def test_a_long_log_path_is_shown_whole() -> None:
     lines = broken_lines(path, 75)
     assert "".join(lines) == path and all(len(line) <= 75 for line in lines)
     assert all(line.endswith("/") for line in lines[:-1]), "broken after a folder's name"
+
+
+def test_two_players_of_one_name_are_told_apart() -> None:
+    model = host_model()
+    hello = Hello(1, "statki", public_key_bytes(GUEST_KEY), "ala", bytes(32))
+    model.handle([PeerHello(Role.GUEST, hello)])
+    assert model.opponent_label() == "your opponent ala"
+    assert model.session.name == "Ala"

@@ -155,7 +155,7 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     tmux.start("guest", bob, "join", invite, "--name", "Bob")
     host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 1)[1]))
     offer = tmux.wait("guest", "Alice proposes these rules")
-    assert f"vs Alice [{host_key}]" in offer
+    assert f"vs Alice, key {host_key}" in offer
     assert "one shot a turn" in offer and "d decline" in offer and "Your fleet" in offer
     tmux.keys("guest", "Enter")
 
