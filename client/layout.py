@@ -42,6 +42,9 @@ NO_FIT = "~"
 """A hint: no ship still afloat fits on this square."""
 LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor"
 PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules"
+PROMPT_LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits"
+"""The legend at the line prompt: no cursor, nothing marked with keys."""
+PROMPT_PLACING_LEGEND = f"# ship  {BAD} ship breaking the rules"
 
 STYLE_OF = {
     GLYPHS["ship"]: "class:ship",
@@ -157,7 +160,7 @@ def placing_glyph(model: Model) -> Glyph:
     fleet = model.fleet
     ships, bad = fleet.board, model.bad_squares()
     chosen = 0
-    if model.ships and model.stage is Stage.PLACING:
+    if model.ships and model.stage is Stage.PLACING and not model.at_prompt:
         for square in fleet.ships[model.selected]:
             chosen |= bit(square)
 
@@ -322,12 +325,13 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     if model.stage is Stage.PLACING:
         right += [[], [("", "Ships:")]]
         for index in range(len(rules.fleet)):
-            mark = ">" if index == model.selected else " "
+            mark = ">" if index == model.selected and not model.at_prompt else " "
             right.append([("", f" {mark} {rules.ship_label(index)}")])
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
         return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
-    return [[], *block, [], *notice_lines(model, width), [], [("", PLACING_LEGEND)]]
+    legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
+    return [[], *block, [], *notice_lines(model, width), [], [("", legend)]]
 
 
 def invite_lines(invite: str, width: int) -> list[Line]:
@@ -379,7 +383,7 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
     size = rules.size
     sea = view or Sea(rules)
     hints = model.hint_squares() if model.hints else 0
-    cursor = model.cursor if model.stage is Stage.BATTLE else None
+    cursor = model.cursor if model.stage is Stage.BATTLE and not model.at_prompt else None
     on_sea: SquareClick | None = None
     if click is not None and model.stage is Stage.BATTLE:
         on_sea = lambda row, column: click("theirs", row, column)  # noqa: E731
@@ -405,7 +409,7 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
         ]
     )
     lines += notice_lines(model)
-    lines += [[("", LEGEND)]]
+    lines += [[("", PROMPT_LEGEND if model.at_prompt else LEGEND)]]
     return lines
 
 
@@ -418,6 +422,11 @@ def turn_words(model: Model) -> str:
         return f"Waiting for {them} to commit their fleet"
     if model.stage is Stage.FINISHING:
         return "The battle is over: revealing and checking both fleets"
+    if model.my_turn and model.at_prompt:
+        due = model.shots_due
+        if due > 1:
+            return f"YOUR TURN: a salvo of {due}; type its squares, like A1 B2 C3"
+        return "YOUR TURN: type a square, like B4"
     if model.my_turn:
         due = model.shots_due
         typed = f"  typing {model.typed}" if model.typed else ""

@@ -79,6 +79,7 @@ def play_computer(
     plain: bool,
     seed: int | None = None,
     choose_rules: bool = False,
+    fleet_text: str = "",
 ) -> int:
     """``statki play``: the player hosts, the computer joins, in this process.
 
@@ -103,7 +104,14 @@ def play_computer(
         )
         on_screen = not wants_plain(plain)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
-        model = Model(link, rng, history_source(history), rule_choices=choices)
+        model = Model(
+            link,
+            rng,
+            history_source(history),
+            rule_choices=choices,
+            fleet_text=fleet_text,
+            at_prompt=not on_screen,
+        )
         try:
             if not on_screen:
                 run_plain(model, read_line, write_line)

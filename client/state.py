@@ -47,6 +47,8 @@ class CommonState:
     """Presets the host picks from on the rules screen; empty: no rules screen."""
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
+    at_prompt: bool = False
+    """Played at the line prompt (``--plain``): squares are typed, no cursor nor keys to tell."""
 
     @property
     def session(self) -> Session:

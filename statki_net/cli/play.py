@@ -30,6 +30,9 @@ def add(commands: Subcommands) -> None:
     )
     name_argument(play)
     play.add_argument("--seed", type=int, default=None, help="seed for repeatable fleets and aim")
+    play.add_argument(
+        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+    )
     home_argument(play)
     play.set_defaults(run=_play)
 
@@ -50,5 +53,14 @@ def _play(args: argparse.Namespace) -> int:
             plain=args.plain,
             seed=args.seed,
             choose_rules=args.rules is None,
+            fleet_text=_fleet_text(args.fleet),
         )
     )
+
+
+def _fleet_text(path: str | None) -> str:
+    """The fleet file's text; the model places it, or says why not and draws one at random."""
+    if path is None:
+        return ""
+    with open(path, encoding="utf-8") as file:
+        return file.read()
