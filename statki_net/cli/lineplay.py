@@ -33,6 +33,8 @@ from statki_net.protocol.wire import Role
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
+TYPED_AHEAD_WAIT = 0.01
+"""Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
 
 
 class Interrupted:
@@ -97,9 +99,39 @@ class LocalHandle:
 class LineInput:
     """Lines from standard input without blocking the event loop."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, *, interactive: bool = False) -> None:
         self.reader = reader
+        self.interactive = interactive
+        """A person types these lines (a terminal): what they type out of turn is dropped."""
         self._pending: asyncio.Task[str | None] | None = None
+
+    async def discard_typed(self) -> list[str]:
+        """Drop the lines typed and not yet read, and return them; a script's are all meant.
+
+        A half-typed line stays: it is finished, and read, once its turn has come.
+        """
+        if not self.interactive:
+            return []
+        dropped: list[str] = []
+        pending = self._pending
+        if pending is not None:
+            if not pending.done() or pending.cancelled() or pending.result() is None:
+                return dropped  # still waiting for a line, or the input has ended
+            dropped.append(pending.result() or "")
+            self._pending = None
+        while True:
+            task = asyncio.ensure_future(self._read())
+            done, _ = await asyncio.wait({task}, timeout=TYPED_AHEAD_WAIT)
+            if not done:
+                task.cancel()  # a line not finished yet: the reader keeps what it has
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return dropped
+            line = task.result()
+            if line is None:
+                self._pending = task  # the end of the input: told at the next question
+                return dropped
+            dropped.append(line)
 
     @classmethod
     async def from_stdin(cls) -> LineInput:
@@ -110,7 +142,7 @@ class LineInput:
         except (ValueError, OSError):  # a regular file: read it whole, it cannot block
             reader.feed_data(sys.stdin.buffer.read())
             reader.feed_eof()
-        return cls(reader)
+        return cls(reader, interactive=sys.stdin.isatty())
 
     def next_line(self) -> asyncio.Task[str | None]:
         """The task reading the next line (the same one until it is done); None at the end."""
@@ -253,6 +285,8 @@ class PromptPlayer:
         """The squares this side fired at: a shot there again is a miss, so it is asked twice."""
         self._warned: tuple[int, ...] | None = None
         """The volley last warned of; typed again, it is fired."""
+        self._their_turn_was_last = True
+        """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -272,8 +306,10 @@ class PromptPlayer:
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
-        if isinstance(notice, notices.Volley) and notice.mine:
-            self.fired.update(parse_square(name, self.size) for name in notice.squares)
+        if isinstance(notice, notices.Volley):
+            self._their_turn_was_last = not notice.mine
+            if notice.mine:
+                self.fired.update(parse_square(name, self.size) for name in notice.squares)
         match notice:
             case notices.Hello(name=name, key=key, address=address):
                 where = f" from {address}" if address else ""
@@ -295,6 +331,8 @@ class PromptPlayer:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
                 self._owed = shots
+                if self._their_turn_was_last:
+                    await self._discard_typed_out_of_turn()
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
                 self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
@@ -386,6 +424,16 @@ class PromptPlayer:
                 continue
             self._owed = None
             return
+
+    async def _discard_typed_out_of_turn(self) -> None:
+        """What was typed during the opponent's turn is not fired now: it is dropped and said."""
+        assert self.lines is not None
+        dropped = [line for line in await self.lines.discard_typed() if line]
+        if dropped:
+            self.say(
+                f"! Not fired: {' / '.join(dropped)}, typed during the opponent's turn;"
+                " type your shot now."
+            )
 
     def _warn_of_repeats(self, volley: tuple[int, ...]) -> bool:
         """Whether to ask again before firing at squares fired at before (the first time)."""

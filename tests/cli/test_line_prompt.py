@@ -8,6 +8,7 @@ import asyncio
 from netgames import sessions
 from test_line_rules import guest_at_the_prompt
 
+from statki_net.cli.lineplay import LineInput
 from statki_net.game.rules import ruleset_named
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import Role
@@ -31,3 +32,34 @@ def test_a_resignation_says_who_resigned() -> None:
     assert end is End.RESIGNED
     assert "you lost: you resigned" in out
     assert "(resigned)" not in out
+
+
+def test_lines_typed_out_of_turn_at_a_terminal_are_dropped_but_a_half_typed_one_stays() -> None:
+    async def typed() -> tuple[list[str], str | None, list[str]]:
+        reader = asyncio.StreamReader()
+        lines = LineInput(reader, interactive=True)
+        reader.feed_data(b"A1\nB2\nC")
+        dropped = await lines.discard_typed()
+        reader.feed_data(b"3\n")
+        reader.feed_eof()
+        after = await lines.next_line()
+        lines.take()
+        return dropped, after, await LineInput(reader).discard_typed()
+
+    dropped, after, scripted = asyncio.run(typed())
+    assert dropped == ["A1", "B2"]
+    assert after == "C3"
+    assert scripted == [], "a script's lines are all meant: none is dropped"
+
+
+def test_a_question_cut_short_does_not_fire_what_was_typed_after_it() -> None:
+    async def typed() -> list[str]:
+        reader = asyncio.StreamReader()
+        lines = LineInput(reader, interactive=True)
+        waiting = lines.next_line()  # a question the opponent's move cut short
+        await asyncio.sleep(0)
+        reader.feed_data(b"D4\n")
+        await waiting
+        return await lines.discard_typed()
+
+    assert asyncio.run(typed()) == ["D4"]
