@@ -358,7 +358,8 @@ def rules_screen_lines(model: Model) -> list[Line]:
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
     if model.move_seconds is not None:
         seconds = model.move_seconds
-        lines += [[], [("", f"Time for a move: {seconds} s (+ and - change it)")]]
+        # Within "In full", no line of its own: the invite below needs the room.
+        lines.append([("", f"  Time for a move: {seconds} s (+ and - change it)")])
     lines += [
         [],
         *notice_lines(model),

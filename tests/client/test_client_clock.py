@@ -31,6 +31,7 @@ def battle() -> tuple[Model, Model, int]:
     for session in (pair.host, pair.guest):
         model = Model(ConnectionLink(session), random.Random(1))
         model.opponent_name = "Olek" if session.role is Role.HOST else "Ala"
+        model.rules = session.rules  # the guest's model was told them before the battle
         model.handle([])  # follow the protocol into the battle
         assert model.stage is Stage.BATTLE
         models.append(model)
@@ -61,6 +62,7 @@ def test_the_waiting_side_sees_the_others_time() -> None:
     said = clock_words(waiter, began + 20_000)
     assert said is not None and not said.urgent
     assert said.text == f"{who} has 100 s left to move."
+    assert f"{who} has 100 s left to move." in plain(screen(waiter, now=began + 20_000))
     gone = clock_words(waiter, began + 200_000)
     assert gone is not None and gone.text == f"{who}'s time is up: the game is claimed on time."
 
@@ -99,3 +101,15 @@ def test_the_host_picks_the_move_limit_on_the_rules_screen() -> None:
     assert model.session.proposed_limits.move_ms == 60_000, "not below the protocol's minute"
     press(model, "enter")
     assert "60 s a move" in plain(screen(model)), "the rules panel while placing"
+
+
+def test_the_rules_screen_keeps_room_for_the_whole_invite() -> None:
+    from test_client_netscreen import INVITE
+
+    model = host_model(invite=INVITE)
+    model.rule_choices = tuple(PRESETS)
+    model.revisit_rules()
+    lines = plain(screen(model)).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("statki://"))
+    assert "".join(lines[start : start + 2]) == INVITE
+    assert "Time for a move: 120 s" in "\n".join(lines)
