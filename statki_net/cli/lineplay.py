@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
+from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
@@ -436,18 +437,37 @@ class PromptPlayer:
             )
 
     def _warn_of_repeats(self, volley: tuple[int, ...]) -> bool:
-        """Whether to ask again before firing at squares fired at before (the first time)."""
+        """Whether to ask again before firing at squares that cannot hit (the first time):
+        fired at before, or known to be empty beside a sunk ship."""
         again = [square for square in volley if square in self.fired]
-        if not again or volley == self._warned:
+        empty = [square for square in volley if square in self._known_empty()]
+        if not (again or empty) or volley == self._warned:
             self._warned = None
             return False
         self._warned = volley
-        names = ", ".join(square_name(square, self.size) for square in again)
-        self.say(
-            f"! You have fired at {names} before, and a shot there again counts as a miss;"
-            " type the same again to fire anyway."
-        )
+        if again:
+            names = ", ".join(square_name(square, self.size) for square in again)
+            self.say(
+                f"! You have fired at {names} before, and a shot there again counts as a miss;"
+                " type the same again to fire anyway."
+            )
+        if empty:
+            names = ", ".join(square_name(square, self.size) for square in empty)
+            self.say(
+                f"! {names}: no ship can be there, beside a ship already sunk;"
+                " type the same again to fire anyway."
+            )
         return True
+
+    def _known_empty(self) -> set[int]:
+        """Squares the answers so far show to be empty, where this process plays the game
+        (a daemon's game tells the boards as text only: nothing is known here)."""
+        if not isinstance(self.handle, LocalHandle):
+            return set()
+        view = self.handle.conn.session.view
+        if view is None:
+            return set()
+        return {s for s in range(self.size * self.size) if view.cell(s) is Cell.EMPTY}
 
     async def _quietly(self, action: Any) -> None:
         """An action the game may have made moot (it ended meanwhile): report, go on."""

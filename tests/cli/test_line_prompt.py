@@ -63,3 +63,19 @@ def test_a_question_cut_short_does_not_fire_what_was_typed_after_it() -> None:
         return await lines.discard_typed()
 
     assert asyncio.run(typed()) == ["D4"]
+
+
+def test_a_square_beside_a_sunk_ship_is_fired_only_when_typed_again() -> None:
+    from statki_net.game.board import row_col, square_name
+
+    host, guest = sessions(CLASSIC, 9, first=Role.GUEST)
+    assert host.fleet is not None
+    (one,) = next(ship for ship in host.fleet.ships if len(ship) == 1)
+    row, column = row_col(one, 10)
+    beside = square_name((row + (1 if row < 9 else -1)) * 10 + column, 10)
+    typed = f"y\n{square_name(one, 10)}\n{beside}\n{beside}\nresign\n"
+    out, end, _ = asyncio.run(guest_at_the_prompt(host, guest, typed))
+    assert f"you fired {square_name(one, 10)}: sunk" in out
+    assert out.count(f"! {beside}: no ship can be there, beside a ship already sunk") == 1, out
+    assert out.count(f"you fired {beside}: ") == 1, "fired once it was typed again"
+    assert end is End.RESIGNED
