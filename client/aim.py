@@ -29,6 +29,8 @@ class Aiming(CommonState):
     """Squares marked for the salvo being aimed."""
     typed: str = ""
     """A coordinate being typed (``b1`` then ``0``)."""
+    typed_from: int = 0
+    """Where the cursor was when the coordinate being typed began: Escape puts it back."""
     hints: bool = False
     clicked: int | None = None
     """The square the last click aimed at; a second click on it fires."""
@@ -78,6 +80,8 @@ class Aiming(CommonState):
         """Typing a coordinate: a letter starts one, digits follow; the cursor jumps there."""
         self.clicked = None
         if char.isalpha():
+            if not self.typed:
+                self.typed_from = self.cursor
             self.typed = char.upper()
         elif char.isdigit() and self.typed:
             self.typed = (self.typed + char)[:3]
@@ -92,6 +96,13 @@ class Aiming(CommonState):
                     self.cursor = row_col(self.cursor, self.size)[0] * self.size + column
                     return
             self.say(f"{self.typed} is not a square of this board", trouble=True)
+
+    def clear_typing(self) -> None:
+        """Escape: forget the coordinate half typed, and put the cursor back where it was."""
+        if self.typed:
+            self.cursor = self.typed_from
+            self.typed = ""
+            self.say("The square you were typing is cleared")
 
     def aim_click(self, square: int) -> bool:
         """A click on the opponent's sea: aim there; a second click on it fires.

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Layout, Window
@@ -22,16 +23,22 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
-from .layout import STYLES, BoardName, screen
+from statki_net.net.clock import WALL_CLOCK
+
+from .layout import STYLES, BoardName, terminal_screen
 from .model import Model, Overlay, Stage
 from .review import AnalysisJob, Report, Runner, Update
 
+REDRAW_SECONDS = 0.5
 ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 """Typed squares in battle: columns A-J (lower or upper case) and row digits."""
 COMMAND_KEYS = [
-    *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"]
+    *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"],
+    *["+", "=", "-"],
 ]
+LIMIT_KEYS = {"+": 1, "=": 1, "-": -1}
+"""On the rules screen: a longer or a shorter time for a move (``=`` is ``+`` unshifted)."""
 CLOSING_KEYS = ("escape", "?", "f1", "p", "enter")
 """Keys that close any overlay but the question before quitting; ``a`` closes the analysis."""
 
@@ -60,6 +67,8 @@ def press(model: Model, key: str) -> None:
     elif model.stage is Stage.RULES:
         if key in ("up", "down"):
             model.move_rules_cursor(ARROWS[key][0])
+        elif key in LIMIT_KEYS:
+            model.change_move_limit(LIMIT_KEYS[key])
         elif key == "enter":
             model.choose_rules()
     elif model.stage is Stage.PLACING:
@@ -122,7 +131,7 @@ def _battle(model: Model, key: str) -> None:
     elif key == "s":
         model.toggle_hints()
     elif key == "escape":
-        model.typed = ""
+        model.clear_typing()
 
 
 def in_a_thread(app: Application[None]) -> Runner:
@@ -163,6 +172,7 @@ def build_app(
     input: Input | None = None,
     output: Output | None = None,
     on_key: Callable[[], None] | None = None,
+    clock: Callable[[], int] = WALL_CLOCK.now,
 ) -> Application[None]:
     """The full-screen client for ``model``; it exits once the player has quit."""
     bindings = KeyBindings()
@@ -187,9 +197,17 @@ def build_app(
         if on_key is not None:
             on_key()
 
-    control = FormattedTextControl(
-        lambda: screen(model, click=on_click), focusable=True, show_cursor=False
-    )
+    def drawn() -> StyleAndTextTuples:
+        size = app.output.get_size()
+        return terminal_screen(model, size.columns, size.rows, click=on_click, now=clock())
+
+    def ring(_: object) -> None:
+        if model.bell_due:  # this side's turn began: once, after it is drawn
+            model.bell_due = False
+            app.output.bell()
+            app.output.flush()
+
+    control = FormattedTextControl(drawn, focusable=True, show_cursor=False)
     app: Application[None] = Application(
         layout=Layout(Window(control)),
         key_bindings=bindings,
@@ -199,6 +217,9 @@ def build_app(
         input=input,
         output=output,
         color_depth=ColorDepth.DEPTH_1_BIT if no_color() else None,
+        # Redrawn each half second, so the clock counts down between moves.
+        refresh_interval=REDRAW_SECONDS,
     )
+    app.after_render += ring
     model.background = in_a_thread(app)
     return app

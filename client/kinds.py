@@ -21,6 +21,7 @@ from statki_net.net.notices import Closed, Lost
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
+from statki_net.protocol.wire import Limits
 from statki_net.store.history import GameRow, Tally
 
 Told = Event | Lost | Closed
@@ -42,6 +43,10 @@ class Link(Protocol):
     @property
     def log_path(self) -> Path | None: ...
 
+    @property
+    def timed(self) -> bool:
+        """Whether a move has a time limit: over a network; not against the computer here."""
+
     def listen(self, listener: Callable[[Sequence[Told]], None]) -> None: ...
 
     def begin(self, fleet: Fleet) -> None:
@@ -62,6 +67,9 @@ class Link(Protocol):
 
     def propose(self, rules: Ruleset) -> None:
         """The host proposes ``rules`` instead: only before ``begin``; ``session`` may change."""
+
+    def propose_limits(self, limits: Limits) -> None:
+        """The host proposes these time limits instead: only before ``begin``, as ``propose``."""
 
 
 class Stage(enum.StrEnum):

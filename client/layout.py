@@ -10,7 +10,7 @@ depends on colour; the styles only add it where the terminal has it.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -26,6 +26,8 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
 
+from .clock import clock_words
+from .kinds import Volley
 from .model import EndScreen, Model, Overlay, Stage
 from .review import AnalysisStatus
 
@@ -40,6 +42,9 @@ NO_FIT = "~"
 """A hint: no ship still afloat fits on this square."""
 LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor"
 PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules"
+PROMPT_LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits"
+"""The legend at the line prompt: no cursor, nothing marked with keys."""
+PROMPT_PLACING_LEGEND = f"# ship  {BAD} ship breaking the rules"
 
 STYLE_OF = {
     GLYPHS["ship"]: "class:ship",
@@ -155,7 +160,7 @@ def placing_glyph(model: Model) -> Glyph:
     fleet = model.fleet
     ships, bad = fleet.board, model.bad_squares()
     chosen = 0
-    if model.ships and model.stage is Stage.PLACING:
+    if model.ships and model.stage is Stage.PLACING and not model.at_prompt:
         for square in fleet.ships[model.selected]:
             chosen |= bit(square)
 
@@ -188,12 +193,17 @@ def _width(line: Line) -> int:
 
 
 def screen(
-    model: Model, width: int = WIDTH, height: int = HEIGHT, click: Click | None = None
+    model: Model,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    click: Click | None = None,
+    now: int | None = None,
 ) -> StyleAndTextTuples:
     """The whole screen for ``model``, at most ``width`` x ``height``.
 
     ``click`` receives clicks on the board squares that mean something now
     (the fleet while placing, the opponent's sea in battle); none under an overlay.
+    ``now`` (ms, the front end's clock) shows the time left to move; None shows no clock.
     """
     if model.overlay is not None:
         click = None
@@ -212,19 +222,56 @@ def screen(
     ):
         lines = placing_lines(model, width, click)
     else:
-        lines = battle_lines(model, click)
+        lines = battle_lines(model, click, now)
     lines = [title_line(model, width), *lines]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
     lines = [_clip(line, width) for line in lines[: height - 1]]
     lines += [[]] * (height - 1 - len(lines))
     lines.append(_clip([("class:keys", keys_line(model))], width))
+    return _joined(lines)
+
+
+def terminal_screen(
+    model: Model, columns: int, rows: int, click: Click | None = None, now: int | None = None
+) -> StyleAndTextTuples:
+    """The screen for a terminal of ``columns`` x ``rows``: the 80x24 screen in its middle,
+    with the key bar on the terminal's last row; or, on a smaller one, why nothing else is."""
+    if columns < WIDTH or rows < HEIGHT:
+        words = (
+            f"The terminal is too small: statki needs {WIDTH} columns and {HEIGHT} rows,"
+            f" and this one has {columns} columns and {rows} rows."
+        )
+        room = max(columns, 1)
+        said = wrapped(words, room, "class:trouble")
+        said += wrapped("Make the terminal larger, or press q and then y to leave.", room)
+        return _joined([_clip(line, columns) for line in said[:rows]])
+    body = _lines_of(screen(model, click=click, now=now))
+    margin: Line = [("", " " * ((columns - WIDTH) // 2))]
+    top = (rows - HEIGHT) // 2
+    lines: list[Line] = [[]] * top + [[*margin, *line] for line in body[:-1]]
+    lines += [[]] * (rows - 1 - len(lines))
+    return _joined([*lines, [*margin, *body[-1]]])
+
+
+def _joined(lines: list[Line]) -> StyleAndTextTuples:
     fragments: StyleAndTextTuples = []
     for index, line in enumerate(lines):
         if index:
             fragments.append(("", "\n"))
         fragments.extend(line)
     return fragments
+
+
+def _lines_of(fragments: StyleAndTextTuples) -> list[Line]:
+    """``_joined`` undone: the fragments between newlines, a line each."""
+    lines: list[Line] = [[]]
+    for fragment in fragments:
+        if fragment[1] == "\n":
+            lines.append([])
+        else:
+            lines[-1].append(fragment)
+    return lines
 
 
 def plain(fragments: StyleAndTextTuples) -> str:
@@ -249,7 +296,7 @@ def title_line(model: Model, width: int) -> Line:
     role = model.session.role.value
     text = f" statki  {model.rules_name()}  {model.session.name or 'you'} ({role})"
     if model.opponent_key:
-        text += f"  vs {model.opponent_name or '?'} [{model.opponent_key}]"
+        text += f"  vs {model.opponent_name or '?'}, key {model.opponent_key}"
     elif model.invite or model.stage is Stage.CONNECTING:
         text += "  waiting for the opponent"
     return [("class:title", text[:width].ljust(width))]
@@ -258,7 +305,7 @@ def title_line(model: Model, width: int) -> Line:
 def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:
     rules = model.rules
     if rules is None or not model.ships:
-        words = model.notice or "Waiting for the opponent to connect and for the rules"
+        words = model.notice or model.connecting_words()
         return [[], [("", words)]]
     on_fleet: SquareClick | None = None
     if click is not None and model.stage is Stage.PLACING:
@@ -268,7 +315,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
         *board(rules.size, placing_glyph(model), None, on_fleet),
     ]
     right: list[Line] = [[("class:box", "The rules")]]
-    right += [[("", text)] for text in rules_lines(rules, model.limits.move_ms // 1000)]
+    right += [[("", text)] for text in rules_lines(rules, model.move_seconds)]
     room = max(20, width - max(_width(line) for line in left) - 6)
     for text in model.departure_lines():  # before the ships: a guest reads these first
         right += wrapped(text, room, "class:trouble")
@@ -278,21 +325,23 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     if model.stage is Stage.PLACING:
         right += [[], [("", "Ships:")]]
         for index in range(len(rules.fleet)):
-            mark = ">" if index == model.selected else " "
+            mark = ">" if index == model.selected and not model.at_prompt else " "
             right.append([("", f" {mark} {rules.ship_label(index)}")])
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
-        return [*block, _notice(model), [], *invite_lines(model.invite, width)]
-    return [[], *block, [], _notice(model), [], [("", PLACING_LEGEND)]]
+        return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
+    legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
+    return [[], *block, [], *notice_lines(model, width), [], [("", legend)]]
 
 
 def invite_lines(invite: str, width: int) -> list[Line]:
     """The invite to pass on, cut into full lines (the terminal above holds it on one line)."""
     lines: list[Line] = [
-        [("class:box", "Invite for your opponent (they run: statki join INVITE):")]
+        [("class:box", "Invite for your opponent: statki join takes it over several lines too")]
     ]
-    for start in range(0, len(invite), width):
-        lines.append([("", invite[start : start + width])])
+    # Broken after an address or before the key: a copy of these lines, breaks and all,
+    # reads back whole (parse_invite ignores white space).
+    lines += [[("", line)] for line in broken_lines(invite, width, after=",", before="/")]
     return lines
 
 
@@ -307,7 +356,15 @@ def rules_screen_lines(model: Model) -> list[Line]:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
-    lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
+    if model.move_seconds is not None:
+        seconds = model.move_seconds
+        # Within "In full", no line of its own: the invite below needs the room.
+        lines.append([("", f"  Time for a move: {seconds} s (+ and - change it)")])
+    lines += [
+        [],
+        *notice_lines(model),
+        [("", "R in placement comes back here until the battle starts")],
+    ]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
     return lines
@@ -321,13 +378,13 @@ def rules_lines(rules: Ruleset, seconds: int | None = None) -> list[str]:
     return [board, touching, turns]
 
 
-def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
+def battle_lines(model: Model, click: Click | None = None, now: int | None = None) -> list[Line]:
     rules, view, defence = model.rules, model.view, model.defence
     assert rules is not None
     size = rules.size
     sea = view or Sea(rules)
     hints = model.hint_squares() if model.hints else 0
-    cursor = model.cursor if model.stage is Stage.BATTLE else None
+    cursor = model.cursor if model.stage is Stage.BATTLE and not model.at_prompt else None
     on_sea: SquareClick | None = None
     if click is not None and model.stage is Stage.BATTLE:
         on_sea = lambda row, column: click("theirs", row, column)  # noqa: E731
@@ -338,7 +395,11 @@ def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
         ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
     ]
     lines = [titles, *side_by_side(mine, theirs)]
-    lines += [[], [("", turn_words(model))], *last_lines(model)]
+    lines += [[], [("", turn_words(model))]]
+    said = clock_words(model, now) if now is not None else None
+    if said is not None:
+        lines.append([("class:trouble" if said.urgent else "", said.text)])
+    lines += last_lines(model)
     lines.append(
         [
             (
@@ -348,17 +409,25 @@ def battle_lines(model: Model, click: Click | None = None) -> list[Line]:
             )
         ]
     )
-    lines.append(_notice(model))
-    lines += [[("", LEGEND)]]
+    lines += notice_lines(model)
+    lines += [[("", PROMPT_LEGEND if model.at_prompt else LEGEND)]]
     return lines
 
 
 def turn_words(model: Model) -> str:
     size = model.size
     if model.stage is Stage.WAITING:
-        return "Waiting for the opponent's fleet and the coin toss"
+        them = model.opponent_label()
+        if model.agreed_first() is None:
+            return f"Waiting for {them} to commit their fleet, then for the coin toss"
+        return f"Waiting for {them} to commit their fleet"
     if model.stage is Stage.FINISHING:
         return "The battle is over: revealing and checking both fleets"
+    if model.my_turn and model.at_prompt:
+        due = model.shots_due
+        if due > 1:
+            return f"YOUR TURN: a salvo of {due}; type its squares, like A1 B2 C3"
+        return "YOUR TURN: type a square, like B4"
     if model.my_turn:
         due = model.shots_due
         typed = f"  typing {model.typed}" if model.typed else ""
@@ -366,22 +435,76 @@ def turn_words(model: Model) -> str:
         if due > 1:
             return f"YOUR TURN: salvo of {due}, {len(model.marks)} marked; cursor {aim}{typed}"
         return f"YOUR TURN: cursor on {aim}, Enter fires{typed}"
-    seconds = model.limits.move_ms // 1000
+    seconds = model.move_seconds
     who = model.opponent_label()
+    if seconds is None:
+        return f"{who[:1].upper()}{who[1:]}'s turn"
     return f"{who[:1].upper()}{who[1:]}'s turn; silent {seconds} s and you win on time"
 
 
-def last_lines(model: Model) -> list[Line]:
-    """The last answer each side got: ``B4: hit``, or a salvo square by square."""
-    mine = next((v for v in reversed(model.volleys) if v.mine), None)
-    theirs = next((v for v in reversed(model.volleys) if not v.mine), None)
-    you = mine.words(model.size) if mine else "-"
-    them = theirs.words(model.size) if theirs else "-"
-    return [[("", f"Your last shot  {you}")], [("", f"Their last shot {them}")]]
+LAST_TURN_LABELS = {
+    (True, False): "Your last shot  ",
+    (True, True): "Your last turn  ",
+    (False, False): "Their last shot ",
+    (False, True): "Their last turn ",
+}
+"""Keyed by (mine, more than one volley); of one width, so the answers line up."""
 
 
-def _notice(model: Model) -> Line:
-    return [("class:trouble" if model.trouble else "", model.notice)]
+def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
+    """Each side's last turn, every volley of it: a hit earns another shot, so one turn
+    can be several (``B4: hit, B5: sunk, C7: miss``); a salvo square by square."""
+    lines: list[Line] = []
+    for mine in (True, False):
+        turn = last_turn(model.volleys, mine=mine)
+        words = ", ".join(volley.words(model.size) for volley in turn) or "-"
+        label = LAST_TURN_LABELS[mine, len(turn) > 1]
+        for index, text in enumerate(textwrap.wrap(words, width - len(label))):
+            lines.append([("", (label if index == 0 else " " * len(label)) + text)])
+    return lines
+
+
+def last_turn(volleys: Sequence[Volley], *, mine: bool) -> list[Volley]:
+    """The volleys of one side's latest turn: its last run of volleys, in order."""
+    turn: list[Volley] = []
+    for volley in reversed(volleys):
+        if volley.mine is mine:
+            turn.append(volley)
+        elif turn:
+            break
+    return turn[::-1]
+
+
+def notice_lines(model: Model, width: int = WIDTH) -> list[Line]:
+    """The notice, wrapped: a reason is never cut at the screen's edge."""
+    return wrapped(model.notice, width, "class:trouble" if model.trouble else "")
+
+
+def broken_lines(text: str, width: int, after: str = "/", before: str = "") -> list[str]:
+    """``text`` without spaces (a path, an invite) over lines, broken after ``after``'s
+    characters or before ``before``'s where it can be, so each line is a whole piece of it."""
+    pieces, piece = [], ""
+    for char in text:
+        if char in before:
+            pieces.append(piece)
+            piece = ""
+        piece += char
+        if char in after:
+            pieces.append(piece)
+            piece = ""
+    pieces.append(piece)
+    width = max(width, 1)
+    lines: list[str] = []
+    line = ""
+    for piece in filter(None, pieces):
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        while len(piece) > width:  # no break in it: cut where a line ends
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line += piece
+    return [*lines, line] if line else lines
 
 
 def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
@@ -401,11 +524,10 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
         lines.append([("class:trouble", f"... and {len(end.findings) - 2} more in the log")])
     lines.append([("", f"Shots: you {end.my_shots}, opponent {end.their_shots}")])
     if end.log_path is not None:
-        path = str(end.log_path)
-        room = width - len("Log: ")
-        if len(path) > room:
-            path = "..." + path[-(room - 3) :]
-        lines.append([("", f"Log: {path}")])
+        path = broken_lines(str(end.log_path), width - len("Log: "))
+        lines += [
+            [("", ("Log: " if index == 0 else "     ") + part)] for index, part in enumerate(path)
+        ]
     if model.why_no_analysis() is None:
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
@@ -461,7 +583,7 @@ def help_lines(model: Model) -> list[Line]:
         ("  R", "choose the rules again (host, before the battle)"),
         ("Battle", ""),
         ("  arrows", "move the cursor on the opponent's sea"),
-        ("  a-j then 1-10", "type a square, like b4 or j10: the cursor jumps there"),
+        ("  a-j then 1-10", "type a square, like b4 or j10; Esc clears what you typed"),
         ("  Enter", "fire at the cursor (salvo: mark it; all marked: fire)"),
         ("  Space", "mark or unmark a square of the salvo"),
         ("  mouse", "click a ship, then a square; in battle click twice to fire"),
@@ -470,11 +592,12 @@ def help_lines(model: Model) -> list[Line]:
         ("  p", "past games and wins per opponent"),
         ("  ? or F1", "this help;  Esc closes it"),
         ("  q", "quit (asks first; in battle it resigns)"),
-        ("  r / a (at the end)", "rematch (the other side starts) / analyse the game"),
+        ("  r / a at the end", "a rematch (the other side starts) / analyse the game"),
     ]
     lines: list[Line] = [[("class:box", "Keys")]]
     for key, words in keys:
-        lines.append([("class:box" if not words else "", f"{key:<20}{words}")])
+        # A space always parts the key from its words, however long the key.
+        lines.append([("class:box" if not words else "", f"{key:<19} {words}")])
     return lines
 
 
@@ -506,6 +629,8 @@ def keys_line(model: Model) -> str:
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.RULES:
+        if model.move_seconds is not None:
+            return " up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit"
         return " up/down choose the rules  Enter confirm  ? help  q quit"
     if model.stage is Stage.PLACING:
         if model.must_decide:

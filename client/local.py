@@ -36,7 +36,7 @@ from statki_net.protocol.session import (
     Session,
     YourTurn,
 )
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
@@ -141,6 +141,12 @@ class LocalGame:
         return self._session
 
     @property
+    def timed(self) -> bool:
+        # The computer answers at once and the player may think as long as they like:
+        # nobody claims the game on time, so no limit is shown (the hello still carries one).
+        return False
+
+    @property
     def log_path(self) -> Path | None:
         return self.recorder.log_path if self.recorder else None
 
@@ -173,6 +179,9 @@ class LocalGame:
             raise UsageError("the game has begun already")
         self.rules = rules
         self._session, self._bot = self._pair()
+
+    def propose_limits(self, limits: Limits) -> None:
+        """Nothing to change: against the computer no move is timed (``timed``)."""
 
     @property
     def can_rematch(self) -> bool:

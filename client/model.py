@@ -80,6 +80,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
     lost: bool = False
     """The connection is lost: the game goes on in this side's log alone."""
     history: tuple[list[GameRow], list[Tally]] = field(default_factory=lambda: ([], []))
+    bell: bool = True
+    """Ring the terminal's bell when this side's turn begins in a timed game (``--no-bell``)."""
+    bell_due: bool = False
+    """The turn began and the bell is still to ring: the front end rings it, then clears this."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
@@ -178,7 +182,7 @@ class Model(RulesScreen, Aiming, EndOfGame):
             return False
         self.cancel_analysis()
         fresh = Model(link, self.rng, self.history_source, background=self.background)
-        fresh.hints, fresh.is_rematch = self.hints, True
+        fresh.hints, fresh.is_rematch, fresh.bell = self.hints, True, self.bell
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
         if fresh.stage is Stage.PLACING:
@@ -189,19 +193,41 @@ class Model(RulesScreen, Aiming, EndOfGame):
         self.link.listen(self.handle)
         return True
 
+    def connecting_words(self) -> str:
+        """What a side waits for before there are rules to place a fleet by."""
+        if self.session.role is Role.HOST:
+            return "Waiting for the opponent to connect"
+        if self.opponent_key:
+            return f"Connected to {self.opponent_label()}; waiting for their rules"
+        return "Connected to the host; waiting for its rules"
+
+    def agreed_first(self) -> Role | None:
+        """Who shoots first as agreed in the host's hello (a rematch); None: a coin toss."""
+        session = self.session
+        if session.role is Role.HOST:
+            return session.proposed_first
+        hello = session.transcript.sides[Role.HOST].hello
+        return hello.first if hello is not None else None
+
     def starter_words(self) -> str:
         """Who shoots first, as agreed in the host's hello: ``you start`` or ``Ala starts``."""
         session = self.session
-        hello = session.transcript.sides[Role.HOST].hello
-        if session.role is Role.HOST:
-            first = session.proposed_first
-        else:
-            first = hello.first if hello is not None else None
+        first = self.agreed_first()
         if first is None:
             return "a coin toss decides who starts"
         if first is session.role:
             return "you start"
         return f"{self._capitalised(self.opponent_label())} starts"
+
+    def _first_words(self, first: Role) -> str:
+        """Who shoots first as the battle begins, and whether a toss or an agreement said so."""
+        them = self._capitalised(self.opponent_label())
+        you = first is self.session.role
+        if self.agreed_first() is not None:
+            return "You shoot first, as agreed" if you else f"{them} shoots first, as agreed"
+        return (
+            "You won the toss: you shoot first" if you else f"{them} won the toss and shoots first"
+        )
 
     def _decline_custom(self, rules: Ruleset) -> None:
         """Rules that are no preset are declined unless the player admitted them.
@@ -224,6 +250,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
         for event in events:
             self._handle(event)
         self._follow_the_protocol()
+
+    def _turn_goes_on(self) -> bool:
+        """Whether this side shot last, so its turn goes on (a hit earns another shot)."""
+        return bool(self.volleys) and self.volleys[-1].mine
 
     def _follow_the_protocol(self) -> None:
         """In the battle and after it, the stage is the protocol's period; the model only follows.
@@ -252,6 +282,12 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)
+                if self.stage is Stage.WAITING and self.session.role is Role.HOST:
+                    # "the game starts when a guest joins" is stale: say what comes next.
+                    who = self._capitalised(self.opponent_label())
+                    self.say(
+                        f"{who} joined; waiting for them to accept the rules and commit a fleet"
+                    )
             case RulesProposed(rules=rules):
                 if match_presets(rules).custom and not self.custom_rules:
                     self._decline_custom(rules)
@@ -260,12 +296,11 @@ class Model(RulesScreen, Aiming, EndOfGame):
                     self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                you = first is self.session.role
-                them = self.opponent_label()
-                them = them[:1].upper() + them[1:]
-                self.say("You won the toss: you shoot first" if you else f"{them} shoots first")
+                self.say(self._first_words(first))
             case YourTurn(shots=shots):
                 self.marks = []
+                # A hit's extra shot goes on the same turn: only a turn that begins rings.
+                self.bell_due = self.bell and self.link.timed and not self._turn_goes_on()
                 if self.resign_pending:
                     self._resign_if_possible()
                 elif shots > 1:
@@ -273,8 +308,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case VolleyDone(shooter=shooter, squares=squares, answer=answer):
                 volley = Volley(shooter is self.session.role, squares, answer)
                 self.volleys.append(volley)
-                who = "You" if volley.mine else "Opponent"
-                self.say(f"{who}: {volley.words(self.size)}")
+                # The last-shot lines tell every volley of the turn; a notice would repeat one.
+                # The player's own shot makes what was said before it stale.
+                if volley.mine:
+                    self.say("")
             case BattleOver():
                 self.say("The battle is over: the fleets are revealed and checked")
             case Failed():

@@ -90,6 +90,11 @@ class Placing(CommonState):
             self.say(f"{self.opponent_label()} proposes {kind}: Enter accepts, d declines")
         elif self.rule_choices:
             self.say(f"Rules: {self.rules_name()}. Place your fleet; R chooses the rules again")
+        elif self.at_prompt:
+            self.say(
+                "Your fleet is drawn at random: Enter starts, 'new' draws another,"
+                " or type your ships, like B2-E2 G2-G4 J1"
+            )
         else:
             self.say("Place your fleet: Tab picks a ship, arrows move it, r rotates; Enter starts")
 
@@ -114,6 +119,23 @@ class Placing(CommonState):
             )
             return False
         self.ships = [Placed.of(ship, rules.size) for ship in fleet.ships]
+        return True
+
+    def place_typed(self, text: str) -> bool:
+        """Ships typed at the prompt (``B2-E2 G2-G4 ... J1``), in any order: the fleet, if legal."""
+        if self.stage is not Stage.PLACING or self.rules is None:
+            return False
+        rules = self.rules
+        try:
+            fleet, problems = read_fleet_text(rules, "\n".join(text.replace(",", " ").split()))
+        except FleetTextError as error:
+            fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
+        problems = problems or fleet_problems(rules, fleet)
+        if problems:
+            self.say(f"That fleet does not fit: {problems[0].message}", trouble=True)
+            return False
+        self.ships = [Placed.of(ship, rules.size) for ship in fleet.ships]
+        self.say("Your fleet is placed as typed: Enter starts the battle")
         return True
 
     def select(self, step: int = 1) -> None:

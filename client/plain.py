@@ -24,6 +24,7 @@ Write = Callable[[str], None]
 
 HELP = """\
 Setting up:  Enter or "ok" starts with the fleet shown; "new" draws another;
+             or type your ships on one line, like B2-E2 G2-G4 A5-A7 ... J1;
              "d" declines the host's rules (guest).
 Battle:      type squares, like b4 or J10 (a salvo: several on a line, or one a
              line until the salvo is full: it fires then); "hints" toggles the
@@ -37,7 +38,7 @@ _SPLIT = re.compile(r"[\s,;]+")
 
 
 def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
-    """Play until the player leaves or the input ends."""
+    """Play until the player leaves or the input ends (``model`` made with ``at_prompt``)."""
     _show(model, write)
     while not model.done:
         stage, volleys = model.stage, len(model.volleys)
@@ -59,7 +60,7 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
 
 def _prompt(model: Model) -> str:
     if model.stage is Stage.PLACING:
-        return "fleet (Enter starts, new, q)> "
+        return "fleet (Enter starts, new, your ships, q)> "
     if model.stage is Stage.OVER:
         analyse = "a analyse, " if model.why_no_analysis() is None else ""
         return f"{analyse}r rematch, q quit> "
@@ -100,7 +101,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
         elif word in ("d", "decline"):
             model.decline()
         else:
-            model.say(f"{line!r}: Enter starts, 'new' draws another fleet", trouble=True)
+            model.place_typed(line)
         return
     if model.stage is Stage.OVER:
         if word in ("r", "rematch"):

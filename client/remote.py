@@ -34,7 +34,7 @@ from statki_net.net.notices import Closed, Lost, Notice
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 
 from .keys import build_app
 from .kinds import Told
@@ -127,6 +127,10 @@ class ConnectionLink:
         return self._session
 
     @property
+    def timed(self) -> bool:
+        return True
+
+    @property
     def log_path(self) -> Path | None:
         return self.conn.log_path if self.conn else None
 
@@ -168,6 +172,13 @@ class ConnectionLink:
         if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
             raise UsageError("the rules are settled once the host's fleet is committed")
         self._session = old.anew(rules=rules, first=old.proposed_first)
+
+    def propose_limits(self, limits: Limits) -> None:
+        """The host proposes other time limits, before its hello: a new session carries them."""
+        old = self._session
+        if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
+            raise UsageError("the time limits are settled once the host's fleet is committed")
+        self._session = old.anew(rules=old.rules, first=old.proposed_first, limits=limits)
 
     def decline(self, reason: str) -> None:
         self._connection().refuse(reason)

@@ -268,10 +268,7 @@ class AnalysisState:
 
     def _fleet_words(self, difficulty: FleetDifficulty | None) -> str:
         if difficulty is not None:
-            return (
-                f"harder to find than {difficulty.percentile:.0f}% of fleets "
-                f"(density needed {difficulty.shots:.1f} shots)"
-            )
+            return difficulty.words()
         if self.status is AnalysisStatus.DONE:
             return "not known"
         if self.status is AnalysisStatus.FAILED:
@@ -293,9 +290,7 @@ class AnalysisState:
         if self.running:
             return f"{words}; the fleets: {self.percent}%"
         if self.my_fleet is not None:
-            words += (
-                f"; your fleet was harder to find than {self.my_fleet.percentile:.0f}% of fleets"
-            )
+            words += f"; your fleet was {self.my_fleet.share_words()}"
         return words
 
 

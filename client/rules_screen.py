@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, Ruleset, preset_name
 
+from .clock import next_limit
 from .kinds import Stage
 from .placement import Placing
 
@@ -42,6 +43,18 @@ class RulesScreen(Placing):
             return False
         assert self.rules is not None
         self._show_rules(self.rules)
+        return True
+
+    def change_move_limit(self, step: int) -> bool:
+        """``+`` or ``-`` on the rules screen: the next longer or shorter time for a move."""
+        if self.stage is not Stage.RULES or not self.link.timed:
+            return False
+        try:
+            self.link.propose_limits(next_limit(self.limits, step))
+        except UsageError as error:
+            self.say(f"Cannot change the time for a move now: {error}", trouble=True)
+            return False
+        self.say(f"Each move may take {self.limits.move_ms // 1000} s; Enter confirms the rules")
         return True
 
     def move_rules_cursor(self, step: int) -> None:

@@ -93,6 +93,7 @@ def play_computer(
     plain: bool,
     seed: int | None = None,
     choose_rules: bool = False,
+    fleet_text: str = "",
 ) -> int:
     """``statki play``: the player hosts, the computer joins, in this process.
 
@@ -117,7 +118,14 @@ def play_computer(
         )
         on_screen = not wants_plain(plain)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
-        model = Model(link, rng, history_source(history), rule_choices=choices)
+        model = Model(
+            link,
+            rng,
+            history_source(history),
+            rule_choices=choices,
+            fleet_text=fleet_text,
+            at_prompt=not on_screen,
+        )
         try:
             if not on_screen:
                 run_plain(model, read_line, write_line)
@@ -143,6 +151,7 @@ async def play_connection_on_screen(
     choose_rules: bool = False,
     custom_rules: bool = False,
     reunion: Reunion | None = None,
+    bell: bool = True,
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
@@ -161,6 +170,7 @@ async def play_connection_on_screen(
         fleet_text=fleet_text,
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
+        bell=bell,
     )
     await play_over_connection(model, link, connect)
     outcomes: list[Outcome] = []

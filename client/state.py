@@ -47,6 +47,8 @@ class CommonState:
     """Presets the host picks from on the rules screen; empty: no rules screen."""
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
+    at_prompt: bool = False
+    """Played at the line prompt (``--plain``): squares are typed, no cursor nor keys to tell."""
 
     @property
     def session(self) -> Session:
@@ -63,6 +65,11 @@ class CommonState:
         if session.role is Role.HOST and not session.transcript.frames:
             return session.proposed_limits
         return session.transcript.limits
+
+    @property
+    def move_seconds(self) -> int | None:
+        """The seconds a move may take; None in a game without a clock (against the computer)."""
+        return self.limits.move_ms // 1000 if self.link.timed else None
 
     def rules_name(self) -> str:
         if self.stage is Stage.RULES:
@@ -88,7 +95,13 @@ class CommonState:
         self.notice, self.trouble = text, trouble
 
     def opponent_label(self) -> str:
-        return self.opponent_name or "the opponent"
+        """The opponent in a sentence: their name, told apart from this side's when the same."""
+        name = self.opponent_name
+        if not name:
+            return "the opponent"
+        if name.casefold() == self.session.name.casefold():
+            return f"your opponent {name}"
+        return name
 
     @staticmethod
     def _capitalised(text: str) -> str:

@@ -7,6 +7,7 @@ how far a long analysis has got (the fleet's difficulty plays whole games).
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -121,26 +122,59 @@ class FleetDifficulty:
     """Mean shots ``density`` needed to sink this fleet."""
     reference: tuple[int, ...]
     """Shots ``density`` needed for each of the random fleets compared with."""
+    games: tuple[int, ...] = ()
+    """Shots ``density`` needed in each game against this fleet; empty: only the mean is known."""
 
     @property
     def percentile(self) -> float:
-        """Share of random fleets found sooner (ties count half): "harder than 83%"."""
-        sooner = sum(shots < self.shots for shots in self.reference)
-        ties = sum(shots == self.shots for shots in self.reference)
-        return 100 * (sooner + ties / 2) / len(self.reference)
+        """Share of random fleets found sooner (ties count half): "harder than 83%".
+
+        Every game against this fleet is set against every random fleet, so one
+        unlucky game moves the share by its part only (the end screen and
+        ``statki analyze`` measure with this one method, on samples of their size).
+        """
+        games = self.games or (self.shots,)
+        sooner = sum(shots < game for game in games for shots in self.reference)
+        ties = sum(shots == game for game in games for shots in self.reference)
+        return 100 * (sooner + ties / 2) / (len(games) * len(self.reference))
+
+    @property
+    def likely_range(self) -> tuple[float, float]:
+        """Where the share lies, 95 times in 100: Wilson's interval over the random fleets.
+
+        Their number, not the pairs', is the sample: the fewer random fleets,
+        the wider the range (6 fleets found sooner: 61% to 100%).
+        """
+        n, share, z = len(self.reference), self.percentile / 100, 1.96
+        middle = (share + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return 100 * max(0.0, middle - half), 100 * min(1.0, middle + half)
+
+    def share_words(self) -> str:
+        """The share with its sample and uncertainty, one clause."""
+        low, high = self.likely_range
+        return (
+            f"harder to find than {self.percentile:.0f}% of {len(self.reference)} random fleets"
+            f" (likely between {low:.0f}% and {high:.0f}%)"
+        )
 
     def words(self) -> str:
+        games = len(self.games) or 1
         return (
-            f"density needs {self.shots:.1f} shots (random fleets: "
-            f"{statistics.fmean(self.reference):.1f}); "
-            f"harder to find than {self.percentile:.0f}% of fleets"
+            f"{self.share_words()}; density needed {self.shots:.1f} shots"
+            f" in {games} game{'s' if games != 1 else ''}"
+            f" against {statistics.fmean(self.reference):.1f} for a random fleet"
         )
 
     def to_map(self) -> dict[str, Any]:
+        low, high = self.likely_range
         return {
             "shots": round(self.shots, 2),
+            "games": len(self.games) or 1,
+            "random_fleets": len(self.reference),
             "random_fleets_mean": round(statistics.fmean(self.reference), 2),
             "percentile": round(self.percentile, 1),
+            "likely_range": [round(low, 1), round(high, 1)],
         }
 
 
@@ -187,7 +221,7 @@ def fleet_difficulty(
             progress=lambda done, _: progress(games + done, total),
         )
     progress(total, total)
-    return FleetDifficulty(statistics.fmean(shots), tuple(reference))
+    return FleetDifficulty(statistics.fmean(shots), tuple(reference), tuple(shots))
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,11 @@ from statki_net.cli.verify import LOG, MAX_LOG_BYTES
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
-from statki_net.protocol.logformat import read_log
+from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
+from statki_net.referee.violations import Violation, ViolationClass
 from statki_net.store.userfile import read_user_file
 
 
@@ -62,18 +63,36 @@ def add(commands: Subcommands) -> None:
 
 
 class Progress:
-    """A one-line indicator on standard error, only where a person watches it."""
+    """How far the analysis has got, on standard error: it takes minutes on the classic board.
+
+    On a terminal one line is rewritten in place; elsewhere (a log file, a
+    pipe) a line is added at each quarter, so a long run is never silent.
+    """
+
+    STEP = 25
+    """Percent between two lines written where nothing is rewritten."""
 
     def __init__(self) -> None:
-        self.shown = sys.stderr.isatty()
+        self.in_place = sys.stderr.isatty()
         self.label = ""
+        self.said = -1
+        """The last percent written as a line of its own for this label."""
+
+    def start(self, label: str) -> None:
+        self.label, self.said = label, -1
 
     def __call__(self, done: int, total: int) -> None:
-        if self.shown and total:
-            print(f"\ranalysing {self.label}: {100 * done // total:3d}%", end="", file=sys.stderr)
+        if not total:
+            return
+        percent = 100 * done // total
+        if self.in_place:
+            print(f"\ranalysing {self.label}: {percent:3d}%", end="", file=sys.stderr)
+        elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
+            self.said = percent - percent % self.STEP
+            print(f"analysing {self.label}: {percent}%", file=sys.stderr, flush=True)
 
     def finish(self) -> None:
-        if self.shown:
+        if self.in_place:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
 
 
@@ -81,7 +100,8 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
         print("statki: --reference-fleets and --fleet-games must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
-    transcript, _ = replay_log(read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG)))
+    contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
+    transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:
         print(
@@ -89,9 +109,11 @@ def _analyze(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    for warning in _warnings(contents, transcript, violation):
+        print(f"statki: warning: {warning}", file=sys.stderr)
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
     progress = Progress()
-    progress.label = "the game"
+    progress.start("the game")
     results = _analysis(transcript, rules, args, random.Random(seed), progress)
     progress.finish()
     if args.json:
@@ -148,7 +170,11 @@ def _analysis(
     return {
         role: Analysis(
             reviews[role].result(),
-            FleetDifficulty(statistics.fmean(g.result() for g in games[role]), ranks)
+            FleetDifficulty(
+                statistics.fmean(g.result() for g in games[role]),
+                ranks,
+                tuple(g.result() for g in games[role]),
+            )
             if role in games
             else None,
         )
@@ -187,6 +213,27 @@ class _Parts:
                 return
             for done, _ in enumerate(as_completed(self.parts), start=1):
                 self.progress(done, self.total)
+
+
+def _warnings(
+    contents: LogContents, transcript: Transcript, violation: Violation | None
+) -> list[str]:
+    """What the reader of the analysis must know of the log: damage, a broken rule, no end."""
+    said = []
+    messages = len(transcript.frames)
+    if contents.damage:
+        said.append(
+            f"the log is damaged ({contents.damage});"
+            f" the {messages} messages before it are analysed"
+        )
+    elif violation is not None and violation.violation_class is not ViolationClass.BREACH:
+        said.append(
+            f"the referee finds the log invalid ({violation.kind}: {violation.detail});"
+            f" the {messages} messages before that are analysed"
+        )
+    if transcript.ending is None:
+        said.append("the game in this log did not finish; the moves played so far are analysed")
+    return said
 
 
 def _player(transcript: Transcript, role: Role) -> str:

@@ -38,6 +38,8 @@ COMMANDS = (
     Command("history", "history", "list the games you played"),
     Command("stats", "history", "who wins most often, per opponent and per rules"),
     Command("bench", "bench", "measure the computer players"),
+    Command("sheet", "paper", "write an A4 PDF with the boards for a game on paper"),
+    Command("record", "paper", "print a finished game as a record to keep, or write it as a PDF"),
     Command(
         "analyze",
         "analyze",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -17,6 +18,26 @@ EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 AddCommand = Callable[[Subcommands], None]
+
+
+def non_negative(text: str) -> int:
+    """An argument's whole number, 0 or more (argparse names the option when it is not)."""
+    return _at_least(text, 0, f"{text!r} is not a whole number of 0 or more")
+
+
+def positive(text: str) -> int:
+    """An argument's whole number, 1 or more."""
+    return _at_least(text, 1, f"{text!r} is not a whole number of 1 or more")
+
+
+def _at_least(text: str, lowest: int, refusal: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = lowest - 1
+    if number < lowest:
+        raise argparse.ArgumentTypeError(refusal)
+    return number
 
 
 def rules_argument(parser: argparse.ArgumentParser) -> None:
@@ -39,9 +60,12 @@ def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def move_limit_argument(parser: argparse.ArgumentParser) -> None:
-    """``--move-timeout SECONDS``: the longest a move may take (read with ``limits_of``)."""
+    """``--move-time SECONDS`` (or ``--move-timeout``): the longest a move may take (read with
+    ``limits_of``)."""
     parser.add_argument(
+        "--move-time",
         "--move-timeout",
+        dest="move_timeout",
         type=float,
         metavar="SECONDS",
         help="the longest a move may take, and a reveal (60 to 86400 seconds; default 120)",
@@ -80,15 +104,55 @@ def placement_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def home_argument(parser: argparse.ArgumentParser) -> None:
-    """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``)."""
+def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
+    """``--home DIR``: where statki keeps its key, logs and history (read with ``home_of``).
+
+    Every command that has a home takes it this one way; ``statki --home DIR COMMAND``
+    too (``dest`` there keeps it apart from the command's own).
+    """
     parser.add_argument(
         "--home",
         metavar="DIR",
+        dest=dest,
         default=None,
         help="statki's directory for the key, logs and history "
         "(default: $STATKI_HOME, else ~/.local/share/statki)",
     )
+
+
+NAME_QUESTION = "Your name, as opponents will see it (asked once, kept for the next games): "
+
+
+def name_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--name",
+        help="the name your opponent sees, for this game"
+        " (default: the one you gave the first time you played)",
+    )
+
+
+def stdin_is_terminal() -> bool:
+    """Whether a person types at standard input (closed, ``sys.stdin`` is None)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def player_name(given: str | None, home: Path, *, may_ask: bool) -> str:
+    """The name this side plays under: ``--name``, else the one kept in the home, else
+    asked for once at the terminal (``may_ask``) and kept; else none."""
+    from statki_net.store.player import NAME_QUESTION_DEFAULT, clean_name, keep_name, kept_name
+
+    if given is not None:
+        return clean_name(given)
+    kept = kept_name(home)
+    if kept is not None:
+        return kept
+    if not may_ask:
+        return NAME_QUESTION_DEFAULT
+    try:
+        answer = input(NAME_QUESTION)
+    except EOFError:
+        return NAME_QUESTION_DEFAULT
+    return keep_name(home, answer)
 
 
 def home_of(args: argparse.Namespace) -> Path:

@@ -12,6 +12,7 @@ from statki_net.cli.common import (
     EXIT_OK,
     Subcommands,
     custom_rules_argument,
+    home_argument,
     limits_of,
     move_limit_argument,
     placement_argument,
@@ -43,7 +44,7 @@ def add(commands: Subcommands) -> None:
     )
     placement_argument(parser)
     rules_argument(parser)
-    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
+    home_argument(parser)
     parser.add_argument("--name", default="statki daemon", help="the name opponents see")
     move_limit_argument(parser)
     custom_rules_argument(parser)

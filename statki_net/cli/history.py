@@ -7,8 +7,9 @@ import json
 from dataclasses import asdict
 from datetime import datetime
 
-from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, home_of
+from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
+from statki_net.store.home import home_path
 
 
 def add(commands: Subcommands) -> None:
@@ -16,7 +17,11 @@ def add(commands: Subcommands) -> None:
     home_argument(history)
     history.add_argument("--json", action="store_true", help="print JSON for tools")
     history.add_argument(
-        "--limit", type=int, default=1000, metavar="N", help="the latest N games (default 1000)"
+        "--limit",
+        type=non_negative,
+        default=1000,
+        metavar="N",
+        help="the latest N games (default 1000)",
     )
     history.set_defaults(run=_history)
     stats = commands.add_parser("stats")
@@ -26,9 +31,12 @@ def add(commands: Subcommands) -> None:
 
 
 def _history(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    with History.in_home(home) as history:
-        games = history.games(limit=max(args.limit, 0))
+    home = home_path(args.home)
+    games = []
+    # Only read: a home or a database that is not there is no games, not one to make.
+    if (home / DB_FILE).exists():
+        with History.in_home(home) as history:
+            games = history.games(limit=args.limit)
     if args.json:
         print(json.dumps([asdict(game) for game in games], indent=2))
     elif not games:
@@ -57,9 +65,12 @@ def _date(ms: int) -> str:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    home = home_of(args)
-    with History.in_home(home) as history:
-        opponents, rules = history.tally("opponent"), history.tally("rules")
+    home = home_path(args.home)
+    opponents: list[Tally] = []
+    rules: list[Tally] = []
+    if (home / DB_FILE).exists():
+        with History.in_home(home) as history:
+            opponents, rules = history.tally("opponent"), history.tally("rules")
     if args.json:
         document = {
             "total": asdict(_total(rules)),

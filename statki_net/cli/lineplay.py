@@ -20,7 +20,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from statki_net.game.board import parse_square
+from statki_net.cli.common import stdin_is_terminal
+from statki_net.game.battle import Cell
+from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
@@ -37,6 +39,8 @@ RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
+TYPED_AHEAD_WAIT = 0.01
+"""Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
 
 
 class Interrupted:
@@ -101,9 +105,39 @@ class LocalHandle:
 class LineInput:
     """Lines from standard input without blocking the event loop."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, *, interactive: bool = False) -> None:
         self.reader = reader
+        self.interactive = interactive
+        """A person types these lines (a terminal): what they type out of turn is dropped."""
         self._pending: asyncio.Task[str | None] | None = None
+
+    async def discard_typed(self) -> list[str]:
+        """Drop the lines typed and not yet read, and return them; a script's are all meant.
+
+        A half-typed line stays: it is finished, and read, once its turn has come.
+        """
+        if not self.interactive:
+            return []
+        dropped: list[str] = []
+        pending = self._pending
+        if pending is not None:
+            if not pending.done() or pending.cancelled() or pending.result() is None:
+                return dropped  # still waiting for a line, or the input has ended
+            dropped.append(pending.result() or "")
+            self._pending = None
+        while True:
+            task = asyncio.ensure_future(self._read())
+            done, _ = await asyncio.wait({task}, timeout=TYPED_AHEAD_WAIT)
+            if not done:
+                task.cancel()  # a line not finished yet: the reader keeps what it has
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return dropped
+            line = task.result()
+            if line is None:
+                self._pending = task  # the end of the input: told at the next question
+                return dropped
+            dropped.append(line)
 
     @classmethod
     async def from_stdin(cls) -> LineInput:
@@ -121,7 +155,7 @@ class LineInput:
         else:
             reader.feed_data(_stdin_at_once())
             reader.feed_eof()
-        return cls(reader)
+        return cls(reader, interactive=stdin_is_terminal())
 
     def next_line(self) -> asyncio.Task[str | None]:
         """The task reading the next line (the same one until it is done); None at the end."""
@@ -232,12 +266,20 @@ def battle_over_words(result: Result, end: End) -> str:
     return f"the battle is over: {how}; the fleets are revealed and checked"
 
 
+RESULT_SENTENCES = {
+    (End.RESIGNED, Result.WON): "you won: the opponent resigned",
+    (End.RESIGNED, Result.LOST): "you lost: you resigned",
+}
+"""Results that ``you won (resigned)`` would tell the wrong way round (who resigned?)."""
+
+
 def result_words(closed: notices.Closed) -> str:
     """The game's result as the referee finds it in this side's log: ``you won (sunk)``."""
     if closed.end is None:
         standing = closed.standing.value if closed.standing else "no log"
         return f"no result ({standing})"
-    return f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
+    sentence = RESULT_SENTENCES.get((closed.end, closed.result))
+    return sentence or f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
 
 
 class PromptPlayer:
@@ -273,6 +315,12 @@ class PromptPlayer:
         self._notice: asyncio.Task[Shown | None] | None = None
         self._owed: int | None = None
         """The shots of a turn not yet fired (asked again if the question is cut short)."""
+        self.fired: set[int] = set()
+        """The squares this side fired at: a shot there again is a miss, so it is asked twice."""
+        self._warned: tuple[int, ...] | None = None
+        """The volley last warned of; typed again, it is fired."""
+        self._their_turn_was_last = True
+        """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -292,6 +340,10 @@ class PromptPlayer:
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
+        if isinstance(notice, notices.Volley):
+            self._their_turn_was_last = not notice.mine
+            if notice.mine:
+                self.fired.update(parse_square(name, self.size) for name in notice.squares)
         match notice:
             case notices.Hello(name=name, key=key, address=address):
                 where = f" from {address}" if address else ""
@@ -313,6 +365,8 @@ class PromptPlayer:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
                 self._owed = shots
+                if self._their_turn_was_last:
+                    await self._discard_typed_out_of_turn()
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
                 self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
@@ -392,7 +446,10 @@ class PromptPlayer:
             if not line:
                 continue
             try:
-                await self.handle.shoot(parse_volley(line, self.size, due))
+                volley = parse_volley(line, self.size, due)
+                if self._warn_of_repeats(volley):
+                    continue
+                await self.handle.shoot(volley)
             except UsageError as error:
                 self.say(f"! {error}")
                 if isinstance(error, GameOverError):
@@ -401,6 +458,49 @@ class PromptPlayer:
                 continue
             self._owed = None
             return
+
+    async def _discard_typed_out_of_turn(self) -> None:
+        """What was typed during the opponent's turn is not fired now: it is dropped and said."""
+        assert self.lines is not None
+        dropped = [line for line in await self.lines.discard_typed() if line]
+        if dropped:
+            self.say(
+                f"! Not fired: {' / '.join(dropped)}, typed during the opponent's turn;"
+                " type your shot now."
+            )
+
+    def _warn_of_repeats(self, volley: tuple[int, ...]) -> bool:
+        """Whether to ask again before firing at squares that cannot hit (the first time):
+        fired at before, or known to be empty beside a sunk ship."""
+        again = [square for square in volley if square in self.fired]
+        empty = [square for square in volley if square in self._known_empty()]
+        if not (again or empty) or volley == self._warned:
+            self._warned = None
+            return False
+        self._warned = volley
+        if again:
+            names = ", ".join(square_name(square, self.size) for square in again)
+            self.say(
+                f"! You have fired at {names} before, and a shot there again counts as a miss;"
+                " type the same again to fire anyway."
+            )
+        if empty:
+            names = ", ".join(square_name(square, self.size) for square in empty)
+            self.say(
+                f"! {names}: no ship can be there, beside a ship already sunk;"
+                " type the same again to fire anyway."
+            )
+        return True
+
+    def _known_empty(self) -> set[int]:
+        """Squares the answers so far show to be empty, where this process plays the game
+        (a daemon's game tells the boards as text only: nothing is known here)."""
+        if not isinstance(self.handle, LocalHandle):
+            return set()
+        view = self.handle.conn.session.view
+        if view is None:
+            return set()
+        return {s for s in range(self.size * self.size) if view.cell(s) is Cell.EMPTY}
 
     async def _quietly(self, action: Any) -> None:
         """An action the game may have made moot (it ended meanwhile): report, go on."""

@@ -16,8 +16,9 @@ try:
     from types import FrameType
 
     from statki_net.cli.commands import BY_NAME, COMMANDS, adder
-    from statki_net.cli.common import EXIT_BAD_INPUT
+    from statki_net.cli.common import EXIT_BAD_INPUT, home_argument
     from statki_net.game.errors import StatkiError
+    from statki_net.version import SOFTWARE
 except KeyboardInterrupt:
     print("statki: interrupted", file=sys.stderr)
     raise SystemExit(EXIT_INTERRUPTED) from None
@@ -36,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = _on_sigterm_as_on_ctrl_c()
     try:
         args = build_parser(argv).parse_args(argv)
+        if getattr(args, "home", None) is None:
+            # --home given before the command: the command's own --home defaults to None,
+            # and argparse lets a subcommand's default overwrite what came before it.
+            args.home = args.home_before
         return int(args.run(args))
     except KeyboardInterrupt:  # Terminated too
         if _terminated:
@@ -105,11 +110,24 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="statki", description="Battleship of Polish school notebooks, peer to peer."
     )
+    parser.add_argument("--version", action="version", version=SOFTWARE)
+    home_argument(parser, dest="home_before")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = next((word for word in argv if not word.startswith("-")), None)
+    chosen = _command_word(argv)
     if chosen in BY_NAME:
         adder(BY_NAME[chosen])(commands)
     for command in COMMANDS:
         if command.name not in commands.choices:
             commands.add_parser(command.name, help=command.help)
     return parser
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command's name: the first word that is no option nor the value of ``--home``."""
+    words = iter(argv)
+    for word in words:
+        if word == "--home":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None

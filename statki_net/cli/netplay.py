@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import getpass
 import random
 import secrets
 import sys
@@ -30,10 +28,14 @@ from statki_net.cli.common import (
     EXIT_OK,
     Subcommands,
     custom_rules_argument,
+    home_argument,
     limits_of,
     move_limit_argument,
+    name_argument,
     placement_argument,
+    player_name,
     rules_argument,
+    stdin_is_terminal,
 )
 from statki_net.cli.fleet import read_fleet_file
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
@@ -84,8 +86,8 @@ Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
 
 
 def player_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--home", metavar="DIR", help="statki's home (default: $STATKI_HOME)")
-    parser.add_argument("--name", help="the name your opponent sees (default: your user name)")
+    home_argument(parser)
+    name_argument(parser)
     parser.add_argument(
         "--bot",
         metavar="STRATEGY",
@@ -101,6 +103,12 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
     )
     move_limit_argument(parser)
+    parser.add_argument(
+        "--no-bell",
+        dest="bell",
+        action="store_false",
+        help="no terminal bell when your turn begins on the full screen",
+    )
 
 
 def add(commands: Subcommands) -> None:
@@ -123,7 +131,12 @@ def add(commands: Subcommands) -> None:
     player_arguments(host)
     host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
     join = commands.add_parser("join")
-    join.add_argument("invite", metavar="INVITE", help="the host's invite, or a bare HOST:PORT")
+    join.add_argument(
+        "invite",
+        nargs="+",
+        metavar="INVITE",
+        help="the host's invite, or a bare HOST:PORT (copied over several lines, it is joined)",
+    )
     custom_rules_argument(join)
     player_arguments(join)
     join.set_defaults(run=_join)
@@ -148,19 +161,23 @@ class Player:
     """As a guest, consider rules that are no preset instead of declining them."""
     clock: Clock = WALL_CLOCK
     """Where the games' time comes from: real time, but for tests that hurry it."""
+    bell: bool = True
+    """Ring the terminal's bell when this side's turn begins (``--no-bell``: not)."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Player:
         limits = limits_of(args.move_timeout)
+        home = home_dir(args.home)
         return cls(
-            home=home_dir(args.home),
-            name=(args.name if args.name is not None else _user_name())[:200],
+            home=home,
+            name=player_name(args.name, home, may_ask=not args.bot and stdin_is_terminal()),
             bot=check_strategy(args.bot) if args.bot else None,
             fleet_file=args.fleet,
             limits=limits,
             on_screen=not args.bot and not _wants_plain(args.plain),
             placement=args.placement,
             custom_rules=args.custom_rules,
+            bell=args.bell,
         )
 
     def fleet_text(self) -> str:
@@ -204,12 +221,6 @@ def _wants_plain(plain: bool) -> bool:
     return bool(wants_plain(plain))
 
 
-def _user_name() -> str:
-    with contextlib.suppress(Exception):
-        return getpass.getuser()
-    return ""
-
-
 def _host(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
     player.choose_rules = args.rules is None
@@ -217,12 +228,14 @@ def _host(args: argparse.Namespace) -> int:
     fleet = player.fleet(rules)
     if not 0 <= args.port < 65536:
         raise UsageError("--port must be between 0 and 65535")
+    for address in args.advertise:  # refused before the invite is printed, not inside it
+        parse_address(address, DEFAULT_PORT)
     return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise))
 
 
 def _join(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
-    invite = parse_invite(args.invite)
+    invite = parse_invite("".join(args.invite))
     if invite.key is None:
         print(
             "statki: warning: a bare address cannot be authenticated;"
@@ -554,6 +567,7 @@ async def _on_screen(
             choose_rules=player.choose_rules and session.role is Role.HOST,
             custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
+            bell=player.bell,
         )
     finally:
         history.close()

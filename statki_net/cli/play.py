@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 
-from statki_net.cli.common import Subcommands, placement_argument, rules_argument
+from statki_net.cli.common import (
+    Subcommands,
+    home_argument,
+    name_argument,
+    placement_argument,
+    player_name,
+    rules_argument,
+    stdin_is_terminal,
+)
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
 
@@ -21,9 +28,12 @@ def add(commands: Subcommands) -> None:
         action="store_true",
         help="a line prompt instead of the full screen (scripts, screen readers)",
     )
-    play.add_argument("--name", default=None, help="your name as the opponent sees it")
+    name_argument(play)
     play.add_argument("--seed", type=int, default=None, help="seed for repeatable fleets and aim")
-    play.add_argument("--home", default=None, help="statki's home directory (else STATKI_HOME)")
+    play.add_argument(
+        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+    )
+    home_argument(play)
     play.set_defaults(run=_play)
 
 
@@ -32,22 +42,25 @@ def _play(args: argparse.Namespace) -> int:
     from statki_client.run import play_computer
 
     rules = ruleset_named(args.rules or "classic")
+    home = home_dir(args.home)
     return int(
         play_computer(
             rules,
-            home=home_dir(args.home),
+            home=home,
             strategy=args.bot,
             placement=args.placement,
-            name=args.name if args.name is not None else _user(),
+            name=player_name(args.name, home, may_ask=stdin_is_terminal()),
             plain=args.plain,
             seed=args.seed,
             choose_rules=args.rules is None,
+            fleet_text=_fleet_text(args.fleet),
         )
     )
 
 
-def _user() -> str:
-    try:
-        return getpass.getuser()[:40]
-    except (OSError, KeyError):
-        return "player"
+def _fleet_text(path: str | None) -> str:
+    """The fleet file's text; the model places it, or says why not and draws one at random."""
+    if path is None:
+        return ""
+    with open(path, encoding="utf-8") as file:
+        return file.read()

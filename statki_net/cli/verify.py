@@ -27,12 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
 from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read_user_file
 
+LOG_SUFFIX = ".statki"
+"""The name statki gives its logs: such a file is a log, however damaged its start."""
+DAMAGED_START = (
+    "the log's header is damaged: the file does not begin with a statki log's magic value"
+)
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
 LOG = "statki log"
@@ -48,7 +53,11 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+        "--jobs",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="processes to use (default: all cores)",
     )
     parser.add_argument(
         "--every-signature",
@@ -130,7 +139,8 @@ def _read_now(path: str) -> Source:
 
 
 def _logs_under(directory: Path) -> Iterator[str]:
-    """Every statki log below ``directory``, by its magic value; other files are passed over.
+    """Every statki log below ``directory``, by its magic value or its name; other files are
+    passed over (a ``.statki`` file whose start is damaged is a damaged log, not another file).
 
     What is not a regular file (a FIFO, a socket, a device) is passed over
     unopened, with a note: reading it could wait forever.
@@ -148,7 +158,7 @@ def _logs_under(directory: Path) -> Iterator[str]:
                     start = file.read(len(MAGIC))
             except OSError:
                 continue
-            if start == MAGIC:
+            if start == MAGIC or name.endswith(LOG_SUFFIX):
                 yield path
 
 
@@ -183,6 +193,8 @@ def _read(source: Source) -> LogContents:
             data = read_user_file(source.path, limit=MAX_LOG_BYTES, what=LOG)
         except TooLarge as error:
             data, too_large = error.start, True
+    if source.data is None and not data.startswith(MAGIC) and source.path.endswith(LOG_SUFFIX):
+        return LogContents(header={}, damage=DAMAGED_START)
     if too_large:
         if not data.startswith(MAGIC):
             raise NotALog("not a statki log (no magic value at the start)")

@@ -10,6 +10,8 @@ without a key.  Pure: text in, values out.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
@@ -21,6 +23,11 @@ KEY_SIZE = 32
 MAX_INVITE = 2000
 
 Address = tuple[str, int]
+
+HOST_NAME = re.compile(
+    r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?", re.ASCII
+)
+"""A DNS name: labels of letters, digits, hyphens (and the underscores some networks use)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ def parse_address(
         host, port_text = text, None
     if not host:
         raise UsageError(f"{text!r}: the host is missing")
+    if not _is_host(host, bracketed=text.startswith("[")):
+        raise UsageError(f"{text!r}: the host is neither an IP address nor a host name")
     if port_text is None:
         if default_port is None:
             raise UsageError(f"{text!r}: the port is missing (HOST:PORT)")
@@ -68,6 +77,16 @@ def parse_address(
     return host, int(port_text)
 
 
+def _is_host(host: str, *, bracketed: bool) -> bool:
+    """An IPv6 address in brackets (a zone allowed); else an IPv4 address or a DNS name."""
+    if bracketed:
+        try:
+            return ipaddress.ip_address(host).version == 6
+        except ValueError:
+            return False
+    return len(host) <= 253 and HOST_NAME.fullmatch(host) is not None
+
+
 def format_invite(addresses: list[Address] | tuple[Address, ...], key: bytes) -> str:
     if not addresses:
         raise UsageError("an invite needs at least one address")
@@ -75,8 +94,12 @@ def format_invite(addresses: list[Address] | tuple[Address, ...], key: bytes) ->
 
 
 def parse_invite(text: str) -> Invite:
-    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None)."""
-    text = text.strip()
+    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None).
+
+    White space anywhere is dropped: an invite copied from a screen that broke
+    it over lines reads back whole.
+    """
+    text = "".join(text.split())
     if len(text) > MAX_INVITE:
         raise UsageError("the invite is too long")
     if not text.startswith(SCHEME):

@@ -163,11 +163,11 @@ def read_log(data: bytes) -> LogContents:
                 _add_record(contents, record)
     except NotALog:
         raise
-    except Exception as error:  # msgpack raises several types for garbage
+    except Exception:  # msgpack raises several types for garbage
         if contents is None:
             return LogContents(header={}, damage="the log's header is unreadable")
         contents.damage = contents.damage or (
-            f"unreadable record after {len(contents.frames)} messages ({type(error).__name__})"
+            f"the record after message {len(contents.frames)} is unreadable"
         )
         return contents
     if contents is None:

@@ -358,9 +358,11 @@ class Session:
         """The secret of this side's fleet commitment; empty until it commits."""
         return self._secret
 
-    def anew(self, *, rules: Ruleset | None, first: Role | None) -> Session:
-        """A new game's session for this side: same key, name, entropy, limits, caps,
-        behaviour and expected host key.
+    def anew(
+        self, *, rules: Ruleset | None, first: Role | None, limits: Limits | None = None
+    ) -> Session:
+        """A new game's session for this side: same key, name, entropy, limits (unless
+        ``limits`` are given), caps, behaviour and expected host key.
 
         For a host that changes its proposal before saying hello, or a rematch.
         """
@@ -371,7 +373,7 @@ class Session:
             entropy=self.entropy,
             software=self.software,
             rules=rules,
-            limits=self.proposed_limits,
+            limits=limits or self.proposed_limits,
             caps=self.caps,
             first=first,
             behaviour=self.behaviour,
@@ -469,6 +471,17 @@ class Session:
         if kind is Deadline.HELLO:  # the game's limits are not agreed yet: our own
             return self._turn_began() + self.proposed_limits.move_ms
         return self._turn_began() + self.transcript.limit()
+
+    def turn_clock(self) -> tuple[Role, int] | None:
+        """Who is to move in the battle or the reveal, and when their time runs out (ms,
+        this side's clock): what a screen counts down.  None when no move is timed (the
+        hellos, the end).  For the peer it is ``deadline``; for this side the peer counts
+        from when it sent its message, a little before it arrived here."""
+        speaker = self.transcript.speaker()
+        kind = deadline_kind(self.transcript.phase)
+        if self.closed or speaker is None or kind is None or kind is Deadline.HELLO:
+            return None
+        return speaker, self._turn_began() + self.transcript.limit()
 
     def check_time(self, now: int) -> list[Event]:
         """Act on the peer's silence once ``deadline`` has passed: claim the game on time,

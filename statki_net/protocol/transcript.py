@@ -256,6 +256,15 @@ class Transcript:
             return None
         return place
 
+    def _misplaced(self, header: Header) -> str:
+        """Why a frame does not fit at the end, in one sentence (the referee names the frame)."""
+        due = len(self.frames)
+        if header.seq != due:
+            return f"it is numbered {header.seq} where message {due} was due"
+        if due == 0:
+            return "it is numbered 0 but does not begin a game"
+        return f"it is numbered {due} but does not follow message {due - 1} in the chain"
+
     def crossed(self, header: Header, own: Role) -> int | None:
         """The place of a frame that crossed ``own``'s last messages on the wire: one that
         fits before the end, where every message from there on is ``own``'s
@@ -317,11 +326,7 @@ class Transcript:
         if self.complete:
             raise fail(Code.OUT_OF_TURN, "the game is over", Check.PLACE)
         if self.place_of(envelope.header) != len(self.frames):
-            raise fail(
-                Code.BAD_CHAIN,
-                f"expected message {len(self.frames)} after message {len(self.frames) - 1}",
-                Check.PLACE,
-            )
+            raise fail(Code.BAD_CHAIN, self._misplaced(envelope.header), Check.PLACE)
         if not signed_here:
             self.verify(envelope, signature_later=signature_later)
         try:

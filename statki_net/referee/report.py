@@ -242,7 +242,9 @@ class Judgement:
         if self.players:
             title += f": {self.player(Role.HOST)} v {self.player(Role.GUEST)}"
         used = ", ".join(_log_words(log) for log in self.logs)
-        out = [title, f"  logs: {used}", f"  result: {self.result_words()}"]
+        # A cheat's finding is listed below with the violations: the result need not say it too.
+        result = self.result_words(details=not self.violations)
+        out = [title, f"  logs: {used}", f"  result: {result}"]
         if self.shots and self.messages:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
             out.append(f"  shots: host {host}, guest {guest}; {self.messages} messages")

@@ -22,15 +22,18 @@ class HomeError(UsageError):
 
 
 def home_dir(explicit: str | None = None) -> Path:
-    """statki's home: the argument, ``STATKI_HOME``, or the XDG data directory."""
+    """statki's home: the argument, ``STATKI_HOME``, or the XDG data directory; made if missing."""
+    return private_folder(home_path(explicit), follow_link=True)
+
+
+def home_path(explicit: str | None = None) -> Path:
+    """Where statki's home is, made or not: for commands that only read it."""
     if explicit:
-        home = Path(explicit)
-    elif os.environ.get("STATKI_HOME"):
-        home = Path(os.environ["STATKI_HOME"])
-    else:
-        data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        home = Path(data) / "statki"
-    return private_folder(home, follow_link=True)
+        return Path(explicit)
+    if os.environ.get("STATKI_HOME"):
+        return Path(os.environ["STATKI_HOME"])
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "statki"
 
 
 def private_folder(folder: Path, *, follow_link: bool = False) -> Path:

@@ -137,6 +137,25 @@ def _read_stream(path: str, limit: int, seconds: float) -> bytes:
         os.close(fd)
 
 
+class OutputFileError(UsageError):
+    """A file the user named for output cannot be written; the message names it and says why."""
+
+
+def write_user_file(path: str, data: bytes) -> None:
+    """Write ``data`` to the file the user named; raises ``OutputFileError``.
+
+    Only a regular file (new or existing) is written: a FIFO nobody reads
+    would block the command, and a device is never what a PDF is meant for.
+    """
+    if os.path.exists(path) and not is_regular(path):
+        raise OutputFileError(f"{path}: not a regular file, not written")
+    try:
+        with open(path, "wb") as file:
+            file.write(data)
+    except OSError as error:
+        raise OutputFileError(f"{path}: cannot be written ({_reason(error)})") from None
+
+
 def _reason(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "no such file"

@@ -61,7 +61,28 @@ def test_salvo_shots_are_ranked_against_the_best_set() -> None:
 
 def test_percentile_counts_fleets_found_sooner() -> None:
     assert FleetDifficulty(50.0, (40, 45, 50, 60)).percentile == pytest.approx(62.5)
-    assert "harder to find than 62% of fleets" in FleetDifficulty(50.0, (40, 45, 50, 60)).words()
+    assert (
+        "harder to find than 62% of 4 random fleets"
+        in FleetDifficulty(50.0, (40, 45, 50, 60)).words()
+    )
+
+
+def test_each_game_against_the_fleet_is_set_against_each_random_fleet() -> None:
+    """Two games of 45 and 55 shots: the first beats one random fleet of four, the second
+    three; the share is their mean, not the mean game's rank."""
+    difficulty = FleetDifficulty(50.0, (40, 50, 50, 60), (45, 55))
+    assert difficulty.percentile == pytest.approx(50.0)
+
+
+def test_the_fewer_random_fleets_the_wider_the_likely_range() -> None:
+    few = FleetDifficulty(90.0, (50, 55, 60, 62, 65, 70))
+    many = FleetDifficulty(90.0, (50, 55, 60, 62, 65, 70) * 5)
+    assert few.percentile == many.percentile == 100
+    low_few, high_few = few.likely_range
+    low_many, high_many = many.likely_range
+    assert high_few == pytest.approx(100) and high_many == pytest.approx(100)
+    assert low_few == pytest.approx(61, abs=1) and low_many > 85
+    assert "100% of 6 random fleets (likely between 61% and 100%)" in few.share_words()
 
 
 def test_bench_ai_command(cli: Cli) -> None:

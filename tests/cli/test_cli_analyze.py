@@ -57,3 +57,20 @@ def test_analyze_gives_the_same_figures_on_one_core_as_on_several(cli: Cli, tmp_
     assert json.loads(alone.stdout) == json.loads(side_by_side.stdout)
     other_seed = cli("analyze", str(log), *QUICK[:-1], "4", "--json", "--jobs", "2")
     assert json.loads(other_seed.stdout) != json.loads(alone.stdout)
+
+
+def test_analyze_says_how_far_it_has_got_and_when_the_log_is_unfinished(cli: Cli) -> None:
+    done = cli("analyze", str(LOGS / "unfinished.statki"), *QUICK)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "statki: warning: the game in this log did not finish" in lines[0]
+    assert "analysing the game: 100%" in lines
+
+
+def test_analyze_says_when_the_log_is_damaged(cli: Cli, tmp_path: Path) -> None:
+    whole = (LOGS / "unfinished.statki").read_bytes()
+    cut = tmp_path / "cut.statki"
+    cut.write_bytes(whole[:-30])
+    done = cli("analyze", str(cut), *QUICK)
+    assert done.returncode == 0, done.stderr
+    assert "statki: warning: the log is damaged (the log is cut off after " in done.stderr

@@ -125,3 +125,34 @@ def test_a_home_where_no_history_can_be_made_gets_one_line(cli: Cli, tmp_path: P
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert "cannot be used" in line
+
+
+def test_history_and_stats_of_a_home_that_is_not_there_make_nothing(
+    cli: Cli, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nonexistent"
+    for command in ("history", "stats"):
+        done = cli(command, "--home", str(missing))
+        assert done.returncode == 0 and "no games recorded yet" in done.stdout, done
+    assert not missing.exists()
+
+
+def test_a_negative_limit_is_refused(cli: Cli) -> None:
+    done = cli("history", "--limit", "-1")
+    assert done.returncode == 2
+    assert "--limit: '-1' is not a whole number of 0 or more" in done.stderr
+
+
+def test_home_goes_before_or_after_the_command(cli: Cli, tmp_path: Path) -> None:
+    fill(tmp_path / "elsewhere")
+    before = cli("--home", str(tmp_path / "elsewhere"), "history")
+    after = cli("history", "--home", str(tmp_path / "elsewhere"))
+    assert before.returncode == after.returncode == 0
+    assert before.stdout == after.stdout and "Olek" in before.stdout
+
+
+def test_version_is_printed(cli: Cli) -> None:
+    from statki_net.version import SOFTWARE
+
+    done = cli("--version")
+    assert (done.returncode, done.stdout) == (0, SOFTWARE + "\n")

@@ -32,7 +32,8 @@ def test_a_whole_game_by_piping_every_square(cli: Cli, tmp_path: Path, rules: st
     assert "Their fleet" in out
     if rules == "classic":
         assert "known to be empty" in out, "squares beside a sunk ship are refused"
-    assert re.search(r"^Log: \S+\.statki$", out, re.M)
+    # The whole path, broken after a folder when it is longer than the line.
+    assert re.search(r"^Log: \S+(\n {5}\S+)*\.statki$", out, re.M)
     log = Path(done.stderr.removeprefix("statki: log saved at ").strip())
     assert judge_log(log.read_bytes()).valid
     (row,) = History.in_home(tmp_path / "home").games()
@@ -64,3 +65,48 @@ def test_a_hard_placement_for_the_computer_is_legal(cli: Cli, tmp_path: Path) ->
     assert judgement.valid, judgement.headline()
     refused = cli("play", "--plain", "--placement", "sneaky")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
+
+
+FLEET = "B2-E2 G2-G4 A5-A7 C5-D5 F6-F7 H9-I9 J1 J4 D9 A10"
+
+
+def _revealed_host_fleet(home: Path) -> tuple[tuple[int, ...], ...]:
+    from statki_net.protocol.logformat import read_log
+    from statki_net.protocol.wire import Role
+    from statki_net.referee.verify import replay_log
+
+    (row,) = History.in_home(home).games()
+    transcript, _ = replay_log(read_log(Path(row.log_path).read_bytes()))
+    fleet = transcript.sides[Role.HOST].fleet
+    assert fleet is not None
+    return fleet.ships
+
+
+def _ships(text: str) -> tuple[tuple[int, ...], ...]:
+    from statki_net.game.fleet import read_fleet_text
+    from statki_net.game.rules import PRESETS
+
+    fleet, problems = read_fleet_text(PRESETS["classic"], "\n".join(text.split()))
+    assert not problems
+    return fleet.ships
+
+
+def test_the_line_prompt_tells_only_what_applies_and_takes_a_typed_fleet(
+    cli: Cli, tmp_path: Path
+) -> None:
+    done = cli("play", "--plain", "--seed", "3", stdin=f"{FLEET}\n\n{EVERY_SQUARE}")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Your fleet is placed as typed" in out
+    for full_screen_only in ("Tab picks", "Enter fires", "[ ] cursor", "picked ship", "[."):
+        assert full_screen_only not in out, full_screen_only
+    assert "YOUR TURN: type a square, like B4" in out
+    assert _revealed_host_fleet(tmp_path / "home") == _ships(FLEET)
+
+
+def test_play_takes_a_fleet_file(cli: Cli, tmp_path: Path) -> None:
+    fleet = tmp_path / "fleet.txt"
+    fleet.write_text("\n".join(FLEET.split()) + "\n")
+    done = cli("play", "--plain", "--seed", "3", "--fleet", str(fleet), stdin=f"\n{EVERY_SQUARE}")
+    assert done.returncode == 0, done.stderr
+    assert _revealed_host_fleet(tmp_path / "home") == _ships(FLEET)

@@ -72,7 +72,9 @@ def test_a_cheating_log_exits_1_naming_player_move_and_square(cli: Cli, tmp_path
     done = cli("verify", str(log))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
-    assert "  result: Ala (host) won: Olek (guest) cheated: " in "\n".join(lines)
+    # The finding is said once, on its own line, not again in the result.
+    assert "  result: Ala (host) won: Olek (guest) cheated" in lines
+    assert done.stdout.count("answered water, the commitment holds a ship") == 1
     assert "  standing: invalid (cheating)" in lines
     [detail] = [line for line in lines if line.startswith("  false-answer")]
     assert detail.startswith("  false-answer (Olek (guest), move ")
@@ -301,3 +303,36 @@ def test_a_directory_passes_over_what_is_not_a_regular_file(cli: Cli, tmp_path: 
     done = cli("verify", str(folder))
     assert done.returncode == 0, done.stderr
     assert done.stderr == f"statki: {folder / 'waiting.statki'}: not a regular file, passed over\n"
+
+
+def test_jobs_below_one_are_refused(cli: Cli, tmp_path: Path) -> None:
+    for jobs in ("-1", "0"):
+        done = cli("verify", "--jobs", jobs, str(tmp_path))
+        assert done.returncode == 2
+        assert f"--jobs: '{jobs}' is not a whole number of 1 or more" in done.stderr
+
+
+def test_a_statki_file_with_a_damaged_start_counts_as_a_damaged_log(
+    cli: Cli, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "good.statki").write_bytes(honest_log(56))
+    broken = honest_log(57)
+    (logs / "broken.statki").write_bytes(b"\0" * 8 + broken[8:])
+    done = cli("verify", str(logs))
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        f"2 game(s) from 2 log(s) under {logs}: 1 valid, 1 invalid"
+    )
+    assert "  damaged: the log's header is damaged: the file does not begin" in done.stdout
+
+
+def test_a_damaged_record_is_said_in_words_not_by_an_exception_name(
+    cli: Cli, tmp_path: Path
+) -> None:
+    log = tmp_path / "game.statki"
+    log.write_bytes(honest_log(58) + b"\xc1")  # 0xc1: never used in msgpack
+    done = cli("verify", str(log))
+    assert "Error)" not in done.stdout
+    assert "the record after message 20 is unreadable" in done.stdout, done.stdout

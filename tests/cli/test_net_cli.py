@@ -172,3 +172,20 @@ def test_move_limits_outside_specs_bounds_get_one_line(cli: Cli) -> None:
             assert done.stderr == (
                 "statki: --move-timeout must be between 60 and 86400 seconds\n"
             ), done.stderr
+
+
+def test_an_advertised_address_that_is_none_is_refused_before_listening(cli: Cli) -> None:
+    done = cli("host", "--port", "0", "--plain", "--advertise", "not an address!!")
+    assert done.returncode == 2
+    assert "neither an IP address nor a host name" in done.stderr
+    assert "statki://" not in done.stdout
+
+
+def test_move_time_is_the_move_limit_and_the_bell_can_be_turned_off(cli: Cli) -> None:
+    from statki_net.cli.main import build_parser
+
+    argv = ["host", "--move-time", "300", "--no-bell"]
+    args = build_parser(argv).parse_args(argv)
+    assert (args.move_timeout, args.bell) == (300.0, False)
+    done = cli("join", "127.0.0.1:1", "--move-time", "5")
+    assert done.returncode == 2 and "must be between 60 and 86400 seconds" in done.stderr

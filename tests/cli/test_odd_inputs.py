@@ -27,6 +27,8 @@ from statki_net.cli import analyze, bench, fleet, verify
 from statki_net.cli.commands import COMMANDS
 from statki_net.store import userfile
 
+LOGS = Path(__file__).resolve().parents[2] / "protocol" / "logs"
+
 DOCUMENTED = {0, 1, 2}
 """Exit statuses README documents for a command that ran to its end (130/143: signals)."""
 SECONDS = 10.0
@@ -47,12 +49,17 @@ QUICK: dict[str, list[str] | None] = {
     "stats": ["stats"],
     "bench": None,  # keeps no home; its --merge files are in FILE_ARGS
     "analyze": None,  # keeps no home; its log is in FILE_ARGS
+    "sheet": None,  # keeps no home; its output is in FILE_ARGS
+    "record": None,  # keeps no home; its log and PDF are in FILE_ARGS
 }
 """Each command run quickly against its home; None where it keeps none (the reason says)."""
 
 FILE_ARGS: dict[str, list[str]] = {
     "verify": ["verify", "{file}"],
     "analyze": ["analyze", "{file}"],
+    "record": ["record", "{file}"],
+    "sheet -o": ["sheet", "-o", "{file}"],
+    "record --pdf": ["record", str(LOGS / "honest-short.statki"), "--pdf", "{file}"],
     "fleet check": ["fleet", "check", "{file}"],
     "bench --merge": ["bench", "ai", "--merge", "{file}"],
     "host --fleet": ["host", "--plain", "--port", "70000", "--fleet", "{file}"],
@@ -398,7 +405,7 @@ def test_a_host_at_the_line_prompt_with_no_input_resigns(tmp_path: Path, stdin: 
         guest = start(tmp_path / "g", "join", "--bot", "random", invite)
         out, err = host.communicate(timeout=SECONDS * 2)
         assert "Traceback" not in err and host.returncode == 0, err
-        assert "no more input: resigning" in out and "you lost (resigned)" in out, out
+        assert "no more input: resigning" in out and "you lost: you resigned" in out, out
     finally:
         stop(host)
         if guest is not None:

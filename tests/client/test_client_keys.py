@@ -77,3 +77,56 @@ def test_the_history_overlay_shows_past_games(tmp_path: Path) -> None:
     screens = run_keys(model, "p")
     assert any("Past games" in s and "computer (random)" in s for s in screens)
     assert model.overlay is None or model.overlay is Overlay.HISTORY
+
+
+def test_escape_clears_a_half_typed_square_and_puts_the_cursor_back(tmp_path: Path) -> None:
+    from statki_client.keys import press
+
+    model, _ = game(tmp_path)
+    model.ready()
+    assert model.stage is Stage.BATTLE
+    model.cursor = 55
+    for key in "b1":
+        press(model, key)
+    assert (model.typed, model.cursor) == ("B1", 1)
+    press(model, "escape")
+    assert (model.typed, model.cursor) == ("", 55)
+    assert "typing B1" not in plain(screen(model))
+    press(model, "0")  # no longer B10: nothing is being typed
+    assert model.cursor == 55
+
+
+def test_every_key_in_the_help_is_apart_from_its_words(tmp_path: Path) -> None:
+    from statki_client.layout import help_lines
+
+    model, _ = game(tmp_path)
+    texts = ["".join(fragment[1] for fragment in line) for line in help_lines(model)]
+    assert "  r / a at the end  a rematch (the other side starts) / analyse the game" in texts
+    assert all(len(text) <= 80 for text in texts)
+    model.toggle_overlay(Overlay.HELP)
+    assert texts[-1] in plain(screen(model)), "the help fits on an 80x24 screen"
+
+
+def test_a_bigger_terminal_has_the_screen_in_its_middle_and_the_keys_at_the_bottom(
+    tmp_path: Path,
+) -> None:
+    from statki_client.layout import keys_line, terminal_screen
+
+    model, _ = game(tmp_path)
+    lines = plain(terminal_screen(model, 120, 40)).split("\n")
+    assert len(lines) == 40
+    assert lines[-1] == " " * 20 + keys_line(model).rstrip()
+    title = next(line for line in lines if "statki" in line)
+    assert lines.index(title) == 8 and title.startswith(" " * 20 + " statki  ")
+    assert plain(terminal_screen(model, 80, 24)) == plain(screen(model))
+
+
+def test_a_terminal_too_small_says_so(tmp_path: Path) -> None:
+    from statki_client.layout import terminal_screen
+
+    model, _ = game(tmp_path)
+    text = plain(terminal_screen(model, 60, 20))
+    assert "The terminal is too small: statki needs 80 columns and 24 rows" in " ".join(
+        text.split()
+    )
+    assert all(len(line) <= 60 for line in text.split("\n"))

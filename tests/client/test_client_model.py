@@ -222,8 +222,11 @@ def test_the_rematch_gives_the_first_shot_to_the_other_side(tmp_path: Path) -> N
     play_out(model)
     assert model.rematch()
     assert model.stage is Stage.PLACING
+    assert model.notice.startswith("Rematch: ")
     model.ready()
     assert model.first is not None and model.first is not first
+    assert "toss" not in model.notice, "nobody tossed: the rematch agreed who starts"
+    assert model.notice.endswith("first, as agreed"), model.notice
     play_out(model)
     assert len(history.games()) == 2
 
@@ -312,3 +315,22 @@ def test_hints_shade_squares_where_no_ship_left_fits(tmp_path: Path) -> None:
     sea = sea.apply((a2,), Answer.single(Outcome.MISS))
     model.session.transcript.sides[Role.HOST].sea = sea
     assert model.hint_squares() == bit(0), "only A1 is walled in, and no ship is 1 long"
+
+
+def test_every_volley_of_the_computers_turn_is_told_once(tmp_path: Path) -> None:
+    """A hit earns another shot: the computer's turn can be several volleys, all shown."""
+    from statki_client.layout import last_turn, plain, screen
+
+    model, _ = game(tmp_path, seed=9)
+    model.ready()
+    square = 0
+    while len(last_turn(model.volleys, mine=False)) < 2:
+        assert model.stage is Stage.BATTLE and square < 100, "the computer never hit twice"
+        if model.refusal(square) is None:
+            model.choose(square)
+        square += 1
+    turn = last_turn(model.volleys, mine=False)
+    text = " ".join(plain(screen(model)).split())
+    told = ", ".join(volley.words(model.size) for volley in turn)
+    assert f"Their last turn {told}" in text, text
+    assert "Opponent:" not in text

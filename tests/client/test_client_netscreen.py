@@ -18,6 +18,7 @@ from statki_client.remote import ConnectionLink
 from test_client_model import game, play_out, stage_now
 
 from statki_net.game.rules import ruleset_named
+from statki_net.net.invite import parse_invite
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, PeerHello, Session, public_key_bytes
 from statki_net.protocol.wire import Hello, Role
@@ -48,19 +49,21 @@ def test_the_host_sees_the_invite_whole_until_the_guest_arrives() -> None:
     model = host_model(invite=INVITE)
     text = plain(screen(model))
     lines = text.splitlines()
-    start = lines.index(INVITE[:80])
-    assert "".join(lines[start : start + 2]) == INVITE, text
+    start = next(i for i, line in enumerate(lines) if line.startswith("statki://"))
+    # Broken before the key, not inside an address or the key: each line a whole piece.
+    assert lines[start : start + 2] == [INVITE[:44], INVITE[44:]], text
+    assert parse_invite("\n".join(lines[start : start + 2])) == parse_invite(INVITE)
     assert len(lines) == 24 and "waiting for the opponent" in lines[0]
     press(model, "enter")
     assert model.stage is Stage.WAITING
     assert "the game starts when a guest joins" in model.notice
     waiting = plain(screen(model))
-    assert INVITE[:80] in waiting and "*" not in waiting, "no ship is picked once committed"
+    assert INVITE[:44] in waiting and "*" not in waiting, "no ship is picked once committed"
     assert "Enter fire" not in keys_line(model), "no battle keys before the battle"
     guest_arrives(model)
     met = plain(screen(model))
-    assert INVITE[:80] not in met
-    assert f"vs Ola [{fingerprint(public_key_bytes(GUEST_KEY))}]" in met
+    assert INVITE[:44] not in met
+    assert f"vs Ola, key {fingerprint(public_key_bytes(GUEST_KEY))}" in met
 
 
 def test_a_fleet_file_that_fits_is_the_fleet_to_start_from() -> None:
@@ -126,3 +129,51 @@ def test_a_long_reason_at_the_end_is_wrapped_not_cut() -> None:
     text = plain(screen(model))
     assert " ".join(text.split()).count("much too long") == 10, text
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_game_over_a_network_shows_its_move_limit_and_one_against_the_computer_none(
+    tmp_path: Path,
+) -> None:
+    networked = host_model()
+    assert "120 s a move" in plain(screen(networked))
+    local, _ = game(tmp_path)
+    assert local.move_seconds is None
+    assert " s a move" not in plain(screen(local))
+
+
+def test_each_side_says_what_it_waits_for() -> None:
+    guest = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(3).randbytes)
+    joined = Model(ConnectionLink(guest), random.Random(4))
+    assert "Connected to the host; waiting for its rules" in plain(screen(joined))
+    host = host_model(invite=INVITE)
+    press(host, "enter")
+    assert "the game starts when a guest joins" in host.notice
+    guest_arrives(host)
+    assert host.notice == "Ola joined; waiting for them to accept the rules and commit a fleet"
+    assert "Ola joined; waiting for them" in plain(screen(host))
+
+
+def test_a_long_notice_while_placing_is_wrapped_not_cut() -> None:
+    model = host_model()
+    reason = "ships G8-J8 and H7 touch " + "at a corner or a side " * 4 + "at H7, G8"
+    model.say(f"The battle cannot start: {reason}", trouble=True)
+    text = plain(screen(model))
+    assert reason in " ".join(text.split()), text
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_long_log_path_is_shown_whole() -> None:
+    from statki_client.layout import broken_lines
+
+    path = "/home/someone/" + "a-folder-with-a-long-name/" * 4 + "game.statki"
+    lines = broken_lines(path, 75)
+    assert "".join(lines) == path and all(len(line) <= 75 for line in lines)
+    assert all(line.endswith("/") for line in lines[:-1]), "broken after a folder's name"
+
+
+def test_two_players_of_one_name_are_told_apart() -> None:
+    model = host_model()
+    hello = Hello(1, "statki", public_key_bytes(GUEST_KEY), "ala", bytes(32))
+    model.handle([PeerHello(Role.GUEST, hello)])
+    assert model.opponent_label() == "your opponent ala"
+    assert model.session.name == "Ala"

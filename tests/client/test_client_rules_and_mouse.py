@@ -18,7 +18,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app, click, press
-from statki_client.layout import keys_line, plain, screen
+from statki_client.layout import keys_line, plain, screen, terminal_screen
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Placed, Stage
 from statki_client.remote import ConnectionLink
@@ -234,6 +234,12 @@ def where(text: str, square: str, *, right: bool) -> tuple[int, int]:
     return column_a + 2 * (ord(letter) - ord("A")), headers[0] + row
 
 
+def on_terminal(app: Application[None], model: Model) -> str:
+    """The screen as the application draws it, on its output's size (centred on a bigger one)."""
+    size = app.output.get_size()
+    return plain(terminal_screen(model, size.columns, size.rows))
+
+
 async def until(test: Callable[[], bool]) -> None:
     """Let the application run until ``test`` holds (bounded: a step takes a few turns)."""
     for _ in range(2000):
@@ -265,14 +271,14 @@ def test_clicks_through_the_application_choose_place_and_fire(tmp_path: Path) ->
             await until(lambda: model.stage is Stage.PLACING)
             place(model, CLASSIC_FLEET)
             await drawn(app, lambda: True)
-            text = plain(screen(model))
+            text = on_terminal(app, model)
             pipe.send_text(sgr_click(*where(text, "J1", right=False)))
             await until(lambda: model.selected == 3)
             pipe.send_text(sgr_click(*where(text, "A10", right=False)))
             await until(lambda: model.ships[3] == Placed(9, 0, True, 2))
             pipe.send_text("\r")
             await drawn(app, lambda: model.my_turn)
-            e5 = sgr_click(*where(plain(screen(model)), "E5", right=True))
+            e5 = sgr_click(*where(on_terminal(app, model), "E5", right=True))
             pipe.send_text(e5)
             await until(lambda: "Aiming at E5" in model.notice)
             assert model.shots_fired(True) == 0

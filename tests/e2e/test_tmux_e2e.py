@@ -115,6 +115,11 @@ def invite_on(screen: str) -> str:
     return invite
 
 
+def showing(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    """A test of a screen: whether ``pattern`` is found in it."""
+    return lambda text: pattern.search(text) is not None
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_two_players_play_a_game_on_the_full_screen(tmp_path: Path) -> None:
     tmux = Tmux()
@@ -150,7 +155,7 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     tmux.start("guest", bob, "join", invite, "--name", "Bob")
     host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 1)[1]))
     offer = tmux.wait("guest", "Alice proposes these rules")
-    assert f"vs Alice [{host_key}]" in offer
+    assert f"vs Alice, key {host_key}" in offer
     assert "one shot a turn" in offer and "d decline" in offer and "Your fleet" in offer
     tmux.keys("guest", "Enter")
 
@@ -164,12 +169,15 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
         assert "turn; silent" in screens[other[shooter]], "the other side waits for its turn"
         tmux.keys(shooter, *target, "Enter")
         name = target.upper()
-        after = tmux.wait(shooter, f"Your last shot  {name}: ")
-        answer = re.search(rf"Your last shot  {name}: (\w+)", after)
+        # A hit earns another shot: the line then tells the whole turn, this shot last.
+        said = re.compile(rf"Your last (?:shot|turn)  (?:.*, )?{name}: (\w+)")
+        after = tmux.wait(shooter, showing(said))
+        answer = said.search(after)
         assert answer is not None
         mark = GLYPH_OF_ANSWER[answer.group(1)]
         assert square(after, RIGHT, name) == mark, after
-        seen = tmux.wait(other[shooter], f"Their last shot {name}: {answer.group(1)}")
+        told = re.compile(rf"Their last (?:shot|turn) (?:.*, )?{name}: {answer.group(1)}")
+        seen = tmux.wait(other[shooter], showing(told))
         assert square(seen, LEFT, name) == mark, seen
         screens[shooter] = after
         screens[other[shooter]] = tmux.wait(other[shooter], "YOUR TURN")
@@ -187,7 +195,14 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     assert ship_squares(end, LEFT) == 20 and ship_squares(end, RIGHT) == 20, end
     assert "Checked: every answer on both sides matches the revealed fleets" in end
     assert "Shots: you 2, opponent 2" in end
-    log_line = next(line for line in end.splitlines() if line.startswith("Log: "))
+    # The path is shown whole, broken after a folder where it is longer than a line.
+    lines = end.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Log: "))
+    log_line = lines[start]
+    for line in lines[start + 1 :]:
+        if not line.startswith(" " * len("Log: ")):  # the path's next piece is indented
+            break
+        log_line += line.strip()
     left = tmux.wait(quitter, "statki-exit-0", joined=True)
     assert "verdict: valid" in left and "resigned" in left, left
     tmux.keys(winner, "q")

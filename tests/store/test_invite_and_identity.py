@@ -34,3 +34,14 @@ def test_processes_racing_to_create_the_key_agree(tmp_path: Path) -> None:
     prints = {run.communicate(timeout=60)[0].strip() for run in runs}
     assert len(prints) == 1 and all(run.returncode == 0 for run in runs)
     assert sorted(p.name for p in (tmp_path / "home").iterdir()) == ["identity.pem"]
+
+
+@pytest.mark.parametrize("text", ["not an address!!", "[example.org]:5", "a_b-.c", "-a:5", "a b"])
+def test_an_address_names_a_host(text: str) -> None:
+    with pytest.raises(UsageError, match="neither an IP address nor a host name"):
+        parse_address(text, 47470)
+
+
+@pytest.mark.parametrize("text", ["localhost", "198.51.100.7:9", "[fe80::1%eth0]:3", "a.example."])
+def test_host_names_and_addresses_are_read(text: str) -> None:
+    assert parse_address(text, 47470)[0]

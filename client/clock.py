@@ -1,0 +1,69 @@
+"""The clock a player sees: the seconds left to the side to move, and the warnings.
+
+The deadline is the session's (``Session.turn_clock``: who moves, and when
+their time runs out); ``now`` is passed in by the front end that draws, so
+the model reads no clock.  A game without a time limit (against the computer)
+shows none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statki_net.game.errors import UsageError
+from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
+from statki_net.protocol.wire import Limits
+
+from .kinds import Stage
+from .state import CommonState
+
+WARNINGS = (30, 10)
+"""Seconds left at which the side to move is warned, the last one the most urgent."""
+MOVE_LIMITS = (60, 120, 300, 600, 1800, 3600)
+"""The move limits, in seconds, the host picks from on the rules screen (``+`` and ``-``)."""
+
+
+@dataclass(frozen=True)
+class ClockWords:
+    text: str
+    urgent: bool
+    """The side to move is this side, and its time is nearly out: drawn to stand out."""
+
+
+def clock_words(model: CommonState, now: int) -> ClockWords | None:
+    """What the clock says at ``now`` (ms); None when no clock is shown."""
+    if not model.link.timed or model.stage not in (Stage.BATTLE, Stage.FINISHING):
+        return None
+    clock = model.session.turn_clock()
+    if clock is None:
+        return None
+    mover, deadline = clock
+    left = max(0, -(-(deadline - now) // 1000))  # whole seconds, rounded up
+    if mover is not model.session.role:
+        who = model.opponent_label()
+        who = who[:1].upper() + who[1:]
+        if left == 0:
+            return ClockWords(f"{who}'s time is up: the game is claimed on time.", False)
+        return ClockWords(f"{who} has {left} s left to move.", False)
+    if left <= WARNINGS[-1]:
+        return ClockWords(f"Only {left} s left: move now, or you lose on time!", True)
+    if left <= WARNINGS[0]:
+        return ClockWords(f"{left} s left for your move: hurry.", True)
+    return ClockWords(f"You have {left} s left for your move.", False)
+
+
+def limit_choices(current_ms: int) -> tuple[int, ...]:
+    """The move limits offered, in seconds, the current one among them."""
+    seconds = current_ms // 1000
+    return tuple(sorted({*MOVE_LIMITS, seconds}))
+
+
+def next_limit(limits: Limits, step: int) -> Limits:
+    """The move limit one choice up (``step`` 1) or down (-1); the reveal's limit with it."""
+    choices = limit_choices(limits.move_ms)
+    index = choices.index(limits.move_ms // 1000)
+    seconds = choices[min(max(index + step, 0), len(choices) - 1)]
+    ms = seconds * 1000
+    if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
+        raise UsageError(f"a move limit of {seconds} s is outside the protocol's bounds")
+    return Limits(move_ms=ms, reveal_ms=ms)

@@ -1,0 +1,171 @@
+"""``statki sheet`` and ``statki record``: the game on paper, and a game kept on paper.
+
+``sheet`` writes an A4 PDF to play on paper as the players' own rules tell
+it: for each of two games, your sea and the opponent's sea, ten by ten,
+letters A-J over the columns and numbers 1-10 beside the rows, and the fleet
+to tick off.  ``record LOG`` prints a finished game as a person reads it
+(``statki_net.referee.record``), and with ``--pdf FILE`` writes the same on
+A4.  The PDF is made with fpdf2: pure Python, kept up, and its own fonts
+(Helvetica, Courier) need no font files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
+from statki_net.game.rules import Ruleset, describe, ruleset_named
+from statki_net.store.userfile import read_user_file, write_user_file
+
+if TYPE_CHECKING:
+    from fpdf import FPDF
+
+SHEET_FILE = "statki-sheet.pdf"
+MARGIN = 15.0
+"""Millimetres of white around the page's content."""
+CELL = 7.0
+"""Millimetres a square of the sheet's boards measures on the classic board (a notebook's
+two squares are 10); a bigger board gets smaller squares, so two boards fit across."""
+A4_WIDTH = 210.0
+BOARD_GAP = 12.0
+
+
+def add(commands: Subcommands) -> None:
+    sheet = commands.add_parser("sheet")
+    rules_argument(sheet)
+    sheet.add_argument(
+        "--output",
+        "-o",
+        default=SHEET_FILE,
+        metavar="FILE",
+        help=f"the PDF to write (default {SHEET_FILE})",
+    )
+    sheet.set_defaults(run=_sheet)
+    record = commands.add_parser("record")
+    record.add_argument("log", metavar="LOG", help="the log of a game")
+    record.add_argument("--pdf", metavar="FILE", help="also write the record to FILE, on A4")
+    record.set_defaults(run=_record)
+
+
+# ---------------------------------------------------------------- the sheet
+
+
+def _sheet(args: argparse.Namespace) -> int:
+    rules = ruleset_named(args.rules)
+    write_user_file(args.output, sheet_pdf(rules))
+    print(f"wrote {args.output}: two games of {describe(rules).name} on one A4 page")
+    return EXIT_OK
+
+
+def sheet_pdf(rules: Ruleset) -> bytes:
+    """One A4 page: two games, each your sea beside the opponent's, and the fleet to tick."""
+    pdf = _a4()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.cell(0, 8, "statki: Battleship on squared paper", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 9)
+    words = describe(rules)
+    pdf.cell(0, 5, f"Rules: {words.name}. " + "; ".join(words.lines) + ".")
+    pdf.ln(8)
+    cell = min(CELL, (A4_WIDTH - 2 * MARGIN - BOARD_GAP) / 2 / (rules.size + 1))
+    board = cell * (rules.size + 1)
+    for game in (1, 2):
+        top = pdf.get_y()
+        pdf.set_font("Helvetica", "B", 11)
+        pdf.cell(0, 6, f"Game {game}.  Opponent: ____________________   Date: __________")
+        top += 9
+        for column, title in enumerate(("Your sea", "The opponent's sea")):
+            left = MARGIN + column * (board + BOARD_GAP)
+            _board(pdf, rules.size, cell, left, top + 6, title)
+        _fleet_tally(pdf, rules, MARGIN, top + 6 + board + 3)
+        pdf.set_y(top + 6 + board + 18)
+    pdf.set_font("Helvetica", "", 8)
+    pdf.multi_cell(
+        0,
+        4,
+        "Say each shot as its square, letter first: D5.  The answer is miss, hit, or sunk.  "
+        "Mark a miss with a dot and a hit with a cross on the opponent's sea; mark their shots "
+        "on your own.  A shot at a square shot before counts as a miss.",
+    )
+    return bytes(pdf.output())
+
+
+def _board(pdf: FPDF, size: int, cell: float, left: float, top: float, title: str) -> None:
+    """A square board with its title, letters over the columns and numbers beside the rows."""
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.text(left, top - 2, title)
+    pdf.set_font("Helvetica", "", 9)
+    for column in range(size):
+        x = left + cell * (column + 1)
+        pdf.set_xy(x, top)
+        pdf.cell(cell, cell, chr(ord("A") + column), align="C")
+    for row in range(size):
+        y = top + cell * (row + 1)
+        pdf.set_xy(left, y)
+        pdf.cell(cell, cell, str(row + 1), align="C")
+    pdf.set_line_width(0.2)
+    for row in range(size):
+        for column in range(size):
+            pdf.rect(left + cell * (column + 1), top + cell * (row + 1), cell, cell)
+    pdf.set_line_width(0.5)
+    pdf.rect(left + cell, top + cell, cell * size, cell * size)
+
+
+def _fleet_tally(pdf: FPDF, rules: Ruleset, left: float, top: float) -> None:
+    """The fleet, a box per ship: ticked once it is drawn, crossed once it sinks."""
+    pdf.set_font("Helvetica", "", 9)
+    pdf.set_xy(left, top)
+    counts: dict[int, int] = {}
+    for length in rules.fleet:
+        counts[length] = counts.get(length, 0) + 1
+    parts = [f"{count} x {length}-mast ship" for length, count in counts.items()]
+    if rules.names:
+        parts = list(rules.names)
+    pdf.multi_cell(0, 4.5, "Fleet: " + ", ".join(parts) + ".")
+    pdf.set_x(left)
+    boxes = "   ".join("[  ]" for _ in rules.fleet)
+    pdf.cell(0, 4.5, f"Ships sunk: {boxes}")
+
+
+# ---------------------------------------------------------------- the record
+
+
+def _record(args: argparse.Namespace) -> int:
+    # Here, not at the top: the sheet needs no referee.
+    from statki_net.cli.verify import LOG, MAX_LOG_BYTES
+    from statki_net.protocol.logformat import read_log
+    from statki_net.referee.record import game_record
+    from statki_net.referee.verify import NamedLog, judge_game, replay_log
+
+    contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
+    transcript, _ = replay_log(contents)
+    judgement = judge_game([NamedLog(args.log, contents)])
+    lines = game_record(transcript, judgement).lines()
+    print("\n".join(lines))
+    if args.pdf:
+        write_user_file(args.pdf, record_pdf(lines))
+    return EXIT_OK
+
+
+def record_pdf(lines: list[str]) -> bytes:
+    """The record's lines on A4 pages, in a typewriter's font so the boards keep their squares."""
+    pdf = _a4()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 13)
+    pdf.cell(0, 7, lines[0], new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    pdf.set_font("Courier", "", 9)
+    for line in lines[1:]:
+        pdf.multi_cell(0, 4, line or " ", new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def _a4() -> FPDF:
+    from fpdf import FPDF  # loaded for the commands that write a PDF only
+
+    pdf = FPDF(orientation="portrait", unit="mm", format="A4")
+    pdf.set_margins(MARGIN, MARGIN, MARGIN)
+    pdf.set_auto_page_break(auto=True, margin=MARGIN)
+    pdf.set_creator("statki")
+    return pdf

@@ -1,0 +1,102 @@
+"""``statki sheet`` and ``statki record`` on real files: the PDF's pages and text, read back.
+
+The PDFs are read with pypdf (the test extras), as a reader would see them:
+A4 pages, and the words and coordinates on them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import Cli
+from pypdf import PdfReader
+from test_cli_verify import cheating_log, honest_log
+
+from statki_net.game.rules import PRESETS, Ruleset
+
+A4_POINTS = (595.28, 841.89)
+LETTERS = " ".join("ABCDEFGHIJ")
+
+
+def pages(path: Path) -> list[tuple[tuple[float, float], str]]:
+    """Each page's size in points and its text."""
+    reader = PdfReader(path)
+    return [
+        ((round(float(p.mediabox.width), 2), round(float(p.mediabox.height), 2)), p.extract_text())
+        for p in reader.pages
+    ]
+
+
+def test_the_sheet_is_one_a4_page_with_two_games_of_two_boards(cli: Cli, tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.pdf"
+    done = cli("sheet", "-o", str(sheet))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {sheet}: two games of classic on one A4 page\n"
+    [(size, text)] = pages(sheet)
+    assert size == A4_POINTS
+    assert text.count("Your sea") == 2 and text.count("The opponent's sea") == 2
+    assert text.count(LETTERS) == 4, "letters over the columns of every board"
+    rows = [line.strip() for line in text.splitlines()]
+    assert all(rows.count(str(row)) == 4 for row in range(1, 11)), "numbers beside the rows"
+    assert "Fleet: 1 x 4-mast ship, 2 x 3-mast ship, 3 x 2-mast ship, 4 x 1-mast ship." in text
+    assert "ships never touch, not even at a corner" in text
+
+
+def test_a_sheet_names_the_ships_of_rules_that_name_them(cli: Cli, tmp_path: Path) -> None:
+    sheet = tmp_path / "five.pdf"
+    assert cli("sheet", "--rules", "five-ships", "-o", str(sheet)).returncode == 0
+    [(size, text)] = pages(sheet)
+    assert size == A4_POINTS
+    assert "Fleet: " + ", ".join(PRESETS["five-ships"].names) + "." in " ".join(text.split())
+
+
+def test_a_bigger_board_still_fits_across_the_page(tmp_path: Path) -> None:
+    from statki_net.cli.paper import sheet_pdf
+
+    sheet = tmp_path / "twelve.pdf"
+    sheet.write_bytes(sheet_pdf(Ruleset(size=12, fleet=(5, 4, 3, 3, 2))))
+    [(size, text)] = pages(sheet)
+    assert size == A4_POINTS and text.count(" ".join("ABCDEFGHIJKL")) == 4
+    where: list[float] = []
+    PdfReader(sheet).pages[0].extract_text(
+        visitor_text=lambda text, cm, tm, font, points: (
+            where.append(tm[4]) if text.strip() == "L" else None
+        )
+    )
+    assert len(where) == 2 * 2 and max(where) < A4_POINTS[0] - 15, "the last column on the page"
+
+
+def test_the_record_tells_the_fleets_every_shot_and_the_verdict(cli: Cli, tmp_path: Path) -> None:
+    log = tmp_path / "game.statki"
+    log.write_bytes(honest_log(51))
+    pdf = tmp_path / "record.pdf"
+    done = cli("record", str(log), "--pdf", str(pdf))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("statki: the record of game ")
+    assert any(line.startswith("Host: Ala (host) [") for line in lines)
+    assert any(line.startswith("Guest: Olek (guest) [") for line in lines)
+    assert "Ala (host)'s fleet:" in lines and "Olek (guest)'s fleet:" in lines
+    assert sum(line.startswith("  Ships: ") for line in lines) == 2
+    shots = [line for line in lines if re.match(r"\s+\d+\. ", line)]
+    assert [int(line.split(".")[0]) for line in shots] == [1, 2, 3, 4]
+    assert all(line.split()[-1] in ("miss", "hit", "sunk") for line in shots)
+    assert lines[-1] == (
+        "Verdict: valid: Olek (guest) won: Ala (host) resigned; classic; shots host 2, guest 2"
+    )
+    text = "\n".join(text for _, text in pages(pdf))
+    assert all(size == A4_POINTS for size, _ in pages(pdf))
+    for line in (lines[0], *shots, lines[-1]):
+        assert " ".join(line.split()) in " ".join(text.split()), line
+
+
+def test_a_long_record_goes_on_over_pages(cli: Cli, tmp_path: Path) -> None:
+    log = tmp_path / "cheat.statki"
+    log.write_bytes(cheating_log())
+    pdf = tmp_path / "record.pdf"
+    done = cli("record", str(log), "--pdf", str(pdf))
+    assert done.returncode == 0, done.stderr
+    assert "Verdict: invalid: Ala (host) won: Olek (guest) cheated" in done.stdout
+    read = pages(pdf)
+    assert len(read) >= 1 and "Verdict: invalid" in read[-1][1]
