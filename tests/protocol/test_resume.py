@@ -1,0 +1,236 @@
+"""The resume handshake, pure: the frame, its checks, and games carried on after a cut.
+
+A game between two in-memory sessions is cut after every delivery of a whole
+game; each side then does alone what its rules let it, the two resume on a
+"new connection", and the game must finish as one unbroken transcript.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgpack
+import pytest
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.endings import End
+from statki_net.protocol.phases import Phase
+from statki_net.protocol.resume import (
+    MAX_RESUME,
+    Resume,
+    ResumeError,
+    ResumeRefusal,
+    check_resume,
+    decode_resume,
+    encode_resume,
+    redial_wait_ms,
+    sign_resume,
+)
+from statki_net.protocol.session import Resumed, Session, public_key_bytes
+from statki_net.protocol.wire import SIGN_LABEL, Role
+from tests.peers import finish, fire, key_from, make_pair, step
+
+SMALL = Ruleset(size=6, fleet=(3, 2))
+"""A board so small that a whole game is a few dozen messages."""
+NONCE = bytes(range(32))
+
+
+def resume_of(**changes: object) -> Resume:
+    fields: dict[str, object] = {
+        "sender": Role.GUEST,
+        "game": b"g" * 32,
+        "nonce": NONCE,
+        "have": 7,
+        "last": b"l" * 32,
+        "at": 1_000,
+    }
+    fields.update(changes)
+    return Resume(**fields)  # type: ignore[arg-type]
+
+
+def test_a_resume_reads_back_as_signed() -> None:
+    key = key_from(1)
+    frame = sign_resume(key, resume_of())
+    read = decode_resume(frame.encode())
+    assert read == frame
+    check_resume(read, sender=Role.GUEST, game=b"g" * 32, key=public_key_bytes(key), nonce=NONCE)
+
+
+@pytest.mark.parametrize(
+    ("checked", "refusal"),
+    [
+        ({"sender": Role.HOST}, ResumeRefusal.WRONG_SIDE),
+        ({"game": b"h" * 32}, ResumeRefusal.UNKNOWN_GAME),
+        ({"nonce": bytes(32)}, ResumeRefusal.WRONG_NONCE),
+        ({"key": public_key_bytes(key_from(2))}, ResumeRefusal.WRONG_KEY),
+    ],
+)
+def test_a_resume_of_another_side_game_connection_or_key_is_turned_away(
+    checked: dict[str, object], refusal: ResumeRefusal
+) -> None:
+    frame = sign_resume(key_from(1), resume_of())
+    expected: dict[str, object] = {
+        "sender": Role.GUEST,
+        "game": b"g" * 32,
+        "key": public_key_bytes(key_from(1)),
+        "nonce": NONCE,
+    }
+    expected.update(checked)
+    with pytest.raises(ResumeError) as raised:
+        check_resume(frame, **expected)  # type: ignore[arg-type]
+    assert raised.value.refusal is refusal
+
+
+def test_a_resume_signature_is_no_message_signature() -> None:
+    """Signed under a label of its own: a message's signature over the same body fails."""
+    key = key_from(1)
+    body = encode_resume(resume_of())
+    forged = msgpack.packb([body, key.sign(SIGN_LABEL + body)], use_bin_type=True)
+    with pytest.raises(ResumeError) as raised:
+        check_resume(
+            decode_resume(forged),
+            sender=Role.GUEST,
+            game=b"g" * 32,
+            key=public_key_bytes(key),
+            nonce=NONCE,
+        )
+    assert raised.value.refusal is ResumeRefusal.WRONG_KEY
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xc1",
+        msgpack.packb([b"x", bytes(64)]),
+        msgpack.packb([b"\x80", bytes(63)]),
+        msgpack.packb([msgpack.packb({"type": "hello"}), bytes(64)]),
+        msgpack.packb([encode_resume(resume_of()).replace(b"have\x07", b"have\xc3"), bytes(64)]),
+        msgpack.packb(
+            [
+                b"\x81" + b"\xa1x\xc5" + (MAX_RESUME).to_bytes(2, "big") + bytes(MAX_RESUME),
+                bytes(64),
+            ]
+        ),
+    ],
+)
+def test_what_is_no_resume_is_malformed(data: bytes) -> None:
+    with pytest.raises(ResumeError) as raised:
+        decode_resume(data)
+    assert raised.value.refusal is ResumeRefusal.MALFORMED
+
+
+def test_the_guest_backs_off_to_a_cap() -> None:
+    waits = [redial_wait_ms(n) for n in range(8)]
+    assert waits == sorted(waits) and waits[0] == 500 and waits[-1] == waits[-2] == 8_000
+
+
+# ---------------------------------------------------------------- games carried on
+
+
+def play_alone(pair: BackToBack, rng: random.Random) -> None:
+    """Each side's player moves while its own transcript says it may; nobody waits out a
+    limit (the new connection comes before that)."""
+    for _ in range(10):
+        guest = pair.guest
+        rules = guest.rules
+        if (
+            not guest.closed
+            and guest.transcript.phase is Phase.DECISION
+            and guest.transcript.speaker() is Role.GUEST
+            and rules is not None
+        ):
+            pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
+        elif mover := next((s for s in (pair.host, pair.guest) if s.my_turn), None):
+            fire(pair, mover, rng)
+        else:
+            return
+
+
+def whole_game_cut_at(rules: Ruleset, steps: int, seed: int) -> BackToBack:
+    """A game cut after ``steps`` steps, played apart, resumed and finished."""
+    rng = random.Random(seed)
+    pair = make_pair(rules, seed)
+    for _ in range(steps):
+        if not step(pair, rng):
+            break
+    pair.cut()
+    play_alone(pair, rng)
+    if pair.host.resumable and pair.guest.resumable:
+        pair.rejoin(NONCE)
+    finish(pair, rng)
+    return pair
+
+
+def bodies(session: Session) -> list[bytes]:
+    return [frame.body for frame in session.transcript.frames]
+
+
+def test_a_game_cut_anywhere_resumes_into_one_transcript() -> None:
+    """Every cut after the hellos resumes: one transcript, played to the verdicts."""
+    resumed = 0
+    for steps in range(200):
+        pair = whole_game_cut_at(SMALL, steps, seed=steps % 5 + 1)
+        host, guest = pair.host, pair.guest
+        if not any(isinstance(e, Resumed) for e in pair.events[Role.HOST]):
+            # Cut in the hellos: the host has no game, so there is none to resume.
+            assert len(host.transcript.frames) < 2 and host.ending is not None
+            assert host.ending.end is End.NO_GAME
+            continue
+        resumed += 1
+        assert bodies(host) == bodies(guest), f"transcripts differ after a cut at step {steps}"
+        assert host.transcript.complete
+        ending = host.ending
+        assert ending is not None and ending.end in {End.SUNK, End.REFUSED}, ending
+        if host.transcript.phase is Phase.DONE and steps > len(host.transcript.frames) + 20:
+            break
+    assert resumed > 20
+
+
+def test_a_classic_game_resumes_after_a_cut_in_the_battle() -> None:
+    pair = whole_game_cut_at(ruleset_named("classic"), 40, seed=3)
+    assert bodies(pair.host) == bodies(pair.guest)
+    assert pair.host.ending is not None and pair.host.ending.end is End.SUNK
+
+
+def test_each_side_sends_again_what_the_other_lacks() -> None:
+    """The host's shot is lost on the way; after the resume it is sent again, once."""
+    rng = random.Random(4)
+    pair = make_pair(SMALL, 4)
+    while not any(s.my_turn for s in (pair.host, pair.guest)):
+        assert step(pair, rng)
+    pair.pump()
+    shooter = next(s for s in (pair.host, pair.guest) if s.my_turn)
+    fire(pair, shooter, rng)
+    shooter.data_to_send()  # lost on the wire
+    pair.cut()
+    have = len(shooter.transcript.frames)
+    pair.rejoin(NONCE)
+    told = [e for e in pair.events[shooter.role] if isinstance(e, Resumed)]
+    assert told == [Resumed(have - 1, 1)]
+    assert bodies(pair.host)[:have] == bodies(pair.guest)[:have]
+
+
+def test_a_game_that_is_over_cannot_be_resumed() -> None:
+    pair = whole_game_cut_at(SMALL, 0, seed=1)
+    assert pair.host.closed and not pair.host.resumable
+    with pytest.raises(ResumeError) as raised:
+        pair.host.check_resume(sign_resume(pair.guest.key, resume_of()), NONCE)
+    assert raised.value.refusal is ResumeRefusal.UNKNOWN_GAME
+
+
+def test_a_replayed_resume_is_turned_away() -> None:
+    rng = random.Random(2)
+    pair = make_pair(SMALL, 2)
+    for _ in range(12):
+        step(pair, rng)
+    pair.cut()
+    asked = pair.guest.resume_frame(NONCE, pair.now)
+    with pytest.raises(ResumeError) as raised:
+        pair.host.check_resume(asked, bytes(32))
+    assert raised.value.refusal is ResumeRefusal.WRONG_NONCE
+    stranger = sign_resume(key_from(99), asked.resume)
+    with pytest.raises(ResumeError) as raised:
+        pair.host.check_resume(stranger, NONCE)
+    assert raised.value.refusal is ResumeRefusal.WRONG_KEY
