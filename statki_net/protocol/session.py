@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from statki_net.game.battle import Answer, Defence, Sea, tells_cells
 from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import Fleet, fleet_problems
+from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
@@ -265,8 +265,10 @@ class SideSecrets:
     """What only this side knows and needs to play on after its program stopped: its fleet,
     the secret of its fleet commitment and its coin (the key is in the home already)."""
 
-    fleet: Fleet
+    fleet: tuple[tuple[int, ...], ...]
+    """The ships as lists of squares, in the order of the rules' fleet."""
     secret: bytes
+    """The secret of the fleet commitment; empty before this side commits."""
     coin: bytes
 
 
@@ -550,13 +552,14 @@ class Session:
         session.transcript = t
         committed = t.sides[role].commit
         if secrets is not None:
+            fleet = fleet_from_lists(t.rules, secrets.fleet)
             session._coin = secrets.coin
             session._secret = secrets.secret
-            session.fleet = secrets.fleet
-            session.defence = _replayed_defence(t, role, Defence(t.rules, secrets.fleet))
+            session.fleet = fleet
+            session.defence = _replayed_defence(t, role, Defence(t.rules, fleet))
             if committed is not None:
                 session.commitment = FleetCommitment(
-                    t.game, secrets.secret, secrets.fleet.board, t.rules.size**2
+                    t.game, secrets.secret, fleet.board, t.rules.size**2
                 )
                 if session.commitment.root != committed.fleet:
                     raise UsageError("the secrets kept do not open this side's commitment")
@@ -572,7 +575,7 @@ class Session:
         is chosen."""
         if self.fleet is None:
             return None
-        return SideSecrets(self.fleet, self._secret, self._coin)
+        return SideSecrets(self.fleet.ships, self._secret, self._coin)
 
     # ------------------------------------------------------------ the player's actions
 

@@ -16,6 +16,8 @@ from statki_net.protocol.logformat import (
     evidence_record,
     frame_record,
     note_record,
+    resume_record,
+    whole_records_length,
 )
 from statki_net.store.home import private_folder
 
@@ -30,6 +32,23 @@ class LogWriter:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         self._file: IO[bytes] = os.fdopen(fd, "wb")
         self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
+
+    @classmethod
+    def appending(cls, path: Path) -> LogWriter:
+        """Go on writing the log of a game this side's program stopped in: after its last
+        whole record (a crash may have cut the one it was writing)."""
+        writer = cls.__new__(cls)
+        writer.path = path
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        file = os.fdopen(fd, "r+b")
+        file.truncate(whole_records_length(file.read()))
+        file.seek(0, os.SEEK_END)
+        writer._file = file
+        return writer
+
+    def resume(self, frame: Signed) -> None:
+        """A resume said on a new connection, this side's or the peer's."""
+        self._write(resume_record(frame))
 
     def frame(self, frame: Signed) -> None:
         """A frame of this side's transcript, sent, received or written as if sent."""

@@ -11,6 +11,7 @@ import random
 
 import msgpack
 import pytest
+from peers import finish, fire, key_from, make_pair, step
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
@@ -30,7 +31,6 @@ from statki_net.protocol.resume import (
 )
 from statki_net.protocol.session import Resumed, Session, public_key_bytes
 from statki_net.protocol.wire import SIGN_LABEL, Role
-from tests.peers import finish, fire, key_from, make_pair, step
 
 SMALL = Ruleset(size=6, fleet=(3, 2))
 """A board so small that a whole game is a few dozen messages."""
