@@ -43,9 +43,13 @@ class CuttingProxy:
     *k* (whoever sent it) is lost with everything after it.  None: never cut.
     """
 
-    def __init__(self, host_port: int, cut_after: int | None) -> None:
+    def __init__(self, host_port: int, cut_after: int | None, *, heals: bool = False) -> None:
         self.host_port = host_port
         self.cut_after = cut_after
+        self.heals = heals
+        """After the cut, pass every later connection on whole: a network that comes back."""
+        self.healed = 0
+        """Connections passed on whole after the cut."""
         self.forwarded = 0
         """Frames passed on so far, both ways."""
         self.cut = asyncio.Event()
@@ -70,6 +74,12 @@ class CuttingProxy:
         self, guest_reader: asyncio.StreamReader, guest_writer: asyncio.StreamWriter
     ) -> None:
         host_reader, host_writer = await asyncio.open_connection("127.0.0.1", self.host_port)
+        if self.heals and self.cut.is_set():
+            self.healed += 1
+            await asyncio.gather(
+                _forward(host_reader, guest_writer), _forward(guest_reader, host_writer)
+            )
+            return
         self._writers = [guest_writer, host_writer]
         if self.cut_after == 0:
             self._cut_now()
@@ -108,6 +118,14 @@ class CuttingProxy:
         self.cut.set()
         for writer in self._writers:
             writer.close()
+
+
+async def _forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError, OSError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.close()
 
 
 @dataclass

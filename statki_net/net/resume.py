@@ -132,7 +132,8 @@ class TakeBack(Rejoin):
 
     while_connected = True
 
-    def __init__(self) -> None:
+    def __init__(self, door: ResumeDoor) -> None:
+        self.door = door
         self.arrivals: asyncio.Queue[Resuming] = asyncio.Queue()
         self.answered = 0
 
@@ -141,6 +142,13 @@ class TakeBack(Rejoin):
         self.arrivals.put_nowait(resuming)
 
     async def __call__(self, session: Session, clock: Clock, tell: Tell) -> Rejoined:
+        self.door.expect_resume(session, self.on_resume)
+        try:
+            return await self._take_back(session, clock, tell)
+        finally:
+            self.door.forget_resume(session)
+
+    async def _take_back(self, session: Session, clock: Clock, tell: Tell) -> Rejoined:
         while True:
             resuming = await self.arrivals.get()
             try:
@@ -238,36 +246,41 @@ class ResumeDoor:
     def __init__(self, entropy: Callable[[int], bytes], clock: Clock) -> None:
         self.entropy = entropy
         self.clock = clock
-        self._games: dict[bytes, tuple[Session, Callable[[Resuming], None]]] = {}
+        self._games: dict[int, tuple[Session, Callable[[Resuming], None]]] = {}
+        """By the session's identity: a game registers before its id is known."""
 
     @property
     def expecting(self) -> bool:
         return bool(self._games)
 
-    def expect_resume(
-        self, game_id: bytes, session: Session, on_resume: Callable[[Resuming], None]
-    ) -> None:
-        self._games[game_id] = (session, on_resume)
+    def expect_resume(self, session: Session, on_resume: Callable[[Resuming], None]) -> None:
+        self._games[id(session)] = (session, on_resume)
 
-    def forget_resume(self, game_id: bytes) -> None:
-        self._games.pop(game_id, None)
+    def forget_resume(self, session: Session) -> None:
+        self._games.pop(id(session), None)
+
+    def _game(self, game_id: bytes) -> Callable[[Resuming], None] | None:
+        for session, on_resume in self._games.values():
+            if session.transcript.game == game_id and session.resumable:
+                return on_resume
+        return None
 
     async def receive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Take one new connection through the door; never raises."""
         try:
-            if not await _quiet(reader) or not self._games:
+            games = [s for s, _ in self._games.values() if s.resumable]
+            if not games or not await _quiet(reader):
                 writer.close()
                 return
-            session = next(reversed(self._games.values()))[0]
             challenge = self.entropy(32)
-            writer.write(self._hello(session, challenge).encode())
+            writer.write(self._hello(games[-1], challenge).encode())
             async with asyncio.timeout(RESUME_WAIT_MS / 1000):
                 frame = read_resume(await _Values(reader, RESUME_BYTES).next())
-            entry = self._games.get(frame.resume.game)
-            if entry is None:
+            on_resume = self._game(frame.resume.game)
+            if on_resume is None:
                 writer.close()
                 return
-            entry[1](Resuming(frame.resume.game, frame, challenge, reader, writer))
+            on_resume(Resuming(frame.resume.game, frame, challenge, reader, writer))
         except (UsageError, ResumeError, OSError, TimeoutError):
             writer.close()
 

@@ -1,0 +1,183 @@
+"""A lost connection resumes: the TCP connection cut at every message of a whole classic game.
+
+Two ``GameConnection``s in this process play over real loopback TCP through a
+``CuttingProxy`` that cuts both connections at one frame and then lets every
+later connection through whole, as a network that fails and comes back.  The
+guest redials (``Redial``), the host takes its game back through a
+``ResumeDoor`` (``TakeBack``), and the game must finish with both logs valid
+and holding one transcript.  The players are oracles that fire at the other
+side's ships, so a whole classic game is a few dozen messages, and all the
+cuts are played at once on one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from netgames import CuttingProxy, sessions
+
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.game.battle import Cell
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net import notices
+from statki_net.net.clock import ScaledClock
+from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.notices import Notice
+from statki_net.net.resume import Redial, ResumeDoor, TakeBack
+from statki_net.protocol.endings import End
+from statki_net.protocol.logformat import ResumeRecord, read_log
+from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.wire import Role
+from statki_net.referee.verify import judge_log
+
+CLASSIC = ruleset_named("classic")
+SPEED = 8
+"""The games' clock runs this much faster than real time: the minute-long limits are
+7.5 s of ours, far longer than a resume takes even on a loaded machine."""
+AT_ONCE = 24
+"""Games played at the same time."""
+
+
+def oracle(conn: GameConnection, opponent: Session, fleet: Fleet) -> None:
+    """A player that accepts any rules with ``fleet`` and fires at ``opponent``'s ships."""
+    loop = asyncio.get_running_loop()
+
+    def fire() -> None:
+        session = conn.session
+        rules, view = session.rules, session.view
+        if not session.my_turn or rules is None or view is None or opponent.fleet is None:
+            return
+        unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+        ships = [s for ship in opponent.fleet.ships for s in ship if s in unknown]
+        conn.shoot(tuple((ships + unknown)[: session.shots_due]))
+
+    def act(action: object) -> None:
+        with contextlib.suppress(UsageError):  # the game ended meanwhile
+            action()  # type: ignore[operator]
+
+    def on_notice(notice: Notice) -> None:
+        if isinstance(notice, notices.Rules):
+            loop.call_soon(act, lambda: conn.accept(fleet))
+        elif isinstance(notice, notices.Turn):
+            loop.call_soon(act, fire)
+
+    conn.listeners.append(on_notice)
+
+
+@dataclass
+class Resumed:
+    host: Outcome
+    guest: Outcome
+    proxy: CuttingProxy
+    told: dict[Role, list[Notice]]
+
+
+async def play_cut(cut_after: int | None, logs: Path, seed: int = 7) -> Resumed:
+    """One game, cut after ``cut_after`` frames (None: never), resumed, played out."""
+    clock = ScaledClock(SPEED)
+    host, guest = sessions(CLASSIC, seed, first=Role.HOST)
+    guest_fleet = ComputerPlayer("random", random.Random(seed + 1)).fleet(CLASSIC)
+    door = ResumeDoor(random.Random(seed).randbytes, clock)
+    first: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+    arrived = 0
+
+    async def on_host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal arrived
+        arrived += 1
+        if arrived == 1:
+            await first.put((reader, writer))
+        else:
+            await door.receive(reader, writer)
+
+    server = await asyncio.start_server(on_host, "127.0.0.1", 0)
+    proxy = CuttingProxy(server.sockets[0].getsockname()[1], cut_after, heals=True)
+    port = await proxy.open()
+    told: dict[Role, list[Notice]] = {Role.HOST: [], Role.GUEST: []}
+    try:
+        guest_streams = await asyncio.open_connection("127.0.0.1", port)
+        host_streams = await first.get()
+        (logs / "host").mkdir(parents=True)
+        (logs / "guest").mkdir()
+        host_conn = GameConnection(
+            host, *host_streams, log_dir=logs / "host", clock=clock, rejoin=TakeBack(door)
+        )
+        guest_conn = GameConnection(
+            guest,
+            *guest_streams,
+            log_dir=logs / "guest",
+            clock=clock,
+            expect_key=public_key_bytes(host.key),
+            rejoin=Redial([("127.0.0.1", port)]),
+        )
+        oracle(host_conn, guest, guest_fleet)
+        oracle(guest_conn, host, guest_fleet)
+        host_conn.listeners.append(told[Role.HOST].append)
+        guest_conn.listeners.append(told[Role.GUEST].append)
+        host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
+    finally:
+        await proxy.close()
+        server.close()
+    return Resumed(host_outcome, guest_outcome, proxy, told)
+
+
+def frames_of(outcome: Outcome) -> list[bytes]:
+    assert outcome.log_path is not None
+    return [body for body, _ in read_log(outcome.log_path.read_bytes()).frames]
+
+
+def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
+    """Both logs valid; one transcript, unless the cut lost the game's last message."""
+    host, guest = played.host, played.guest
+    sender = played.proxy.senders[-1] if played.proxy.senders else "host"
+    where = f"cut at frame {cut_after} (sent by the {sender})"
+    for outcome in (host, guest):
+        assert outcome.log_path is not None
+        judgement = judge_log(outcome.log_path.read_bytes())
+        assert judgement.valid, f"{where}: {judgement.headline()}"
+    host_frames, guest_frames = frames_of(host), frames_of(guest)
+    if cut_after < 2:
+        # In the hellos there is no game yet, so none to resume: nobody is blamed.
+        assert host.ending.end is End.NO_GAME, where
+        return
+    if cut_after == total - 1:
+        # The last message of a game is never sent again: its sender is done and
+        # gone.  Its receiver ends by its own claim, which changes nothing.
+        assert host_frames[:-1] == guest_frames[:-1], where
+        assert host.ending.end is guest.ending.end is End.SUNK, where
+        assert host.ending.winner is guest.ending.winner, where
+        return
+    assert played.proxy.healed >= 1, f"{where}: no resume"
+    assert host_frames == guest_frames, f"{where}: the transcripts differ"
+    assert len(host_frames) == total, where
+    assert host.ending.end is End.SUNK, f"{where}: {host.ending}"
+    for outcome in (host, guest):
+        assert outcome.log_path is not None
+        records = read_log(outcome.log_path.read_bytes()).records
+        assert sum(isinstance(r, ResumeRecord) for r in records) >= 2, where
+    for role in (Role.HOST, Role.GUEST):
+        assert any(isinstance(n, notices.Reconnected) for n in played.told[role]), where
+    assert any(isinstance(n, notices.Lost) for n in played.told[Role.GUEST]), where
+
+
+def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(tmp_path: Path) -> None:
+    async def main() -> None:
+        whole = await play_cut(None, tmp_path / "whole")
+        total = len(frames_of(whole.host))
+        assert frames_of(whole.guest) == frames_of(whole.host)
+        assert 40 < total < 120, total
+        gate = asyncio.Semaphore(AT_ONCE)
+
+        async def one(cut_after: int) -> None:
+            async with gate:
+                played = await play_cut(cut_after, tmp_path / str(cut_after))
+            check_resumed(played, cut_after, total)
+
+        await asyncio.gather(*(one(k) for k in range(total)))
+
+    asyncio.run(main())
