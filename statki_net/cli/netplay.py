@@ -63,6 +63,7 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.net.resume import Redial, Rejoin, ResumeDoor, TakeBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
@@ -70,6 +71,7 @@ from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
+from statki_net.store.unfinished import SecretKeeper
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
@@ -254,7 +256,8 @@ async def _host_game(
     arrived: Arrivals = asyncio.Queue()
     admission: Admission[Arrivals] = Admission()
     admission.offer(HOSTED, arrived)
-    servers = await listen(default_listen(port), _admitting(admission))
+    door = ResumeDoor(secrets.token_bytes, player.clock)
+    servers = await listen(default_listen(port), _admitting(admission, door))
     try:
         bound = bound_addresses(servers)
         addresses = [parse_address(a, bound[0][1]) for a in advertise]
@@ -262,16 +265,20 @@ async def _host_game(
         invite = format_invite(addresses, public_key_bytes(key))
         _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
         if player.on_screen:
-            return await _host_on_screen(player, rules, key, invite, servers, arrived, bound)
+            return await _host_on_screen(player, rules, key, invite, servers, arrived, bound, door)
         reader, writer = await arrived.get()
+        if fleet is None:
+            placement = player.placement if player.bot else "random"
+            fleet = place_fleet(rules, placement, random.SystemRandom())
+        session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
+        # The port stays open for the game: a guest that lost its connection comes back.
+        resuming = CarryOn(TakeBack(door), SecretKeeper(player.home, port=bound[0][1]))
+        return await _play_here(
+            player, session, reader, writer, rules, expect_key=None, resuming=resuming
+        )
     finally:
         for server in servers:
             server.close()
-    if fleet is None:
-        placement = player.placement if player.bot else "random"
-        fleet = place_fleet(rules, placement, random.SystemRandom())
-    session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
-    return await _play_here(player, session, reader, writer, rules, expect_key=None)
 
 
 async def _host_on_screen(
@@ -282,6 +289,7 @@ async def _host_on_screen(
     servers: list[asyncio.Server],
     arrived: Arrivals,
     bound: list[Address],
+    door: ResumeDoor,
 ) -> int:
     """The host chooses the rules and places its fleet on screen while it waits.
 
@@ -293,19 +301,26 @@ async def _host_on_screen(
 
     async def guest(history: History, session: Session) -> GameConnection:
         reader, writer = await arrived.get()
+        # The port stays open for the game: a guest that lost its connection comes back.
+        resuming = CarryOn(TakeBack(door), SecretKeeper(player.home, port=bound[0][1]))
+        return _connection(
+            player, session, reader, writer, history, expect_key=None, resuming=resuming
+        )
+
+    def close_first() -> None:
         for server in servers:
             server.close()
-        return _connection(player, session, reader, writer, history, expect_key=None)
 
     reunions: list[HostReunion] = []
 
     def reunion(history: History) -> HostReunion:
-        reunions.append(HostReunion(player, bound, history))
+        reunions.append(HostReunion(player, bound, history, before=close_first))
         return reunions[-1]
 
     try:
         return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
     finally:
+        close_first()
         for made in reunions:
             made.close()
 
@@ -317,15 +332,25 @@ class HostReunion:
     someone arrives; the wait for them is at most the move limit.
     """
 
-    def __init__(self, player: Player, addresses: list[Address], history: History) -> None:
+    def __init__(
+        self,
+        player: Player,
+        addresses: list[Address],
+        history: History,
+        *,
+        before: Callable[[], None] = lambda: None,
+    ) -> None:
         self.player = player
         self.addresses = addresses
         self.history = history
+        self.before = before
+        """Called before listening again: the first game's listeners give up the port."""
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
         self.admission: Admission[Arrivals] = Admission()
 
     async def reopen(self) -> None:
+        self.before()
         self.close()
         _turn_away(self.arrived)  # one who came too late for the last wait
         self.admission.offer(HOSTED, self.arrived)
@@ -384,18 +409,30 @@ class GuestReunion:
         )
 
 
+@dataclass(frozen=True)
+class CarryOn:
+    """How a game played here goes on after a lost connection or a stopped program."""
+
+    rejoin: Rejoin
+    keeper: SecretKeeper
+
+
 HOSTED = "hosted"
 """The name of the one game ``statki host`` offers for admission."""
 
 
-def _admitting(admission: Admission[Arrivals]) -> ConnectHandler:
+def _admitting(admission: Admission[Arrivals], door: ResumeDoor | None = None) -> ConnectHandler:
     """A listener's handler: a connection admitted to the hosted game joins its arrivals.
 
     The admission turns away what is no guest (a port scan, a client that
-    speaks first), so it cannot take the one hosted game.
+    speaks first), so it cannot take the one hosted game.  Once the game is
+    taken, a new connection goes through the ``door``: the guest resuming it.
     """
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if door is not None and not admission.pending and door.expecting:
+            await door.receive(reader, writer)
+            return
         admitted = await admission.admit(reader, writer)
         if isinstance(admitted, Admitted):
             await admitted.game.put((admitted.reader, admitted.writer))
@@ -450,16 +487,30 @@ async def _join_game(player: Player, invite: Invite) -> int:
     reader, writer, address = await connect_any(invite.addresses)
     print(f"connected to {format_address(address)}", flush=True)
     session = player.session(Role.GUEST, key)
+    # A lost connection is dialled again, at every address of the invite.
+    resuming = CarryOn(
+        Redial(invite.addresses), SecretKeeper(player.home, invite=_invite_text(invite))
+    )
     if player.on_screen:
 
         async def host(history: History, session: Session) -> GameConnection:
-            return _connection(player, session, reader, writer, history, expect_key=invite.key)
+            return _connection(
+                player,
+                session,
+                reader,
+                writer,
+                history,
+                expect_key=invite.key,
+                resuming=resuming,
+            )
 
         def reunion(history: History) -> GuestReunion:
             return GuestReunion(player, invite, address, history)
 
         return await _on_screen(player, session, host, reunion=reunion)
-    return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
+    return await _play_here(
+        player, session, reader, writer, None, expect_key=invite.key, resuming=resuming
+    )
 
 
 def _invite_text(invite: Invite) -> str:
@@ -479,10 +530,13 @@ async def _play_here(
     rules: Ruleset | None,
     *,
     expect_key: bytes | None,
+    resuming: CarryOn | None = None,
 ) -> int:
     history = History.in_home(player.home)
     try:
-        conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
+        conn = _connection(
+            player, session, reader, writer, history, expect_key=expect_key, resuming=resuming
+        )
         if player.bot:
             computer = ComputerPlayer(player.bot, random.Random(), player.placement)
             attach_computer(conn, computer, custom_rules=player.custom_rules)
@@ -504,6 +558,7 @@ def _connection(
     history: History,
     *,
     expect_key: bytes | None,
+    resuming: CarryOn | None = None,
 ) -> GameConnection:
     enable_keepalive(writer)
     return GameConnection(
@@ -515,6 +570,8 @@ def _connection(
         expect_key=expect_key,
         peer_address=peer_text(writer),
         clock=player.clock,
+        rejoin=resuming.rejoin if resuming else None,
+        keeper=resuming.keeper if resuming else None,
     )
 
 

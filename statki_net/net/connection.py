@@ -227,7 +227,12 @@ class GameConnection:
         """Play the game to its end; never raises for the peer's doing."""
         try:
             self.recorder.open(self.session, self.now())
+            restored = self.lost
+            if restored:
+                self._note("picked up again after this side's program stopped")
             self._handle(self.session.start(self.now()))
+            if restored and not self.session.closed:
+                self._tell_lost([], just_lost=True)
             await self._flush()
             await self._carry_on()
         except (asyncio.CancelledError, KeyboardInterrupt):

@@ -190,8 +190,8 @@ def lost_words(
 
 def _reconnecting_words(wait_ms: int | None) -> str:
     if wait_ms is None:
-        return "connection lost, reconnecting; your move meanwhile goes into your log"
-    return f"connection lost, reconnecting, {-(-wait_ms // 1000)} s left"
+        return "reconnecting; your move meanwhile goes into your log"
+    return f"reconnecting, {-(-wait_ms // 1000)} s left"
 
 
 def _after_the_wait(then: Claim | None, resigning: bool) -> str:

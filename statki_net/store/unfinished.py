@@ -149,6 +149,7 @@ class SecretKeeper:
         if secrets is None or log is None or not session.transcript.game:
             return
         self.game = session.transcript.game.hex()
+        self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(
             self.home,
             Unfinished(
