@@ -8,15 +8,18 @@ game; each side then does alone what its rules let it, the two resume on a
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import msgpack
 import pytest
 from peers import finish, fire, key_from, make_pair, step
 
+from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
+from statki_net.protocol.logformat import ResumeRecord, frames_of, read_log
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.resume import (
     MAX_RESUME,
@@ -26,11 +29,13 @@ from statki_net.protocol.resume import (
     check_resume,
     decode_resume,
     encode_resume,
+    read_resume,
     redial_wait_ms,
     sign_resume,
 )
-from statki_net.protocol.session import Resumed, Session, public_key_bytes
-from statki_net.protocol.wire import SIGN_LABEL, Role
+from statki_net.protocol.session import Resumed, Session, SideSecrets, public_key_bytes
+from statki_net.protocol.wire import SIGN_LABEL, Frame, Hello, Role, game_id
+from statki_net.referee.verify import judge_log
 
 SMALL = Ruleset(size=6, fleet=(3, 2))
 """A board so small that a whole game is a few dozen messages."""
@@ -234,3 +239,100 @@ def test_a_replayed_resume_is_turned_away() -> None:
     with pytest.raises(ResumeError) as raised:
         pair.host.check_resume(stranger, NONCE)
     assert raised.value.refusal is ResumeRefusal.WRONG_KEY
+
+
+# ---------------------------------------------------------------- the sample logs
+
+SAMPLES = Path(__file__).resolve().parents[2] / "protocol" / "logs"
+
+
+def test_the_sample_resumed_logs_hold_one_transcript_and_both_resumes() -> None:
+    contents = {role: read_log((SAMPLES / f"resumed-{role}.statki").read_bytes()) for role in Role}
+    assert contents[Role.HOST].frames == contents[Role.GUEST].frames
+    for role, log in contents.items():
+        frames = frames_of(log)
+        keys = {side: hello.key for side, hello in hellos(frames).items()}
+        resumes = [r for r in log.records if isinstance(r, ResumeRecord)]
+        assert len(resumes) == 2
+        read = [read_resume([r.body, r.signature]) for r in resumes]
+        assert {r.resume.sender for r in read} == {Role.HOST, Role.GUEST}
+        assert read[0].resume.nonce == read[1].resume.nonce
+        for frame in read:
+            check_resume(
+                frame,
+                sender=frame.resume.sender,
+                game=game_id(frames[0].body, frames[1].body),
+                key=keys[frame.resume.sender],
+                nonce=read[0].resume.nonce,
+            )
+        # Each resume says how far its sender's transcript went: the game resumed there.
+        assert all(r.after == resumes[0].after for r in resumes), role
+        judgement = judge_log((SAMPLES / f"resumed-{role}.statki").read_bytes())
+        assert judgement.valid and judgement.end is End.SUNK
+
+
+def hellos(frames: list[Frame]) -> dict[Role, Hello]:
+    found = {}
+    for frame in frames[:2]:
+        assert isinstance(frame.message, Hello)
+        found[frame.header.sender] = frame.message
+    return found
+
+
+# ---------------------------------------------------------------- a side restored
+
+
+def test_a_side_restored_from_its_frames_and_secrets_plays_on() -> None:
+    """The guest's program stops mid-battle; a session restored from its frames and kept
+    secrets resumes the game with the host, which never stopped."""
+    rng = random.Random(6)
+    pair = make_pair(SMALL, 6)
+    for _ in range(14):
+        step(pair, rng)
+    pair.pump()
+    stopped = pair.guest
+    kept = stopped.secrets
+    assert kept is not None and kept.secret
+    pair.cut()
+    pair.guest = Session.restore(
+        Role.GUEST,
+        stopped.key,
+        list(stopped.transcript.frames),
+        kept,
+        name="Olek",
+        entropy=random.Random(0).randbytes,
+    )
+    pair.record(Role.GUEST, pair.guest.start(pair.now))
+    pair.rejoin(NONCE)
+    finish(pair, rng)
+    assert bodies(pair.host) == bodies(pair.guest)
+    assert pair.host.ending is not None and pair.host.ending.end is End.SUNK
+    assert not pair.host.transcript.findings, "the restored side answered and revealed honestly"
+
+
+def test_a_restore_refuses_secrets_that_do_not_open_the_commitment() -> None:
+    rng = random.Random(6)
+    pair = make_pair(SMALL, 6)
+    for _ in range(14):
+        step(pair, rng)
+    kept = pair.guest.secrets
+    assert kept is not None
+    wrong = SideSecrets(kept.fleet, bytes(len(kept.secret)), kept.coin)
+    with pytest.raises(UsageError, match="do not open"):
+        Session.restore(
+            Role.GUEST,
+            pair.guest.key,
+            list(pair.guest.transcript.frames),
+            wrong,
+            name="Olek",
+            entropy=random.Random(0).randbytes,
+        )
+    with pytest.raises(UsageError, match="key"):
+        Session.restore(
+            Role.GUEST,
+            key_from(77),
+            list(pair.guest.transcript.frames),
+            kept,
+            name="Olek",
+            entropy=random.Random(0).randbytes,
+        )
