@@ -39,7 +39,7 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control_server import ControlServer
-from statki_net.net.invite import Address, Invite, format_invite
+from statki_net.net.invite import Address, Invite, format_address, format_invite
 from statki_net.net.listen import (
     bound_addresses,
     connect_any,
@@ -48,9 +48,11 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.net.resume import Redial
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
+from statki_net.store.unfinished import SecretKeeper
 
 MAX_GAMES = 256
 """Games played at once; guests beyond this are turned away."""
@@ -84,6 +86,19 @@ class DaemonGame:
     def name(self) -> str:
         """The name it waits for a guest under."""
         return str(self.id)
+
+
+@dataclass(frozen=True)
+class GuestResume:
+    """How a game the daemon joined goes on after a lost connection or a crash."""
+
+    rejoin: Redial
+    invite: str
+    """The host's invite, kept with the secrets for ``statki resume``."""
+
+
+def _invite_text(addresses: tuple[Address, ...], key: bytes | None) -> str:
+    return format_invite(list(addresses), key) if key else format_address(addresses[0])
 
 
 class Daemon:
@@ -261,7 +276,10 @@ class Daemon:
             self.tell(game, notices.Closed.without_game(str(error)))
             self._retire(game)
             return
-        await self._play(game, reader, writer, expect_key=expect_key)
+        # A lost connection is dialled again (SPEC.md, "Resume"); a daemon hosting a
+        # game needs the admission to route a resuming guest to it, which is not here yet.
+        resume = GuestResume(Redial(addresses), _invite_text(addresses, expect_key))
+        await self._play(game, reader, writer, expect_key=expect_key, resume=resume)
 
     async def _play(
         self,
@@ -270,6 +288,7 @@ class Daemon:
         writer: asyncio.StreamWriter,
         *,
         expect_key: bytes | None,
+        resume: GuestResume | None = None,
     ) -> None:
         """One game to its end; whatever goes wrong stays in this game."""
         game.status = "playing"
@@ -303,6 +322,8 @@ class Daemon:
                 expect_key=expect_key,
                 peer_address=peer_text(writer),
                 clock=self.clock,
+                rejoin=resume.rejoin if resume else None,
+                keeper=SecretKeeper(self.home, invite=resume.invite) if resume else None,
             )
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))

@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgpack
 from netgames import CuttingProxy, sessions
 
 from statki_net.ai.computer import ComputerPlayer
@@ -32,6 +34,8 @@ from statki_net.net.notices import Notice
 from statki_net.net.resume import Redial, ResumeDoor, TakeBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import ResumeRecord, read_log
+from statki_net.protocol.phases import Phase
+from statki_net.protocol.resume import Resume, sign_resume
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
@@ -44,9 +48,17 @@ AT_ONCE = 24
 """Games played at the same time."""
 
 
-def oracle(conn: GameConnection, opponent: Session, fleet: Fleet) -> None:
-    """A player that accepts any rules with ``fleet`` and fires at ``opponent``'s ships."""
+def oracle(
+    conn: GameConnection, opponent: Session, fleet: Fleet, gate: asyncio.Event | None = None
+) -> None:
+    """A player that accepts any rules with ``fleet`` (once ``gate`` is set) and fires at
+    ``opponent``'s ships."""
     loop = asyncio.get_running_loop()
+
+    async def accept() -> None:
+        if gate is not None:
+            await gate.wait()
+        act(lambda: conn.accept(fleet))
 
     def fire() -> None:
         session = conn.session
@@ -63,10 +75,11 @@ def oracle(conn: GameConnection, opponent: Session, fleet: Fleet) -> None:
 
     def on_notice(notice: Notice) -> None:
         if isinstance(notice, notices.Rules):
-            loop.call_soon(act, lambda: conn.accept(fleet))
+            tasks.add(loop.create_task(accept()))
         elif isinstance(notice, notices.Turn):
             loop.call_soon(act, fire)
 
+    tasks: set[asyncio.Task[None]] = set()
     conn.listeners.append(on_notice)
 
 
@@ -78,8 +91,17 @@ class Resumed:
     told: dict[Role, list[Notice]]
 
 
-async def play_cut(cut_after: int | None, logs: Path, seed: int = 7) -> Resumed:
-    """One game, cut after ``cut_after`` frames (None: never), resumed, played out."""
+async def play_cut(
+    cut_after: int | None,
+    logs: Path,
+    seed: int = 7,
+    *,
+    meanwhile: Callable[[int, Session, Session], Awaitable[None]] | None = None,
+) -> Resumed:
+    """One game, cut after ``cut_after`` frames (None: never), resumed, played out.
+
+    ``meanwhile`` runs once the guest has the rules, before it accepts, with the
+    host's own port (past the proxy) and both sessions."""
     clock = ScaledClock(SPEED)
     host, guest = sessions(CLASSIC, seed, first=Role.HOST)
     guest_fleet = ComputerPlayer("random", random.Random(seed + 1)).fleet(CLASSIC)
@@ -115,11 +137,24 @@ async def play_cut(cut_after: int | None, logs: Path, seed: int = 7) -> Resumed:
             expect_key=public_key_bytes(host.key),
             rejoin=Redial([("127.0.0.1", port)]),
         )
+        gate = asyncio.Event()
         oracle(host_conn, guest, guest_fleet)
-        oracle(guest_conn, host, guest_fleet)
+        oracle(guest_conn, host, guest_fleet, gate)
+
+        async def then() -> None:
+            try:
+                if meanwhile is not None:
+                    while host.transcript.phase is not Phase.DECISION:
+                        await asyncio.sleep(0.01)
+                    await meanwhile(server.sockets[0].getsockname()[1], host, guest)
+            finally:
+                gate.set()
+
+        probing = asyncio.ensure_future(then())
         host_conn.listeners.append(told[Role.HOST].append)
         guest_conn.listeners.append(told[Role.GUEST].append)
         host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
+        await probing
     finally:
         await proxy.close()
         server.close()
@@ -181,3 +216,49 @@ def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(tmp_path: P
         await asyncio.gather(*(one(k) for k in range(total)))
 
     asyncio.run(main())
+
+
+async def hello_nonce(reader: asyncio.StreamReader) -> bytes:
+    """The nonce of the hello a host sends on a new connection."""
+    unpacker = msgpack.Unpacker(raw=False)
+    while True:
+        unpacker.feed(await asyncio.wait_for(reader.read(65536), 5))
+        for value in unpacker:
+            body = msgpack.unpackb(value[0], raw=False)
+            assert body["type"] == "hello"
+            return bytes(body["nonce"])
+
+
+def test_a_bad_resume_is_closed_with_nothing_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    """A replayed resume, one of an unknown game, one signed by a stranger and bytes that
+    are no resume: each connection gets the hello and is closed; the game is untouched."""
+    turned_away: list[bytes] = []
+
+    async def probes(port: int, host: Session, guest: Session) -> None:
+        game, have = guest.transcript.game, len(guest.transcript.frames)
+        last = guest.transcript.last_digest
+
+        def resume(nonce: bytes, *, game: bytes = game) -> Resume:
+            return Resume(Role.GUEST, game, nonce, have, last, 0)
+
+        tries: list[Callable[[bytes], bytes]] = [
+            lambda nonce: sign_resume(guest.key, resume(bytes(32))).encode(),
+            lambda nonce: sign_resume(guest.key, resume(nonce, game=bytes(32))).encode(),
+            lambda nonce: sign_resume(host.key, resume(nonce)).encode(),
+            lambda nonce: b"GET / HTTP/1.0\r\n\r\n",
+        ]
+        for make in tries:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            nonce = await hello_nonce(reader)
+            writer.write(make(nonce))
+            turned_away.append(await asyncio.wait_for(reader.read(), 15))
+            writer.close()
+
+    async def main() -> Resumed:
+        return await play_cut(None, tmp_path, meanwhile=probes)
+
+    played = asyncio.run(main())
+    assert turned_away == [b""] * 4, "closed with nothing said after the hello"
+    assert played.host.ending.end is End.SUNK
+    assert frames_of(played.host) == frames_of(played.guest)
+    assert not any(isinstance(n, notices.Reconnected) for n in played.told[Role.HOST])
