@@ -197,7 +197,14 @@ def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
         assert sum(isinstance(r, ResumeRecord) for r in records) >= 2, where
     for role in (Role.HOST, Role.GUEST):
         assert any(isinstance(n, notices.Reconnected) for n in played.told[role]), where
-    assert any(isinstance(n, notices.Lost) for n in played.told[Role.GUEST]), where
+    told = [n for n in played.told[Role.GUEST] if isinstance(n, notices.Lost | notices.Reconnected)]
+    assert told, where
+    # The screen's words, from typed notices: "connection lost: reconnecting, 14 s left".
+    lost = [n.detail for n in told if isinstance(n, notices.Lost)]
+    assert all("reconnecting" in detail for detail in lost), (where, lost)
+    assert any(" s left" in detail or "your move" in detail for detail in lost), (where, lost)
+    assert isinstance(told[-1], notices.Reconnected), where
+    assert told[-1].detail.startswith("reconnected: the game goes on"), where
 
 
 def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(tmp_path: Path) -> None:
