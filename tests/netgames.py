@@ -43,9 +43,19 @@ class CuttingProxy:
     *k* (whoever sent it) is lost with everything after it.  None: never cut.
     """
 
-    def __init__(self, host_port: int, cut_after: int | None, *, heals: bool = False) -> None:
+    def __init__(
+        self,
+        host_port: int,
+        cut_after: int | None,
+        *,
+        heals: bool = False,
+        silent_host: bool = False,
+    ) -> None:
         self.host_port = host_port
         self.cut_after = cut_after
+        self.silent_host = silent_host
+        """At the cut, close only the guest's connection: the host's stays open and silent,
+        as when a network fails without a word to one side, until the proxy closes."""
         self.heals = heals
         """After the cut, pass every later connection on whole: a network that comes back."""
         self.healed = 0
@@ -66,6 +76,8 @@ class CuttingProxy:
 
     async def close(self) -> None:
         self._cut_now()
+        for writer in self._writers:
+            writer.close()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
@@ -116,7 +128,7 @@ class CuttingProxy:
 
     def _cut_now(self) -> None:
         self.cut.set()
-        for writer in self._writers:
+        for writer in self._writers[:1] if self.silent_host else self._writers:
             writer.close()
 
 

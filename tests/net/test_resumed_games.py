@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgpack
+import pytest
 from netgames import CuttingProxy, sessions
 
 from statki_net.ai.computer import ComputerPlayer
@@ -97,6 +98,7 @@ async def play_cut(
     seed: int = 7,
     *,
     meanwhile: Callable[[int, Session, Session], Awaitable[None]] | None = None,
+    silent_host: bool = False,
 ) -> Resumed:
     """One game, cut after ``cut_after`` frames (None: never), resumed, played out.
 
@@ -118,7 +120,9 @@ async def play_cut(
             await door.receive(reader, writer)
 
     server = await asyncio.start_server(on_host, "127.0.0.1", 0)
-    proxy = CuttingProxy(server.sockets[0].getsockname()[1], cut_after, heals=True)
+    proxy = CuttingProxy(
+        server.sockets[0].getsockname()[1], cut_after, heals=True, silent_host=silent_host
+    )
     port = await proxy.open()
     told: dict[Role, list[Notice]] = {Role.HOST: [], Role.GUEST: []}
     try:
@@ -207,7 +211,14 @@ def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
     assert told[-1].detail.startswith("reconnected: the game goes on"), where
 
 
-def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("silent_host", [False, True], ids=["both-see-it", "host-sees-nothing"])
+def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(
+    tmp_path: Path, silent_host: bool
+) -> None:
+    """Cut at each message, whoever sent it.  With ``silent_host`` only the guest's side of
+    the connection closes: the host still holds its old connection when the guest comes back
+    on a new one, and takes the old one as lost."""
+
     async def main() -> None:
         whole = await play_cut(None, tmp_path / "whole")
         total = len(frames_of(whole.host))
@@ -217,7 +228,9 @@ def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(tmp_path: P
 
         async def one(cut_after: int) -> None:
             async with gate:
-                played = await play_cut(cut_after, tmp_path / str(cut_after))
+                played = await play_cut(
+                    cut_after, tmp_path / str(cut_after), silent_host=silent_host
+                )
             check_resumed(played, cut_after, total)
 
         await asyncio.gather(*(one(k) for k in range(total)))
