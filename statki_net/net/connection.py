@@ -136,6 +136,7 @@ class GameConnection:
         clock: Clock = WALL_CLOCK,
         expect_key: bytes | None = None,
         peer_address: str = "",
+        received: bytes = b"",
     ) -> None:
         self.session = session
         self.reader = reader
@@ -148,6 +149,9 @@ class GameConnection:
             # The guest's session refuses, in silence, a host with any other key.
             session.host_key = expect_key
         self.peer_address = peer_address
+        self._received = received
+        """What the peer said before this game was made: the guest's hello, which the
+        host's admission read to admit it (the host's hello is already said)."""
         self.listeners: list[Listener] = []
         self.event_listeners: list[Callable[[list[Event]], None]] = []
         """Called with each batch of the session's own events (no frames), for front ends
@@ -204,6 +208,9 @@ class GameConnection:
         try:
             self.recorder.open(self.session, self.now())
             self._handle(self.session.start(self.now()))
+            if self._received:
+                self._handle(self.session.receive_data(self._received, self.now()))
+                self._received = b""
             await self._flush()
             await self._read_until_lost()
             # Alone, if the connection was lost: the timer and the player finish the game.
