@@ -113,7 +113,9 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
     home, port, process = daemon
     kinds = ["garbage", "oversized", "bad-signature", "out-of-turn"]
 
-    async def scenario() -> tuple[list[Outcome], list[tuple[str, list[object]]], list[object]]:
+    async def scenario() -> tuple[
+        list[Outcome], list[tuple[str, list[object]]], list[dict[str, object]], dict[str, object]
+    ]:
         honest = [_honest_guest(port, seed) for seed in range(3)]
         hostile = [_hostile(port, kind) for kind in kinds]
         results = await asyncio.gather(*honest, *hostile)
@@ -147,8 +149,8 @@ def test_daemon_serves_honest_games_while_hostile_peers_are_cut_off(
             assert [type(m) for m in messages] == [Hello], (kind, messages)
     # Only a guest's signed hello makes a game (this bot is open to anyone): the other
     # hostile peers never became games, and left no log, only a count.
-    assert len(games) == 4 and {g["status"] for g in games} == {"over"}  # type: ignore[index]
-    ends = sorted(str(g["end"]) for g in games)  # type: ignore[index]
+    assert len(games) == 4 and {g["status"] for g in games} == {"over"}
+    ends = sorted(str(g["end"]) for g in games)
     assert ends == sorted(["sunk"] * 3 + ["no-game"]), games
     assert status["turned_away"] == {"garbage": 2, "not-a-guest": 1}, status
     evidence = []
