@@ -46,9 +46,9 @@ from statki_net.protocol.session import (
     public_key_bytes,
 )
 from statki_net.protocol.wire import (
-    Admit,
     GENESIS,
     PROTOCOL_VERSION,
+    Admit,
     Coin,
     Envelope,
     Error,
