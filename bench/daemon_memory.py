@@ -1,6 +1,7 @@
 """A daemon's memory over many short bot games: its resident set size as the games go by.
 
     nice -n 19 .venv/bin/python bench/daemon_memory.py [--games N] [--every M] [--at-once K]
+        [--seconds S]
 
 Starts a real ``statki daemon --bot random --rules five-ships`` in a fresh home,
 plays N whole games against it from this process (computer guests, K at a
@@ -8,6 +9,8 @@ time, over loopback TCP; the daemon writes, judges and records each game's
 log as usual), and prints the daemon's RSS (``VmRSS`` of ``/proc/PID/status``)
 every M games, with the slope over the second half of the run: a daemon that
 kept its finished games' transcripts would grow by tens of kilobytes a game.
+With ``--seconds`` it stops starting games once that much time has passed
+(on a busy machine N games may take too long).
 """
 
 from __future__ import annotations
@@ -67,8 +70,11 @@ async def one_game(port: int, seed: int) -> str:
     return f"{outcome.ending.end.value} {outcome.failure_text or ''}".strip()
 
 
-async def play(port: int, pid: int, games: int, every: int, at_once: int) -> list[tuple[int, int]]:
+async def play(
+    port: int, pid: int, games: int, every: int, at_once: int, seconds: float
+) -> list[tuple[int, int]]:
     samples = [(0, rss_kib(pid))]
+    stop_at = time.monotonic() + seconds
     done = 0
     seeds = iter(range(games))
     ends: Counter[str] = Counter()
@@ -76,6 +82,8 @@ async def play(port: int, pid: int, games: int, every: int, at_once: int) -> lis
     async def worker() -> None:
         nonlocal done
         for seed in seeds:
+            if time.monotonic() > stop_at:
+                return
             ends[await one_game(port, seed)] += 1
             done += 1
             if done % every == 0:
@@ -83,7 +91,7 @@ async def play(port: int, pid: int, games: int, every: int, at_once: int) -> lis
                 print(f"{done:6d} games  RSS {samples[-1][1] / 1024:6.1f} MiB", flush=True)
 
     await asyncio.gather(*(worker() for _ in range(at_once)))
-    assert ends[End.SUNK.value] == games, f"not every game was played out: {ends}"
+    assert ends[End.SUNK.value] == done, f"not every game was played out: {ends}"
     return samples
 
 
@@ -92,21 +100,25 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--every", type=int, default=250)
     parser.add_argument("--at-once", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=float("inf"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder) / "home"
         process, port = start_daemon(home)
         try:
             started = time.monotonic()
-            samples = asyncio.run(play(port, process.pid, args.games, args.every, args.at_once))
+            samples = asyncio.run(
+                play(port, process.pid, args.games, args.every, args.at_once, args.seconds)
+            )
             took = time.monotonic() - started
         finally:
             process.terminate()
             process.wait(30)
-    half = [s for s in samples if s[0] >= args.games // 2]
+    played = samples[-1][0]
+    half = [s for s in samples if s[0] >= played // 2]
     (g0, r0), (g1, r1) = half[0], half[-1]
     slope = (r1 - r0) / max(1, g1 - g0)
-    print(f"{args.games} games in {took:.0f} s; RSS {samples[0][1] / 1024:.1f} MiB at the start,")
+    print(f"{played} games in {took:.0f} s; RSS {samples[0][1] / 1024:.1f} MiB at the start,")
     print(
         f"{samples[-1][1] / 1024:.1f} MiB at the end; over the second half {slope:.2f} KiB a game"
     )
