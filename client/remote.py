@@ -95,6 +95,8 @@ class ConnectionLink:
         self.closed_seen = False
 
     def attach(self, conn: ClientConnection) -> None:
+        # The host's game is a session made anew for the guest it admitted (its own hello).
+        self._session = conn.session
         self.conn = conn
         conn.event_listeners.append(self._deliver)
         conn.listeners.append(self._notice)

@@ -23,11 +23,12 @@ from statki_net.cli.common import EXIT_OK, Subcommands
 from statki_net.cli.lineplay import LocalHandle
 from statki_net.cli.netplay import Player, _play, player_arguments
 from statki_net.game.errors import UsageError
+from statki_net.net.admission import Admission
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
-from statki_net.net.resume import Redial, Rejoin, ResumeDoor, TakeBack
+from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
@@ -86,9 +87,16 @@ async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
         if kept.role is Role.GUEST:
             rejoin = Redial(parse_invite(kept.invite).addresses)
         else:
-            door = ResumeDoor(secrets.token_bytes, player.clock)
-            servers = await listen(default_listen(kept.port), door.receive)
-            rejoin = TakeBack(door)
+            # No game waits for a guest here: every connection can only resume this one.
+            admission: Admission[str] = Admission(clock=player.clock)
+
+            async def on_connect(
+                reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+            ) -> None:
+                await admission.admit(reader, writer)
+
+            servers = await listen(default_listen(kept.port), on_connect)
+            rejoin = TakeBack(admission)
         conn = GameConnection(
             session,
             None,

@@ -152,6 +152,7 @@ class GameConnection:
         clock: Clock = WALL_CLOCK,
         expect_key: bytes | None = None,
         peer_address: str = "",
+        received: bytes = b"",
         rejoin: Rejoin | None = None,
         keeper: SecretKeeper | None = None,
         recorder: GameRecorder | None = None,
@@ -168,6 +169,9 @@ class GameConnection:
             # The guest's session refuses, in silence, a host with any other key.
             session.host_key = expect_key
         self.peer_address = peer_address
+        self._received = received
+        """What the peer said before this game was made: the guest's hello, which the
+        host's admission read to admit it (the host's hello is already said)."""
         self.listeners: list[Listener] = []
         self.event_listeners: list[Callable[[list[Event]], None]] = []
         """Called with each batch of the session's own events (no frames), for front ends
@@ -233,6 +237,9 @@ class GameConnection:
             self._handle(self.session.start(self.now()))
             if restored and not self.session.closed:
                 self._tell_lost([], just_lost=True)
+            if self._received:
+                self._handle(self.session.receive_data(self._received, self.now()))
+                self._received = b""
             await self._flush()
             await self._carry_on()
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -277,7 +284,12 @@ class GameConnection:
                 if read is None and self.session.connected:
                     read = asyncio.ensure_future(self._read_until_lost())
                 rejoin = self.rejoin
-                if back is None and rejoin is not None and (rejoin.while_connected or self.lost):
+                if (
+                    back is None
+                    and rejoin is not None
+                    and self.session.resumable
+                    and (rejoin.while_connected or self.lost)
+                ):
                     back = asyncio.ensure_future(rejoin(self.session, self.clock, self._retried))
                 waits: set[asyncio.Future[Any]] = {over}
                 waits.update(f for f in (read, back) if f is not None)

@@ -9,70 +9,41 @@ new connection for its game:
   invite's addresses again, with backoff (``redial_wait_ms``), reads the host's
   hello on each new connection, answers with its ``resume`` and waits for the
   host's;
-- the host's is ``TakeBack``: all game long it waits for a ``Resuming`` (a
-  guest's resume on a new connection, routed to this game by its id), checks
-  it, and answers with its own ``resume``.  A bad one is closed with nothing
-  said, and the host waits on.
-
-Routing a new connection at the host to the game it resumes is the door's
-work: ``ResumeDoor`` here (it sends the challenge hello, reads the guest's
-first frame and looks up the game), the seam the daemon's and ``statki
-host``'s admission plug into.
+- the host's is ``TakeBack``: while its game may be resumed it registers it
+  with the host's ``Admission`` (which says the challenge hello on every new
+  connection and routes a resume by its game id), checks each guest resume
+  that comes, and answers a good one with its own.  A bad one is closed with
+  nothing said, and the host waits on.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 
 from statki_net.game.errors import UsageError
+from statki_net.net.admission import Admission, Resuming
 from statki_net.net.clock import Clock
 from statki_net.net.invite import Address
 from statki_net.net.listen import connect_any, enable_keepalive, peer_text
 from statki_net.protocol.resume import (
-    MAX_RESUME,
     MAX_RESUMES,
     RESUME_WAIT_MS,
     ResumeError,
     ResumeFrame,
+    decode_resume,
     read_resume,
     redial_wait_ms,
 )
 from statki_net.protocol.session import Session
-from statki_net.protocol.wire import (
-    GENESIS,
-    MAX_FRAME,
-    Frame,
-    Header,
-    Hello,
-    Role,
-    read_envelope,
-    sign,
-    signature_valid,
-)
+from statki_net.protocol.wire import MAX_FRAME, Hello, Role, read_envelope, signature_valid
 
 CONNECT_SECONDS = 2.0
 """How long one redial waits for a TCP connection."""
-RESUME_BYTES = MAX_RESUME + 128
-"""The most a door reads of a new connection before it knows the game: one resume."""
-QUIET_SECONDS = 0.3
-"""How long a new connection at the host must stay silent before the host says hello."""
-
-
-@dataclass(frozen=True)
-class Resuming:
-    """A guest's resume on a new connection, routed to the game it names."""
-
-    game_id: bytes
-    frame: ResumeFrame
-    challenge: bytes
-    """The nonce of the hello the host sent on this connection."""
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
 
 
 @dataclass(frozen=True)
@@ -132,21 +103,28 @@ class TakeBack(Rejoin):
 
     while_connected = True
 
-    def __init__(self, door: ResumeDoor) -> None:
-        self.door = door
+    def __init__(self, admission: Admission[Any]) -> None:
+        self.admission = admission
         self.arrivals: asyncio.Queue[Resuming] = asyncio.Queue()
         self.answered = 0
 
     def on_resume(self, resuming: Resuming) -> None:
-        """The door's callback: a resume for this game came."""
+        """The admission's callback: a resume for this game came."""
         self.arrivals.put_nowait(resuming)
 
     async def __call__(self, session: Session, clock: Clock, tell: Tell) -> Rejoined:
-        self.door.expect_resume(session, self.on_resume)
+        game = session.transcript.game
+        # The hello said on a new connection when no game waits: this game's proposal,
+        # under a fresh nonce (every session made so draws one of its own).
+        self.admission.expect_resume(
+            game,
+            self.on_resume,
+            lambda: session.anew(rules=session.proposed_rules, first=session.proposed_first),
+        )
         try:
             return await self._take_back(session, clock, tell)
         finally:
-            self.door.forget_resume(session)
+            self.admission.forget_resume(game)
 
     async def _take_back(self, session: Session, clock: Clock, tell: Tell) -> Rejoined:
         while True:
@@ -154,7 +132,8 @@ class TakeBack(Rejoin):
             try:
                 if self.answered >= MAX_RESUMES:
                     raise UsageError(f"{MAX_RESUMES} resumes of this game answered already")
-                session.check_resume(resuming.frame, resuming.challenge)
+                frame = decode_resume(resuming.frame)
+                session.check_resume(frame, resuming.challenge)
             except (UsageError, ResumeError) as error:
                 resuming.writer.close()
                 tell(self.answered + 1, str(error))
@@ -166,8 +145,9 @@ class TakeBack(Rejoin):
                 resuming.reader,
                 resuming.writer,
                 own,
-                resuming.frame,
+                frame,
                 peer_text(resuming.writer),
+                resuming.rest,
             )
 
 
@@ -227,79 +207,3 @@ class _Values:
 
     def leftover(self) -> bytes:
         return bytes(self.data[self.unpacker.tell() :])
-
-
-# ---------------------------------------------------------------- the host's door
-
-
-class ResumeDoor:
-    """Routes a new connection at the host that resumes a game to that game.
-
-    Games register while they may be resumed (``expect_resume``) and leave when
-    over (``forget_resume``).  On a new connection that has stayed silent for
-    ``QUIET_SECONDS`` the door sends a hello (the challenge: a fresh nonce),
-    reads the first frame (at most ``MAX_RESUME`` bytes, within
-    ``RESUME_WAIT_MS``) and hands a resume of a registered game to its
-    callback; anything else is closed with nothing said.
-    """
-
-    def __init__(self, entropy: Callable[[int], bytes], clock: Clock) -> None:
-        self.entropy = entropy
-        self.clock = clock
-        self._games: dict[int, tuple[Session, Callable[[Resuming], None]]] = {}
-        """By the session's identity: a game registers before its id is known."""
-
-    @property
-    def expecting(self) -> bool:
-        return bool(self._games)
-
-    def expect_resume(self, session: Session, on_resume: Callable[[Resuming], None]) -> None:
-        self._games[id(session)] = (session, on_resume)
-
-    def forget_resume(self, session: Session) -> None:
-        self._games.pop(id(session), None)
-
-    def _game(self, game_id: bytes) -> Callable[[Resuming], None] | None:
-        for session, on_resume in self._games.values():
-            if session.transcript.game == game_id and session.resumable:
-                return on_resume
-        return None
-
-    async def receive(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Take one new connection through the door; never raises."""
-        try:
-            games = [s for s, _ in self._games.values() if s.resumable]
-            if not games or not await _quiet(reader):
-                writer.close()
-                return
-            challenge = self.entropy(32)
-            writer.write(self._hello(games[-1], challenge).encode())
-            async with asyncio.timeout(RESUME_WAIT_MS / 1000):
-                frame = read_resume(await _Values(reader, RESUME_BYTES).next())
-            on_resume = self._game(frame.resume.game)
-            if on_resume is None:
-                writer.close()
-                return
-            on_resume(Resuming(frame.resume.game, frame, challenge, reader, writer))
-        except (UsageError, ResumeError, OSError, TimeoutError):
-            writer.close()
-
-    def _hello(self, session: Session, nonce: bytes) -> Frame:
-        """The game's own host hello, with this connection's nonce and time: it proves the
-        host holds the game's key, and its nonce binds the guest's resume to this connection."""
-        proposal = session.transcript.sides[Role.HOST].hello
-        assert proposal is not None
-        header = Header(Role.HOST, 0, GENESIS, b"", self.clock.now())
-        return sign(session.key, header, dataclasses.replace(proposal, nonce=nonce))
-
-
-async def _quiet(reader: asyncio.StreamReader) -> bool:
-    """Whether the connection stays open and silent, as a guest waiting for a hello does."""
-    try:
-        async with asyncio.timeout(QUIET_SECONDS):
-            await reader.read(1)
-    except TimeoutError:
-        return True
-    except (ConnectionError, OSError):
-        pass
-    return False

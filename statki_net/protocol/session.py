@@ -75,6 +75,7 @@ from statki_net.protocol.wire import (
     MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
+    Admit,
     Coin,
     Commit,
     Envelope,
@@ -93,6 +94,7 @@ from statki_net.protocol.wire import (
     Shot,
     TimeClaim,
     Verdict,
+    guest_proof,
     sign,
 )
 from statki_net.version import SOFTWARE
@@ -293,6 +295,8 @@ class Session:
         first: Role | None = None,
         behaviour: Behaviour | None = None,
         host_key: bytes | None = None,
+        admit: Admit = Admit.OPEN,
+        invite_secret: bytes | None = None,
     ) -> None:
         self.proposed_limits = limits or Limits()
         if role is Role.HOST:
@@ -314,6 +318,10 @@ class Session:
         self.host_key = host_key
         """Guest only: the host key the invite names.  A host hello with another key (or one
         that cannot be read) is refused in silence, before anything else is checked."""
+        self.admit = admit
+        """Host only: what its hello says of whom it admits (the admission checks the proof)."""
+        self.invite_secret = invite_secret
+        """Guest only: the invite's one-time secret, proved in its hello, never sent."""
         self.behaviour = behaviour or Behaviour()
         """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
@@ -325,6 +333,8 @@ class Session:
         self._reader = FrameReader()
         self._outbox = bytearray()
         self._events: list[Event] = []
+        self.started = False
+        """``start`` was called: the host's hello is said."""
         self.closed = False
         """The game is over for this side: nothing more will be said, read or written."""
         self.lost: ConnectionLost | None = None
@@ -408,6 +418,8 @@ class Session:
             first=first,
             behaviour=self.behaviour,
             host_key=self.host_key,
+            admit=self.admit,
+            invite_secret=self.invite_secret,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -428,9 +440,14 @@ class Session:
     def start(self, now: int) -> list[Event]:
         """Begin: the host says hello; the guest waits for the host's.
 
-        A session ``restore``d from its log carries on instead: it says at once
+        Once only: a host session the admission started (its hello said on a
+        connection it was screening) goes on from there when the game runs.  A
+        session ``restore``d from its log carries on instead: it says at once
         what needs no player, or asks its player, if it is to speak.
         """
+        if self.started:
+            return []
+        self.started = True
         self.last_heard = now
         if self.transcript.frames:
             if self.transcript.speaker() is self.role:
@@ -669,6 +686,9 @@ class Session:
             else:
                 self._lose(error.code, error.detail, now, envelope.encode())
             return
+        if self._uninvited(frame):
+            self._refuse_uninvited()
+            return
         if (
             isinstance(frame.message, TimeClaim)
             and t.early_claim(frame) is None
@@ -703,6 +723,23 @@ class Session:
         """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
         detail = "the host's key is not the key in the invite: refusing to play"
         self.failure = Failed(Code.WRONG_KEY, detail, by_peer=False)
+        self._events.append(self.failure)
+        self._close(Ending(End.NO_GAME, reason=detail))
+
+    def _uninvited(self, frame: Frame) -> bool:
+        """The host's hello admits only the guest it invited, and this guest holds no secret."""
+        hello = frame.message
+        return (
+            self.role is Role.GUEST
+            and isinstance(hello, Hello)
+            and hello.admit is Admit.INVITE
+            and self.invite_secret is None
+        )
+
+    def _refuse_uninvited(self) -> None:
+        """Nothing to prove with: say nothing, keep nothing; no game, nobody to blame."""
+        detail = "this host admits only the guest it invited: ask for the invite line"
+        self.failure = Failed(Code.NO_INVITE, detail, by_peer=False)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -778,6 +815,10 @@ class Session:
 
     def _hello(self) -> Hello:
         host = self.role is Role.HOST
+        proof = None
+        if not host and self.invite_secret is not None:
+            host_hello = self.transcript.frames[0].body
+            proof = guest_proof(self.invite_secret, host_hello, public_key_bytes(self.key))
         return Hello(
             protocol=PROTOCOL_VERSION,
             software=self.software[:MAX_TEXT],
@@ -788,6 +829,8 @@ class Session:
             rules=self.proposed_rules.to_map() if host and self.proposed_rules else None,
             limits=self.proposed_limits.to_map() if host else None,
             first=self.proposed_first if host else None,
+            admit=self.admit if host else None,
+            proof=proof,
         )
 
     def _send(self, message: Message, now: int) -> None:

@@ -51,6 +51,7 @@ from statki_net.protocol.session import (
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
+    Admit,
     Coin,
     Envelope,
     Error,
@@ -68,7 +69,7 @@ from statki_net.protocol.wire import (
 )
 from statki_net.referee.verify import Judgement, NamedLog, judge_log, judge_logs
 from statki_net.vectors.encoding import dump
-from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
+from statki_net.vectors.seeds import INVITE_SECRET, SOFTWARE, START, Drbg, test_key
 
 # ---------------------------------------------------------------- games
 
@@ -96,6 +97,7 @@ class Game:
             rules=rules,
             fleet=random_fleet(rules, self.rng),
             behaviour=host,
+            admit=Admit.INVITE,
         )
         guest_session = Session(
             Role.GUEST,
@@ -105,6 +107,7 @@ class Game:
             entropy=Drbg(f"statki vectors {seed} guest"),
             behaviour=guest,
             host_key=host_key,
+            invite_secret=INVITE_SECRET,
         )
         self.link = BackToBack(host_session, guest_session, START)
         self.volleys = 0
@@ -677,7 +680,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         [*honest, claim],
     )
 
-    game, mover = into_the_battle(classic, 36, 5)
+    game, mover = into_the_battle(classic, 43, 5)
     claimant = game.session(mover.role.other)
     t = claimant.transcript
     own = t.last_at(claimant.role)

@@ -29,10 +29,11 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net import notices
+from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.notices import Notice
-from statki_net.net.resume import Redial, ResumeDoor, TakeBack
+from statki_net.net.resume import Redial, TakeBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import ResumeRecord, read_log
 from statki_net.protocol.phases import Phase
@@ -86,7 +87,8 @@ def oracle(
 
 @dataclass
 class Resumed:
-    host: Outcome
+    host: Outcome | None
+    """None when the host never had a game (the admission never saw the guest's hello)."""
     guest: Outcome
     proxy: CuttingProxy
     told: dict[Role, list[Notice]]
@@ -107,17 +109,14 @@ async def play_cut(
     clock = ScaledClock(SPEED)
     host, guest = sessions(CLASSIC, seed, first=Role.HOST)
     guest_fleet = ComputerPlayer("random", random.Random(seed + 1)).fleet(CLASSIC)
-    door = ResumeDoor(random.Random(seed).randbytes, clock)
-    first: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
-    arrived = 0
+    admission: Admission[str] = Admission(clock=clock)
+    admission.offer("game", "game", Hosting(lambda: host, None))
+    first: asyncio.Queue[Admitted[str]] = asyncio.Queue()
 
     async def on_host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal arrived
-        arrived += 1
-        if arrived == 1:
-            await first.put((reader, writer))
-        else:
-            await door.receive(reader, writer)
+        admitted = await admission.admit(reader, writer)
+        if isinstance(admitted, Admitted):
+            await first.put(admitted)
 
     server = await asyncio.start_server(on_host, "127.0.0.1", 0)
     proxy = CuttingProxy(
@@ -127,12 +126,8 @@ async def play_cut(
     told: dict[Role, list[Notice]] = {Role.HOST: [], Role.GUEST: []}
     try:
         guest_streams = await asyncio.open_connection("127.0.0.1", port)
-        host_streams = await first.get()
         (logs / "host").mkdir(parents=True)
         (logs / "guest").mkdir()
-        host_conn = GameConnection(
-            host, *host_streams, log_dir=logs / "host", clock=clock, rejoin=TakeBack(door)
-        )
         guest_conn = GameConnection(
             guest,
             *guest_streams,
@@ -142,9 +137,11 @@ async def play_cut(
             rejoin=Redial([("127.0.0.1", port)]),
         )
         gate = asyncio.Event()
-        oracle(host_conn, guest, guest_fleet)
         oracle(guest_conn, host, guest_fleet, gate)
+        guest_conn.listeners.append(told[Role.GUEST].append)
 
+        # The guest reads the host's hello, which the admission says once it has the
+        # connection: the guest plays before the host's game exists.
         async def then() -> None:
             try:
                 if meanwhile is not None:
@@ -155,9 +152,29 @@ async def play_cut(
                 gate.set()
 
         probing = asyncio.ensure_future(then())
+        guest_game = asyncio.ensure_future(guest_conn.run())
+        admitting = asyncio.ensure_future(first.get())
+        await asyncio.wait({admitting, guest_game}, return_when=asyncio.FIRST_COMPLETED)
+        if not admitting.done():
+            # Cut in the hellos: the admission never had a guest, the host no game.
+            admitting.cancel()
+            outcome = await guest_game
+            await probing
+            return Resumed(None, outcome, proxy, told)
+        admitted = admitting.result()
+        host_conn = GameConnection(
+            admitted.session,
+            admitted.reader,
+            admitted.writer,
+            received=admitted.received,
+            log_dir=logs / "host",
+            clock=clock,
+            rejoin=TakeBack(admission),
+        )
+        oracle(host_conn, guest, guest_fleet)
         host_conn.listeners.append(told[Role.HOST].append)
-        guest_conn.listeners.append(told[Role.GUEST].append)
-        host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
+
+        host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_game)
         await probing
     finally:
         await proxy.close()
@@ -175,15 +192,20 @@ def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
     host, guest = played.host, played.guest
     sender = played.proxy.senders[-1] if played.proxy.senders else "host"
     where = f"cut at frame {cut_after} (sent by the {sender})"
+    if cut_after < 2:
+        # In the hellos there is no game yet, so none to resume: the host, whose
+        # admission never had the guest's hello, keeps no log at all; the guest finishes
+        # alone by the rules of a lost connection, never to its own blame.
+        assert host is None, where
+        assert guest.ending.end in (End.NO_GAME, End.TIME), where
+        assert Role.GUEST not in guest.ending.culprits, where
+        return
+    assert host is not None, where
     for outcome in (host, guest):
         assert outcome.log_path is not None
         judgement = judge_log(outcome.log_path.read_bytes())
         assert judgement.valid, f"{where}: {judgement.headline()}"
     host_frames, guest_frames = frames_of(host), frames_of(guest)
-    if cut_after < 2:
-        # In the hellos there is no game yet, so none to resume: nobody is blamed.
-        assert host.ending.end is End.NO_GAME, where
-        return
     if cut_after == total - 1:
         # The last message of a game is never sent again: its sender is done and
         # gone.  Its receiver ends by its own claim, which changes nothing.
@@ -221,6 +243,7 @@ def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(
 
     async def main() -> None:
         whole = await play_cut(None, tmp_path / "whole")
+        assert whole.host is not None
         total = len(frames_of(whole.host))
         assert frames_of(whole.guest) == frames_of(whole.host)
         assert 40 < total < 120, total
@@ -279,6 +302,6 @@ def test_a_bad_resume_is_closed_with_nothing_said_and_the_game_goes_on(tmp_path:
 
     played = asyncio.run(main())
     assert turned_away == [b""] * 4, "closed with nothing said after the hello"
-    assert played.host.ending.end is End.SUNK
+    assert played.host is not None and played.host.ending.end is End.SUNK
     assert frames_of(played.host) == frames_of(played.guest)
     assert not any(isinstance(n, notices.Reconnected) for n in played.told[Role.HOST])
