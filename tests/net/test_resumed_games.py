@@ -22,6 +22,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from netgames import CuttingProxy, sessions
+from peers import key_from
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.battle import Cell
@@ -30,8 +31,10 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting
+from statki_net.net.bot import attach_computer
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.daemon import Daemon
 from statki_net.net.notices import Notice
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.protocol.endings import End
@@ -39,7 +42,7 @@ from statki_net.protocol.logformat import ResumeRecord, read_log
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.resume import Resume, sign_resume
 from statki_net.protocol.session import Session, public_key_bytes
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
 
 CLASSIC = ruleset_named("classic")
@@ -305,3 +308,58 @@ def test_a_bad_resume_is_closed_with_nothing_said_and_the_game_goes_on(tmp_path:
     assert played.host is not None and played.host.ending.end is End.SUNK
     assert frames_of(played.host) == frames_of(played.guest)
     assert not any(isinstance(n, notices.Reconnected) for n in played.told[Role.HOST])
+
+
+@pytest.mark.parametrize("cut_after", [20, 21])
+def test_a_game_the_daemon_hosts_resumes_after_a_cut(tmp_path: Path, cut_after: int) -> None:
+    """The daemon (``--bot``) keeps its game registered for resume: a guest whose connection
+    is cut comes back through the daemon's admission and the game is played out."""
+
+    async def main() -> tuple[Outcome, Path]:
+        clock = ScaledClock(SPEED)
+        home = tmp_path / "daemon"
+        home.mkdir(mode=0o700)
+        daemon = Daemon(
+            home,
+            key_from(5),
+            name="d",
+            listen_on=[("127.0.0.1", 0)],
+            rules=CLASSIC,
+            limits=Limits(60_000, 30_000),
+            bot="random",
+            clock=clock,
+        )
+        await daemon.start()
+        proxy = CuttingProxy(daemon.addresses[0][1], cut_after, heals=True)
+        port = await proxy.open()
+        try:
+            _, guest = sessions(CLASSIC, 3)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            (tmp_path / "guest").mkdir()
+            conn = GameConnection(
+                guest,
+                reader,
+                writer,
+                log_dir=tmp_path / "guest",
+                clock=clock,
+                expect_key=public_key_bytes(daemon.key),
+                rejoin=Redial([("127.0.0.1", port)]),
+            )
+            attach_computer(conn, ComputerPlayer("random", random.Random(3)))
+            outcome = await conn.run()
+            for _ in range(500):  # the daemon's game winds up on its own
+                if not daemon.active:
+                    break
+                await asyncio.sleep(0.01)
+            assert proxy.healed >= 1, "no resume"
+        finally:
+            await proxy.close()
+            await daemon.shutdown()
+        (log,) = (home / "logs").iterdir()
+        return outcome, log
+
+    outcome, daemon_log = asyncio.run(main())
+    assert outcome.ending.end is End.SUNK
+    assert outcome.verdict is not None and outcome.verdict.valid
+    assert frames_of(outcome) == [body for body, _ in read_log(daemon_log.read_bytes()).frames]
+    assert judge_log(daemon_log.read_bytes()).valid
