@@ -92,6 +92,10 @@ class EndOfGame(CommonState):
             return "The opponent did not answer in time: the game ends here"
         if failure.code is Code.WRONG_KEY:
             return f"Not the host your invite names: {failure.detail}"
+        if failure.code is Code.NO_INVITE:
+            return failure.detail[:1].upper() + failure.detail[1:]
+        if failure.code is Code.NOT_INVITED and failure.by_peer:
+            return "The host turned you away: check that you have the whole invite line"
         if failure.code is ABSENT:
             return failure.detail
         who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"

@@ -17,14 +17,14 @@ from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
-from statki_net.net.notices import Closed, Lost
+from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.protocol.wire import Limits
 from statki_net.store.history import GameRow, Tally
 
-Told = Event | Lost | Closed
+Told = Event | Lost | Reconnecting | Reconnected | Closed
 """What the model is told: the session's own events; over a network, that the
 connection is lost (the session plays on alone, SPEC.md section 12); and at the
 very end how the referee judges this side's log (``Closed``)."""

@@ -614,6 +614,9 @@ def history_lines(model: Model, width: int) -> list[Line]:
             f"{row.my_shots:>3}:{row.their_shots:<3} {row.opponent_name}"
         )
         lines.append([("", text)])
+    if any(row.result is None for row in games[:9]):
+        # The screen cannot pick a game up itself: the command line can.
+        lines.append([("", "  an unfinished game may be resumed: statki resume lists them")])
     lines += [[], [("class:box", "Wins per opponent")]]
     for tally in tallies[:6]:
         text = f"  {tally.label}: {tally.won} won, {tally.lost} lost of {tally.games}"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
-from statki_net.net.notices import Closed, Lost
+from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.phases import PHASES, Period, may_resign
 from statki_net.protocol.session import (
     BattleOver,
@@ -274,6 +274,11 @@ class Model(RulesScreen, Aiming, EndOfGame):
             case Lost(detail=detail):  # the connection's words: what was recorded, how long
                 self.lost = True
                 self.say(f"Connection lost: {detail}", trouble=True)
+            case Reconnecting():  # how long is left while the game waits for a new connection
+                self.say(event.detail.capitalize(), trouble=True)
+            case Reconnected():
+                self.lost = False
+                self.say(event.detail.capitalize())
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
                 self.say("Connection lost: the game goes on in your log", trouble=True)

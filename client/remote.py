@@ -30,7 +30,7 @@ from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net.connection import GameConnection
-from statki_net.net.notices import Closed, Lost, Notice
+from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
@@ -95,6 +95,8 @@ class ConnectionLink:
         self.closed_seen = False
 
     def attach(self, conn: ClientConnection) -> None:
+        # The host's game is a session made anew for the guest it admitted (its own hello).
+        self._session = conn.session
         self.conn = conn
         conn.event_listeners.append(self._deliver)
         conn.listeners.append(self._notice)
@@ -102,7 +104,7 @@ class ConnectionLink:
     def _notice(self, notice: Notice) -> None:
         """Of the connection's notices the model needs ``Lost`` and ``Closed`` (the referee's
         words on the log); the session's events tell it the rest."""
-        if isinstance(notice, Lost | Closed):
+        if isinstance(notice, Lost | Reconnecting | Reconnected | Closed):
             asyncio.get_running_loop().call_soon(self._to_model, [notice])
 
     def connection_ended(self, failure: Failed | None = None) -> None:

@@ -43,9 +43,23 @@ class CuttingProxy:
     *k* (whoever sent it) is lost with everything after it.  None: never cut.
     """
 
-    def __init__(self, host_port: int, cut_after: int | None) -> None:
+    def __init__(
+        self,
+        host_port: int,
+        cut_after: int | None,
+        *,
+        heals: bool = False,
+        silent_host: bool = False,
+    ) -> None:
         self.host_port = host_port
         self.cut_after = cut_after
+        self.silent_host = silent_host
+        """At the cut, close only the guest's connection: the host's stays open and silent,
+        as when a network fails without a word to one side, until the proxy closes."""
+        self.heals = heals
+        """After the cut, pass every later connection on whole: a network that comes back."""
+        self.healed = 0
+        """Connections passed on whole after the cut."""
         self.forwarded = 0
         """Frames passed on so far, both ways."""
         self.cut = asyncio.Event()
@@ -62,6 +76,8 @@ class CuttingProxy:
 
     async def close(self) -> None:
         self._cut_now()
+        for writer in self._writers:
+            writer.close()
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
@@ -70,6 +86,12 @@ class CuttingProxy:
         self, guest_reader: asyncio.StreamReader, guest_writer: asyncio.StreamWriter
     ) -> None:
         host_reader, host_writer = await asyncio.open_connection("127.0.0.1", self.host_port)
+        if self.heals and self.cut.is_set():
+            self.healed += 1
+            await asyncio.gather(
+                _forward(host_reader, guest_writer), _forward(guest_reader, host_writer)
+            )
+            return
         self._writers = [guest_writer, host_writer]
         if self.cut_after == 0:
             self._cut_now()
@@ -106,8 +128,16 @@ class CuttingProxy:
 
     def _cut_now(self) -> None:
         self.cut.set()
-        for writer in self._writers:
+        for writer in self._writers[:1] if self.silent_host else self._writers:
             writer.close()
+
+
+async def _forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError, OSError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.close()
 
 
 @dataclass

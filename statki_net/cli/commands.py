@@ -28,6 +28,7 @@ COMMANDS = (
     Command("selfplay", "selfplay", "two computer players over loopback TCP; prints a summary"),
     Command("host", "netplay", "host a game: print an invite and wait for a guest"),
     Command("join", "netplay", "join a game from its invite (statki://...)"),
+    Command("resume", "resume", "list unfinished games, or pick one up after its program stopped"),
     Command(
         "daemon",
         "daemon",

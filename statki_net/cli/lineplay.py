@@ -375,6 +375,8 @@ class PromptPlayer:
                 self.say(f"connection lost: {detail}")
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
+            case notices.Reconnecting() | notices.Reconnected():
+                self.say(notice.detail)
             case notices.Over(result=result, end=end):
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))

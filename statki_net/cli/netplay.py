@@ -42,7 +42,7 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.admission import Admission, Admitted
+from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
@@ -66,13 +66,15 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
+from statki_net.store.unfinished import SecretKeeper
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
@@ -82,7 +84,9 @@ REDIAL_PAUSE = 0.25
 """Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
 REDIAL_CONNECT = 2.0
 
-Arrivals = asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+Arrivals = asyncio.Queue["Admitted[str]"]
+"""The guests admitted to the one hosted game (the first is the game's; any later one is
+turned away)."""
 
 
 def player_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +131,11 @@ def add(commands: Subcommands) -> None:
         default=[],
         metavar="HOST[:PORT]",
         help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
+    )
+    host.add_argument(
+        "--open",
+        action="store_true",
+        help="admit anyone, without the invite's secret (a LAN: a bare HOST:PORT joins)",
     )
     player_arguments(host)
     host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
@@ -192,6 +201,8 @@ class Player:
         *,
         rules: Ruleset | None = None,
         fleet: Fleet | None = None,
+        admit: Admit = Admit.OPEN,
+        invite_secret: bytes | None = None,
     ) -> Session:
         """This player's side of a new game: its name and limits, secrets from the OS."""
         return Session(
@@ -202,6 +213,8 @@ class Player:
             rules=rules,
             limits=self.limits or Limits(),
             fleet=fleet,
+            admit=admit,
+            invite_secret=invite_secret,
         )
 
     def fleet(self, rules: Ruleset) -> Fleet | None:
@@ -230,7 +243,7 @@ def _host(args: argparse.Namespace) -> int:
         raise UsageError("--port must be between 0 and 65535")
     for address in args.advertise:  # refused before the invite is printed, not inside it
         parse_address(address, DEFAULT_PORT)
-    return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise))
+    return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise, args.open))
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -249,7 +262,12 @@ def _join(args: argparse.Namespace) -> int:
 
 
 async def _host_game(
-    player: Player, rules: Ruleset, fleet: Fleet | None, port: int, advertise: list[str]
+    player: Player,
+    rules: Ruleset,
+    fleet: Fleet | None,
+    port: int,
+    advertise: list[str],
+    open_to_anyone: bool = False,
 ) -> int:
     client = await _daemon_of(player.home)
     if client is not None:
@@ -257,108 +275,192 @@ async def _host_game(
             request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
             request.update(_remote_options(player, fleet))
             request["advertise"] = advertise
+            request["open"] = open_to_anyone
             reply = await client.request("host", **request)
             _print_invite(reply["invite"], "the daemon hosts the game")
             return await _play(player, RemoteHandle(client, reply["game"]), rules)
         finally:
             await client.close()
     key = load_identity(player.home)
+    door = Door.of(open_to_anyone)
     arrived: Arrivals = asyncio.Queue()
-    admission: Admission[Arrivals] = Admission()
-    admission.offer(HOSTED, arrived)
-    servers = await listen(default_listen(port), _admitting(admission))
+    admission: Admission[str] = Admission(clock=player.clock)
+    admission.offer(HOSTED, HOSTED)
+    servers = await listen(default_listen(port), _admitting(admission, arrived))
     try:
         bound = bound_addresses(servers)
         addresses = [parse_address(a, bound[0][1]) for a in advertise]
         addresses += [a for a in visible_addresses(bound[0][1]) if a not in addresses]
-        invite = format_invite(addresses, public_key_bytes(key))
+        invite = format_invite(addresses, public_key_bytes(key), door.secret)
         _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
         if player.on_screen:
-            return await _host_on_screen(player, rules, key, invite, servers, arrived, bound)
-        reader, writer = await arrived.get()
+            session = player.session(Role.HOST, key, rules=rules, admit=door.admit)
+            return await _host_on_screen(
+                player, session, door, invite, servers, admission, arrived, bound
+            )
+        admission.ready(
+            HOSTED,
+            door.hosting(lambda: player.session(Role.HOST, key, rules=rules, admit=door.admit)),
+        )
+        admitted = await arrived.get()
+        if fleet is None:
+            placement = player.placement if player.bot else "random"
+            fleet = place_fleet(rules, placement, random.SystemRandom())
+        # The port stays open for the game: a guest that lost its connection comes back.
+        resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
+        chosen = fleet
+        return await _play_here(
+            player,
+            lambda history: _admitted_as(player, admitted, chosen, history, resuming),
+            rules,
+        )
     finally:
         for server in servers:
             server.close()
-    if fleet is None:
-        placement = player.placement if player.bot else "random"
-        fleet = place_fleet(rules, placement, random.SystemRandom())
-    session = player.session(Role.HOST, key, rules=rules, fleet=fleet)
-    return await _play_here(player, session, reader, writer, rules, expect_key=None)
+
+
+@dataclass(frozen=True)
+class Door:
+    """Whom ``statki host`` admits: the guest holding its invite's secret, or anyone."""
+
+    admit: Admit
+    secret: bytes | None
+    """Fresh for every hosted game (and kept for its rematches); None when open."""
+
+    @classmethod
+    def of(cls, open_to_anyone: bool) -> Door:
+        if open_to_anyone:
+            return cls(Admit.OPEN, None)
+        return cls(Admit.INVITE, secrets.token_bytes(INVITE_SECRET_SIZE))
+
+    def hosting(self, hello: Callable[[], Session]) -> Hosting:
+        return Hosting(hello, self.secret)
+
+    def hosting_like(self, session: Session) -> Hosting:
+        """Each connection screened gets a hello of its own, with ``session``'s proposal."""
+        return self.hosting(
+            lambda: session.anew(rules=session.proposed_rules, first=session.proposed_first)
+        )
+
+
+def _admitted_as(
+    player: Player,
+    admitted: Admitted[str],
+    fleet: Fleet | None,
+    history: History,
+    resuming: CarryOn | None = None,
+) -> GameConnection:
+    """The admitted guest's game: the session made for its connection, with the player's
+    ``fleet``."""
+    session = admitted.session
+    if fleet is not None:
+        session.set_fleet(fleet)
+    return _connection(
+        player,
+        session,
+        admitted.reader,
+        admitted.writer,
+        history,
+        expect_key=None,
+        received=admitted.received,
+        resuming=resuming,
+    )
 
 
 async def _host_on_screen(
     player: Player,
-    rules: Ruleset,
-    key: Ed25519PrivateKey,
+    session: Session,
+    door: Door,
     invite: str,
     servers: list[asyncio.Server],
+    admission: Admission[str],
     arrived: Arrivals,
     bound: list[Address],
 ) -> int:
     """The host chooses the rules and places its fleet on screen while it waits.
 
-    The connection (and with it the hello, which carries the rules) starts
-    only once the fleet is committed, with the session as the screen left it.
-    A rematch listens again on the ``bound`` addresses, with the same invite and key.
+    Guests that come meanwhile wait, silent, for the hello, which carries
+    the rules: it is said only once the fleet is committed, with the
+    proposal as the screen left it.  A rematch listens again on the
+    ``bound`` addresses, with the same invite, secret and key.
     """
-    session = player.session(Role.HOST, key, rules=rules)
 
-    async def guest(history: History, session: Session) -> GameConnection:
-        reader, writer = await arrived.get()
+    async def guest(history: History, chosen: Session) -> GameConnection:
+        admission.ready(HOSTED, door.hosting_like(chosen))
+        admitted = await arrived.get()
+        # The port stays open for the game: a guest that lost its connection comes back.
+        resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
+        return _admitted_as(player, admitted, chosen.fleet, history, resuming)
+
+    def close_first() -> None:
         for server in servers:
             server.close()
-        return _connection(player, session, reader, writer, history, expect_key=None)
 
     reunions: list[HostReunion] = []
 
     def reunion(history: History) -> HostReunion:
-        reunions.append(HostReunion(player, bound, history))
+        reunions.append(HostReunion(player, bound, history, door=door, before=close_first))
         return reunions[-1]
 
     try:
         return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
     finally:
+        close_first()
         for made in reunions:
             made.close()
 
 
 class HostReunion:
-    """The host meets its guest again for a rematch: the same port, invite and key.
+    """The host meets its guest again for a rematch: the same port, invite, secret and key.
 
     Listening starts again when the host asks for the rematch and stops once
-    someone arrives; the wait for them is at most the move limit.
+    the guest is admitted; the wait for them is at most the move limit.
     """
 
-    def __init__(self, player: Player, addresses: list[Address], history: History) -> None:
+    def __init__(
+        self,
+        player: Player,
+        addresses: list[Address],
+        history: History,
+        *,
+        door: Door,
+        before: Callable[[], None] = lambda: None,
+    ) -> None:
         self.player = player
+        self.door = door
+        self.before = before
+        """Called before listening again: the first game's listeners give up the port."""
         self.addresses = addresses
         self.history = history
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
-        self.admission: Admission[Arrivals] = Admission()
+        self.admission: Admission[str] = Admission(clock=player.clock)
 
     async def reopen(self) -> None:
+        self.before()
         self.close()
         _turn_away(self.arrived)  # one who came too late for the last wait
-        self.admission.offer(HOSTED, self.arrived)
-        self.servers = await listen(self.addresses, _admitting(self.admission))
+        self.admission.offer(HOSTED, HOSTED)
+        self.servers = await listen(self.addresses, _admitting(self.admission, self.arrived))
 
     async def connect(self, session: Session, who: str) -> GameConnection:
         seconds = session.proposed_limits.move_ms / 1000
         clock = self.player.clock
+        self.admission.ready(HOSTED, self.door.hosting_like(session))
         try:
             # wait_for can lose a cancellation in 3.11
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
-                reader, writer = await self.arrived.get()
+                admitted = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
                 f"{who} did not come back for the rematch within {seconds:g} s"
             ) from None
         finally:
             self.close()
-        return _connection(self.player, session, reader, writer, self.history, expect_key=None)
+        return _admitted_as(self.player, admitted, session.fleet, self.history)
 
     def close(self) -> None:
+        self.admission.withdraw(HOSTED)
         for server in self.servers:
             server.close()
         self.servers = []
@@ -396,28 +498,37 @@ class GuestReunion:
         )
 
 
+@dataclass(frozen=True)
+class CarryOn:
+    """How a game played here goes on after a lost connection or a stopped program."""
+
+    rejoin: Rejoin
+    keeper: SecretKeeper
+
+
 HOSTED = "hosted"
 """The name of the one game ``statki host`` offers for admission."""
 
 
-def _admitting(admission: Admission[Arrivals]) -> ConnectHandler:
-    """A listener's handler: a connection admitted to the hosted game joins its arrivals.
+def _admitting(admission: Admission[str], arrived: Arrivals) -> ConnectHandler:
+    """A listener's handler: the guest admitted to the hosted game joins its arrivals.
 
-    The admission turns away what is no guest (a port scan, a client that
-    speaks first), so it cannot take the one hosted game.
+    The admission turns away whatever is not the invited guest (a port scan,
+    a client that speaks first or stays silent, a wrong secret), so none of
+    them can take the one hosted game.
     """
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         admitted = await admission.admit(reader, writer)
         if isinstance(admitted, Admitted):
-            await admitted.game.put((admitted.reader, admitted.writer))
+            await arrived.put(admitted)
 
     return on_connect
 
 
 def _turn_away(arrived: Arrivals) -> None:
     while not arrived.empty():
-        arrived.get_nowait()[1].close()
+        arrived.get_nowait().writer.close()
 
 
 async def _daemon_of(home: Path) -> ControlClient | None:
@@ -470,52 +581,65 @@ async def _join_game(player: Player, invite: Invite) -> int:
     key = load_identity(player.home)
     reader, writer, address = await connect_any(invite.addresses)
     print(f"connected to {format_address(address)}", flush=True)
-    session = player.session(Role.GUEST, key)
+    session = player.session(Role.GUEST, key, invite_secret=invite.secret)
+    # A lost connection is dialled again, at every address of the invite.
+    resuming = CarryOn(
+        Redial(invite.addresses), SecretKeeper(player.home, invite=_invite_text(invite))
+    )
     if player.on_screen:
 
         async def host(history: History, session: Session) -> GameConnection:
-            return _connection(player, session, reader, writer, history, expect_key=invite.key)
+            return _connection(
+                player,
+                session,
+                reader,
+                writer,
+                history,
+                expect_key=invite.key,
+                resuming=resuming,
+            )
 
         def reunion(history: History) -> GuestReunion:
             return GuestReunion(player, invite, address, history)
 
         return await _on_screen(player, session, host, reunion=reunion)
-    return await _play_here(player, session, reader, writer, None, expect_key=invite.key)
+    return await _play_here(
+        player,
+        lambda history: _connection(
+            player, session, reader, writer, history, expect_key=invite.key, resuming=resuming
+        ),
+        None,
+    )
 
 
 def _invite_text(invite: Invite) -> str:
     if invite.key is None:
         return format_address(invite.addresses[0])
-    return format_invite(invite.addresses, invite.key)
+    return format_invite(invite.addresses, invite.key, invite.secret)
 
 
 # ---------------------------------------------------------------- playing
 
 
 async def _play_here(
-    player: Player,
-    session: Session,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    rules: Ruleset | None,
-    *,
-    expect_key: bytes | None,
+    player: Player, connect: Callable[[History], GameConnection], rules: Ruleset | None
 ) -> int:
+    """Play one game in this process at the line prompt (or by the computer)."""
     history = History.in_home(player.home)
     try:
-        conn = _connection(player, session, reader, writer, history, expect_key=expect_key)
+        conn = connect(history)
         if player.bot:
             computer = ComputerPlayer(player.bot, random.Random(), player.placement)
             attach_computer(conn, computer, custom_rules=player.custom_rules)
         handle = LocalHandle(conn, draw_boards=not player.bot)
-        game = asyncio.ensure_future(conn.run())
+        running = asyncio.ensure_future(conn.run())
         try:
             return await _play(player, handle, rules)
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
             conn.stop("this side stopped the game")
-            await game
+            await running
     finally:
         history.close()
 
@@ -528,6 +652,8 @@ def _connection(
     history: History,
     *,
     expect_key: bytes | None,
+    received: bytes = b"",
+    resuming: CarryOn | None = None,
 ) -> GameConnection:
     enable_keepalive(writer)
     return GameConnection(
@@ -539,6 +665,9 @@ def _connection(
         expect_key=expect_key,
         peer_address=peer_text(writer),
         clock=player.clock,
+        received=received,
+        rejoin=resuming.rejoin if resuming else None,
+        keeper=resuming.keeper if resuming else None,
     )
 
 
@@ -605,8 +734,15 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
 
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
-    if failure is not None and failure.code is Code.WRONG_KEY:
+    if failure is not None and failure.code in (Code.WRONG_KEY, Code.NO_INVITE):
         print(f"statki: {failure.detail}", file=sys.stderr)
+        return EXIT_FOUND
+    if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
+        print(
+            "statki: the host turned this guest away (not-invited):"
+            " check that you have the whole invite line, secret included",
+            file=sys.stderr,
+        )
         return EXIT_FOUND
     if end not in FINISHED:
         said = end.value if end else "no ending"

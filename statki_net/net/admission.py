@@ -1,116 +1,395 @@
-"""Admission: whether a new connection is a guest, and which pending game it takes.
+"""Admission: which connection is the invited guest, which resumes a game, and the rest turned away.
 
-A connection comes in; ``Admission.admit`` says either ``Admitted`` (to a
-named pending game, which is no longer pending) or ``TurnedAway`` (with the
-reason, the connection closed).  ``statki host`` offers its one game here and
-the daemon each game a front end hosts (and, with ``--bot``, makes one on
-demand), so both turn away the same connections.
+``statki host`` and the daemon (its hosted games and, with ``--bot``, the
+games it makes on demand) admit through one ``Admission``, so both turn away
+the same connections.  Each connection is screened in its own task (the
+listener's), all at once, within bounds:
 
-The host speaks first, so a guest says nothing until it has the host's hello
-(SPEC.md, section 3).  A connection that closes at once (a port scan) or
-speaks first (a web browser, a TLS probe) is therefore no guest, and must not
-take the game: a connection counts only once it has stayed open and silent
-for ``GUEST_QUIET_SECONDS``.  Checking who the guest is (a key, a token from
-the invite) belongs here too, before a game is handed over.
+1. at most ``PER_ADDRESS`` connections from one address, and ``AT_MOST`` in
+   all, are screened at a time; one more is closed at once (``too-many``);
+2. the host speaks first, so a guest says nothing until it has the host's
+   hello (SPEC.md, section 3): a connection that closes within
+   ``GUEST_QUIET_SECONDS`` (a port scan) or speaks first (a web browser, a
+   TLS probe) is closed without a hello ever being signed;
+3. the connection gets a hello of its own: a candidate game, a fresh host
+   ``Session`` with its own nonce (``Hosting.hello``) for the oldest game
+   that waits (or, with none, the one made on demand);
+4. what comes back first decides, within ``ADMISSION_WAIT_SECONDS``
+   (``statki_net.protocol.screening``): the guest's hello with the proof of
+   the invite's secret (any guest's hello, for a game open to anyone) makes
+   the candidate the game: ``Admitted``, and the game is no longer waiting.
+   A hello that proves nothing is answered with ``error`` ``not-invited``;
+   silence, garbage or any other frame is closed without a word.  The game
+   goes on waiting for its guest either way.
+
+A candidate that never becomes a game leaves nothing behind: no log file and
+no history row (those begin with the game, ``store.recorder``); ``turned_away``
+counts it by its ``Refusal``.
+
+The interface for resuming a game (branch ``resume``; ADMISSION-API.md)::
+
+    admission.expect_resume(game_id, on_resume)   # game_id: 32 bytes
+    admission.forget_resume(game_id)
+    on_resume(Resuming(game_id, frame, challenge, reader, writer, rest))
+
+A connection whose first frame after the host's hello is ``[body, sig]`` with
+a body of ``type`` ``resume`` and a 32-byte ``game`` is handed, as
+``Resuming``, to the callback registered for that game (called synchronously,
+in the connection's task; it takes over the streams, and ``admit`` returns the
+same value).  ``frame`` is that frame's exact bytes, unchecked: the resume
+handshake checks its signature, its nonce against ``challenge`` (the nonce of
+the hello sent on this connection) and the rest.  ``rest`` is whatever came
+after the frame in the same reads.  A resume for a game nobody registered is
+closed without a word (``no-resume``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import enum
-from collections import OrderedDict
+import contextlib
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
+
+from statki_net.net.clock import WALL_CLOCK, Clock
+from statki_net.protocol.errors import Code
+from statki_net.protocol.screening import (
+    GuestProven,
+    NotAdmitted,
+    Refusal,
+    ResumeAsked,
+    Screening,
+    Unwanted,
+)
+from statki_net.protocol.session import Session
 
 GUEST_QUIET_SECONDS = 0.3
-"""How long a new connection must stay open and silent to be taken for a guest."""
+"""How long a new connection must stay open and silent before the host says hello."""
+ADMISSION_WAIT_SECONDS = 10.0
+"""How long after the host's hello the first whole frame may take to come back."""
+PER_ADDRESS = 8
+"""Connections screened at once from one address."""
+AT_MOST = 512
+"""Connections screened at once in all."""
+READ_SIZE = 64 * 1024
 
 GameT = TypeVar("GameT")
 
+__all__ = [
+    "Admission",
+    "Admitted",
+    "Hosting",
+    "OnDemand",
+    "Refusal",
+    "Resuming",
+    "TurnedAway",
+]
 
-class Refusal(enum.StrEnum):
-    """Why a connection was turned away."""
 
-    CLOSED = "closed"
-    """It closed before the host could speak: a port scan, most likely."""
-    SPOKE_FIRST = "spoke-first"
-    """It spoke before the host: a client of another protocol."""
-    NO_GAME = "no-game"
-    """No game is waiting for a guest."""
+@dataclass(frozen=True)
+class Hosting:
+    """How a game waiting for its guest says hello, and whom it admits."""
+
+    hello: Callable[[], Session]
+    """A new host session, not started, for each connection screened: its own nonce."""
+    secret: bytes | None
+    """The invite's secret the guest must prove; None: open to anyone (``--open``)."""
+
+
+@dataclass(frozen=True)
+class OnDemand(Generic[GameT]):
+    """The game a daemon with ``--bot`` makes for a guest nobody is hosting for."""
+
+    hosting: Hosting
+    make: Callable[[], tuple[str, GameT] | None]
+    """The game, made once a guest is admitted; None when there is no room for one."""
 
 
 @dataclass(frozen=True)
 class Admitted(Generic[GameT]):
-    """A guest, and the pending game it takes."""
+    """The invited guest, and the game it takes."""
 
     name: str
     game: GameT
+    session: Session
+    """The host's session, its hello said on this connection: the game goes on from it."""
+    received: bytes
+    """What the guest sent after that hello, its own hello first: the game reads it next."""
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
 
 
 @dataclass(frozen=True)
+class Resuming:
+    """A connection that resumes a game: for the callback registered for ``game_id``."""
+
+    game_id: bytes
+    frame: bytes
+    """The ``resume`` frame, exactly as received, unchecked."""
+    challenge: bytes
+    """The nonce of the hello the host sent on this connection."""
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    rest: bytes = b""
+    """What came after the frame in the same reads."""
+
+
+@dataclass(frozen=True)
 class TurnedAway:
-    """A connection that is not a guest of any game here; it is closed."""
+    """A connection that is no guest of any game here; it is closed."""
 
     reason: Refusal
 
 
+OnResume = Callable[[Resuming], None]
+
+
+@dataclass
+class _Waiting(Generic[GameT]):
+    game: GameT
+    hosting: Hosting | None
+    """None until the game can say hello (a host still choosing its rules on screen)."""
+
+
 class Admission(Generic[GameT]):
-    """Pending games by name, oldest first; see the module docstring."""
+    """Games waiting for their guest, oldest first, and the games to resume; see the module."""
 
     def __init__(
         self,
         *,
-        on_demand: Callable[[], tuple[str, GameT] | None] | None = None,
+        on_demand: OnDemand[GameT] | None = None,
         quiet_seconds: float = GUEST_QUIET_SECONDS,
+        wait_seconds: float = ADMISSION_WAIT_SECONDS,
+        per_address: int = PER_ADDRESS,
+        at_most: int = AT_MOST,
+        clock: Clock = WALL_CLOCK,
     ) -> None:
         self.on_demand = on_demand
         self.quiet_seconds = quiet_seconds
-        self._pending: OrderedDict[str, GameT] = OrderedDict()
+        self.wait_seconds = wait_seconds
+        self.per_address = per_address
+        self.at_most = at_most
+        self.clock = clock
+        self.turned_away: Counter[Refusal] = Counter()
+        """Connections turned away so far, by reason."""
+        self._waiting: OrderedDict[str, _Waiting[GameT]] = OrderedDict()
+        self._resumes: dict[bytes, OnResume] = {}
+        self._resume_hellos: dict[bytes, Callable[[], Session]] = {}
+        """How to say hello for a game to resume, when no game waits for a guest."""
+        self._screening: Counter[str] = Counter()
+        """Connections being screened, by address."""
+        self._changed = asyncio.Event()
 
-    def offer(self, name: str, game: GameT) -> None:
-        """``game`` waits for a guest under ``name`` (after those offered before it)."""
-        self._pending[name] = game
+    # ------------------------------------------------------------ games
+
+    def offer(self, name: str, game: GameT, hosting: Hosting | None = None) -> None:
+        """``game`` waits for a guest under ``name``, after those offered before it.
+
+        Without ``hosting`` it cannot say hello yet: connections wait, silent,
+        until ``ready`` gives it one.
+        """
+        self._waiting[name] = _Waiting(game, hosting)
+        self._wake()
+
+    def ready(self, name: str, hosting: Hosting) -> None:
+        """The game waiting under ``name`` can say hello now, as ``hosting`` says."""
+        waiting = self._waiting.get(name)
+        if waiting is not None:
+            waiting.hosting = hosting
+            self._wake()
 
     def withdraw(self, name: str) -> GameT | None:
-        """The game no longer waits; it, or None if it was not pending."""
-        return self._pending.pop(name, None)
+        """The game no longer waits; it, or None if it was not waiting."""
+        waiting = self._waiting.pop(name, None)
+        self._wake()
+        return waiting.game if waiting else None
 
     @property
     def pending(self) -> list[str]:
-        return list(self._pending)
+        return list(self._waiting)
+
+    def expect_resume(
+        self, game_id: bytes, on_resume: OnResume, hello: Callable[[], Session] | None = None
+    ) -> None:
+        """A connection resuming ``game_id`` goes to ``on_resume`` (see the module docstring).
+
+        ``hello`` makes the hello said on a connection when no game waits for a
+        guest (a host whose one game is under way), so that a guest can resume.
+        """
+        self._resumes[game_id] = on_resume
+        if hello is not None:
+            self._resume_hellos[game_id] = hello
+        self._wake()
+
+    def forget_resume(self, game_id: bytes) -> None:
+        self._resumes.pop(game_id, None)
+        self._resume_hellos.pop(game_id, None)
+
+    @property
+    def screening(self) -> int:
+        """Connections being screened now."""
+        return self._screening.total()
+
+    # ------------------------------------------------------------ connections
 
     async def admit(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> Admitted[GameT] | TurnedAway:
-        """Admit a new connection to the oldest pending game, or turn it away (and close it)."""
-        refusal = await self._screen(reader)
-        if refusal is None:
-            taken = self._take()
-            if taken is not None:
-                name, game = taken
-                return Admitted(name, game, reader, writer)
-            refusal = Refusal.NO_GAME
-        writer.close()
-        return TurnedAway(refusal)
+    ) -> Admitted[GameT] | Resuming | TurnedAway:
+        """Screen a new connection (see the module docstring); a turned-away one is closed."""
+        address = _source(writer)
+        if self._screening[address] >= self.per_address or self.screening >= self.at_most:
+            decided: Admitted[GameT] | Resuming | TurnedAway = TurnedAway(Refusal.TOO_MANY)
+        else:
+            self._screening[address] += 1
+            try:
+                decided = await self._screen(reader, writer)
+            finally:
+                self._screening[address] -= 1
+                if not self._screening[address]:
+                    del self._screening[address]
+        if isinstance(decided, TurnedAway):
+            self.turned_away[decided.reason] += 1
+            writer.close()
+        return decided
 
-    async def _screen(self, reader: asyncio.StreamReader) -> Refusal | None:
-        """None when the connection behaves as a guest waiting for the host's hello."""
-        data = b""
+    async def _screen(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> Admitted[GameT] | Resuming | TurnedAway:
+        reading = asyncio.ensure_future(reader.read(READ_SIZE))
         try:
-            async with asyncio.timeout(self.quiet_seconds):
-                data = await reader.read(1)
-        except TimeoutError:
-            return None  # open and quiet, as a guest waiting for the hello is
-        except (ConnectionError, OSError):
-            pass
-        return Refusal.SPOKE_FIRST if data else Refusal.CLOSED
+            await asyncio.wait({reading}, timeout=self.quiet_seconds)
+            if reading.done():
+                return TurnedAway(Refusal.SPOKE_FIRST if _data(reading) else Refusal.CLOSED)
+            target = await self._target(reading)
+            if isinstance(target, TurnedAway):
+                return target
+            name, hosting = target
+            session = hosting.hello()
+            session.start(self.clock.now())
+            writer.write(session.data_to_send())
+            screening = Screening(session.transcript.frames[0], hosting.secret)
+            decision = await self._first_frame(reader, reading, screening)
+            if isinstance(decision, GuestProven):
+                return self._take(name, session, decision.received, reader, writer)
+            if isinstance(decision, NotAdmitted):
+                session.abort(decision.code, decision.detail, self.clock.now())
+                writer.write(session.data_to_send())
+                return TurnedAway(decision.refusal)
+            if isinstance(decision, ResumeAsked):
+                return self._resume(decision, screening.challenge, reader, writer)
+            return TurnedAway(decision.refusal)
+        finally:
+            reading.cancel()
 
-    def _take(self) -> tuple[str, GameT] | None:
-        if self._pending:
-            return self._pending.popitem(last=False)
-        if self.on_demand is not None:
-            return self.on_demand()
-        return None
+    async def _target(
+        self, reading: asyncio.Future[bytes]
+    ) -> tuple[str | None, Hosting] | TurnedAway:
+        """The game to say hello for: the oldest waiting that can, else one on demand.
+
+        While the only games waiting cannot say hello yet, the connection
+        waits with them, as long as it stays open and silent.
+        """
+        while True:
+            for name, waiting in self._waiting.items():
+                if waiting.hosting is not None:
+                    return name, waiting.hosting
+            if not self._waiting:
+                if self.on_demand is not None:
+                    return None, self.on_demand.hosting
+                if self._resume_hellos:
+                    # Only a resume can come of it: a guest's hello finds no game.
+                    return None, Hosting(next(reversed(self._resume_hellos.values())), None)
+                return TurnedAway(Refusal.NO_GAME)
+            changed = asyncio.ensure_future(self._changed.wait())
+            either: set[asyncio.Future[Any]] = {reading, changed}
+            try:
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
+            if reading.done():
+                return TurnedAway(Refusal.SPOKE_FIRST if _data(reading) else Refusal.CLOSED)
+
+    async def _first_frame(
+        self,
+        reader: asyncio.StreamReader,
+        reading: asyncio.Future[bytes],
+        screening: Screening,
+    ) -> GuestProven | NotAdmitted | ResumeAsked | Unwanted:
+        """Feed what comes back after the hello until it decides, within the admission wait."""
+        try:
+            async with asyncio.timeout(self.wait_seconds):
+                while True:
+                    data = await _read(reading)
+                    if not data:
+                        return Unwanted(Refusal.CLOSED)
+                    decision = screening.feed(data)
+                    if decision is not None:
+                        return decision
+                    reading = asyncio.ensure_future(reader.read(READ_SIZE))
+        except TimeoutError:
+            return Unwanted(Refusal.SILENT)
+        finally:
+            reading.cancel()
+
+    def _take(
+        self,
+        name: str | None,
+        session: Session,
+        received: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> Admitted[GameT] | TurnedAway:
+        """The first proven guest takes the game; one that comes after it finds it taken."""
+        if name is not None:
+            waiting = self._waiting.pop(name, None)
+            self._wake()
+            made = (name, waiting.game) if waiting is not None else None
+        else:
+            made = self.on_demand.make() if self.on_demand is not None else None
+        if made is None:
+            session.abort(Code.CLOSED, "the game is taken: no game waits", self.clock.now())
+            writer.write(session.data_to_send())
+            return TurnedAway(Refusal.NO_GAME)
+        return Admitted(made[0], made[1], session, received, reader, writer)
+
+    def _resume(
+        self,
+        asked: ResumeAsked,
+        challenge: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> Resuming | TurnedAway:
+        on_resume = self._resumes.get(asked.game)
+        if on_resume is None:
+            return TurnedAway(Refusal.NO_RESUME)
+        resuming = Resuming(asked.game, asked.frame, challenge, reader, writer, asked.rest)
+        on_resume(resuming)
+        return resuming
+
+    def _wake(self) -> None:
+        """Wake the connections waiting for a game that can say hello."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+
+def _source(writer: asyncio.StreamWriter) -> str:
+    """The address a connection comes from (an IPv4 one as such, even on an IPv6 socket)."""
+    peer = writer.get_extra_info("peername")
+    if not peer:
+        return ""
+    host = str(peer[0])
+    return host.removeprefix("::ffff:")
+
+
+def _data(reading: asyncio.Future[bytes]) -> bytes:
+    """What a finished read got; nothing, if it failed or was cancelled."""
+    if reading.cancelled() or reading.exception() is not None:
+        return b""
+    return reading.result()
+
+
+async def _read(reading: asyncio.Future[bytes]) -> bytes:
+    with contextlib.suppress(ConnectionError, OSError):
+        return await reading
+    return b""

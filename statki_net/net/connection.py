@@ -15,6 +15,10 @@ A lost connection does not end the game (SPEC.md, section 12): the driver
 hangs up, tells the front ends (``Lost``), and keeps its timer while the
 session finishes alone, signing into its log what needs no player, the
 player's own moves, and its time claim once the peer's limit has run out.
+Given a ``Rejoin`` (``statki_net.net.resume``), it meanwhile gets a new
+connection for the game (the guest redials, the host takes back a guest that
+resumes), and the game goes on over it (``Reconnecting``, ``Reconnected``).
+A session restored after this side's program stopped starts so, apart.
 
 Front ends (the line prompt, the full-screen client, the daemon's control
 socket, the computer player) see the game as *notices*, typed values
@@ -40,11 +44,21 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.notices import Closed, Lost, Notice, lost_words, notice_of
+from statki_net.net.notices import (
+    Closed,
+    Lost,
+    Notice,
+    Reconnected,
+    Reconnecting,
+    lost_words,
+    notice_of,
+)
+from statki_net.net.resume import Rejoin, Rejoined
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.phases import PHASES
@@ -54,11 +68,13 @@ from statki_net.protocol.session import (
     Evidence,
     Failed,
     FrameAdded,
+    Resumed,
     Session,
 )
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Commit, Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
+from statki_net.store.unfinished import SecretKeeper
 
 Listener = Callable[[Notice], None]
 
@@ -128,19 +144,24 @@ class GameConnection:
     def __init__(
         self,
         session: Session,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        reader: asyncio.StreamReader | None,
+        writer: asyncio.StreamWriter | None,
         *,
         log_dir: Path | None,
         history: History | None = None,
         clock: Clock = WALL_CLOCK,
         expect_key: bytes | None = None,
         peer_address: str = "",
+        received: bytes = b"",
+        rejoin: Rejoin | None = None,
+        keeper: SecretKeeper | None = None,
+        recorder: GameRecorder | None = None,
     ) -> None:
         self.session = session
         self.reader = reader
         self.writer = writer
-        self.recorder = GameRecorder(log_dir, history, peer=peer_address)
+        """The stream; None while apart (a session restored after its program stopped)."""
+        self.recorder = recorder or GameRecorder(log_dir, history, peer=peer_address)
         """The log file, the history row and the verdict: shared with local games."""
         self.clock = clock
         """All the game's time: every ``now`` the session is given, and the timer's wait."""
@@ -148,6 +169,9 @@ class GameConnection:
             # The guest's session refuses, in silence, a host with any other key.
             session.host_key = expect_key
         self.peer_address = peer_address
+        self._received = received
+        """What the peer said before this game was made: the guest's hello, which the
+        host's admission read to admit it (the host's hello is already said)."""
         self.listeners: list[Listener] = []
         self.event_listeners: list[Callable[[list[Event]], None]] = []
         """Called with each batch of the session's own events (no frames), for front ends
@@ -159,8 +183,12 @@ class GameConnection:
         """Set once the outcome is recorded."""
         self._over = asyncio.Event()
         """Set once the session is closed: nothing more will be said or written."""
-        self.lost = False
+        self.lost = not session.connected
         """The connection is lost: this side finishes the game alone (SPEC.md, section 12)."""
+        self.rejoin = rejoin
+        """How a new connection for the game comes, if one can (``statki_net.net.resume``)."""
+        self.keeper = keeper
+        """Where this side's secrets are kept while the game may be resumed after a crash."""
 
     # ------------------------------------------------------------ for front ends
 
@@ -203,11 +231,17 @@ class GameConnection:
         """Play the game to its end; never raises for the peer's doing."""
         try:
             self.recorder.open(self.session, self.now())
+            restored = self.lost
+            if restored:
+                self._note("picked up again after this side's program stopped")
             self._handle(self.session.start(self.now()))
+            if restored and not self.session.closed:
+                self._tell_lost([], just_lost=True)
+            if self._received:
+                self._handle(self.session.receive_data(self._received, self.now()))
+                self._received = b""
             await self._flush()
-            await self._read_until_lost()
-            # Alone, if the connection was lost: the timer and the player finish the game.
-            await self._over.wait()
+            await self._carry_on()
         except (asyncio.CancelledError, KeyboardInterrupt):
             self._stop_locally(Code.CLOSED, "this side stopped the game")
             raise
@@ -234,15 +268,87 @@ class GameConnection:
         assert self.outcome is not None
         return self.outcome
 
+    async def _carry_on(self) -> None:
+        """Read the peer until the game is over; alone, once the connection is lost, the
+        timer and the player finish the game, unless a new connection carries it on."""
+        if self.rejoin is None:  # no new connection will come: one task, the game's own
+            if self.session.connected:
+                await self._read_until_lost()
+            await self._over.wait()
+            return
+        over = asyncio.ensure_future(self._over.wait())
+        back: asyncio.Future[Rejoined] | None = None
+        read: asyncio.Future[None] | None = None
+        try:
+            while not self.session.closed:
+                if read is None and self.session.connected:
+                    read = asyncio.ensure_future(self._read_until_lost())
+                rejoin = self.rejoin
+                if (
+                    back is None
+                    and rejoin is not None
+                    and self.session.resumable
+                    and (rejoin.while_connected or self.lost)
+                ):
+                    back = asyncio.ensure_future(rejoin(self.session, self.clock, self._retried))
+                waits: set[asyncio.Future[Any]] = {over}
+                waits.update(f for f in (read, back) if f is not None)
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if back is not None and back.done():
+                    rejoined, back = back.result(), None
+                    if read is not None:
+                        read.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await read
+                        read = None
+                    await self._rejoined(rejoined)
+                elif read is not None and read.done():
+                    read.result()
+                    read = None
+        finally:
+            for waiting in (over, back, read):
+                if waiting is not None:
+                    waiting.cancel()
+
+    def _retried(self, attempt: int, why: str) -> None:
+        """A new connection that did not carry the game on: tell the front ends."""
+        self._note(f"no resume on attempt {attempt}: {why}")
+        if self.lost and not self.session.closed:
+            self._publish(self._reconnecting(attempt, why))
+
+    def _reconnecting(self, attempt: int, why: str = "") -> Reconnecting:
+        due = self.session.deadline()
+        left = None if due is None else max(0, due - self.now())
+        host = self.rejoin is not None and self.rejoin.while_connected
+        return Reconnecting(attempt, left, why, waiting_for_guest=host)
+
+    async def _rejoined(self, rejoined: Rejoined) -> None:
+        """The game goes on over a new connection: both resumes are said."""
+        if self.session.connected:
+            # The peer lost the old connection before this side saw it go.
+            self._transport_gone("the peer came back on a new connection")
+        if self.session.closed:  # the game ended meanwhile: nothing to carry on
+            rejoined.writer.close()
+            return
+        self.reader, self.writer = rejoined.reader, rejoined.writer
+        self.recorder.resume(rejoined.peer, rejoined.own)
+        self.lost = False
+        self._handle(self.session.resume(rejoined.peer.resume, self.now()))
+        if rejoined.leftover:
+            self._handle(self.session.receive_data(rejoined.leftover, self.now()))
+        await self._flush()
+
     async def _read_until_lost(self) -> None:
         """Feed the session what the peer sends until the game ends or the connection is lost.
 
         The session itself may find the connection lost (bytes that are nobody's
         word, a crossed frame): it says so with ``ConnectionLost``, and reading stops.
         """
+        reader = self.reader
+        assert reader is not None, "a connected session has a stream"
         while self.session.connected:
             try:
-                data = await self.reader.read(READ_SIZE)
+                data = await reader.read(READ_SIZE)
             except (ConnectionError, OSError) as error:
                 self._transport_gone(error.strerror or type(error).__name__)
                 return
@@ -310,7 +416,15 @@ class GameConnection:
         just_lost = False
         for event in events:
             if isinstance(event, FrameAdded):
+                if event.outgoing and isinstance(event.frame.message, Commit) and self.keeper:
+                    # Kept before the commit is sent: a side that commits must be able
+                    # to reveal, even after its program stopped.
+                    self.keeper.keep(self.session, self.log_path)
                 self.recorder.frame(event.frame)
+                continue
+            if isinstance(event, Resumed):
+                self._note(f"resumed: the peer had {event.have} messages; {event.sent} sent again")
+                self._publish(Reconnected(event.have, event.sent))
                 continue
             if isinstance(event, Evidence):  # the peer's word that did not join the transcript
                 self.recorder.evidence(event.frame, event.code, event.at)
@@ -342,7 +456,8 @@ class GameConnection:
         """
         if self.session.closed:
             self._disarm()
-            self.writer.close()
+            if self.writer is not None:
+                self.writer.close()
             self._over.set()
         else:
             self._arm()
@@ -358,7 +473,13 @@ class GameConnection:
         due = self.session.deadline()
         wait_ms = None if due is None else max(0, due - self.now())
         then = PHASES[self.session.transcript.phase].claim if due is not None else None
-        detail = lost_words(wait_ms, then, recorded, resigning=self.session.resigning)
+        detail = lost_words(
+            wait_ms,
+            then,
+            recorded,
+            resigning=self.session.resigning,
+            reconnecting=self.rejoin is not None,
+        )
         self._publish(Lost(detail, wait_ms, then, recorded))
 
     def _hang_up(self, lost: ConnectionLost) -> None:
@@ -369,7 +490,8 @@ class GameConnection:
         why = lost.detail if lost.code is Code.LOST else f"{lost.code.value}: {lost.detail}"
         self._note(f"connection lost: {why}", lost.data)
         self.lost = True
-        self.writer.close()
+        if self.writer is not None:
+            self.writer.close()
 
     def _publish(self, notice: Notice) -> None:
         for listener in list(self.listeners):
@@ -400,18 +522,22 @@ class GameConnection:
 
     def _write(self) -> None:
         data = self.session.data_to_send()
-        if data and not self.writer.is_closing():
+        if data and self.writer is not None and not self.writer.is_closing():
             self.recorder.sync()  # what the peer will hold is in our log, on disk, first
             self.writer.write(data)
 
     async def _flush(self) -> None:
         self._write()
+        if self.writer is None:
+            return
         with contextlib.suppress(ConnectionError, OSError):
             await self.writer.drain()
 
     async def _close_stream(self) -> None:
         # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
         self._write()
+        if self.writer is None:
+            return
         with contextlib.suppress(Exception):
             async with asyncio.timeout(CLOSE_WAIT):
                 await self.writer.drain()
@@ -437,5 +563,7 @@ class GameConnection:
             failure=self.session.failure,
         )
         self.recorder.ended(self.session, ending, verdict, self.now())
+        if self.keeper is not None:
+            self.keeper.forget()
         self._publish(self.outcome.closed())
         self._done.set()

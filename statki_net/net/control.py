@@ -112,6 +112,15 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
             return {"event": "over", "result": result.value, "end": end.value}
         case notices.Lost(detail=detail):
             return {"event": "lost", "detail": detail}
+        case notices.Reconnecting(attempt=attempt, wait_ms=wait_ms):
+            return {
+                "event": "reconnecting",
+                "attempt": attempt,
+                "wait_ms": wait_ms,
+                "detail": notice.detail,
+            }
+        case notices.Reconnected(have=have, sent=sent):
+            return {"event": "reconnected", "have": have, "sent": sent, "detail": notice.detail}
         case Failed(detail=detail, by_peer=by_peer):
             return {
                 "event": "failed",
@@ -193,6 +202,13 @@ def notice_from_map(message: Message) -> Shown | None:
         notice = notices.Over(Result(message["result"]), End(message["end"]))
     elif event == "lost":
         notice = notices.Lost(str(message["detail"]))
+    elif event == "reconnecting":
+        wait_ms = message.get("wait_ms")
+        notice = notices.Reconnecting(
+            int(message["attempt"]), int(wait_ms) if wait_ms is not None else None
+        )
+    elif event == "reconnected":
+        notice = notices.Reconnected(int(message["have"]), int(message["sent"]))
     elif event == "failed":
         text = str(message["code"])
         code = Code.of(text)

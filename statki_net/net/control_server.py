@@ -186,6 +186,7 @@ class ControlServer:
             "bot": daemon.bot,
             "pid": os.getpid(),
             "home": str(daemon.home),
+            "turned_away": {str(k): v for k, v in sorted(daemon.admission.turned_away.items())},
         }
 
     async def op_games(self, peer: ControlPeer, request: Message) -> Message:
@@ -204,7 +205,14 @@ class ControlServer:
         limits = _limits(request, daemon.limits)
         default_port = daemon.addresses[0][1]
         advertise = [parse_address(a, default_port) for a in request.get("advertise", [])]
-        game = daemon.host(rules=rules, limits=limits, fleet=fleet, bot=bot, advertise=advertise)
+        game = daemon.host(
+            rules=rules,
+            limits=limits,
+            fleet=fleet,
+            bot=bot,
+            advertise=advertise,
+            open_to_anyone=bool(request.get("open")),
+        )
         if request.get("subscribe"):
             self._subscribe(peer, game)
         return {"game": game.id, "invite": game.invite, "fleet": fleet.to_lists()}
@@ -259,7 +267,9 @@ class ControlServer:
 
 
 def game_state(game: DaemonGame) -> Message:
-    """A game state as SPEC.md lists it, in the order of its keys."""
+    """A game state as SPEC.md lists it, in the order of its keys; a finished game's summary."""
+    if game.summary is not None:
+        return dict(game.summary)
     info: Message = {
         "id": game.id,
         "role": game.role.value,

@@ -7,9 +7,10 @@ Three pieces, each in its own place:
   so a peer that misbehaves, falls silent or vanishes ends only its own game
   (its log says why) while the others go on, and stops them all at the end.
 - The admission of peers (``admission.Admission``): a new connection must
-  behave as a guest before it takes a game, the oldest one a front end hosts
-  (the control request ``host``) or, with ``--bot``, a new one the daemon
-  hosts and plays itself; anything else is turned away.
+  prove itself the invited guest before it takes a game, the oldest one a
+  front end hosts (the control request ``host``) or, with ``--bot``, a new
+  one the daemon hosts and plays itself (open to anyone); anything else is
+  turned away, and counted in the status.
 - The control socket (``control_server.ControlServer``; SPEC.md, "The
   control socket"): the owner's front ends host, connect, play, watch and stop.
 """
@@ -34,12 +35,12 @@ from statki_net.game.errors import StatkiError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net import notices
-from statki_net.net.admission import Admission, Admitted
+from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
-from statki_net.net.control_server import ControlServer
-from statki_net.net.invite import Address, Invite, format_invite
+from statki_net.net.control_server import ControlServer, game_state
+from statki_net.net.invite import Address, Invite, format_address, format_invite
 from statki_net.net.listen import (
     bound_addresses,
     connect_any,
@@ -48,15 +49,17 @@ from statki_net.net.listen import (
     peer_text,
     visible_addresses,
 )
+from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.session import Session, public_key_bytes
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
+from statki_net.store.unfinished import SecretKeeper
 
 MAX_GAMES = 256
 """Games played at once; guests beyond this are turned away."""
 KEEP_FINISHED = 200
-"""Finished games still listed by ``games``."""
+"""Finished games still listed by ``games`` (each by its summary, not its transcript)."""
 WILDCARDS = ("::", "0.0.0.0", "")
 STOP_GRACE = 5.0
 """Seconds the games stopped at shutdown get to send their last word and finish their logs."""
@@ -79,12 +82,46 @@ class DaemonGame:
     status: str = "waiting"
     """waiting (for a guest, or for the connection out), playing, over."""
     conn: GameConnection | None = None
+    """The game being played; dropped once it is over, when ``summary`` stands for it."""
     failure: str | None = None
+    summary: dict[str, Any] | None = None
+    """Once over: its state as the control socket gave it last (ids, names, result, log)."""
+    secret: bytes | None = None
+    """The invite's secret its guest must prove; None: open to anyone."""
 
     @property
     def name(self) -> str:
         """The name it waits for a guest under."""
         return str(self.id)
+
+
+@dataclass(frozen=True)
+class GuestResume:
+    """How a game the daemon joined goes on after a lost connection or a crash."""
+
+    rejoin: Redial
+    invite: str
+    """The host's invite, kept with the secrets for ``statki resume``."""
+
+    def keeper(self, daemon: Daemon) -> SecretKeeper:
+        return SecretKeeper(daemon.home, invite=self.invite)
+
+
+@dataclass(frozen=True)
+class HostResume:
+    """How a game the daemon hosts goes on after a lost connection or a crash."""
+
+    rejoin: TakeBack
+
+    def keeper(self, daemon: Daemon) -> SecretKeeper:
+        port = daemon.addresses[0][1] if daemon.servers else 0
+        return SecretKeeper(daemon.home, port=port)
+
+
+def _invite_text(invite: Invite) -> str:
+    if invite.key is None:
+        return format_address(invite.addresses[0])
+    return format_invite(invite.addresses, invite.key, invite.secret)
 
 
 class Daemon:
@@ -122,7 +159,12 @@ class Daemon:
         self.log_dir = home / "logs"
         self.games: dict[int, DaemonGame] = {}
         self.finished: deque[int] = deque()
-        self.admission: Admission[DaemonGame] = Admission(on_demand=self._game_on_demand)
+        on_demand = (
+            OnDemand(Hosting(self._bot_hello, secret=None), self._game_on_demand)
+            if self.bot
+            else None
+        )
+        self.admission: Admission[DaemonGame] = Admission(on_demand=on_demand, clock=clock)
         self.watchers: list[Watcher] = []
         self.servers: list[asyncio.Server] = []
         self.control = ControlServer(self)
@@ -205,7 +247,10 @@ class Daemon:
         return game
 
     def _retire(self, game: DaemonGame) -> None:
+        """The game is over: a summary stands for it, so memory stays flat over many games."""
         game.status = "over"
+        game.summary = game_state(game)
+        game.conn = None
         self.finished.append(game.id)
         while len(self.finished) > KEEP_FINISHED:
             self.games.pop(self.finished.popleft(), None)
@@ -222,17 +267,22 @@ class Daemon:
         fleet: Fleet,
         bot: str | None,
         advertise: list[Address],
+        open_to_anyone: bool = False,
     ) -> DaemonGame:
-        """A game hosted for a front end: it waits for the next guest admitted."""
+        """A game hosted for a front end: it waits for the guest its invite admits."""
         game = self._new_game(Role.HOST, rules=rules, limits=limits, fleet=fleet, bot=bot)
-        game.invite = format_invite(self.invite_addresses(advertise), public_key_bytes(self.key))
-        self.admission.offer(game.name, game)
+        game.secret = None if open_to_anyone else secrets.token_bytes(INVITE_SECRET_SIZE)
+        addresses = self.invite_addresses(advertise)
+        game.invite = format_invite(addresses, public_key_bytes(self.key), game.secret)
+        admit = Admit.OPEN if open_to_anyone else Admit.INVITE
+        hosting = Hosting(lambda: self._session(game, admit=admit), game.secret)
+        self.admission.offer(game.name, game, hosting)
         return game
 
     def join(self, invite: Invite, *, limits: Limits, bot: str | None) -> DaemonGame:
         """A game as the guest of the host ``invite`` names; connecting starts at once."""
         game = self._new_game(Role.GUEST, rules=None, limits=limits, fleet=None, bot=bot)
-        self._spawn(self._connect_out(game, invite.addresses, invite.key))
+        self._spawn(self._connect_out(game, invite))
         return game
 
     def _game_on_demand(self) -> tuple[str, DaemonGame] | None:
@@ -244,6 +294,33 @@ class Daemon:
         )
         return game.name, game
 
+    def _bot_hello(self) -> Session:
+        """The hello of a game on demand, said to each connection before it is a game."""
+        return Session(
+            Role.HOST,
+            self.key,
+            name=self.name,
+            entropy=secrets.token_bytes,
+            rules=self.rules,
+            limits=self.limits,
+            admit=Admit.OPEN,
+        )
+
+    def _session(
+        self, game: DaemonGame, *, admit: Admit = Admit.OPEN, invite_secret: bytes | None = None
+    ) -> Session:
+        """A new session of ``game``'s side (a host's without its fleet: set once admitted)."""
+        return Session(
+            game.role,
+            self.key,
+            name=self.name,
+            entropy=secrets.token_bytes,
+            rules=game.rules,
+            limits=game.limits,
+            admit=admit,
+            invite_secret=invite_secret,
+        )
+
     def tell(self, game: DaemonGame, notice: notices.Notice) -> None:
         for watcher in list(self.watchers):
             watcher(game, notice)
@@ -254,27 +331,41 @@ class Daemon:
         self._track_this_task()
         admitted = await self.admission.admit(reader, writer)
         if isinstance(admitted, Admitted):
-            await self._play(admitted.game, reader, writer, expect_key=None)
+            # The daemon keeps the game registered for resume while it may be resumed.
+            resume = HostResume(TakeBack(self.admission))
+            await self._play(
+                admitted.game,
+                admitted.session,
+                reader,
+                writer,
+                expect_key=None,
+                received=admitted.received,
+                resume=resume,
+            )
 
-    async def _connect_out(
-        self, game: DaemonGame, addresses: tuple[Address, ...], expect_key: bytes | None
-    ) -> None:
+    async def _connect_out(self, game: DaemonGame, invite: Invite) -> None:
         try:
-            reader, writer, _ = await connect_any(addresses)
+            reader, writer, _ = await connect_any(invite.addresses)
         except StatkiError as error:
             game.failure = str(error)
             self.tell(game, notices.Closed.without_game(str(error)))
             self._retire(game)
             return
-        await self._play(game, reader, writer, expect_key=expect_key)
+        session = self._session(game, invite_secret=invite.secret)
+        # A lost connection is dialled again (SPEC.md, "Resume").
+        resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
+        await self._play(game, session, reader, writer, expect_key=invite.key, resume=resume)
 
     async def _play(
         self,
         game: DaemonGame,
+        session: Session,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         *,
         expect_key: bytes | None,
+        received: bytes = b"",
+        resume: GuestResume | HostResume | None = None,
     ) -> None:
         """One game to its end; whatever goes wrong stays in this game."""
         game.status = "playing"
@@ -290,15 +381,8 @@ class Daemon:
                 assert game.rules is not None and player is not None
                 # A hard placement tries hundreds of fleets: not on the event loop.
                 fleet = await self.thinking.fleet(player, game.rules)
-            session = Session(
-                game.role,
-                self.key,
-                name=self.name,
-                entropy=secrets.token_bytes,
-                rules=game.rules,
-                limits=game.limits,
-                fleet=fleet if game.role is Role.HOST else None,
-            )
+            if game.role is Role.HOST and fleet is not None:
+                session.set_fleet(fleet)
             conn = GameConnection(
                 session,
                 reader,
@@ -308,6 +392,9 @@ class Daemon:
                 expect_key=expect_key,
                 peer_address=peer_text(writer),
                 clock=self.clock,
+                received=received,
+                rejoin=resume.rejoin if resume else None,
+                keeper=resume.keeper(self) if resume else None,
             )
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))

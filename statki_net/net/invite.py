@@ -1,11 +1,14 @@
 """Invites: how a host tells a guest where to connect and whose key to expect.
 
-An invite is one token, ``statki://ADDRESS[,ADDRESS...]/KEY``: each address is
-``HOST:PORT`` (an IPv6 host in brackets, ``[2001:db8::7]:47470``), tried in
-order; ``KEY`` is the host's Ed25519 public key, 64 hex digits.  The joiner
-refuses to play when the host's hello carries another key, so no one between
-them can pose as the host.  A bare ``HOST:PORT`` is also read, as an invite
-without a key.  Pure: text in, values out.
+An invite is one token, ``statki://ADDRESS[,ADDRESS...]/KEY/SECRET``: each
+address is ``HOST:PORT`` (an IPv6 host in brackets, ``[2001:db8::7]:47470``),
+tried in order; ``KEY`` is the host's Ed25519 public key, 64 hex digits.  The
+joiner refuses to play when the host's hello carries another key, so no one
+between them can pose as the host.  ``SECRET``, 32 hex digits, is fresh for
+every hosted game: the guest proves it holds it (never sending it), so only the
+invited guest gets in.  An invite without ``/SECRET`` (protocol version 2's
+form) and a bare ``HOST:PORT`` are also read: they get in only where the host
+is open to anyone.  Pure: text in, values out.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ import re
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
+from statki_net.protocol.wire import INVITE_SECRET_SIZE
 
 SCHEME = "statki://"
 DEFAULT_PORT = 47470
 """The port ``statki daemon`` and ``statki host`` listen on unless told otherwise."""
 KEY_SIZE = 32
+SECRET_SIZE = INVITE_SECRET_SIZE
 MAX_INVITE = 2000
 
 Address = tuple[str, int]
@@ -35,6 +40,8 @@ class Invite:
     addresses: tuple[Address, ...]
     key: bytes | None
     """The host's public key; None for a bare address, which cannot be authenticated."""
+    secret: bytes | None = None
+    """The one-time secret that admits the guest; None: only a host open to anyone admits it."""
 
 
 def format_address(address: Address) -> str:
@@ -87,14 +94,17 @@ def _is_host(host: str, *, bracketed: bool) -> bool:
     return len(host) <= 253 and HOST_NAME.fullmatch(host) is not None
 
 
-def format_invite(addresses: list[Address] | tuple[Address, ...], key: bytes) -> str:
+def format_invite(
+    addresses: list[Address] | tuple[Address, ...], key: bytes, secret: bytes | None = None
+) -> str:
     if not addresses:
         raise UsageError("an invite needs at least one address")
-    return SCHEME + ",".join(format_address(a) for a in addresses) + "/" + key.hex()
+    text = SCHEME + ",".join(format_address(a) for a in addresses) + "/" + key.hex()
+    return text + "/" + secret.hex() if secret is not None else text
 
 
 def parse_invite(text: str) -> Invite:
-    """Read an invite, or a bare ``HOST:PORT`` (``key`` is then None).
+    """Read an invite, with or without its secret, or a bare ``HOST:PORT`` (no key).
 
     White space anywhere is dropped: an invite copied from a screen that broke
     it over lines reads back whole.
@@ -106,16 +116,23 @@ def parse_invite(text: str) -> Invite:
         if "://" in text:
             raise UsageError(f"not a statki invite: it must begin {SCHEME}")
         return Invite((parse_address(text, DEFAULT_PORT),), None)
-    where, slash, key_text = text[len(SCHEME) :].partition("/")
+    where, slash, rest = text[len(SCHEME) :].partition("/")
+    key_text, _, secret_text = rest.partition("/")
     if not slash or not key_text:
         raise UsageError("the invite has no host key after the addresses")
-    try:
-        key = bytes.fromhex(key_text)
-    except ValueError:
-        raise UsageError("the invite's host key is not hex") from None
-    if len(key) != KEY_SIZE:
-        raise UsageError(f"the invite's host key must be {KEY_SIZE * 2} hex digits")
+    key = _hex(key_text, KEY_SIZE, "host key")
+    secret = _hex(secret_text, SECRET_SIZE, "secret") if secret_text else None
     addresses = tuple(parse_address(part) for part in where.split(",") if part.strip())
     if not addresses:
         raise UsageError("the invite names no address")
-    return Invite(addresses, key)
+    return Invite(addresses, key, secret)
+
+
+def _hex(text: str, size: int, what: str) -> bytes:
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        raise UsageError(f"the invite's {what} is not hex") from None
+    if len(value) != size or len(text) != size * 2:
+        raise UsageError(f"the invite's {what} must be {size * 2} hex digits")
+    return value

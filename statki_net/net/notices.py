@@ -124,8 +124,53 @@ class Lost:
     """The types of this side's messages just signed into its log, as if sent."""
 
 
+@dataclass(frozen=True)
+class Reconnecting:
+    """The connection is lost and a new one has not carried the game on yet.
+
+    Told after each attempt that failed (the guest redials; the host waits for
+    the guest to come back), so the screen can say how long is left.
+    """
+
+    attempt: int
+    """Attempts so far, from 1."""
+    wait_ms: int | None
+    """How long until this side claims the game on time; None while it is its own move."""
+    why: str = ""
+    """Why the last attempt failed, for a person."""
+    waiting_for_guest: bool = False
+    """The host waits for the guest to come back (the guest redials instead)."""
+
+    @property
+    def detail(self) -> str:
+        """``connection lost, reconnecting, 14 s left``."""
+        doing = "waiting for the guest to reconnect" if self.waiting_for_guest else "reconnecting"
+        left = "your move" if self.wait_ms is None else f"{-(-self.wait_ms // 1000)} s left"
+        return f"connection lost, {doing} (attempt {self.attempt}), {left}"
+
+
+@dataclass(frozen=True)
+class Reconnected:
+    """A new connection carries the game on (the resume handshake, SPEC.md "Resume")."""
+
+    have: int
+    """How many messages the opponent's transcript held."""
+    sent: int
+    """How many of this side's messages were sent again."""
+
+    @property
+    def detail(self) -> str:
+        again = f"; {self.sent} of your messages sent again" if self.sent else ""
+        return f"reconnected: the game goes on{again}"
+
+
 def lost_words(
-    wait_ms: int | None, then: Claim | None, recorded: tuple[str, ...], *, resigning: bool = False
+    wait_ms: int | None,
+    then: Claim | None,
+    recorded: tuple[str, ...],
+    *,
+    resigning: bool = False,
+    reconnecting: bool = False,
 ) -> str:
     """The ``Lost`` notice's detail: ``waiting 60 s for the opponent, then the game is yours
     on time``, after what this side recorded alone, if anything."""
@@ -138,7 +183,15 @@ def lost_words(
     else:
         seconds = -(-wait_ms // 1000)
         waiting = f"waiting {seconds} s for the opponent, then {_after_the_wait(then, resigning)}"
+    if reconnecting:
+        waiting = _reconnecting_words(wait_ms)
     return "; ".join(part for part in (said, waiting) if part)
+
+
+def _reconnecting_words(wait_ms: int | None) -> str:
+    if wait_ms is None:
+        return "reconnecting; your move meanwhile goes into your log"
+    return f"reconnecting, {-(-wait_ms // 1000)} s left"
 
 
 def _after_the_wait(then: Claim | None, resigning: bool) -> str:
@@ -179,7 +232,19 @@ class Closed:
         return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None)
 
 
-Notice = Hello | Rules | Started | Turn | Volley | Over | Lost | Failed | Closed
+Notice = (
+    Hello
+    | Rules
+    | Started
+    | Turn
+    | Volley
+    | Over
+    | Lost
+    | Reconnecting
+    | Reconnected
+    | Failed
+    | Closed
+)
 
 
 def notice_of(event: Event, session: Session, address: str) -> Notice | None:

@@ -8,14 +8,16 @@ way is the same every time: the tests play games so, and so are the logs of
 A side whose game is over, or whose connection is lost, hangs up, as a real
 peer closes its socket: once its last bytes are delivered, the other side is
 told its connection is lost (``Session.connection_lost``) and goes on alone.
-``cut`` drops the connection under both; ``wait_out`` moves the clock to the
-next deadline, as a waiting side's timer would.
+``cut`` drops the connection under both; ``rejoin`` carries the game on over a
+new one (the resume handshake); ``wait_out`` moves the clock to the next
+deadline, as a waiting side's timer would.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.protocol.resume import ResumeFrame
 from statki_net.protocol.session import Event, Session
 from statki_net.protocol.wire import Role
 
@@ -68,6 +70,19 @@ class BackToBack:
         """The connection drops under both sides at once."""
         for side in (self.host, self.guest):
             self.record(side.role, side.connection_lost(self.now, "the connection dropped"))
+
+    def rejoin(self, nonce: bytes) -> tuple[ResumeFrame, ResumeFrame]:
+        """A new connection, whose host hello had ``nonce``, carries the game on: the guest's
+        resume, the host's, then each sends what the other lacks.  The two resumes, the
+        guest's first."""
+        asked = self.guest.resume_frame(nonce, self.now)
+        self.host.check_resume(asked, nonce)
+        answered = self.host.resume_frame(nonce, self.now)
+        self.guest.check_resume(answered, nonce)
+        self.record(Role.HOST, self.host.resume(asked.resume, self.now))
+        self.record(Role.GUEST, self.guest.resume(answered.resume, self.now))
+        self.pump()
+        return asked, answered
 
     def wait_out(self) -> bool:
         """Move the clock to the earliest deadline of a side still playing, and let that side

@@ -41,6 +41,8 @@ class Code(enum.StrEnum):
     """This side stops the game itself: from the guest's accept on, its forfeit."""
     INTERNAL = "internal"
     """A failure of this program, not of the peer; sent, and a forfeit like ``closed``."""
+    NOT_INVITED = "not-invited"
+    """The host's answer to a guest hello without the proof of the invite's secret."""
     # Local only: never sent (see LOCAL_CODES).
     WRONG_KEY = "wrong-key"
     """The host's key is not the one the invite names: the guest says nothing to it."""
@@ -48,6 +50,9 @@ class Code(enum.StrEnum):
     """The connection was lost: this side finishes the game alone (SPEC.md section 12)."""
     ABSENT = "absent"
     """The opponent did not come back for a rematch: nothing was said, nobody is to blame."""
+    NO_INVITE = "no-invite"
+    """The host admits only the guest it invited, and this guest holds no invite secret:
+    it says nothing to the host."""
 
     @classmethod
     def of(cls, text: str) -> Code | None:
@@ -64,7 +69,7 @@ class Code(enum.StrEnum):
         return None if code in LOCAL_CODES else code
 
 
-LOCAL_CODES = frozenset({Code.WRONG_KEY, Code.LOST, Code.ABSENT})
+LOCAL_CODES = frozenset({Code.WRONG_KEY, Code.LOST, Code.ABSENT, Code.NO_INVITE})
 """Codes that name what happened on this side; they never travel on the wire."""
 
 NOT_THE_PEERS_WORD = frozenset({Code.MALFORMED, Code.TOO_LARGE, Code.BAD_SIGNATURE, Code.BAD_CHAIN})

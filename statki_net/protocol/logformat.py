@@ -8,6 +8,7 @@ Layout (SPEC.md section 15, "The log file")::
     {"evidence": bin, "sig": bin, "code": str, "at": int}
                                   the peer's word that did not join the transcript
     {"note": str, "at": int}      something the writer saw that is not a signed message
+    {"resume": bin, "sig": bin}   a resume (the writer's or the peer's) on a new connection
 
 Records are appended and flushed one by one, so a log cut short by a crash
 reads up to its last whole record.  Where an evidence record stands among the
@@ -83,7 +84,18 @@ class Note:
     """The raw bytes of a rejected frame, kept as evidence (bounded)."""
 
 
-Record = FrameRecord | EvidenceRecord | Note
+@dataclass(frozen=True)
+class ResumeRecord:
+    """A resume said on a new connection (SPEC.md, "Resume"): no message of the game, kept
+    so the log shows where and how the game went on; a referee skips it."""
+
+    body: bytes
+    signature: bytes
+    after: int = 0
+    """How many frame records come before it in the log."""
+
+
+Record = FrameRecord | EvidenceRecord | Note | ResumeRecord
 
 
 @dataclass
@@ -123,6 +135,28 @@ def evidence_record(frame: Signed, code: Code | None = None, at: int | None = No
     if at is not None:
         record["at"] = at
     return bytes(msgpack.packb(record, use_bin_type=True))
+
+
+def resume_record(frame: Signed) -> bytes:
+    return bytes(msgpack.packb({"resume": frame.body, "sig": frame.signature}, use_bin_type=True))
+
+
+def whole_records_length(data: bytes) -> int:
+    """How many bytes of a log are whole records (with the magic value): where a log cut
+    short by a crash can be appended to."""
+    if not is_log(data):
+        raise NotALog("not a statki log (no magic value at the start)")
+    unpacker = msgpack.Unpacker(
+        raw=False, max_buffer_size=max(len(data), 1), max_bin_len=MAX_RECORD, max_str_len=MAX_RECORD
+    )
+    unpacker.feed(data[len(MAGIC) :])
+    whole = 0
+    try:
+        for _ in unpacker:
+            whole = unpacker.tell()
+    except Exception:  # garbage after the last whole record: cut there
+        pass
+    return len(MAGIC) + whole
 
 
 def note_record(note: Note) -> bytes:
@@ -217,6 +251,10 @@ def _add_record(contents: LogContents, record: Any) -> None:
                 after=len(contents.frames),
             )
         )
+    elif "resume" in record:
+        body, signature = record.get("resume"), record.get("sig")
+        if isinstance(body, bytes) and isinstance(signature, bytes):
+            contents.records.append(ResumeRecord(body, signature, after=len(contents.frames)))
     elif "note" in record:
         text, at, data = record.get("note"), record.get("at", 0), record.get("data", b"")
         if isinstance(text, str) and isinstance(at, int) and isinstance(data, bytes):

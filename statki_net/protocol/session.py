@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from statki_net.game.battle import Answer, Defence, Sea, tells_cells
 from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import Fleet, fleet_problems
+from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
@@ -61,12 +61,21 @@ from statki_net.protocol.phases import (
     deadline_kind,
     may_resign,
 )
+from statki_net.protocol.resume import (
+    Resume,
+    ResumeError,
+    ResumeFrame,
+    ResumeRefusal,
+    check_resume,
+    sign_resume,
+)
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
     MAX_TEXT,
     PROTOCOL_VERSION,
     Accept,
+    Admit,
     Coin,
     Commit,
     Envelope,
@@ -85,6 +94,7 @@ from statki_net.protocol.wire import (
     Shot,
     TimeClaim,
     Verdict,
+    guest_proof,
     sign,
 )
 from statki_net.version import SOFTWARE
@@ -188,6 +198,17 @@ class ConnectionLost:
 
 
 @dataclass(frozen=True)
+class Resumed:
+    """The game goes on over a new connection (``Session.resume``): the frames the peer
+    lacked are on their way, and this side reads the peer's again."""
+
+    have: int
+    """How many messages the peer's transcript held."""
+    sent: int
+    """How many of this side's messages are sent again."""
+
+
+@dataclass(frozen=True)
 class Failed:
     """The game stopped on an error message; ``by_peer`` tells who sent it."""
 
@@ -235,9 +256,22 @@ Event = (
     | VolleyDone
     | BattleOver
     | ConnectionLost
+    | Resumed
     | Failed
     | GameClosed
 )
+
+
+@dataclass(frozen=True)
+class SideSecrets:
+    """What only this side knows and needs to play on after its program stopped: its fleet,
+    the secret of its fleet commitment and its coin (the key is in the home already)."""
+
+    fleet: tuple[tuple[int, ...], ...]
+    """The ships as lists of squares, in the order of the rules' fleet."""
+    secret: bytes
+    """The secret of the fleet commitment; empty before this side commits."""
+    coin: bytes
 
 
 # ---------------------------------------------------------------- the session
@@ -261,6 +295,8 @@ class Session:
         first: Role | None = None,
         behaviour: Behaviour | None = None,
         host_key: bytes | None = None,
+        admit: Admit = Admit.OPEN,
+        invite_secret: bytes | None = None,
     ) -> None:
         self.proposed_limits = limits or Limits()
         if role is Role.HOST:
@@ -282,6 +318,10 @@ class Session:
         self.host_key = host_key
         """Guest only: the host key the invite names.  A host hello with another key (or one
         that cannot be read) is refused in silence, before anything else is checked."""
+        self.admit = admit
+        """Host only: what its hello says of whom it admits (the admission checks the proof)."""
+        self.invite_secret = invite_secret
+        """Guest only: the invite's one-time secret, proved in its hello, never sent."""
         self.behaviour = behaviour or Behaviour()
         """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
@@ -293,6 +333,8 @@ class Session:
         self._reader = FrameReader()
         self._outbox = bytearray()
         self._events: list[Event] = []
+        self.started = False
+        """``start`` was called: the host's hello is said."""
         self.closed = False
         """The game is over for this side: nothing more will be said, read or written."""
         self.lost: ConnectionLost | None = None
@@ -378,6 +420,8 @@ class Session:
             first=first,
             behaviour=self.behaviour,
             host_key=self.host_key,
+            admit=self.admit,
+            invite_secret=self.invite_secret,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -396,9 +440,21 @@ class Session:
     # ------------------------------------------------------------ I/O surface
 
     def start(self, now: int) -> list[Event]:
-        """Begin: the host says hello; the guest waits for the host's."""
+        """Begin: the host says hello; the guest waits for the host's.
+
+        Once only: a host session the admission started (its hello said on a
+        connection it was screening) goes on from there when the game runs.  A
+        session ``restore``d from its log carries on instead: it says at once
+        what needs no player, or asks its player, if it is to speak.
+        """
+        if self.started:
+            return []
+        self.started = True
         self.last_heard = now
-        if self.role is Role.HOST:
+        if self.transcript.frames:
+            if self.transcript.speaker() is self.role:
+                self._speak(now)
+        elif self.role is Role.HOST:
             self._speak(now)
         return self._take_events()
 
@@ -425,6 +481,120 @@ class Session:
         """The transport closed or failed: play on alone (see the module docstring)."""
         self._lose(Code.LOST, detail, now)
         return self._take_events()
+
+    # ------------------------------------------------------------ resuming
+
+    @property
+    def resumable(self) -> bool:
+        """Whether a new connection can carry this game on: it has an id and is not over."""
+        return not self.closed and len(self.transcript.frames) >= 2
+
+    def resume_frame(self, nonce: bytes, now: int) -> ResumeFrame:
+        """This side's ``resume`` for the connection whose host hello had ``nonce``."""
+        if not self.resumable:
+            raise UsageError("there is no game to resume")
+        t = self.transcript
+        resume = Resume(self.role, t.game, nonce, len(t.frames), t.last_digest, now)
+        return sign_resume(self.key, resume)
+
+    def check_resume(self, frame: ResumeFrame, nonce: bytes) -> None:
+        """The peer's resume on the connection of ``nonce``: raises ``ResumeError`` if it is
+        not the peer's, of this game, on this connection (SPEC.md, "Resume")."""
+        if not self.resumable:
+            raise ResumeError(ResumeRefusal.UNKNOWN_GAME, "the game is over")
+        key = self.transcript.key(self.peer)
+        assert key is not None, "a resumable game has both hellos"
+        check_resume(frame, sender=self.peer, game=self.transcript.game, key=key, nonce=nonce)
+
+    def resume(self, peer: Resume, now: int) -> list[Event]:
+        """The game goes on over a new connection, after both resumes.
+
+        This side sends again its messages from the peer's ``have`` on, in
+        order, and reads the peer's again; every frame still goes through the
+        ordinary checks, so transcripts that forked while apart part again at
+        once, by the rules of a lost connection.
+        """
+        if not self.resumable:
+            raise UsageError("there is no game to resume")
+        if self.connected:
+            raise UsageError("the connection is not lost")
+        self.lost = None
+        self._reader = FrameReader()
+        self._outbox.clear()
+        frames = self.transcript.frames[peer.have :]
+        for frame in frames:
+            self._outbox += frame.encode()
+        self._events.append(Resumed(peer.have, len(frames)))
+        return self._take_events()
+
+    @classmethod
+    def restore(
+        cls,
+        role: Role,
+        key: Ed25519PrivateKey,
+        frames: list[Frame],
+        secrets: SideSecrets | None,
+        *,
+        name: str,
+        entropy: Entropy,
+        software: str = SOFTWARE,
+    ) -> Session:
+        """This side's session of a game its program stopped in, from the frames of its log
+        and its secrets: apart from the peer, until a new connection resumes the game.
+
+        Every frame is checked again as it is replayed.  Raises ``UsageError`` when
+        the frames are no game of this key's, or the secrets do not fit them.
+        """
+        t = Transcript()
+        try:
+            for frame in frames:
+                t.add(frame)
+        except ProtocolError as error:
+            raise UsageError(f"the log does not replay: {error.detail}") from None
+        if len(t.frames) < 2 or t.complete:
+            raise UsageError("the log holds no unfinished game")
+        if t.key(role) != public_key_bytes(key):
+            raise UsageError(f"this key is not the {role}'s of that game")
+        proposal = t.sides[Role.HOST].hello
+        assert proposal is not None and t.rules is not None
+        session = cls(
+            role,
+            key,
+            name=name,
+            entropy=entropy,
+            software=software,
+            rules=t.rules if role is Role.HOST else None,
+            limits=t.limits,
+            first=proposal.first,
+            host_key=t.key(Role.HOST) if role is Role.GUEST else None,
+        )
+        session.transcript = t
+        committed = t.sides[role].commit
+        if secrets is not None:
+            fleet = fleet_from_lists(t.rules, secrets.fleet)
+            session._coin = secrets.coin
+            session._secret = secrets.secret
+            session.fleet = fleet
+            session.defence = _replayed_defence(t, role, Defence(t.rules, fleet))
+            if committed is not None:
+                session.commitment = FleetCommitment(
+                    t.game, secrets.secret, fleet.board, t.rules.size**2
+                )
+                if session.commitment.root != committed.fleet:
+                    raise UsageError("the secrets kept do not open this side's commitment")
+        elif committed is not None:
+            raise UsageError("this side's secrets of that game are not kept")
+        session.waiting_since = t.last_at(role) or 0
+        session.lost = ConnectionLost(Code.LOST, "this side's program stopped")
+        return session
+
+    @property
+    def secrets(self) -> SideSecrets | None:
+        """What this side must keep to play on after its program stops; None before its fleet
+        is chosen."""
+        if self.fleet is None:
+            return None
+        return SideSecrets(self.fleet.ships, self._secret, self._coin)
 
     # ------------------------------------------------------------ the player's actions
 
@@ -529,6 +699,9 @@ class Session:
             else:
                 self._lose(error.code, error.detail, now, envelope.encode())
             return
+        if self._uninvited(frame):
+            self._refuse_uninvited()
+            return
         if (
             isinstance(frame.message, TimeClaim)
             and t.early_claim(frame) is None
@@ -563,6 +736,23 @@ class Session:
         """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
         detail = "the host's key is not the key in the invite: refusing to play"
         self.failure = Failed(Code.WRONG_KEY, detail, by_peer=False)
+        self._events.append(self.failure)
+        self._close(Ending(End.NO_GAME, reason=detail))
+
+    def _uninvited(self, frame: Frame) -> bool:
+        """The host's hello admits only the guest it invited, and this guest holds no secret."""
+        hello = frame.message
+        return (
+            self.role is Role.GUEST
+            and isinstance(hello, Hello)
+            and hello.admit is Admit.INVITE
+            and self.invite_secret is None
+        )
+
+    def _refuse_uninvited(self) -> None:
+        """Nothing to prove with: say nothing, keep nothing; no game, nobody to blame."""
+        detail = "this host admits only the guest it invited: ask for the invite line"
+        self.failure = Failed(Code.NO_INVITE, detail, by_peer=False)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -638,6 +828,10 @@ class Session:
 
     def _hello(self) -> Hello:
         host = self.role is Role.HOST
+        proof = None
+        if not host and self.invite_secret is not None:
+            host_hello = self.transcript.frames[0].body
+            proof = guest_proof(self.invite_secret, host_hello, public_key_bytes(self.key))
         return Hello(
             protocol=PROTOCOL_VERSION,
             software=self.software[:MAX_TEXT],
@@ -648,6 +842,8 @@ class Session:
             rules=self.proposed_rules.to_map() if host and self.proposed_rules else None,
             limits=self.proposed_limits.to_map() if host else None,
             first=self.proposed_first if host else None,
+            admit=self.admit if host else None,
+            proof=proof,
         )
 
     def _send(self, message: Message, now: int) -> None:
@@ -755,7 +951,8 @@ class Session:
             raise UsageError("set the fleet before the game starts")
         rules = self.transcript.rules
         assert rules is not None
-        self._secret = self.entropy(SECRET_SIZE)
+        # A session restored before its commit was logged keeps the secret it kept.
+        self._secret = self._secret or self.entropy(SECRET_SIZE)
         self.commitment = FleetCommitment(
             self.transcript.game, self._secret, self.fleet.board, rules.size**2
         )
@@ -799,3 +996,10 @@ class Session:
         findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_FINDINGS]
         assert t.end is not None, "the verdicts come after the end of the battle"
         return Verdict(t.winner, t.end.value, findings)
+
+
+def _replayed_defence(t: Transcript, role: Role, defence: Defence) -> Defence:
+    """``role``'s sea after answering, truthfully, every volley of the peer it answered."""
+    for volley in t.sides[role.other].volleys:
+        _, defence = defence.answer(volley.shots)
+    return defence

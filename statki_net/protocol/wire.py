@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import hmac
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
@@ -30,12 +31,17 @@ from statki_net.game.battle import Answer, Outcome
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
 SIGN_LABEL = b"statki/v1/sign\x00"
 HASH_LABEL = b"statki/v1/msg\x00"
 GAME_LABEL = b"statki/v1/game\x00"
+PROOF_LABEL = b"statki/v1/proof\x00"
+"""Domain separation of the guest's proof that it holds the invite's secret (SPEC.md, section 3)."""
+INVITE_SECRET_SIZE = 16
+"""Bytes of the one-time secret an invite carries (32 hex digits)."""
+PROOF_SIZE = 32
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
 MAX_TEXT = 200
@@ -44,6 +50,15 @@ MAX_LIST = 1024
 """Items in any array."""
 MAX_MAP = 64
 """Entries in any map."""
+
+
+class Admit(enum.StrEnum):
+    """Whom a host admits as its guest: its hello's ``admit``."""
+
+    INVITE = "invite"
+    """Only a guest that proves it holds the invite's secret."""
+    OPEN = "open"
+    """Anyone (``--open``, for a LAN)."""
 
 
 class Role(enum.StrEnum):
@@ -83,7 +98,7 @@ class Hello:
 
     TYPE: ClassVar[str] = "hello"
     protocol: int
-    """Protocol version; this is version 2."""
+    """Protocol version; this is version 3."""
     software: str
     """Implementation name and version, for people: "statki 0.1.0"."""
     key: bytes
@@ -103,6 +118,10 @@ class Hello:
     first: Role | None = None
     """Host only, optional: who shoots first, agreed with the rules instead of left
     to the coin toss (a rematch in which the other player starts)."""
+    admit: Admit | None = None
+    """Host only: whether it admits only the guest it invited; absent means ``open``."""
+    proof: bytes | None = None
+    """Guest only: ``guest_proof`` of the invite's secret, for a host that admits by invite."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +280,24 @@ def message_hash(body: bytes) -> bytes:
     return hashlib.sha256(HASH_LABEL + body).digest()
 
 
+def guest_proof(secret: bytes, host_hello: bytes, guest_key: bytes) -> bytes:
+    """The guest's proof that it holds the invite's ``secret`` (SPEC.md, section 3).
+
+    Bound to this connection's host hello (its exact body, with its fresh
+    nonce) and to the guest's key: the secret never travels, and a proof seen
+    on one connection is worth nothing on another.
+    """
+    message = PROOF_LABEL + message_hash(host_hello) + guest_key
+    return hmac.new(secret, message, hashlib.sha256).digest()
+
+
+def proof_holds(secret: bytes, host_hello: bytes, guest_key: bytes, proof: object) -> bool:
+    """Whether ``proof`` is the guest's proof of ``secret``; compared in constant time."""
+    if not isinstance(proof, bytes):
+        return False
+    return hmac.compare_digest(proof, guest_proof(secret, host_hello, guest_key))
+
+
 def game_id(host_hello: bytes, guest_hello: bytes) -> bytes:
     """The game id: a hash of both hellos' exact bytes."""
     return hashlib.sha256(
@@ -292,6 +329,10 @@ def _fields(message: Message) -> dict[str, Any]:
                 fields["limits"] = dict(message.limits)
             if message.first is not None:
                 fields["first"] = message.first.value
+            if message.admit is not None:
+                fields["admit"] = message.admit.value
+            if message.proof is not None:
+                fields["proof"] = message.proof
             return fields
         case Accept() | Resign():
             return {}
@@ -459,7 +500,15 @@ def _hello(body: Mapping[str, Any]) -> Hello:
         rules=_map(body, "rules"),
         limits=_map(body, "limits"),
         first=_role(body["first"]) if "first" in body else None,
+        admit=_admit(body["admit"]) if "admit" in body else None,
+        proof=_bytes(body, "proof", PROOF_SIZE) if "proof" in body else None,
     )
+
+
+def _admit(value: Any) -> Admit:
+    if value not in ("invite", "open"):
+        raise fail(Code.BAD_FIELD, "'admit' is invite or open")
+    return Admit(value)
 
 
 def _role(value: Any) -> Role:
@@ -695,6 +744,17 @@ class FrameReader:
     def feed(self, data: bytes) -> Iterator[Envelope]:
         """The frames completed by ``data``, read to their header (``read_envelope``);
         raises ProtocolError on the first that is not even that (never the peer's word)."""
+        for value in self.values(data):
+            yield read_envelope(value)
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the stream taken by the values read so far."""
+        return int(self._unpacker.tell())
+
+    def values(self, data: bytes) -> Iterator[Any]:
+        """The msgpack values completed by ``data``, unread: for a reader that decides
+        itself what a value is (the admission, which meets frames outside any transcript)."""
         for start in range(0, len(data), self.PIECE):
             try:
                 self._unpacker.feed(data[start : start + self.PIECE])
@@ -704,7 +764,7 @@ class FrameReader:
                 ) from None
             yield from self._drain()
 
-    def _drain(self) -> Iterator[Envelope]:
+    def _drain(self) -> Iterator[Any]:
         while True:
             try:
                 value = next(self._unpacker)
@@ -716,4 +776,4 @@ class FrameReader:
                 ) from None
             except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError):
                 raise fail(Code.MALFORMED, "not a msgpack frame", Check.FRAME) from None
-            yield read_envelope(value)
+            yield value

@@ -22,7 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from statki_net.protocol.errors import ProtocolError
-from statki_net.protocol.logformat import EvidenceRecord, FrameRecord, LogContents, Note
+from statki_net.protocol.logformat import (
+    EvidenceRecord,
+    FrameRecord,
+    LogContents,
+    Note,
+    ResumeRecord,
+)
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Envelope, game_id, read_envelope, signature_valid
 from statki_net.referee.branches import Found, Refusal, at_stake, at_stake_before
@@ -124,6 +130,8 @@ def _replay(name: str, contents: LogContents, *, signature_later: bool) -> ReadL
             envelope = _placed(log, record.body, record.signature)
             if envelope is not None:
                 placed.append(envelope)
+        elif isinstance(record, ResumeRecord):
+            continue  # no message of the game: how it went on over a new connection
         else:
             log.notes.append(record)
     # Signed by its side's key in this game, which the whole transcript knows: a

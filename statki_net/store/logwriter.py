@@ -24,6 +24,8 @@ from statki_net.protocol.logformat import (
     evidence_record,
     frame_record,
     note_record,
+    resume_record,
+    whole_records_length,
 )
 from statki_net.store.home import private_folder
 
@@ -51,6 +53,26 @@ class LogWriter:
         self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
         self.sync()
         sync_folder(path.parent)
+
+    @classmethod
+    def appending(cls, path: Path) -> LogWriter:
+        """Go on writing the log of a game this side's program stopped in: after its last
+        whole record (a crash may have cut the one it was writing)."""
+        writer = cls.__new__(cls)
+        writer.path = path
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        file = os.fdopen(fd, "r+b")
+        file.truncate(whole_records_length(file.read()))
+        file.seek(0, os.SEEK_END)
+        writer._file = file
+        writer.unsynced = True  # the cut, on disk before anything more is sent
+        writer.syncs = 0
+        writer.sync()
+        return writer
+
+    def resume(self, frame: Signed) -> None:
+        """A resume said on a new connection, this side's or the peer's."""
+        self._write(resume_record(frame))
 
     def frame(self, frame: Signed) -> None:
         """A frame of this side's transcript, sent, received or written as if sent."""

@@ -109,6 +109,15 @@ class GameRecorder:
         for frame in session.transcript.frames:
             self.log.frame(frame)
 
+    @classmethod
+    def going_on(cls, log: Path, history: History | None, session: Session) -> GameRecorder:
+        """The recorder of a game restored after this side's program stopped: its log goes
+        on, and its history row is the one written when it started."""
+        recorder = cls(log.parent, history)
+        recorder.log = LogWriter.appending(log)
+        recorder.game_id = session.transcript.game.hex()
+        return recorder
+
     def frame(self, frame: Frame) -> None:
         if self.log:
             self.log.frame(frame)
@@ -117,6 +126,12 @@ class GameRecorder:
         """Everything logged so far on disk: called before this side's words leave."""
         if self.log:
             self.log.sync()
+
+    def resume(self, *frames: Signed) -> None:
+        """The resumes said on a new connection (the peer's, then this side's)."""
+        if self.log:
+            for frame in frames:
+                self.log.resume(frame)
 
     def evidence(self, frame: Signed, code: Code, at: int) -> None:
         """The peer's word that did not join the transcript (SPEC.md, section 15)."""

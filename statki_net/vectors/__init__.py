@@ -9,8 +9,8 @@ counter that starts at ``START``.
 
 The modules: ``seeds`` (test keys, ``Drbg``, the clock), ``encoding`` (JSON
 output), ``games`` (the scripted games of logs/, honest, cheating and
-tampered), ``frames`` (frames.json) and ``crypto`` (signing, commitment and
-coin vectors).
+tampered), ``frames`` (frames.json) and ``crypto`` (signing, commitment,
+coin and admission vectors).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from statki_net.vectors.crypto import coin_file, commitment_file, signing_file
+from statki_net.vectors.crypto import admission_file, coin_file, commitment_file, signing_file
 from statki_net.vectors.encoding import as_json
 from statki_net.vectors.frames import frames_file
 from statki_net.vectors.games import log_files, scenarios
@@ -37,6 +37,7 @@ def generate() -> dict[str, bytes]:
         "commitment.json": commitment_file(),
         "coin.json": coin_file(),
         "frames.json": frames_file(by_name),
+        "admission.json": admission_file(by_name),
     }
     files.update(log_files(all_scenarios))
     return files

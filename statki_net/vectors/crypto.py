@@ -28,10 +28,17 @@ from statki_net.protocol.commitment import (
     tree_width,
 )
 from statki_net.protocol.session import public_key_bytes
-from statki_net.protocol.wire import SIGN_LABEL, Role
+from statki_net.protocol.wire import (
+    PROOF_LABEL,
+    SIGN_LABEL,
+    Hello,
+    Role,
+    guest_proof,
+    message_hash,
+)
 from statki_net.vectors.encoding import as_json, dump
 from statki_net.vectors.games import Scenario
-from statki_net.vectors.seeds import Drbg, test_key, test_seed
+from statki_net.vectors.seeds import INVITE_SECRET, Drbg, test_key, test_seed
 
 
 def signing_file(by_name: dict[str, Scenario]) -> bytes:
@@ -205,5 +212,35 @@ def coin_file() -> bytes:
             "guest_coin); the host starts when the last byte of toss_hash is even.",
             "labels": {"COIN_LABEL": COIN_LABEL.hex(), "TOSS_LABEL": TOSS_LABEL.hex()},
             "examples": examples,
+        }
+    )
+
+
+def admission_file(by_name: dict[str, Scenario]) -> bytes:
+    """The guest's proof of the invite's secret, from the hellos of ``honest-classic``."""
+    host_hello, guest_hello = by_name["honest-classic"].frames[:2]
+    guest = guest_hello.message
+    assert isinstance(guest, Hello)
+    signed = PROOF_LABEL + message_hash(host_hello.body) + guest.key
+    proof = guest_proof(INVITE_SECRET, host_hello.body, guest.key)
+    assert proof == guest.proof, "the sample game's guest proves the same secret"
+    invite = "statki://192.0.2.7:47470,[2001:db8::7]:47470/"
+    return dump(
+        {
+            "about": "proof = HMAC-SHA256(key = secret, msg = PROOF_LABEL || "
+            "hash(host hello body) || guest key), hash(body) = SHA-256(HASH_LABEL || body); "
+            "'message' is exactly the bytes the HMAC is over.  The hellos are messages 0 "
+            "and 1 of logs/honest-classic.statki; the guest hello's 'proof' is this proof.",
+            "PROOF_LABEL": PROOF_LABEL.hex(),
+            "invite": invite
+            + public_key_bytes(test_key(Role.HOST)).hex()
+            + "/"
+            + INVITE_SECRET.hex(),
+            "secret": INVITE_SECRET.hex(),
+            "host_hello_body": host_hello.body.hex(),
+            "host_hello_hash": message_hash(host_hello.body).hex(),
+            "guest_key": guest.key.hex(),
+            "message": signed.hex(),
+            "proof": proof.hex(),
         }
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgpack
 
+from statki_net.protocol.resume import RESUME_LABEL, ResumeFrame
 from statki_net.protocol.wire import (
     GAME_LABEL,
     GENESIS,
@@ -143,6 +144,7 @@ def frames_file(by_name: dict[str, Scenario]) -> bytes:
                 "HASH_LABEL": HASH_LABEL.hex(),
                 "GAME_LABEL": GAME_LABEL.hex(),
                 "GENESIS": GENESIS.hex(),
+                "RESUME_LABEL": RESUME_LABEL.hex(),
             },
             "game_id": {
                 "host_hello_body": host_hello.hex(),
@@ -152,5 +154,25 @@ def frames_file(by_name: dict[str, Scenario]) -> bytes:
                 "game": game_id(host_hello, guest_hello).hex(),
             },
             "frames": entries,
+            "resumes": [
+                resume_entry(
+                    f"resume-{frame.resume.sender}",
+                    f"The {frame.resume.sender}'s resume on a new connection, signed over "
+                    "RESUME_LABEL || body (from logs/resumed-host.statki).",
+                    frame,
+                )
+                for frame in by_name["resumed-host"].resumes
+            ],
         }
     )
+
+
+def resume_entry(name: str, note: str, frame: ResumeFrame) -> dict[str, Any]:
+    return {
+        "name": name,
+        "note": note,
+        "frame": frame.encode().hex(),
+        "body": frame.body.hex(),
+        "signature": frame.signature.hex(),
+        "map": as_json(msgpack.unpackb(frame.body, raw=False)),
+    }

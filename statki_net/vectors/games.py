@@ -35,19 +35,23 @@ from statki_net.protocol.logformat import (
     header_record,
     note_record,
     read_log,
+    resume_record,
 )
+from statki_net.protocol.resume import ResumeFrame
 from statki_net.protocol.session import (
     ConnectionLost,
     Event,
     Evidence,
     Failed,
     FrameAdded,
+    Resumed,
     Session,
     public_key_bytes,
 )
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
+    Admit,
     Coin,
     Envelope,
     Error,
@@ -65,7 +69,7 @@ from statki_net.protocol.wire import (
 )
 from statki_net.referee.verify import Judgement, NamedLog, judge_log, judge_logs
 from statki_net.vectors.encoding import dump
-from statki_net.vectors.seeds import SOFTWARE, START, Drbg, test_key
+from statki_net.vectors.seeds import INVITE_SECRET, SOFTWARE, START, Drbg, test_key
 
 # ---------------------------------------------------------------- games
 
@@ -93,6 +97,7 @@ class Game:
             rules=rules,
             fleet=random_fleet(rules, self.rng),
             behaviour=host,
+            admit=Admit.INVITE,
         )
         guest_session = Session(
             Role.GUEST,
@@ -102,6 +107,7 @@ class Game:
             entropy=Drbg(f"statki vectors {seed} guest"),
             behaviour=guest,
             host_key=host_key,
+            invite_secret=INVITE_SECRET,
         )
         self.link = BackToBack(host_session, guest_session, START)
         self.volleys = 0
@@ -227,6 +233,11 @@ def log_of(events: list[Event], role: Role) -> bytes:
     """The log a peer writes from its session's events, as the connection driver does:
     a frame record for each frame, an evidence record for each piece of evidence, and a
     note (for people only) for a lost connection and for an error that stopped the game."""
+    return log_records(role, records_of(events))
+
+
+def records_of(events: list[Event]) -> list[bytes]:
+    """The records ``log_of`` writes for these events, in order."""
     records = []
     for event in events:
         match event:
@@ -240,9 +251,12 @@ def log_of(events: list[Event], role: Role) -> bytes:
             case Failed(by_peer=by_peer, detail=detail):
                 who = "the peer stopped the game" if by_peer else "stopped the game"
                 records.append(note_record(Note(f"{who}: {event.code_text}: {detail}", START)))
+            case Resumed(have=have, sent=sent):
+                note = Note(f"resumed: the peer had {have} messages; {sent} sent again", START)
+                records.append(note_record(note))
             case _:
                 pass
-    return log_records(role, records)
+    return records
 
 
 def resign_after(volleys: int) -> Callable[[Game], bool]:
@@ -359,6 +373,8 @@ class Scenario:
     log: bytes
     frames: list[Frame] = field(default_factory=list)
     """The frames of the log, for frames.json."""
+    resumes: list[ResumeFrame] = field(default_factory=list)
+    """The resumes of the log, the writer's peer's first, for frames.json."""
 
 
 def honest(preset: str, seed: int) -> Scenario:
@@ -565,6 +581,7 @@ def scenarios() -> Iterator[Scenario]:
     )
 
     yield from version_2_scenarios()
+    yield from resumed_scenarios()
 
 
 def version_2_scenarios() -> Iterator[Scenario]:
@@ -663,7 +680,7 @@ def version_2_scenarios() -> Iterator[Scenario]:
         [*honest, claim],
     )
 
-    game, mover = into_the_battle(classic, 36, 5)
+    game, mover = into_the_battle(classic, 43, 5)
     claimant = game.session(mover.role.other)
     t = claimant.transcript
     own = t.last_at(claimant.role)
@@ -777,6 +794,35 @@ def version_2_scenarios() -> Iterator[Scenario]:
         game.log(Role.HOST),
         game.frames(),
     )
+
+
+def resumed_scenarios() -> Iterator[Scenario]:
+    """The resumed game of SPEC.md section 12, "Resume": both sides' logs."""
+    game, mover = into_the_battle(PRESETS["classic"], 42, 6)
+    game.act(mover.role, mover.shoot((game.rules.size**2 - 1,), game.now))
+    game.link.cut()  # the shot is lost on its way
+    apart = {role: len(game.link.events[role]) for role in Role}
+    challenge = Drbg("statki vectors 42 challenge")(32)
+    asked, answered = game.link.rejoin(challenge)
+    game.play()
+    assert game.host.closed and game.guest.closed
+    said = {Role.HOST: [asked, answered], Role.GUEST: [answered, asked]}
+    for role in Role:
+        events = game.link.events[role]
+        records = records_of(events[: apart[role]])
+        records += [resume_record(frame) for frame in said[role]]
+        records += records_of(events[apart[role] :])
+        yield Scenario(
+            f"resumed-{role}",
+            f"The connection drops while the {mover.role}'s shot is on its way.  A new "
+            "connection resumes the game: the host's hello there carries a fresh nonce, the "
+            "guest answers with a resume and the host with its own (resume records), the "
+            f"{mover.role} sends its shot again, and the game is played out as one transcript.  "
+            f"The {role}'s log.",
+            log_records(role, records),
+            game.frames(role),
+            said[role],
+        )
 
 
 # ---------------------------------------------------------------- logs/ and its index

@@ -39,3 +39,7 @@ class Drbg:
             out += hashlib.sha256(self.seed + self.counter.to_bytes(4, "big")).digest()
             self.counter += 1
         return out[:size]
+
+
+INVITE_SECRET = Drbg("statki vectors invite secret")(16)
+"""The one-time secret of every generated game's invite: the guest proves it in its hello."""

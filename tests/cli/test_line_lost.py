@@ -44,6 +44,7 @@ def test_a_lost_connection_is_said_plainly_and_the_game_is_won_on_time() -> None
                     if turns == 1:
                         typed.feed_data(b"A1\n")
                     else:  # the host's machine is gone while the guest aims its second shot
+                        assert host_conn.writer is not None
                         loop.call_soon(host_conn.writer.transport.abort)
                 if isinstance(notice, notices.Lost) and notice.wait_ms is None:
                     loop.call_later(0.05, fire_into_the_log)  # once the question is asked again

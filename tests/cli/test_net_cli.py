@@ -13,6 +13,7 @@ from pathlib import Path
 from conftest import Cli
 from netproc import finish, line_starting, run, start
 
+from statki_net.net.invite import format_invite, parse_invite
 from statki_net.protocol.logformat import read_log
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
@@ -90,19 +91,49 @@ def test_a_person_at_the_line_prompt_plays_a_bot(tmp_path: Path) -> None:
 
 def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> None:
     host, invite = _host(tmp_path / "host", "--bot", "random")
-    forged = invite[:-64] + "ab" * 32
+    real = parse_invite(invite)
+    assert real.secret is not None
+    forged = format_invite(real.addresses, b"\xab" * 32, real.secret)
     joined = run(tmp_path / "guest", "join", forged, "--bot", "random")
-    status, _, _ = finish(host)
     assert joined.returncode == 1
     assert joined.stderr.count("\n") == 1
     assert "is not the key in the invite" in joined.stderr and "refusing to play" in joined.stderr
-    assert status == 1  # the host's guest left before the game began
     # Not even the host's hello: refused for its key, it is nobody's word in this game.
     assert read_log(_only_log(tmp_path / "guest").read_bytes()).frames == []
+    # The host is not disturbed: its guest, who left before saying a word, was never a game.
+    played = run(tmp_path / "guest2", "join", invite, "--bot", "random")
+    status, _, err = finish(host)
+    assert played.returncode == 0 and status == 0, (played.stderr, err)
+    assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid
 
 
-def test_a_bare_address_plays_with_a_warning(tmp_path: Path) -> None:
+def test_a_wrong_secret_is_turned_away_and_the_invited_guest_then_plays(tmp_path: Path) -> None:
     host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "five-ships")
+    wrong = invite[:-32] + "0" * 32
+    turned = run(tmp_path / "mallory", "join", wrong, "--bot", "random")
+    assert turned.returncode == 1 and turned.stderr.count("\n") == 1, turned.stderr
+    assert "the host turned this guest away (not-invited)" in turned.stderr
+    assert host.poll() is None, "a guest with a wrong invite does not end the hosting"
+    played = run(tmp_path / "guest", "join", invite, "--bot", "random")
+    status, _, err = finish(host)
+    assert played.returncode == 0 and status == 0, (played.stderr, err)
+    assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid, "one game, one log"
+
+
+def test_a_bare_address_gets_one_clear_line_unless_the_host_is_open(tmp_path: Path) -> None:
+    host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "five-ships")
+    address = invite.removeprefix("statki://").split(",")[0].split("/")[0]
+    refused = run(tmp_path / "guest", "join", address, "--bot", "random")
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr.splitlines()[-1] == (
+        "statki: this host admits only the guest it invited: ask for the invite line"
+    )
+    assert host.poll() is None, "the bare address said nothing; the hosting goes on"
+    host.kill()
+    finish(host)
+    assert not (tmp_path / "host" / "logs").exists(), "no game, no log"
+    host, invite = _host(tmp_path / "open", "--bot", "random", "--rules", "five-ships", "--open")
+    assert parse_invite(invite).secret is None, "an open host's invite carries no secret"
     address = invite.removeprefix("statki://").split(",")[0].split("/")[0]
     joined = run(tmp_path / "guest", "join", address, "--bot", "random")
     finish(host)

@@ -49,6 +49,7 @@ QUICK: dict[str, list[str] | None] = {
     "stats": ["stats"],
     "bench": None,  # keeps no home; its --merge files are in FILE_ARGS
     "analyze": None,  # keeps no home; its log is in FILE_ARGS
+    "resume": ["resume"],  # lists the unfinished games of the home
     "sheet": None,  # keeps no home; its output is in FILE_ARGS
     "record": None,  # keeps no home; its log and PDF are in FILE_ARGS
 }
@@ -337,9 +338,12 @@ def test_sigterm_to_a_daemon_with_a_front_end_and_a_game(tmp_path: Path) -> None
         # A front end hosting through the daemon: its control client stays connected.
         front = start(home, "host", "--plain", stdin="")
         others.append(front)
-        line_starting(front, "statki://", [])
-        # A guest playing the daemon's own (--bot) game, waiting at its prompt.
-        guest = start(tmp_path / "g", "join", "--plain", f"127.0.0.1:{port}", stdin="")
+        invite = line_starting(front, "statki://", [])
+        # A guest of the front end's game (the daemon says its invite-only hello to every
+        # guest while that game waits, SPEC.md section 3), waiting at its prompt.
+        _, rest = invite.removeprefix("statki://").split("/", 1)
+        loopback = f"statki://127.0.0.1:{port}/{rest}"
+        guest = start(tmp_path / "g", "join", "--plain", loopback, stdin="")
         others.append(guest)
         line_starting(guest, "who shoots first", [])  # then it asks, and waits
         time.sleep(0.3)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
 from statki_client.layout import keys_line, plain, screen
@@ -94,6 +95,31 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     assert "Not the host your invite names: the host's key is not the key" in text
     link.connection_ended()  # told once only
     assert len(text.splitlines()) == 24
+
+
+@pytest.mark.parametrize(
+    ("failure", "words"),
+    [
+        (
+            Failed(Code.NO_INVITE, "this host admits only the guest it invited: ask", False),
+            "This host admits only the guest it invited: ask",
+        ),
+        (
+            Failed(Code.NOT_INVITED, "the hello proves no invite", True),
+            "The host turned you away: check that you have the whole invite line",
+        ),
+    ],
+)
+def test_a_guest_the_host_does_not_admit_is_told_why_in_one_line(
+    failure: Failed, words: str
+) -> None:
+    session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(1).randbytes)
+    link = ConnectionLink(session)
+    model = Model(link, random.Random(2))
+    session.failure = failure
+    link.connection_ended()
+    assert stage_now(model) is Stage.OVER
+    assert words in plain(screen(model))
 
 
 def test_without_a_way_to_meet_again_the_end_offers_no_rematch() -> None:

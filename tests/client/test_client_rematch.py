@@ -22,7 +22,7 @@ from statki_client.model import ABSENT, Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
 from statki_net.cli import netplay
-from statki_net.cli.netplay import GuestReunion, HostReunion, Player
+from statki_net.cli.netplay import Door, GuestReunion, HostReunion, Player
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.clock import ScaledClock
@@ -101,11 +101,12 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
     alice.mkdir()
     bob.mkdir()
     histories = History.in_home(alice), History.in_home(bob)
-    host_reunion = HostReunion(player(alice, "Ala"), [("127.0.0.1", 0)], histories[0])
+    door = Door.of(open_to_anyone=False)  # the rematch admits the guest by the same secret
+    host_reunion = HostReunion(player(alice, "Ala"), [("127.0.0.1", 0)], histories[0], door=door)
     await host_reunion.reopen()
     port = host_reunion.servers[0].sockets[0].getsockname()[1]
     host_reunion.addresses = [("127.0.0.1", port)]  # a rematch listens on the same port
-    invite = Invite((("127.0.0.1", port),), public_key_bytes(HOST_KEY))
+    invite = Invite((("127.0.0.1", port),), public_key_bytes(HOST_KEY), door.secret)
     guest_reunion = GuestReunion(player(bob, "Ola"), invite, ("127.0.0.1", port), histories[1])
     rules = ruleset_named("classic")
     host_session = Session(
@@ -115,9 +116,15 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
         entropy=random.Random(1).randbytes,
         rules=rules,
         limits=LIMITS,
+        admit=door.admit,
     )
     guest_session = Session(
-        Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(2).randbytes, limits=LIMITS
+        Role.GUEST,
+        GUEST_KEY,
+        name="Ola",
+        entropy=random.Random(2).randbytes,
+        limits=LIMITS,
+        invite_secret=door.secret,
     )
     host_link = ConnectionLink(host_session, reunion=host_reunion)
     guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
@@ -166,7 +173,9 @@ def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> No
     async def wait() -> str:
         # SPEC's shortest move limit, a minute, on a clock 1000 times fast: 60 ms.
         ala = dataclasses.replace(player(tmp_path, "Ala"), clock=ScaledClock(1000))
-        reunion = HostReunion(ala, [("127.0.0.1", 0)], History.in_home(tmp_path))
+        reunion = HostReunion(
+            ala, [("127.0.0.1", 0)], History.in_home(tmp_path), door=Door.of(open_to_anyone=True)
+        )
         started = time.monotonic()
         await reunion.reopen()
         session = Session(
@@ -224,7 +233,10 @@ def test_a_rematch_nobody_came_to_ends_with_the_reason_and_no_further_rematch(
         rules=ruleset_named("classic"),
     )
     link = ConnectionLink(
-        session, reunion=HostReunion(player(tmp_path, "Ala"), [], History.in_home(tmp_path))
+        session,
+        reunion=HostReunion(
+            player(tmp_path, "Ala"), [], History.in_home(tmp_path), door=Door.of(True)
+        ),
     )
     model = Model(link, random.Random(2), is_rematch=True, opponent_name="Ola")
     press(model, "enter")

@@ -104,12 +104,13 @@ def ship_squares(screen: str, column: int) -> int:
 
 
 def invite_on(screen: str) -> str:
-    """The invite as the host's screen shows it: from ``statki://`` to the next blank line."""
+    """The invite as the host's screen shows it: from ``statki://`` to the next line that is
+    blank or holds words (the key bar), since an invite holds no spaces."""
     lines = screen.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("statki://"))
     invite = ""
     for line in lines[start:]:
-        if not line.strip():
+        if not line.strip() or " " in line.strip():
             break
         invite += line.strip()
     return invite
@@ -147,13 +148,13 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     board_rows = setup.splitlines()[3:13]
     assert sum(row[3:23].count("#") + row[3:23].count("*") for row in board_rows) == 20
     invite = invite_on(setup)
-    assert re.fullmatch(r"statki://127\.0\.0\.1:\d+.*/[0-9a-f]{64}", invite), invite
+    assert re.fullmatch(r"statki://127\.0\.0\.1:\d+.*/[0-9a-f]{64}/[0-9a-f]{32}", invite), invite
     tmux.keys("host", "Enter")
     tmux.wait("host", "Fleet committed; the game starts when a guest joins")
 
     # The guest sees who hosts (name and the invite's key) and the rules, and accepts.
     tmux.start("guest", bob, "join", invite, "--name", "Bob")
-    host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 1)[1]))
+    host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 2)[1]))
     offer = tmux.wait("guest", "Alice proposes these rules")
     assert f"vs Alice, key {host_key}" in offer
     assert "one shot a turn" in offer and "d decline" in offer and "Your fleet" in offer

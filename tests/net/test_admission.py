@@ -1,31 +1,70 @@
-"""Admission over real loopback TCP: only a connection that waits, silent, takes a game.
+"""Admission over real loopback TCP: only the invited guest takes the game; the rest are counted.
 
 The same component admits guests for ``statki host`` and for the daemon; the
-daemon's own test plays through a game it hosts after a port scan.
+hostile-traffic tests against both processes are in ``test_hostile_traffic``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import ruleset_named
-from statki_net.net.admission import Admission, Admitted, Refusal, TurnedAway
+from statki_net.net.admission import (
+    Admission,
+    Admitted,
+    Hosting,
+    OnDemand,
+    Refusal,
+    Resuming,
+    TurnedAway,
+)
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient
 from statki_net.net.daemon import Daemon
 from statki_net.protocol.endings import End
-from statki_net.protocol.session import Session
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.wire import (
+    INVITE_SECRET_SIZE,
+    PROTOCOL_VERSION,
+    Admit,
+    Error,
+    FrameReader,
+    Header,
+    Hello,
+    Limits,
+    Role,
+    decode_frame,
+    guest_proof,
+    sign,
+)
 
-Decision = Admitted[str] | TurnedAway
-Client = Callable[[int], Awaitable[None]]
+Decision = Admitted[str] | Resuming | TurnedAway
+Client = Callable[[int], Awaitable[object]]
+HOST_KEY = Ed25519PrivateKey.generate()
+SECRET = secrets.token_bytes(INVITE_SECRET_SIZE)
+RULES = ruleset_named("classic")
+CROWD = ("127.0.0.9", 0)
+"""Another source address on loopback (Linux answers for all of 127/8)."""
+
+
+def hosting(secret: bytes | None = SECRET) -> Hosting:
+    admit = Admit.INVITE if secret is not None else Admit.OPEN
+    return Hosting(
+        lambda: Session(
+            Role.HOST, HOST_KEY, name="Ala", entropy=secrets.token_bytes, rules=RULES, admit=admit
+        ),
+        secret,
+    )
 
 
 async def port_scan(port: int) -> None:
@@ -38,29 +77,69 @@ async def browser(port: int) -> None:
     writer.write(b"GET / HTTP/1.0\r\n\r\n")  # a client of another protocol speaks first
 
 
-async def waits(port: int) -> None:
-    _, writer = await asyncio.open_connection("127.0.0.1", port)
+async def silent(port: int) -> bytes:
+    """Waits through the hello and says nothing: what the host said, until it closed."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        await asyncio.sleep(30)  # as a guest waiting for the host's hello (cut short)
+        return await reader.read()
     finally:
         writer.close()
 
 
-async def decide(admission: Admission[str], client: Client) -> Decision:
-    """How ``admission`` decides on one connection made by ``client``."""
+async def garbage(port: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    await reader.read(1)  # the hello has come
+    writer.write(b"\xc1 not msgpack")
+    await reader.read()
+
+
+async def guest_hello(port: int, secret: bytes | None) -> tuple[Hello, list[object]]:
+    """A guest's hello proving ``secret`` (None: a hello with no proof at all, as a guest of
+    an older version sends); the host's hello, and what the host said after it."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    frames = FrameReader()
+    try:
+        data = await reader.read(65536)
+        [value] = frames.values(data)
+        host_hello = decode_frame(value)
+        key = Ed25519PrivateKey.generate()
+        proof = guest_proof(secret, host_hello.body, public_key_bytes(key)) if secret else None
+        hello = Hello(PROTOCOL_VERSION, "t", public_key_bytes(key), "Ola", bytes(32), proof=proof)
+        writer.write(sign(key, Header(Role.GUEST, 1, host_hello.digest), hello).encode())
+        said: list[object] = []
+        while data := await reader.read(65536):
+            said += [decode_frame(v).message for v in frames.values(data)]
+    finally:
+        writer.close()
+    assert isinstance(host_hello.message, Hello)
+    return host_hello.message, said
+
+
+def heard(got: object) -> tuple[Hello, list[object]]:
+    """What ``guest_hello`` returned."""
+    assert isinstance(got, tuple)
+    hello, said = got
+    assert isinstance(hello, Hello) and isinstance(said, list)
+    return hello, said
+
+
+async def decide(admission: Admission[str], client: Client) -> tuple[Decision, object]:
+    """How ``admission`` decides on one connection made by ``client``, and what it got."""
     decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         decision = await admission.admit(reader, writer)
         decided.set_result(decision)
-        if isinstance(decision, Admitted):
+        if not isinstance(decision, TurnedAway):
             writer.close()
 
     server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
     connecting = asyncio.ensure_future(client(server.sockets[0].getsockname()[1]))
     try:
         async with asyncio.timeout(10):
-            return await decided
+            decision = await decided
+            got = await connecting
+        return decision, got
     finally:
         connecting.cancel()
         await asyncio.gather(connecting, return_exceptions=True)
@@ -68,56 +147,232 @@ async def decide(admission: Admission[str], client: Client) -> Decision:
         await server.wait_closed()
 
 
-def test_a_scan_and_a_client_that_speaks_first_are_turned_away_a_guest_is_not() -> None:
-    async def scenario() -> list[Decision]:
-        admission: Admission[str] = Admission()
-        admission.offer("the game", "GAME")
-        return [await decide(admission, client) for client in (port_scan, browser, waits, waits)]
+def test_only_the_guest_that_proves_the_secret_takes_the_game() -> None:
+    async def scenario() -> list[tuple[Decision, object]]:
+        admission: Admission[str] = Admission(wait_seconds=0.5)
+        admission.offer("the game", "GAME", hosting())
+        clients: list[Client] = [
+            port_scan,
+            browser,
+            silent,
+            garbage,
+            lambda port: guest_hello(port, None),
+            lambda port: guest_hello(port, bytes(INVITE_SECRET_SIZE)),
+            lambda port: guest_hello(port, SECRET),
+            silent,
+        ]
+        decisions = [await decide(admission, client) for client in clients]
+        assert admission.turned_away == {
+            Refusal.CLOSED: 1,
+            Refusal.SPOKE_FIRST: 1,
+            Refusal.SILENT: 1,
+            Refusal.GARBAGE: 1,
+            Refusal.NOT_INVITED: 2,
+            Refusal.NO_GAME: 1,
+        }
+        return decisions
 
-    scan, spoke, guest, late = asyncio.run(scenario())
-    assert scan == TurnedAway(Refusal.CLOSED)
-    assert spoke == TurnedAway(Refusal.SPOKE_FIRST)
-    assert isinstance(guest, Admitted) and (guest.name, guest.game) == ("the game", "GAME")
-    assert late == TurnedAway(Refusal.NO_GAME), "the game is taken: the next guest has none"
+    scan, spoke, quiet, junk, bare, wrong, guest, late = asyncio.run(scenario())
+    assert scan[0] == TurnedAway(Refusal.CLOSED) and spoke[0] == TurnedAway(Refusal.SPOKE_FIRST)
+    assert quiet[0] == TurnedAway(Refusal.SILENT)
+    assert isinstance(quiet[1], bytes) and quiet[1], "a silent connection got a hello"
+    assert junk[0] == TurnedAway(Refusal.GARBAGE)
+    for turned in (bare, wrong):
+        assert turned[0] == TurnedAway(Refusal.NOT_INVITED)
+        hello, said = heard(turned[1])
+        assert hello.admit is Admit.INVITE
+        [error] = said
+        assert isinstance(error, Error) and error.code == Code.NOT_INVITED.value
+    decision = guest[0]
+    hello, said = heard(guest[1])
+    assert isinstance(decision, Admitted) and (decision.name, decision.game) == ("the game", "GAME")
+    assert said == [], "the admitted guest hears nothing more from the admission itself"
+    first = decision.session.transcript.frames[0].message
+    assert isinstance(first, Hello) and first.nonce == hello.nonce, "the game goes on from it"
+    received = decode_frame(msgpack.unpackb(decision.received)).message
+    assert isinstance(received, Hello) and received.proof is not None
+    assert late[0] == TurnedAway(Refusal.NO_GAME), "the game is taken: the next has none"
 
 
-def test_games_go_oldest_first_and_one_is_made_on_demand_when_none_waits() -> None:
+def test_every_connection_gets_a_hello_of_its_own() -> None:
+    async def scenario() -> list[bytes]:
+        admission: Admission[str] = Admission(wait_seconds=2)
+        admission.offer("the game", "GAME", hosting())
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await admission.admit(reader, writer)
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            said = await asyncio.gather(*(silent(port) for _ in range(5)))
+        finally:
+            server.close()
+        nonces = []
+        for data in said:
+            [value] = FrameReader().values(data)
+            hello = decode_frame(value).message
+            assert isinstance(hello, Hello)
+            nonces.append(hello.nonce)
+        return nonces
+
+    nonces = asyncio.run(scenario())
+    assert len(set(nonces)) == 5, "a fresh nonce on every connection"
+
+
+def test_an_open_game_admits_a_guest_without_a_secret_and_one_is_made_on_demand() -> None:
     made: list[str] = []
 
-    def on_demand() -> tuple[str, str]:
+    def make() -> tuple[str, str]:
         made.append("made")
         return "new", "NEW"
 
     async def scenario() -> list[Decision]:
-        admission: Admission[str] = Admission(on_demand=on_demand)
-        admission.offer("first", "A")
-        admission.offer("second", "B")
-        admission.offer("third", "C")
+        on_demand = OnDemand(hosting(None), make)
+        admission: Admission[str] = Admission(on_demand=on_demand, wait_seconds=0.5)
+        admission.offer("first", "A", hosting(None))
+        admission.offer("second", "B", hosting(None))
+        admission.offer("third", "C", hosting(None))
         assert admission.withdraw("second") == "B" and admission.pending == ["first", "third"]
-        decisions = [await decide(admission, waits) for _ in range(3)]
-        decisions.append(await decide(admission, port_scan))
+        decisions = [(await decide(admission, lambda p: guest_hello(p, None)))[0] for _ in "abc"]
+        decisions.append((await decide(admission, silent))[0])
         return decisions
 
-    *guests, scan = asyncio.run(scenario())
+    *guests, quiet = asyncio.run(scenario())
     assert [(g.name, g.game) for g in guests if isinstance(g, Admitted)] == [
         ("first", "A"), ("third", "C"), ("new", "NEW"),
     ]  # fmt: skip
-    assert scan == TurnedAway(Refusal.CLOSED) and made == ["made"], "no game made for a scan"
+    assert quiet == TurnedAway(Refusal.SILENT) and made == ["made"], "no game for silence"
 
 
-async def honest_guest(port: int) -> Outcome:
+def test_a_game_not_ready_to_say_hello_keeps_its_guest_waiting() -> None:
+    async def scenario() -> Decision:
+        admission: Admission[str] = Admission()
+        admission.offer("the game", "GAME")  # the host still chooses its rules
+        decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            decided.set_result(await admission.admit(reader, writer))
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        guest = asyncio.ensure_future(guest_hello(port, SECRET))
+        await asyncio.sleep(1.0)
+        assert not decided.done(), "no hello, no decision, while the host is not ready"
+        admission.ready("the game", hosting())
+        try:
+            async with asyncio.timeout(10):
+                return await decided
+        finally:
+            guest.cancel()
+            await asyncio.gather(guest, return_exceptions=True)
+            server.close()
+
+    decision = asyncio.run(scenario())
+    assert isinstance(decision, Admitted) and decision.game == "GAME"
+
+
+def resume_frame(game: bytes, nonce: bytes) -> bytes:
+    """A stand-in for branch ``resume``'s message: only ``type`` and ``game`` route it."""
+    body = msgpack.packb({"type": "resume", "game": game, "nonce": nonce, "have": 7})
+    return bytes(msgpack.packb([body, bytes(64)]))
+
+
+def test_a_resume_goes_to_the_game_registered_for_it_and_nowhere_else() -> None:
+    game_id = bytes(range(32))
+    handed: list[Resuming] = []
+
+    async def resumer(port: int, game: bytes) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        data = await reader.read(65536)
+        [value] = FrameReader().values(data)
+        hello = decode_frame(value).message
+        assert isinstance(hello, Hello)
+        writer.write(resume_frame(game, hello.nonce) + b"after")
+        await writer.drain()
+        await asyncio.sleep(0.2)
+        writer.close()
+        return hello.nonce
+
+    async def scenario() -> tuple[list[tuple[Decision, object]], dict[Refusal, int]]:
+        admission: Admission[str] = Admission()
+        admission.offer("the game", "GAME", hosting())
+        admission.expect_resume(game_id, handed.append)
+        decisions = [
+            await decide(admission, lambda port: resumer(port, game_id)),
+            await decide(admission, lambda port: resumer(port, bytes(32))),
+        ]
+        admission.forget_resume(game_id)
+        decisions.append(await decide(admission, lambda port: resumer(port, game_id)))
+        assert admission.pending == ["the game"], "a resume takes no hosted game"
+        return decisions, dict(admission.turned_away)
+
+    (routed, unknown, forgotten), counted = asyncio.run(scenario())
+    [resuming] = handed
+    assert routed[0] is resuming and resuming.game_id == game_id
+    assert resuming.challenge == routed[1], "the challenge is this connection's hello nonce"
+    assert resuming.frame == resume_frame(game_id, resuming.challenge)
+    assert resuming.rest == b"after"
+    assert unknown[0] == forgotten[0] == TurnedAway(Refusal.NO_RESUME)
+    assert counted == {Refusal.NO_RESUME: 2}
+
+
+def test_one_address_has_at_most_its_share_of_connections_screened() -> None:
+    async def scenario() -> tuple[int, float, Decision]:
+        admission: Admission[str] = Admission(wait_seconds=5)
+        admission.offer("the game", "GAME", hosting())
+        decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            decision = await admission.admit(reader, writer)
+            if isinstance(decision, Admitted):
+                decided.set_result(decision)
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        crowd = []
+        for _ in range(12):  # one address, more connections than its share
+            crowd.append(await asyncio.open_connection("127.0.0.1", port, local_addr=CROWD))
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await asyncio.sleep(0.1)
+        refused = admission.turned_away[Refusal.TOO_MANY]
+        guest = asyncio.ensure_future(guest_hello(port, SECRET))
+        try:
+            async with asyncio.timeout(10):
+                decision = await decided
+            return refused, loop.time() - started, decision
+        finally:
+            guest.cancel()
+            for _, writer in crowd:
+                writer.close()
+            await asyncio.gather(guest, return_exceptions=True)
+            server.close()
+
+    refused, _, decision = asyncio.run(scenario())
+    assert refused == 4, "the 9th to 12th from one address are closed at once"
+    assert isinstance(decision, Admitted), "another address still gets in"
+
+
+async def honest_guest(port: int, secret: bytes | None = None) -> Outcome:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     rng = random.Random(3)
-    session = Session(Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=rng.randbytes)
+    session = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="Ola",
+        entropy=rng.randbytes,
+        invite_secret=secret,
+    )
     conn = GameConnection(session, reader, writer, log_dir=None)
     attach_computer(conn, ComputerPlayer("random", rng))
     return await conn.run()
 
 
-def test_a_port_scan_does_not_take_a_game_hosted_through_the_daemon(tmp_path: Path) -> None:
-    """The daemon admits as ``statki host`` does: the guest after a scan still plays."""
+def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Path) -> None:
+    """The daemon admits as ``statki host`` does; a finished game keeps its summary only."""
 
-    async def scenario() -> tuple[bytes, Outcome, bytes, dict[str, object]]:
+    async def scenario() -> tuple[Outcome, Outcome, bytes, dict[str, object], dict[str, object]]:
         home = tmp_path / "daemon"
         home.mkdir(mode=0o700)
         daemon = Daemon(
@@ -134,22 +389,27 @@ def test_a_port_scan_does_not_take_a_game_hosted_through_the_daemon(tmp_path: Pa
         try:
             port = daemon.addresses[0][1]
             reply = await client.request("host", rules="five-ships", bot="random")
+            secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
             await port_scan(port)
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(b"GET / HTTP/1.0\r\n\r\n")
-            async with asyncio.timeout(10):
-                told_browser = await reader.read()  # turned away without a word
-            outcome = await honest_guest(port)
+            uninvited = await honest_guest(port)
+            outcome = await honest_guest(port, secret)
             reader, _ = await asyncio.open_connection("127.0.0.1", port)
             async with asyncio.timeout(10):
                 told_late = await reader.read()  # no bot and no game waiting: nothing
             state = (await client.request("state", game=reply["game"]))["state"]
-            return told_browser, outcome, told_late, state
+            status = await client.request("status")
+            conn = daemon.games[reply["game"]].conn
+            assert conn is None, "a finished game keeps no connection, session or transcript"
+            return uninvited, outcome, told_late, state, status
         finally:
             await client.close()
             await daemon.shutdown()
 
-    told_browser, outcome, told_late, state = asyncio.run(scenario())
-    assert told_browser == b"" and told_late == b""
+    uninvited, outcome, told_late, state, status = asyncio.run(scenario())
+    assert uninvited.failure is not None and uninvited.failure.code is Code.NO_INVITE
+    assert told_late == b""
     assert outcome.ending.end is End.SUNK and outcome.failure is None
     assert state["rules"] == "five-ships" and state["opponent"]["name"] == "Ola"  # type: ignore[index]
+    assert state["result"] and state["log"]
+    assert status["turned_away"] == {"closed": 2, "no-game": 1}, "the scan and the uninvited"
+    assert len(list((tmp_path / "daemon" / "logs").iterdir())) == 1, "one game, one log"

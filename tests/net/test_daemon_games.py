@@ -25,6 +25,7 @@ from statki_net.net.clock import WALL_CLOCK, Clock, ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, ControlError
 from statki_net.net.daemon import Daemon
+from statki_net.net.invite import parse_invite
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
@@ -87,7 +88,11 @@ def test_stop_forfeits_the_games_in_play(tmp_path: Path) -> None:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             rng = random.Random(4)
             guest = Session(
-                Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=rng.randbytes
+                Role.GUEST,
+                Ed25519PrivateKey.generate(),
+                name="Ola",
+                entropy=rng.randbytes,
+                invite_secret=parse_invite(reply["invite"]).secret,
             )
             conn = GameConnection(guest, reader, writer, log_dir=None)
             loop = asyncio.get_running_loop()
@@ -120,32 +125,30 @@ def test_stop_forfeits_the_games_in_play(tmp_path: Path) -> None:
     assert isinstance(last, Error) and last.code == "closed"
 
 
-def test_a_silent_guest_is_given_up_on_once_the_move_limit_has_run_out(tmp_path: Path) -> None:
-    """No hello within a minute (of a clock 200 times fast): the daemon stops, no game."""
+def test_a_silent_connection_is_given_up_on_after_the_admission_wait(tmp_path: Path) -> None:
+    """No hello back within the admission wait (cut short here): closed, and no game made."""
 
-    async def scenario() -> tuple[bytes, dict[str, object]]:
+    async def scenario() -> tuple[bytes, dict[str, object], list[object]]:
         async with running_daemon(tmp_path / "d", clock=ScaledClock(200), bot="random") as (
             daemon,
             client,
         ):
+            daemon.admission.wait_seconds = 0.5
             reader, writer = await asyncio.open_connection("127.0.0.1", daemon.addresses[0][1])
             heard = b""
             async with asyncio.timeout(20):
                 while data := await reader.read(65536):  # says nothing; is hung up on
                     heard += data
             writer.close()
-            for _ in range(100):
-                state = (await client.request("state", game=1))["state"]
-                if state["status"] == "over":
-                    break
-                await asyncio.sleep(0.05)
-            return heard, state
+            status = await client.request("status")
+            games = (await client.request("games"))["games"]
+            return heard, status, games
 
-    heard, state = asyncio.run(scenario())
+    heard, status, games = asyncio.run(scenario())
     messages = [e.open().message for e in FrameReader().feed(heard)]
-    assert [type(m) for m in messages] == [Hello, Error], messages
-    assert isinstance(messages[1], Error) and messages[1].code == Code.TIMEOUT.value
-    assert state["end"] == End.NO_GAME.value and state["result"] == "none", state
+    assert [type(m) for m in messages] == [Hello], "the hello, and then nothing"
+    assert status["turned_away"] == {"silent": 1} and games == []
+    assert not (tmp_path / "d" / "logs").exists(), "no game, no log"
 
 
 def test_a_guest_gone_mid_game_loses_on_time_by_the_daemons_log(tmp_path: Path) -> None:
@@ -157,7 +160,11 @@ def test_a_guest_gone_mid_game_loses_on_time_by_the_daemons_log(tmp_path: Path) 
             reader, writer = await asyncio.open_connection("127.0.0.1", daemon.addresses[0][1])
             rng = random.Random(6)
             guest = Session(
-                Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=rng.randbytes
+                Role.GUEST,
+                Ed25519PrivateKey.generate(),
+                name="Ola",
+                entropy=rng.randbytes,
+                invite_secret=parse_invite(reply["invite"]).secret,
             )
             conn = GameConnection(guest, reader, writer, log_dir=None, clock=daemon.clock)
             attach_computer(conn, ComputerPlayer("random", rng))

@@ -309,3 +309,23 @@ def test_the_spec_worked_example_is_the_vector() -> None:
     known = {example["game"], example["secret"], example["root"], *example["salts"]}
     known |= set(example["leaves"]) | {h for level in example["levels"] for h in level}
     assert len(quoted) >= 10 and quoted <= known
+
+
+def test_the_guests_proof_follows_the_spec_and_is_in_the_sample_hello() -> None:
+    """Recomputed with nothing but hashlib and hmac, from SPEC.md section 3's formula."""
+    vector = load("admission.json")
+    label = b"statki/v1/proof\x00"
+    assert bytes.fromhex(vector["PROOF_LABEL"]) == label
+    body = bytes.fromhex(vector["host_hello_body"])
+    hashed = hashlib.sha256(b"statki/v1/msg\x00" + body).digest()
+    assert hashed.hex() == vector["host_hello_hash"]
+    message = label + hashed + bytes.fromhex(vector["guest_key"])
+    assert message.hex() == vector["message"]
+    secret = bytes.fromhex(vector["secret"])
+    assert len(secret) == 16 and vector["invite"].endswith("/" + vector["secret"])
+    proof = hmac.new(secret, message, hashlib.sha256).hexdigest()
+    assert proof == vector["proof"]
+    data = read_log((PROTOCOL / "logs" / "honest-classic.statki").read_bytes())
+    host_hello, guest_hello = (msgpack.unpackb(body) for body, _ in data.frames[:2])
+    assert host_hello["admit"] == "invite" and guest_hello["proof"].hex() == proof
+    assert data.frames[0][0] == body

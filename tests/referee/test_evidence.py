@@ -17,6 +17,7 @@ from statki_net.protocol.logformat import evidence_record, frame_record, header_
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
     GENESIS,
+    PROTOCOL_VERSION,
     Error,
     Header,
     Hello,
@@ -170,7 +171,7 @@ def test_a_host_hello_out_of_bounds_is_no_game_naming_the_host() -> None:
         key,
         Header(Role.HOST, 0, GENESIS, b"", 5),
         Hello(
-            2,
+            PROTOCOL_VERSION,
             "x",
             hello.key,
             "Ala",

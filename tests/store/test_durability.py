@@ -41,7 +41,9 @@ def test_every_message_sent_is_in_the_synced_log_first(tmp_path: Path) -> None:
     sent: list[tuple[bool, bool]] = []
 
     def watch(conn: GameConnection) -> None:
-        write = conn.writer.write
+        writer = conn.writer
+        assert writer is not None
+        write = writer.write
 
         def checked(data: bytes | bytearray | memoryview) -> None:
             log = conn.recorder.log
@@ -52,7 +54,7 @@ def test_every_message_sent_is_in_the_synced_log_first(tmp_path: Path) -> None:
             )  # a frame ends in its signature
             write(data)
 
-        conn.writer.write = checked  # type: ignore[method-assign]
+        writer.write = checked  # type: ignore[method-assign]
 
     async def game() -> None:
         rng = random.Random(11)

@@ -1,0 +1,125 @@
+"""``statki resume [GAME]``: pick up a game after this side's program stopped.
+
+Without ``GAME`` it lists the unfinished games kept in the home (from this
+side's commit to the game's end, ``statki_net.store.unfinished``).  With one
+(a prefix of its id) it restores this side's session from the game's log and
+kept secrets, appends to the same log, and resumes over a new connection: the
+guest dials the invite's addresses again, the host listens on its port again
+for the guest to come back (SPEC.md, "Resume").  The game then goes on as
+any other; the full screen is not offered here: the line prompt, or
+``--bot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import secrets
+import time
+
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.cli.common import EXIT_OK, Subcommands
+from statki_net.cli.lineplay import LocalHandle
+from statki_net.cli.netplay import Player, _play, player_arguments
+from statki_net.game.errors import UsageError
+from statki_net.net.admission import Admission
+from statki_net.net.bot import attach_computer
+from statki_net.net.connection import GameConnection
+from statki_net.net.invite import parse_invite
+from statki_net.net.listen import default_listen, listen
+from statki_net.net.resume import Redial, Rejoin, TakeBack
+from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Role
+from statki_net.store.history import History
+from statki_net.store.identity import load_identity
+from statki_net.store.recorder import GameRecorder
+from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinished, unfinished_games
+
+
+def add(commands: Subcommands) -> None:
+    resume = commands.add_parser("resume")
+    resume.add_argument(
+        "game", nargs="?", metavar="GAME", help="the game's id, or its first characters"
+    )
+    player_arguments(resume)
+    resume.set_defaults(run=_resume, custom_rules=False)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    player = Player.from_args(args)
+    player.on_screen = False  # the line prompt, or the computer
+    if args.game is None:
+        return _list(player)
+    kept = find_unfinished(player.home, args.game)
+    if not kept.log.is_file():
+        raise UsageError(f"the game's log {kept.log} is gone")
+    contents = read_log(kept.log.read_bytes())
+    session = Session.restore(
+        kept.role,
+        load_identity(player.home),
+        frames_of(contents),
+        kept.secrets,
+        name=kept.name,
+        entropy=secrets.token_bytes,
+    )
+    print(f"resuming game {kept.game[:16]} as the {kept.role}; log: {kept.log}", flush=True)
+    return asyncio.run(_carry_on(player, kept, session))
+
+
+def _list(player: Player) -> int:
+    games = unfinished_games(player.home)
+    if not games:
+        print("no unfinished games")
+        return EXIT_OK
+    for game in games:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
+        print(f"{game.game[:16]}  {game.role.value:<5}  {when}  {game.log}")
+    return EXIT_OK
+
+
+async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
+    history = History.in_home(player.home)
+    servers: list[asyncio.Server] = []
+    try:
+        rejoin: Rejoin
+        if kept.role is Role.GUEST:
+            rejoin = Redial(parse_invite(kept.invite).addresses)
+        else:
+            # No game waits for a guest here: every connection can only resume this one.
+            admission: Admission[str] = Admission(clock=player.clock)
+
+            async def on_connect(
+                reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+            ) -> None:
+                await admission.admit(reader, writer)
+
+            servers = await listen(default_listen(kept.port), on_connect)
+            rejoin = TakeBack(admission)
+        conn = GameConnection(
+            session,
+            None,
+            None,
+            log_dir=kept.log.parent,
+            history=history,
+            clock=player.clock,
+            rejoin=rejoin,
+            keeper=SecretKeeper(
+                player.home, invite=kept.invite, port=kept.port, now=kept.started, game=kept.game
+            ),
+            recorder=GameRecorder.going_on(kept.log, history, session),
+        )
+        if player.bot:
+            computer = ComputerPlayer(player.bot, random.Random(), player.placement)
+            attach_computer(conn, computer, custom_rules=player.custom_rules)
+        handle = LocalHandle(conn, draw_boards=not player.bot)
+        game = asyncio.ensure_future(conn.run())
+        try:
+            return await _play(player, handle, session.rules)
+        finally:
+            await game
+    finally:
+        for server in servers:
+            server.close()
+        history.close()

@@ -1,0 +1,189 @@
+"""Screening a connection to a host, sans I/O: the host says hello, the first frame back decides.
+
+A host says a fresh hello on every connection it screens (its nonce is that
+connection's challenge).  What comes back first is one of:
+
+- the guest's hello, signed, fitting after that hello, of this version, and,
+  when the host admits by invite, carrying the proof of the invite's secret
+  (``wire.guest_proof``): ``GuestProven``, and the candidate becomes the game;
+- a guest's hello that is the guest's word but proves nothing (no proof, a
+  wrong one) or names another version: ``NotAdmitted``, which the host
+  answers with that ``error`` before it closes; the hosting goes on;
+- a ``resume`` frame naming a game: ``ResumeAsked``, routed to that game if
+  the host has it (the resume handshake checks the rest);
+- anything else (bytes that are no frame, a frame that is no guest hello, one
+  that fits nowhere or is badly signed): ``Unwanted``, closed without a word.
+
+The asyncio side (``statki_net.net.admission``) bounds the wait and the
+number of connections; here are only values.  SPEC.md, section 3
+("Admission") is the definition.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from statki_net.protocol.commitment import HASH_SIZE
+from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.wire import (
+    PROTOCOL_VERSION,
+    Frame,
+    FrameReader,
+    Hello,
+    Role,
+    proof_holds,
+    read_body,
+    read_envelope,
+    signature_valid,
+)
+
+RESUME_TYPE = "resume"
+"""The ``type`` of the message a guest that resumes a game answers the hello with."""
+
+
+class Refusal(enum.StrEnum):
+    """Why a connection was turned away: the counts a daemon's status reports."""
+
+    CLOSED = "closed"
+    """It closed before the host could speak: a port scan, most likely."""
+    SPOKE_FIRST = "spoke-first"
+    """It spoke before the host: a client of another protocol."""
+    NO_GAME = "no-game"
+    """No game is waiting for a guest (or it was taken meanwhile)."""
+    TOO_MANY = "too-many"
+    """Too many connections are being screened, from its address or in all."""
+    SILENT = "silent"
+    """It said nothing whole within the admission wait after the host's hello."""
+    GARBAGE = "garbage"
+    """What it sent after the host's hello is no frame at all."""
+    NOT_A_GUEST = "not-a-guest"
+    """A frame, but no guest's hello that fits this connection's host hello and is signed."""
+    NOT_INVITED = "not-invited"
+    """A guest's hello without the proof of the invite's secret (answered, then closed)."""
+    VERSION = "version"
+    """A guest's hello of another protocol version (answered, then closed)."""
+    NO_RESUME = "no-resume"
+    """A resume for a game this host does not wait to resume."""
+
+
+@dataclass(frozen=True)
+class GuestProven:
+    """The guest is admitted: the candidate becomes the game."""
+
+    received: bytes
+    """Every byte read after the host's hello, the guest's hello first: the game reads them."""
+
+
+@dataclass(frozen=True)
+class NotAdmitted:
+    """The guest's word, but not admitted: answer with this ``error``, then close."""
+
+    code: Code
+    detail: str
+    refusal: Refusal
+
+
+@dataclass(frozen=True)
+class ResumeAsked:
+    """A ``resume`` frame: the game it names, if the host has it, takes the connection."""
+
+    game: bytes
+    frame: bytes
+    """The frame, ``[body, signature]`` with both exactly as received."""
+    rest: bytes
+    """Whatever followed it in the same reads."""
+
+
+@dataclass(frozen=True)
+class Unwanted:
+    """Not a guest: closed without a word."""
+
+    refusal: Refusal
+
+
+Decision = GuestProven | NotAdmitted | ResumeAsked | Unwanted
+
+
+class Screening:
+    """One connection after the host's ``hello``: feed what comes back until it decides."""
+
+    def __init__(self, host_hello: Frame, secret: bytes | None) -> None:
+        self.host_hello = host_hello
+        self.secret = secret
+        """The invite's secret, or None for a host open to anyone."""
+        self._reader = FrameReader()
+        self._received = bytearray()
+
+    @property
+    def challenge(self) -> bytes:
+        """The nonce of this connection's host hello: what a resume must name."""
+        hello = self.host_hello.message
+        assert isinstance(hello, Hello)
+        return hello.nonce
+
+    def feed(self, data: bytes) -> Decision | None:
+        """None until the first whole frame (or bytes that cannot become one) has come."""
+        self._received += data
+        try:
+            for value in self._reader.values(data):
+                return self._decide(value)
+        except ProtocolError:
+            return Unwanted(Refusal.GARBAGE)
+        return None
+
+    def _decide(self, value: Any) -> Decision:
+        game = _resume_game(value)
+        if game is not None:
+            end = self._reader.consumed
+            return ResumeAsked(game, bytes(self._received[:end]), bytes(self._received[end:]))
+        try:
+            envelope = read_envelope(value)
+        except ProtocolError:
+            return Unwanted(Refusal.GARBAGE)
+        header = envelope.header
+        key = envelope.hello_key
+        if (
+            header.sender is not Role.GUEST
+            or header.seq != 1
+            or header.prev != self.host_hello.digest
+            or key is None
+            or not signature_valid(key, envelope)
+        ):
+            return Unwanted(Refusal.NOT_A_GUEST)
+        protocol = envelope.fields.get("protocol")
+        if protocol != PROTOCOL_VERSION or isinstance(protocol, bool):
+            detail = f"protocol {str(protocol)[:20]} is not supported (this is {PROTOCOL_VERSION})"
+            return NotAdmitted(Code.VERSION, detail, Refusal.VERSION)
+        proof = envelope.fields.get("proof")
+        if self.secret is not None and not proof_holds(
+            self.secret, self.host_hello.body, key, proof
+        ):
+            detail = "this host admits only the guest it invited: the hello proves no invite"
+            return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
+        return GuestProven(bytes(self._received))
+
+
+def _resume_game(value: Any) -> bytes | None:
+    """The game a ``resume`` frame names, or None for any other value.
+
+    Read only so far as to route it: ``[body, signature]`` whose body is a map
+    of ``type`` ``resume`` with a 32-byte ``game``.  The resume handshake
+    checks the signature and everything else.
+    """
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], bytes)
+        and isinstance(value[1], bytes)
+    ):
+        return None
+    try:
+        fields = read_body(value[0])
+    except ProtocolError:
+        return None
+    game = fields.get("game")
+    if fields.get("type") != RESUME_TYPE or not isinstance(game, bytes) or len(game) != HASH_SIZE:
+        return None
+    return game

@@ -1,0 +1,169 @@
+"""Unfinished games this side can pick up after its program stopped: what it must keep.
+
+A crash, a closed terminal or a reboot must not lose a game (SPEC.md,
+"Resume").  The log holds every message; what only this side knows (its
+fleet, the secret of its fleet commitment, its coin; the key is in the home
+already) is kept apart, one file a game::
+
+    HOME/unfinished/GAMEID.json      owner-only, like the home itself
+
+written before this side's commit goes out (from then on it must be able to
+reveal), and removed when the game ends.  The file also says where the game
+goes on: the log to append to, and for the guest the invite to redial, for
+the host the port to listen on again.  ``statki resume`` lists these files and
+picks one up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from statki_net.game.errors import UsageError
+from statki_net.protocol.session import Session, SideSecrets
+from statki_net.protocol.wire import Role
+from statki_net.store.home import private_folder
+
+FOLDER = "unfinished"
+SUFFIX = ".json"
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """One game this side may pick up again."""
+
+    game: str
+    """The game id, hex."""
+    role: Role
+    name: str
+    """The name this side plays under."""
+    log: Path
+    secrets: SideSecrets
+    invite: str = ""
+    """The guest's: the host's invite, to redial."""
+    port: int = 0
+    """The host's: the port it listened on."""
+    started: int = 0
+    """When the secrets were first kept, ms since 1970."""
+
+    def to_map(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "role": self.role.value,
+            "name": self.name,
+            "log": str(self.log),
+            "fleet": [list(ship) for ship in self.secrets.fleet],
+            "secret": self.secrets.secret.hex(),
+            "coin": self.secrets.coin.hex(),
+            "invite": self.invite,
+            "port": self.port,
+            "started": self.started,
+        }
+
+    @classmethod
+    def from_map(cls, value: Any) -> Unfinished:
+        try:
+            return cls(
+                game=str(value["game"]),
+                role=Role(value["role"]),
+                name=str(value["name"]),
+                log=Path(value["log"]),
+                secrets=SideSecrets(
+                    tuple(tuple(int(s) for s in ship) for ship in value["fleet"]),
+                    bytes.fromhex(value["secret"]),
+                    bytes.fromhex(value["coin"]),
+                ),
+                invite=str(value.get("invite", "")),
+                port=int(value.get("port", 0)),
+                started=int(value.get("started", 0)),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise UsageError(f"an unfinished game's file is damaged: {error}") from None
+
+
+def folder(home: Path) -> Path:
+    return private_folder(home / FOLDER)
+
+
+def keep(home: Path, unfinished: Unfinished) -> None:
+    """Write (or rewrite) the game's file: whole or not at all, owner-only."""
+    where = folder(home)
+    path = where / f"{unfinished.game}{SUFFIX}"
+    temporary = where / f".{unfinished.game}.{os.getpid()}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        json.dump(unfinished.to_map(), file)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+
+
+def forget(home: Path, game: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (home / FOLDER / f"{game}{SUFFIX}").unlink()
+
+
+def unfinished_games(home: Path) -> list[Unfinished]:
+    """Every game kept for resuming, oldest first; damaged files are skipped."""
+    where = home / FOLDER
+    if not where.is_dir():
+        return []
+    games = []
+    for path in sorted(where.glob(f"*{SUFFIX}")):
+        with contextlib.suppress(OSError, ValueError, UsageError):
+            games.append(Unfinished.from_map(json.loads(path.read_text(encoding="utf-8"))))
+    return sorted(games, key=lambda game: game.started)
+
+
+def find_unfinished(home: Path, prefix: str) -> Unfinished:
+    """The one kept game whose id starts with ``prefix``; ``UsageError`` if none or several."""
+    found = [game for game in unfinished_games(home) if game.game.startswith(prefix.lower())]
+    if not found:
+        raise UsageError(f"no unfinished game {prefix!r} (statki resume lists them)")
+    if len(found) > 1:
+        raise UsageError(f"{prefix!r} names {len(found)} unfinished games: give more of the id")
+    return found[0]
+
+
+class SecretKeeper:
+    """Keeps one game's secrets in the home while it may be resumed; see the module."""
+
+    def __init__(
+        self, home: Path, *, invite: str = "", port: int = 0, now: int = 0, game: str = ""
+    ) -> None:
+        self.home = home
+        self.invite = invite
+        self.port = port
+        self.now = now
+        self.game = game
+        """The game whose file is kept: known once kept, or given for a game picked up."""
+
+    def keep(self, session: Session, log: Path | None) -> None:
+        secrets = session.secrets
+        if secrets is None or log is None or not session.transcript.game:
+            return
+        self.game = session.transcript.game.hex()
+        self.now = self.now or session.transcript.last_at(session.role) or 0
+        keep(
+            self.home,
+            Unfinished(
+                self.game,
+                session.role,
+                session.name,
+                log,
+                secrets,
+                invite=self.invite,
+                port=self.port,
+                started=self.now,
+            ),
+        )
+
+    def forget(self) -> None:
+        if self.game:
+            forget(self.home, self.game)

@@ -1,0 +1,69 @@
+"""Unfinished games' secrets in the home, and a log picked up after a crash."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from statki_net.game.errors import UsageError
+from statki_net.protocol.logformat import Note, header_record, read_log
+from statki_net.protocol.session import SideSecrets
+from statki_net.protocol.wire import Role
+from statki_net.store.logwriter import LogWriter
+from statki_net.store.unfinished import (
+    Unfinished,
+    find_unfinished,
+    forget,
+    keep,
+    unfinished_games,
+)
+
+SECRETS = SideSecrets(((0, 1, 2), (5,)), bytes(range(32)), bytes(32))
+
+
+def kept(game: str, started: int = 5) -> Unfinished:
+    return Unfinished(game, Role.GUEST, "Olek", Path("/x/log"), SECRETS, "statki://a", 0, started)
+
+
+def test_kept_secrets_are_the_owners_alone_and_read_back(tmp_path: Path) -> None:
+    keep(tmp_path, kept("ab" * 32))
+    (path,) = (tmp_path / "unfinished").iterdir()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "unfinished").stat().st_mode) == 0o700
+    assert unfinished_games(tmp_path) == [kept("ab" * 32)]
+    keep(tmp_path, kept("ab" * 32, started=9))  # rewritten whole, never two files
+    assert [g.started for g in unfinished_games(tmp_path)] == [9]
+    forget(tmp_path, "ab" * 32)
+    assert unfinished_games(tmp_path) == []
+    forget(tmp_path, "ab" * 32)  # already gone: nothing to do
+
+
+def test_a_game_is_found_by_the_start_of_its_id(tmp_path: Path) -> None:
+    keep(tmp_path, kept("ab" * 32, started=2))
+    keep(tmp_path, kept("ac" * 32, started=1))
+    (tmp_path / "unfinished" / "broken.json").write_text("{")
+    assert [g.game[:2] for g in unfinished_games(tmp_path)] == ["ac", "ab"], "oldest first"
+    assert find_unfinished(tmp_path, "ABAB").game == "ab" * 32
+    with pytest.raises(UsageError, match="2 unfinished games"):
+        find_unfinished(tmp_path, "a")
+    with pytest.raises(UsageError, match="no unfinished game"):
+        find_unfinished(tmp_path, "ff")
+
+
+def test_a_log_cut_mid_record_is_appended_to_after_its_last_whole_record(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "logs" / "game.statki"
+    log = LogWriter(path, header_record("guest", "statki test", 1))
+    log.note(Note("first", 2))
+    log.close()
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"\x82\xa4note")  # a record the crash cut short
+    again = LogWriter.appending(path)
+    again.note(Note("second", 3))
+    again.close()
+    contents = read_log(path.read_bytes())
+    assert contents.damage is None
+    assert [n.text for n in contents.notes] == ["first", "second"]
