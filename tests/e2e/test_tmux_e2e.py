@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from statki_net.net.invite import parse_invite
 from statki_net.referee.verify import fingerprint, judge_log
 
 WAIT = 15.0
@@ -142,13 +143,13 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     board_rows = setup.splitlines()[3:13]
     assert sum(row[3:23].count("#") + row[3:23].count("*") for row in board_rows) == 20
     invite = invite_on(setup)
-    assert re.fullmatch(r"statki://127\.0\.0\.1:\d+.*/[0-9a-f]{64}", invite), invite
+    assert re.fullmatch(r"statki://127\.0\.0\.1:\d+.*/[0-9a-f]{64}/[0-9a-f]{32}", invite), invite
     tmux.keys("host", "Enter")
     tmux.wait("host", "Fleet committed; the game starts when a guest joins")
 
     # The guest sees who hosts (name and the invite's key) and the rules, and accepts.
     tmux.start("guest", bob, "join", invite, "--name", "Bob")
-    host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 1)[1]))
+    host_key = fingerprint(parse_invite(invite).key or b"")
     offer = tmux.wait("guest", "Alice proposes these rules")
     assert f"vs Alice [{host_key}]" in offer
     assert "one shot a turn" in offer and "d decline" in offer and "Your fleet" in offer
