@@ -14,6 +14,9 @@ ConnectHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitabl
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for each address of an invite to answer."""
+BACKLOG = 512
+"""Connections the kernel queues before they are accepted: room for a burst as large as
+the admission screens at once, so a guest arriving in one is not refused."""
 ANY_ADDRESSES = ("::", "0.0.0.0")
 """Where to listen by default: every IPv6 and every IPv4 address, on one port."""
 
@@ -50,7 +53,7 @@ async def listen(addresses: list[Address], on_connect: ConnectHandler) -> list[a
         port = port or chosen_port
         try:
             server = await asyncio.start_server(
-                quiet_on_cancel(on_connect), host, port, limit=64 * 1024
+                quiet_on_cancel(on_connect), host, port, limit=64 * 1024, backlog=BACKLOG
             )
         except OSError as error:
             errors.append(f"cannot listen on {format_address((host, port))}: {error.strerror}")

@@ -153,7 +153,7 @@ class Screening:
         ):
             return Unwanted(Refusal.NOT_A_GUEST)
         protocol = envelope.fields.get("protocol")
-        if protocol != PROTOCOL_VERSION or isinstance(protocol, bool):
+        if type(protocol) is not int or protocol != PROTOCOL_VERSION:  # not 3.0, nor True
             detail = f"protocol {str(protocol)[:20]} is not supported (this is {PROTOCOL_VERSION})"
             return NotAdmitted(Code.VERSION, detail, Refusal.VERSION)
         proof = envelope.fields.get("proof")

@@ -16,6 +16,14 @@ process (``statki_client.local``).  The caller says what happened, in order:
 
 Every step is a no-op where there is nothing to record (no log directory, no
 history), and recording never raises for a full disk at the end.
+
+When a game begins to be recorded (SPEC.md, section 15): a guest's, when it
+starts to play (it has dialled the host); a host's, only once its guest is
+admitted (``statki_net.net.admission``: the hello said on that connection is
+the log's first frame, the guest's hello the next).  The connections the
+host screened and turned away, and the hellos it said on them, are no game:
+nothing makes a recorder for them, so they leave no log file and no history
+row.
 """
 
 from __future__ import annotations

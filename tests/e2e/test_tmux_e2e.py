@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from statki_net.net.invite import parse_invite
 from statki_net.referee.verify import fingerprint, judge_log
 
 WAIT = 15.0
@@ -154,7 +155,7 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
 
     # The guest sees who hosts (name and the invite's key) and the rules, and accepts.
     tmux.start("guest", bob, "join", invite, "--name", "Bob")
-    host_key = fingerprint(bytes.fromhex(invite.rsplit("/", 2)[1]))
+    host_key = fingerprint(parse_invite(invite).key or b"")
     offer = tmux.wait("guest", "Alice proposes these rules")
     assert f"vs Alice, key {host_key}" in offer
     assert "one shot a turn" in offer and "d decline" in offer and "Your fleet" in offer
