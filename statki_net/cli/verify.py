@@ -60,40 +60,65 @@ class Identified:
     error: str | None = None
 
 
-def _verify(args: argparse.Namespace) -> int:
-    named: list[str] = []
-    unreadable: list[Identified] = []
-    searched: list[tuple[str, int]] = []
-    for given in args.paths:
+@dataclass
+class Found:
+    """The logs named or found under the paths given, and the paths that are no log."""
+
+    named: list[str]
+    unreadable: list[Identified]
+    searched: list[tuple[str, int]]
+    """Each directory searched, with how many logs it held."""
+
+
+def find_logs(paths: Sequence[str]) -> Found:
+    """Every path given that is a file, and every log under each one that is a directory."""
+    found = Found([], [], [])
+    for given in paths:
         path = Path(given)
         if path.is_dir():
-            found = list(_logs_under(path))
-            searched.append((given, len(found)))
-            named += found
+            under = list(logs_under(path))
+            found.searched.append((given, len(under)))
+            found.named += under
         elif path.exists():
-            named.append(given)
+            found.named.append(given)
         else:
-            unreadable.append(Identified(given, error="no such file"))
+            found.unreadable.append(Identified(given, error="no such file"))
+    return found
+
+
+def identified_games(found: Found, jobs: int) -> list[tuple[str, ...]]:
+    """The files of each game; a file that is not a log joins ``found.unreadable``."""
+    identified = list(spread(identify, found.named, jobs))
+    found.unreadable += [i for i in identified if i.error is not None]
+    return games_of([i for i in identified if i.error is None])
+
+
+def bad_input(found: Found) -> bool:
+    """Say on stderr which paths held no log; True when any did (exit status 2)."""
+    for problem in found.unreadable:
+        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
+    for directory, count in found.searched:
+        if count == 0:
+            print(f"statki: no statki logs under {directory}", file=sys.stderr)
+    return bool(found.unreadable) or any(count == 0 for _, count in found.searched)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
-    identified = _spread(identify, named, jobs)
-    unreadable += [i for i in identified if i.error is not None]
-    games = _games([i for i in identified if i.error is None])
-    judgements = _spread(judge_files, games, jobs)
+    games = identified_games(found, jobs)
+    judgements = list(spread(judge_files, games, jobs))
     if args.json:
         print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
+        searched = found.searched
         _print_people(judgements, searched, tally=len(args.paths) > 1 or bool(searched))
-    for problem in unreadable:
-        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
-    for directory, count in searched:
-        if count == 0:
-            print(f"statki: no statki logs under {directory}", file=sys.stderr)
-    if unreadable or any(count == 0 for _, count in searched):
+    if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_OK if all(j.valid for j in judgements) else EXIT_FOUND
 
 
-def _logs_under(directory: Path) -> Iterator[str]:
+def logs_under(directory: Path) -> Iterator[str]:
     """Every statki log below ``directory``, by its magic value; other files are passed over."""
     for root, dirs, files in os.walk(directory):
         dirs.sort()
@@ -108,7 +133,7 @@ def _logs_under(directory: Path) -> Iterator[str]:
                 yield path
 
 
-def _games(identified: list[Identified]) -> list[tuple[str, ...]]:
+def games_of(identified: list[Identified]) -> list[tuple[str, ...]]:
     """The files of each game, in the order given; a file with no game id is a game alone."""
     games: dict[bytes | str, list[str]] = {}
     for item in identified:
@@ -117,18 +142,20 @@ def _games(identified: list[Identified]) -> list[tuple[str, ...]]:
     return [tuple(dict.fromkeys(paths)) for paths in games.values()]
 
 
-def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
-    """``work`` over ``items``, in order, over up to ``jobs`` processes."""
+def spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+    """``work`` over ``items``, in order, over up to ``jobs`` processes, each result as
+    it comes (so a caller can keep only what it needs of each, and show progress)."""
     workers = min(jobs, len(items))
     if workers <= 1:
-        return [work(item) for item in items]
+        yield from map(work, items)
+        return
     # Many small items: hand them out in chunks so the pool's messages stay few.
-    chunk = max(1, len(items) // (workers * 8))
+    chunk = max(1, min(64, len(items) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(work, items, chunksize=chunk))
+        yield from pool.map(work, items, chunksize=chunk)
 
 
-def _read(path: str) -> LogContents:
+def read_file(path: str) -> LogContents:
     """A file's records; raises NotALog, or OSError when it cannot be read."""
     with open(path, "rb") as file:
         data = file.read(MAX_LOG_BYTES + 1)
@@ -143,7 +170,7 @@ def _read(path: str) -> LogContents:
 def identify(path: str) -> Identified:
     """Read one file far enough to know its game (runs in a worker process)."""
     try:
-        return Identified(path, game_id_of(_read(path)))
+        return Identified(path, game_id_of(read_file(path)))
     except OSError as error:
         return Identified(path, error=error.strerror or str(error))
     except NotALog as error:
@@ -159,7 +186,7 @@ def judge_files(paths: tuple[str, ...]) -> Judgement:
     logs = []
     for path in paths:
         try:
-            contents = _read(path)
+            contents = read_file(path)
         except (OSError, NotALog) as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error}")
         logs.append(NamedLog(path, contents))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from statki_net.game.rules import combination_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
+from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
@@ -51,8 +52,22 @@ class Result:
     disputed: bool = False
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A judgement, with the transcript its rules, players and shots were read from."""
+
+    judgement: Judgement
+    transcript: Transcript | None
+    """The longest branch's (a tournament reads who shot first and the boards from it)."""
+
+
 def judge_game(logs: Sequence[NamedLog]) -> Judgement:
     """Judge the game these logs hold; they are taken to be of one game (see ``group``)."""
+    return judged_game(logs).judgement
+
+
+def judged_game(logs: Sequence[NamedLog]) -> Judged:
+    """``judge_game``, keeping the transcript the report describes."""
     read = [read_records(log.name, log.contents) for log in logs]
     tree = _tree(read)
     equivocations = _equivocations(tree)
@@ -77,7 +92,8 @@ def judge_game(logs: Sequence[NamedLog]) -> Judgement:
     judgement.violations = [v.placed(judgement.size) for v in violations]
     judgement.fork = _fork(tree, branches)
     judgement.standing = _standing(judgement.violations, result)
-    return judgement
+    longest = _longest(branches)
+    return Judged(judgement, longest.transcript if longest else None)
 
 
 def _tree(read: list[ReadLog]) -> GameTree:
@@ -287,11 +303,16 @@ def _used(log: ReadLog) -> LogUsed:
     return LogUsed(log.name, log.role, len(log.frames), len(log.evidence))
 
 
+def _longest(branches: list[Branch]) -> Branch | None:
+    return max(branches, key=lambda b: len(b.path)) if branches else None
+
+
 def _describe(judgement: Judgement, branches: list[Branch]) -> None:
     """Rules, players and shots, from the hellos and the longest branch."""
-    if not branches:
+    longest = _longest(branches)
+    if longest is None:
         return
-    t = max(branches, key=lambda b: len(b.path)).transcript
+    t = longest.transcript
     if t.rules is not None:
         judgement.rules = combination_name(t.rules) or "custom rules"
         judgement.size = t.rules.size
