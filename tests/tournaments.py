@@ -24,10 +24,9 @@ from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Session
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.report import fingerprint
-from statki_net.store.identity import public_key_bytes
 
 DAY = datetime.datetime(2026, 11, 20, 9, 0, tzinfo=datetime.UTC)
 """When the test tournament begins."""
@@ -89,7 +88,11 @@ def play_game(
         fleet=random_fleet(rules, rng),
     )
     guest_session = Session(
-        Role.GUEST, guest.key, name=guest.name, entropy=seeded_entropy(seed * 3 + 1), behaviour=cheat
+        Role.GUEST,
+        guest.key,
+        name=guest.name,
+        entropy=seeded_entropy(seed * 3 + 1),
+        behaviour=cheat,
     )
     pair = BackToBack(host_session, guest_session, now=start)
     if twist is Twist.FORFEIT or twist is Twist.DISPUTE:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import io
 import json
 import os
 import sys
@@ -28,6 +29,7 @@ import time
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
@@ -92,6 +94,12 @@ def add(commands: Subcommands) -> None:
         help=f"print one table as CSV: {', '.join(CSV_TABLES)} (default standings)",
     )
     shown.add_argument("--html", action="store_true", help="print a self-contained HTML page")
+    parser.add_argument(
+        "--save",
+        metavar="DIR",
+        help="also write every format into DIR: tournament.txt, tournament.json, "
+        f"{', '.join(f'{t}.csv' for t in CSV_TABLES)}, tournament.html",
+    )
     parser.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
     )
@@ -260,19 +268,48 @@ def _tournament(args: argparse.Namespace) -> int:
     summaries = list(progress.over(spread(summarize_files, games, jobs)))
     table = standings(sort_games(summaries, chosen.rules), chosen.points, chosen.tau)
     logs = sum(len(paths) for paths in games)
-    if args.json:
-        print(json.dumps(report(table, chosen, logs), indent=2))
-    elif args.csv:
-        write_csv(table, args.csv, sys.stdout)
-    elif args.html:
-        from statki_net.cli.tournament_page import page
-
-        sys.stdout.write(page(report(table, chosen, logs)))
-    else:
-        print("\n".join(text(table, chosen, logs)))
+    formats = shown_as(table, chosen, logs)
+    sys.stdout.write(formats[_chosen_format(args)]())
+    if args.save is not None:
+        folder = Path(args.save)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, make in formats.items():
+            (folder / name).write_text(make(), encoding="utf-8")
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+def shown_as(table: Standings, chosen: Settings, logs: int) -> dict[str, Callable[[], str]]:
+    """Every format, under the name ``--save`` gives its file, made only when asked for."""
+
+    def as_csv(which: str) -> Callable[[], str]:
+        def made() -> str:
+            out = io.StringIO()
+            write_csv(table, which, out)
+            return out.getvalue()
+
+        return made
+
+    def as_html() -> str:
+        from statki_net.cli.tournament_page import page
+
+        return page(report(table, chosen, logs))
+
+    return {
+        "tournament.txt": lambda: "\n".join(text(table, chosen, logs)) + "\n",
+        "tournament.json": lambda: json.dumps(report(table, chosen, logs), indent=2) + "\n",
+        **{f"{which}.csv": as_csv(which) for which in CSV_TABLES},
+        "tournament.html": as_html,
+    }
+
+
+def _chosen_format(args: argparse.Namespace) -> str:
+    if args.json:
+        return "tournament.json"
+    if args.csv:
+        return f"{args.csv}.csv"
+    return "tournament.html" if args.html else "tournament.txt"
 
 
 # ---------------------------------------------------------------- the report (JSON)
@@ -466,16 +503,16 @@ def text(table: Standings, chosen: Settings, logs: int) -> list[str]:
         _wrap("Rules: " + _rules_words(chosen)),
         "",
         "Standings (ties: " + ", ".join(TIE_BREAKS) + ")",
-        f"{'#':>3}  {'Player':<16} {'G':>3} {'W':>3} {'L':>3} {'Pts':>4}  "
+        f"{'#':>3}  {'Player':<14} {'G':>3} {'W':>3} {'L':>3} {'Pts':>4}  "
         + " ".join(f"{w:>4}" for w in HOW_WORDS.values())
-        + f" {'H2H':>5} {'SB':>5} {'Shots':>6}",
+        + f" {'H2H':>4} {'SB':>5} {'Shots':>6}",
     ]
     for line in table.lines:
         how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
         out.append(
-            f"{line.place:>3}  {shown(line.name, 16):<16} {line.games:>3} {line.wins:>3}"
+            f"{line.place:>3}  {shown(line.name, 14):<14} {line.games:>3} {line.wins:>3}"
             f" {line.losses:>3} {_number(line.points):>4}  {how}"
-            f" {_number(line.head_to_head):>5} {_number(line.sonneborn_berger):>5}"
+            f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
     out += ["", "Ratings (Glicko-2, game by game in the order played)"]
