@@ -538,6 +538,12 @@ def _rules_words(chosen: Settings) -> str:
         words.append("games begun " + _dates(rules.since, rules.until))
     pair = rules.games_per_pair
     words.append("one game per pair" if pair == 1 else f"{pair} games per pair")
+    if chosen.points != Points():
+        p = chosen.points
+        words.append(
+            f"points: win {p.win:g}, loss {p.loss:g}, by forfeit {p.forfeit:g},"
+            f" by cheating {p.cheated:g}"
+        )
     return "; ".join(words)
 
 

@@ -196,3 +196,15 @@ def test_meetings_beyond_the_allowance_are_set_apart_the_later_ones() -> None:
 def test_the_roster_names_the_players() -> None:
     result = sort_games([won("A", "B")], TournamentRules(roster={"Ala": "key-A", "Bo": "key-B"}))
     assert result.players == {"key-A": "Ala", "key-B": "Bo"}
+
+
+def test_two_keys_under_one_name_are_told_apart_by_their_digits() -> None:
+    one = won("Ala", "Bo")
+    other = replace(won("Cy", "Ala"), keys={Role.HOST: "key-Cy", Role.GUEST: "other-Ala"})
+    names = sort_games([one, other], TournamentRules()).players
+    assert names == {
+        "key-Ala": "Ala key-A",
+        "key-Bo": "Bo",
+        "key-Cy": "Cy",
+        "other-Ala": "Ala other",
+    }
