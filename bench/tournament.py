@@ -13,8 +13,10 @@ DIR`` keeps the logs there and reuses them on the next run.
 
 Then it runs the command as a referee would, in a fresh process on all cores,
 over one part, two parts and all four, and prints for each: the logs, the wall
-clock, logs per second, and the peak resident memory of the main process and
-of its largest worker.  Flat memory means the main process's peak does not
+clock, the CPU time of the process and its workers, the logs per second two
+idle cores would judge (from the CPU time: the figure that holds on a
+shared machine), and the peak resident memory of the main process and of its
+largest worker.  Flat memory means the main process's peak does not
 grow with the logs beyond their small per-game summaries.
 """
 
@@ -41,9 +43,10 @@ MEASURE = """
 import resource, sys
 from statki_net.cli.main import main
 status = main(sys.argv[1:])
-me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(f"rss {me} {workers} {status}", file=sys.stderr)
+me = resource.getrusage(resource.RUSAGE_SELF)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
+print(f"rss {me.ru_maxrss} {workers.ru_maxrss} {status} {cpu}", file=sys.stderr)
 """
 
 
@@ -89,10 +92,10 @@ def measure(paths: list[Path], logs: int) -> None:
     )
     seconds = time.monotonic() - began
     rss = next(line for line in done.stderr.splitlines() if line.startswith("rss "))
-    _, me, workers, status = rss.split()
+    _, me, workers, status, cpu = rss.split()
     print(
-        f"| {logs:>6} | {seconds:>7.1f} | {logs / seconds:>6.1f} | {int(me) / 1024:>6.1f}"
-        f" | {int(workers) / 1024:>6.1f} | {status} |"
+        f"| {logs:>6} | {seconds:>7.1f} | {float(cpu):>7.1f} | {logs / float(cpu) * 2:>6.1f}"
+        f" | {int(me) / 1024:>6.1f} | {int(workers) / 1024:>6.1f} | {status} |"
     )
 
 
@@ -108,8 +111,8 @@ def main() -> None:
         generate(folder, args.games, args.jobs)
         parts = sorted(p for p in folder.iterdir() if p.is_dir())
         print(f"{os.cpu_count()} cores; statki tournament --json, whole process, all cores")
-        print("|   logs | seconds | logs/s | main MiB | worker MiB | exit |")
-        print("|---|---|---|---|---|---|")
+        print("|   logs | wall s | CPU s | logs/s on 2 idle cores | main MiB | worker MiB | exit |")
+        print("|---|---|---|---|---|---|---|")
         for count in sorted({1, PARTS // 2, PARTS}):
             chosen = parts[:count]
             logs = sum(1 for p in chosen for _ in p.glob("*.statki"))

@@ -109,8 +109,15 @@ def add(commands: Subcommands) -> None:
 # ---------------------------------------------------------------- the tournament's rules
 
 
+OPTIONS = ("rules", "min_move_limit", "since", "until", "games_per_pair", "tau")
+"""The settings of the TOML file an option of the same name may give instead."""
+FILE_ONLY = ("roster", "points")
+
+
 @dataclass(frozen=True)
 class Settings:
+    """The tournament's rules, its points, and Glicko-2's tau."""
+
     rules: TournamentRules
     points: Points
     tau: float
@@ -125,12 +132,10 @@ def settings(args: argparse.Namespace) -> Settings:
                 given = tomllib.load(file)
             except tomllib.TOMLDecodeError as error:
                 raise UsageError(f"{args.config}: {error}") from error
-    known = {"rules", "min_move_limit", "since", "until", "games_per_pair", "tau", "roster"}
-    known.add("points")
-    unknown = sorted(set(given) - known)
+    unknown = sorted(set(given) - {*OPTIONS, *FILE_ONLY})
     if unknown:
         raise UsageError(f"{args.config}: unknown setting(s): {', '.join(unknown)}")
-    for name in ("rules", "min_move_limit", "since", "until", "games_per_pair", "tau"):
+    for name in OPTIONS:
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
     preset = given.get("rules")
@@ -146,11 +151,11 @@ def settings(args: argparse.Namespace) -> Settings:
     min_move = given.get("min_move_limit", 0)
     per_pair = given.get("games_per_pair", 1)
     tau = given.get("tau", TAU)
-    if not isinstance(min_move, int | float) or min_move < 0:
+    if not _number_like(min_move) or min_move < 0:
         raise UsageError("the minimum move limit is a number of seconds")
-    if not isinstance(per_pair, int) or per_pair < 1:
+    if not isinstance(per_pair, int) or isinstance(per_pair, bool) or per_pair < 1:
         raise UsageError("games per pair is a whole number, at least 1")
-    if not isinstance(tau, int | float) or not 0 < tau <= 5:
+    if not _number_like(tau) or not 0 < tau <= 5:
         raise UsageError("tau is a number above 0 (Glickman suggests 0.3 to 1.2)")
     rules = TournamentRules(
         preset=preset,
@@ -169,10 +174,15 @@ def _points(given: object) -> Points:
     if (
         not isinstance(given, dict)
         or not set(given) <= fields
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in given.values())
+        or not all(_number_like(v) for v in given.values())
     ):
         raise UsageError(f"[points] gives numbers for {', '.join(sorted(fields))}")
     return Points(**{name: float(value) for name, value in given.items()})
+
+
+def _number_like(value: object) -> bool:
+    """An int or a float, as TOML gives them (its true and false are not numbers here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _preset(name: object) -> str:
@@ -230,14 +240,17 @@ class Progress:
     def __init__(
         self,
         total: int,
+        label: str = "judging games",
         *,
         stream: IO[str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         shown: bool | None = None,
+        began: float | None = None,
     ) -> None:
-        self.total, self.stream, self.clock = total, stream or sys.stderr, clock
+        self.total, self.label, self.stream, self.clock = total, label, stream or sys.stderr, clock
         self.shown = self.stream.isatty() if shown is None else shown
-        self.began = clock()
+        self.began = clock() if began is None else began
+        """From when the second counts: the command's start, for a second bar."""
         self.drawn = False
 
     def over(self, items: Iterable[T]) -> Iterator[T]:
@@ -250,7 +263,7 @@ class Progress:
         if not self.shown or self.clock() - self.began < 1.0:
             return
         bar = 30 * done // max(self.total, 1)
-        line = f"\rjudging games [{'#' * bar}{'.' * (30 - bar)}] {done}/{self.total}"
+        line = f"\r{self.label} [{'#' * bar}{'.' * (30 - bar)}] {done}/{self.total}"
         print(line, end="", file=self.stream, flush=True)
         self.drawn = True
 
@@ -263,9 +276,11 @@ def _tournament(args: argparse.Namespace) -> int:
     chosen = settings(args)
     found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
-    games = identified_games(found, jobs)
-    progress = Progress(len(games))
-    summaries = list(progress.over(spread(summarize_files, games, jobs)))
+    began = time.monotonic()
+    reading = Progress(len(found.named), "reading logs", began=began)
+    games = identified_games(found, jobs, reading.over)
+    judging = Progress(len(games), "judging games", began=began)
+    summaries = list(judging.over(spread(summarize_files, games, jobs)))
     table = standings(sort_games(summaries, chosen.rules), chosen.points, chosen.tau)
     logs = sum(len(paths) for paths in games)
     formats = shown_as(table, chosen, logs)

@@ -18,7 +18,8 @@ body { font-family: system-ui, sans-serif; margin: 2em; color: #111; background:
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: right; }
-th { background: #eee; } td.name, th.name { text-align: left; }
+th { background: #eee; } td.name, th.name, td.logs { text-align: left; }
+td.logs { font-size: 0.8em; }
 tr.apart td { color: #666; font-style: italic; }
 .boards { display: flex; flex-wrap: wrap; gap: 2em; }
 figure { margin: 0; } pre { font-size: 0.9em; line-height: 1.1; }
@@ -131,10 +132,10 @@ def _crosstable(report: dict[str, Any]) -> str:
 
 
 def _table(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    named = {"Player", "Host", "Guest", "Winner", "Set apart", "Logs", "Flags"}
+    named = {"Player", "Host", "Guest", "First", "Winner", "How", "Standing", "Set apart", "Flags"}
 
     def cell(tag: str, title: str, text: str) -> str:
-        kind = ' class="name"' if title in named else ""
+        kind = ' class="name"' if title in named else ' class="logs"' if title == "Logs" else ""
         return f"<{tag}{kind}>{escape(text)}</{tag}>"
 
     lines = [f'<table id="{name}"><thead><tr>']

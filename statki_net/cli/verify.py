@@ -86,9 +86,12 @@ def find_logs(paths: Sequence[str]) -> Found:
     return found
 
 
-def identified_games(found: Found, jobs: int) -> list[tuple[str, ...]]:
-    """The files of each game; a file that is not a log joins ``found.unreadable``."""
-    identified = list(spread(identify, found.named, jobs))
+def identified_games(
+    found: Found, jobs: int, watch: Callable[[Iterator[Identified]], Iterator[Identified]] = iter
+) -> list[tuple[str, ...]]:
+    """The files of each game; a file that is not a log joins ``found.unreadable``.
+    ``watch`` sees each file as it is read (a progress bar)."""
+    identified = list(watch(spread(identify, found.named, jobs)))
     found.unreadable += [i for i in identified if i.error is not None]
     return games_of([i for i in identified if i.error is None])
 
