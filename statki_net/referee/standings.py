@@ -28,33 +28,15 @@ from dataclasses import dataclass, field
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import Role
 from statki_net.referee.ratings import TAU, Outcome, Rating, rate
-from statki_net.referee.tournament import GameSummary, Sorted
+from statki_net.referee.tournament import GameSummary, Points, Sorted
 
 HOW = (End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED)
 """The ends a scored game can have, in the order the standings list them."""
 
+WIN_ONLY = Points()
+"""A win one point, every loss none: the default."""
+
 TIE_BREAKS = ("head-to-head", "wins", "Sonneborn-Berger", "shots-to-win difference")
-
-
-@dataclass(frozen=True)
-class Points:
-    """What a game is worth to each side."""
-
-    win: float = 1.0
-    loss: float = 0.0
-    forfeit: float = 0.0
-    """A loss by forfeit."""
-    cheated: float = 0.0
-    """A loss by cheating."""
-
-    def of(self, game: GameSummary, role: Role) -> float:
-        if game.winner is role:
-            return self.win
-        if game.end is End.FORFEIT:
-            return self.forfeit
-        if game.end is End.CHEATED and role in game.culprits:
-            return self.cheated
-        return self.loss
 
 
 @dataclass
@@ -98,7 +80,7 @@ class Standings:
     games: Sorted
 
 
-def standings(games: Sorted, scheme: Points = Points(), tau: float = TAU) -> Standings:
+def standings(games: Sorted, scheme: Points = WIN_ONLY, tau: float = TAU) -> Standings:
     lines = {key: Line(key, games.name(key)) for key in games.players}
     cross: dict[str, dict[str, list[float]]] = {key: {} for key in lines}
     for game in games.scored:

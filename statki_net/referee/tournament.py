@@ -22,6 +22,7 @@ from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role, Shot
 from statki_net.referee.judging import Judged
+from statki_net.referee.ratings import TAU
 
 
 class Flag(enum.StrEnum):
@@ -145,6 +146,27 @@ def _boards(t: Transcript | None, names: Mapping[Role, str]) -> tuple[Board, ...
 
 
 @dataclass(frozen=True)
+class Points:
+    """What a game is worth to each side."""
+
+    win: float = 1.0
+    loss: float = 0.0
+    forfeit: float = 0.0
+    """A loss by forfeit."""
+    cheated: float = 0.0
+    """A loss by cheating."""
+
+    def of(self, game: GameSummary, role: Role) -> float:
+        if game.winner is role:
+            return self.win
+        if game.end is End.FORFEIT:
+            return self.forfeit
+        if game.end is End.CHEATED and role in game.culprits:
+            return self.cheated
+        return self.loss
+
+
+@dataclass(frozen=True)
 class TournamentRules:
     """Which games count (from the command's options or the referee's TOML file)."""
 
@@ -161,6 +183,9 @@ class TournamentRules:
     """The moment after the last a game may begin."""
     games_per_pair: int = 1
     """How many games between the same two players count; later ones are set apart."""
+    points: Points = field(default_factory=Points)
+    tau: float = TAU
+    """Glicko-2's system constant."""
 
 
 class Apart(enum.StrEnum):
@@ -197,6 +222,12 @@ class Sorted:
 
     def name(self, key: str) -> str:
         return self.players.get(key, key)
+
+    def in_order(self) -> list[tuple[int, GameSummary, SetApart | None]]:
+        """Every game in the order played, numbered from 1, with why it is set apart."""
+        apart = {id(a.game): a for a in self.apart}
+        every = sorted([*self.scored, *(a.game for a in self.apart)], key=game_order)
+        return [(n, game, apart.get(id(game))) for n, game in enumerate(every, 1)]
 
 
 def game_order(game: GameSummary) -> tuple[int, str]:

@@ -15,8 +15,8 @@ import pytest
 from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.wire import Role
 from statki_net.referee.ratings import Outcome, Rating, rate
-from statki_net.referee.standings import Points, Standings, standings
-from statki_net.referee.tournament import Apart, GameSummary, TournamentRules, sort_games
+from statki_net.referee.standings import Standings, standings
+from statki_net.referee.tournament import Apart, GameSummary, Points, TournamentRules, sort_games
 
 _clock = itertools.count(1)
 WIN_ONLY = Points()
