@@ -455,6 +455,12 @@ def test_a_clean_tournament_exits_0_and_bad_input_2(desk: Desk, tmp_path: Path) 
         assert (shown.status, shown.out) == (0, (saved / name).read_text())
     games = statki("tournament", str(clean), "--rules", "classic", "--csv", "games")
     assert games.out == (saved / "games.csv").read_text()
+    # The games began on 2026-11-20 (UTC): a day given for --until counts whole.
+    on_the_day = statki("tournament", str(clean), "--since", "2026-11-20", "--until", "2026-11-20")
+    assert on_the_day.status == 0
+    later = statki("tournament", str(clean), "--since", "2026-11-21", "--json")
+    assert later.status == 1
+    assert [g["apart"]["why"] for g in json.loads(later.out)["games"]] == ["outside the dates"] * 2
     missing = statki("tournament", str(clean), str(tmp_path / "nothing.statki"))
     assert missing.status == 2 and "no such file" in missing.err
     bad = tmp_path / "bad.toml"
