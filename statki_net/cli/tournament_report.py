@@ -218,12 +218,13 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
             f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
-    out += ["", "Ratings (Glicko-2, game by game in the order played)"]
+    out += ["", "Ratings (Glicko-2, game by game in the order played), best first"]
     out.append(f"{'#':>3}  {'Player':<16} {'Rating':>7} {'RD':>6}  {'Volatility':>10}  Games")
-    for line in sorted(table.lines, key=lambda line: (-line.rating.rating, line.name)):
+    by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
+    for rank, line in enumerate(by_rating, 1):
         r = line.rating
         out.append(
-            f"{line.place:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
+            f"{rank:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
     out += ["", *_crosstable_text(table), "", *_games_text(table)]

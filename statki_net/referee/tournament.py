@@ -68,6 +68,8 @@ class GameSummary:
     culprits: frozenset[Role]
     result: str
     """The result in words, as ``statki verify`` says it."""
+    reason: str
+    """Why the game ended so, or why it has no result (the judgement's reason)."""
     shots: Mapping[Role, int]
     boards: tuple[Board, ...] = ()
 
@@ -114,6 +116,7 @@ def summarize(judged: Judged) -> GameSummary:
         winner=j.winner,
         culprits=j.culprits,
         result=j.result_words(),
+        reason=j.reason,
         shots=dict(j.shots),
         boards=_boards(t, {role: info["name"] or role.value for role, info in j.players.items()}),
     )
@@ -262,9 +265,9 @@ def _not_counted(
 ) -> tuple[Apart, str] | None:
     """Why the game does not count, before counting meetings; None when it does."""
     if game.standing is Standing.DISPUTED:
-        return Apart.DISPUTED, game.result
+        return Apart.DISPUTED, game.reason or game.result
     if game.standing is Standing.UNFINISHED:
-        return Apart.UNFINISHED, game.result
+        return Apart.UNFINISHED, game.reason or game.result
     if game.standing is Standing.INVALID and game.end is not End.CHEATED:
         return Apart.TAMPERED, game.result
     if game.end is None or (game.winner is None and not game.both_lost):

@@ -48,6 +48,7 @@ def won(
         winner=Role.HOST,
         culprits=frozenset({Role.GUEST}) if end in (End.CHEATED, End.FORFEIT) else frozenset(),
         result=f"{winner} won",
+        reason="",
         shots={Role.HOST: shots, Role.GUEST: shots - 1},
     )
 
