@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import io
-import json
 import os
 import sys
 import time
@@ -31,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
-from statki_net.cli.tournament_report import CSV_TABLES, report, text, write_csv
+from statki_net.cli.tournament_report import CSV_TABLES, report, text, write_csv, write_json
 from statki_net.cli.verify import bad_input, find_logs, identified_games, read_file, spread
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, combination_name, ruleset_named
@@ -271,36 +269,37 @@ def _tournament(args: argparse.Namespace) -> int:
     table = standings(sort_games(summaries, rules), rules.points, rules.tau)
     logs = sum(len(paths) for paths in games)
     formats = shown_as(table, rules, logs)
-    sys.stdout.write(formats[_chosen_format(args)]())
+    formats[_chosen_format(args)](sys.stdout)
     if args.save is not None:
         folder = Path(args.save)
         folder.mkdir(parents=True, exist_ok=True)
-        for name, make in formats.items():
-            (folder / name).write_text(make(), encoding="utf-8")
+        for name, write in formats.items():
+            with open(folder / name, "w", encoding="utf-8", newline="") as file:
+                write(file)
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
 
 
-def shown_as(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Callable[[], str]]:
-    """Every format, under the name ``--save`` gives its file, made only when asked for."""
+Writer = Callable[[IO[str]], None]
 
-    def as_csv(which: str) -> Callable[[], str]:
-        def made() -> str:
-            out = io.StringIO()
-            write_csv(table, which, out)
-            return out.getvalue()
 
-        return made
+def shown_as(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Writer]:
+    """A writer for every format, under the name ``--save`` gives its file."""
 
-    def as_html() -> str:
+    def as_csv(which: str) -> Writer:
+        return lambda out: write_csv(table, which, out)
+
+    def as_html(out: IO[str]) -> None:
         from statki_net.cli.tournament_page import page
 
-        return page(report(table, rules, logs))
+        out.write(page(report(table, rules, logs)))
 
     return {
-        "tournament.txt": lambda: "\n".join(text(table, rules, logs)) + "\n",
-        "tournament.json": lambda: json.dumps(report(table, rules, logs), indent=2) + "\n",
+        "tournament.txt": lambda out: out.writelines(
+            f"{line}\n" for line in text(table, rules, logs)
+        ),
+        "tournament.json": lambda out: write_json(table, rules, logs, out),
         **{f"{which}.csv": as_csv(which) for which in CSV_TABLES},
         "tournament.html": as_html,
     }

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import csv
 import datetime
+import json
 import textwrap
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import IO, Any
 
@@ -35,6 +37,33 @@ def _why(apart: SetApart | None) -> tuple[str | None, str | None]:
 
 
 def report(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
+    """The whole report, the games included (the HTML page is drawn from it)."""
+    return {**_head(table, rules, logs), "games": list(report_games(table))}
+
+
+def report_games(table: Standings) -> Iterator[dict[str, Any]]:
+    """The report's games, one at a time."""
+    return (_game_json(table, *item) for item in numbered(table))
+
+
+def write_json(table: Standings, rules: TournamentRules, logs: int, out: IO[str]) -> None:
+    """The report as ``json.dumps(report(...), indent=2)`` writes it, one game at a time:
+    ten thousand games' maps and their text are never all in memory at once."""
+    head = json.dumps({**_head(table, rules, logs), "games": []}, indent=2)
+    before, empty, after = head.rpartition('"games": []')
+    assert empty, "the games come last"
+    out.write(before + '"games": [')
+    count = 0
+    for game in report_games(table):
+        out.write(
+            ("," if count else "") + "\n" + textwrap.indent(json.dumps(game, indent=2), "    ")
+        )
+        count += 1
+    out.write(("\n  ]" if count else "]") + after + "\n")
+
+
+def _head(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
+    """The report but its games."""
     keys = [line.key for line in table.lines]
     return {
         "tournament": {
@@ -56,7 +85,6 @@ def report(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any
             "players": keys,
             "rows": [[list(table.crosstable[row].get(col, ())) for col in keys] for row in keys],
         },
-        "games": [_game_json(table, *item) for item in numbered(table)],
     }
 
 

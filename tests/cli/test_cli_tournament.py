@@ -40,11 +40,13 @@ from tournaments import (
 
 from statki_net.cli.main import main
 from statki_net.cli.tournament import Progress
+from statki_net.cli.tournament_report import report, write_json
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.ratings import Outcome, Rating, rate
-from statki_net.referee.tournament import Apart
+from statki_net.referee.standings import standings
+from statki_net.referee.tournament import Apart, TournamentRules, sort_games
 
 NAMES = ["Ala", "Bartek", "Celina", "Darek", "Ewa", "Franek", "Gosia", "Henryk"]
 OCTOBER = START_MS - 50 * 24 * 3600 * 1000
@@ -455,6 +457,9 @@ def test_a_clean_tournament_exits_0_and_bad_input_2(desk: Desk, tmp_path: Path) 
         assert (shown.status, shown.out) == (0, (saved / name).read_text())
     games = statki("tournament", str(clean), "--rules", "classic", "--csv", "games")
     assert games.out == (saved / "games.csv").read_text()
+    # The JSON is written a game at a time, exactly as json.dumps writes the whole.
+    whole = (saved / "tournament.json").read_text()
+    assert whole == json.dumps(json.loads(whole), indent=2) + "\n"
     # The games began on 2026-11-20 (UTC): a day given for --until counts whole.
     on_the_day = statki("tournament", str(clean), "--since", "2026-11-20", "--until", "2026-11-20")
     assert on_the_day.status == 0
@@ -469,6 +474,15 @@ def test_a_clean_tournament_exits_0_and_bad_input_2(desk: Desk, tmp_path: Path) 
     bad.write_text('[roster]\nAla = "not a fingerprint"\n')
     wrong = statki("tournament", str(clean), "--config", str(bad))
     assert wrong.status == 2 and "fingerprint" in wrong.err
+
+
+def test_a_tournament_of_no_games_is_still_a_report() -> None:
+    rules = TournamentRules()
+    table = standings(sort_games([], rules))
+    out = io.StringIO()
+    write_json(table, rules, 0, out)
+    assert out.getvalue() == json.dumps(report(table, rules, 0), indent=2) + "\n"
+    assert json.loads(out.getvalue())["games"] == []
 
 
 def test_progress_shows_only_after_a_second_and_clears_itself() -> None:
