@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The tournament page is checked in a real headless browser: Debian's chromium, installed
+# when missing and we may (root); without it that one test is skipped, saying why.
+command -v chromium >/dev/null || { [ "$(id -u)" = 0 ] && { apt-get update -qq \
+    && apt-get install -y -qq chromium >/dev/null; } || echo "test.sh: no chromium"; }
 # mypy checks client/ as statki_client through this link (see [tool.mypy] in pyproject.toml).
 mkdir -p .venv/typecheck && ln -sfn ../../client .venv/typecheck/statki_client
 .venv/bin/python -m ruff check .

@@ -35,6 +35,11 @@ COMMANDS = (
         "the long-running peer: many games at once, driven over a control socket",
     ),
     Command("verify", "verify", "check game logs as a referee"),
+    Command(
+        "tournament",
+        "tournament",
+        "a tournament's standings, crosstable, games and ratings, from its logs",
+    ),
     Command("id", "identity", "print your key fingerprint"),
     Command("history", "history", "list the games you played"),
     Command("stats", "history", "who wins most often, per opponent and per rules"),

@@ -90,41 +90,71 @@ class Identified:
         return self.source.path
 
 
-def _verify(args: argparse.Namespace) -> int:
-    named: list[Source] = []
-    unreadable: list[Identified] = []
-    searched: list[tuple[str, int]] = []
-    for given in args.paths:
+@dataclass
+class Found:
+    """The logs named or found under the paths given, and the paths that are no log."""
+
+    named: list[Source]
+    unreadable: list[Identified]
+    searched: list[tuple[str, int]]
+    """Each directory searched, with how many logs it held."""
+
+
+def find_logs(paths: Sequence[str]) -> Found:
+    """Every path given that is a file, and every log under each one that is a directory.
+
+    A FIFO or a device named is read here, once and with a time bound."""
+    found = Found([], [], [])
+    for given in paths:
         path = Path(given)
         if path.is_dir():
-            found = list(_logs_under(path))
-            searched.append((given, len(found)))
-            named += [Source(p) for p in found]
+            under = list(logs_under(path))
+            found.searched.append((given, len(under)))
+            found.named += [Source(p) for p in under]
         elif not path.exists():
-            unreadable.append(Identified(Source(given), error="no such file"))
+            found.unreadable.append(Identified(Source(given), error="no such file"))
         elif is_regular(given):
-            named.append(Source(given))
+            found.named.append(Source(given))
         else:
             try:
-                named.append(_read_now(given))
+                found.named.append(_read_now(given))
             except InputFileError as error:
-                unreadable.append(Identified(Source(given), error=error.reason))
+                found.unreadable.append(Identified(Source(given), error=error.reason))
+    return found
+
+
+def identified_games(
+    found: Found, jobs: int, watch: Callable[[Iterator[Identified]], Iterator[Identified]] = iter
+) -> list[tuple[Source, ...]]:
+    """The files of each game; a file that is not a log joins ``found.unreadable``.
+    ``watch`` sees each file as it is read (a progress bar)."""
+    identified = list(watch(spread(identify, found.named, jobs)))
+    found.unreadable += [i for i in identified if i.error is not None]
+    return games_of([i for i in identified if i.error is None])
+
+
+def bad_input(found: Found) -> bool:
+    """Say on stderr which paths held no log; True when any did (exit status 2)."""
+    for problem in found.unreadable:
+        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
+    for directory, count in found.searched:
+        if count == 0:
+            print(f"statki: no statki logs under {directory}", file=sys.stderr)
+    return bool(found.unreadable) or any(count == 0 for _, count in found.searched)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
-    identified = _spread(identify, named, jobs)
-    unreadable += [i for i in identified if i.error is not None]
-    games = _games([i for i in identified if i.error is None])
+    games = identified_games(found, jobs)
     judge = functools.partial(judge_files, every_signature=args.every_signature)
-    judgements = _spread(judge, games, jobs)
+    judgements = list(spread(judge, games, jobs))
     if args.json:
         print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
+        searched = found.searched
         _print_people(judgements, searched, tally=len(args.paths) > 1 or bool(searched))
-    for problem in unreadable:
-        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
-    for directory, count in searched:
-        if count == 0:
-            print(f"statki: no statki logs under {directory}", file=sys.stderr)
-    if unreadable or any(count == 0 for _, count in searched):
+    if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_OK if all(j.valid for j in judgements) else EXIT_FOUND
 
@@ -138,7 +168,7 @@ def _read_now(path: str) -> Source:
         return Source(path, error.start, too_large=True)
 
 
-def _logs_under(directory: Path) -> Iterator[str]:
+def logs_under(directory: Path) -> Iterator[str]:
     """Every statki log below ``directory``, by its magic value or its name; other files are
     passed over (a ``.statki`` file whose start is damaged is a damaged log, not another file).
 
@@ -162,7 +192,7 @@ def _logs_under(directory: Path) -> Iterator[str]:
                 yield path
 
 
-def _games(identified: list[Identified]) -> list[tuple[Source, ...]]:
+def games_of(identified: list[Identified]) -> list[tuple[Source, ...]]:
     """The files of each game, in the order given; a file with no game id is a game alone."""
     games: dict[bytes | str, list[Source]] = {}
     for item in identified:
@@ -171,21 +201,23 @@ def _games(identified: list[Identified]) -> list[tuple[Source, ...]]:
     return [tuple({s.path: s for s in sources}.values()) for sources in games.values()]
 
 
-def _spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
-    """``work`` over ``items``, in order, over up to ``jobs`` processes."""
+def spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+    """``work`` over ``items``, in order, over up to ``jobs`` processes, each result as
+    it comes (so a caller can keep only what it needs of each, and show progress)."""
     workers = min(jobs, len(items))
     if workers <= 1:
-        return [work(item) for item in items]
+        yield from map(work, items)
+        return
     # Imported here: multiprocessing costs a one-log verify a third of its start-up.
     from concurrent.futures import ProcessPoolExecutor
 
     # Many small items: hand them out in chunks so the pool's messages stay few.
-    chunk = max(1, len(items) // (workers * 8))
+    chunk = max(1, min(64, len(items) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(work, items, chunksize=chunk))
+        yield from pool.map(work, items, chunksize=chunk)
 
 
-def _read(source: Source) -> LogContents:
+def read_file(source: Source) -> LogContents:
     """A log's records; raises NotALog, or InputFileError when it cannot be read."""
     data, too_large = source.data, source.too_large
     if data is None:
@@ -206,7 +238,7 @@ def _read(source: Source) -> LogContents:
 def identify(source: Source) -> Identified:
     """Read one file far enough to know its game (runs in a worker process)."""
     try:
-        return Identified(source, game_id_of(_read(source)))
+        return Identified(source, game_id_of(read_file(source)))
     except InputFileError as error:
         return Identified(source, error=error.reason)
     except NotALog as error:
@@ -214,7 +246,12 @@ def identify(source: Source) -> Identified:
 
 
 def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -> Judgement:
-    """Read and judge the logs of one game (runs in a worker process).
+    """Read and judge the logs of one game (runs in a worker process)."""
+    return judge_game(named_logs(sources), every_signature=every_signature)
+
+
+def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
+    """The logs of one game, read again (in a worker process).
 
     The files were read once already; one that has changed or gone since is
     judged as what it now holds, or as an empty log.
@@ -222,13 +259,13 @@ def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -
     logs = []
     for source in sources:
         try:
-            contents = _read(source)
+            contents = read_file(source)
         except InputFileError as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error.reason}")
         except NotALog as error:
             contents = LogContents(header={}, damage=f"unreadable now: {error}")
         logs.append(NamedLog(source.path, contents))
-    return judge_game(logs, every_signature=every_signature)
+    return logs
 
 
 def _print_people(

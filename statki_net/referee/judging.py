@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from statki_net.game.rules import combination_name
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.logformat import LogContents
+from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
@@ -51,18 +52,37 @@ class Result:
     disputed: bool = False
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A judgement, with the transcript its rules, players and shots were read from."""
+
+    judgement: Judgement
+    transcript: Transcript | None
+    """The longest branch's (a tournament reads who shot first and the boards from it)."""
+
+
 def judge_game(logs: Sequence[NamedLog], *, every_signature: bool = False) -> Judgement:
     """Judge the game these logs hold; they are taken to be of one game (see ``group``).
 
     ``every_signature`` checks every frame record's signature, where SPEC.md section 16
     lets a referee rely on each side's last one (see ``reading``)."""
+    return judged_game(logs, every_signature=every_signature).judgement
+
+
+def judged_game(logs: Sequence[NamedLog], *, every_signature: bool = False) -> Judged:
+    """``judge_game``, keeping the transcript the report describes."""
     read = [read_records(log.name, log.contents, every_signature=every_signature) for log in logs]
-    return judge_read(logs, read)
+    return judged_read(logs, read)
 
 
 def judge_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judgement:
     """``judge_game`` of logs already read (``read``: each of ``logs``, as ``reading``
     reads it)."""
+    return judged_read(logs, read).judgement
+
+
+def judged_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judged:
+    """``judge_read``, keeping the transcript the report describes."""
     tree = _tree(read)
     equivocations = _equivocations(tree)
     # Honest logs fork at most once, in two (one side's frames below each branch):
@@ -86,7 +106,8 @@ def judge_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judgement:
     judgement.violations = [v.placed(judgement.size) for v in violations]
     judgement.fork = _fork(tree, branches)
     judgement.standing = _standing(judgement.violations, result)
-    return judgement
+    longest = _longest(branches)
+    return Judged(judgement, longest.transcript if longest else None)
 
 
 def _tree(read: list[ReadLog]) -> GameTree:
@@ -296,11 +317,16 @@ def _used(log: ReadLog) -> LogUsed:
     return LogUsed(log.name, log.role, len(log.frames), len(log.evidence))
 
 
+def _longest(branches: list[Branch]) -> Branch | None:
+    return max(branches, key=lambda b: len(b.path)) if branches else None
+
+
 def _describe(judgement: Judgement, branches: list[Branch]) -> None:
     """Rules, players and shots, from the hellos and the longest branch."""
-    if not branches:
+    longest = _longest(branches)
+    if longest is None:
         return
-    t = max(branches, key=lambda b: len(b.path)).transcript
+    t = longest.transcript
     if t.rules is not None:
         judgement.rules = combination_name(t.rules) or "custom rules"
         judgement.size = t.rules.size

@@ -50,6 +50,7 @@ QUICK: dict[str, list[str] | None] = {
     "bench": None,  # keeps no home; its --merge files are in FILE_ARGS
     "analyze": None,  # keeps no home; its log is in FILE_ARGS
     "resume": ["resume"],  # lists the unfinished games of the home
+    "tournament": None,  # keeps no home; its logs and rules file are in FILE_ARGS
     "sheet": None,  # keeps no home; its output is in FILE_ARGS
     "record": None,  # keeps no home; its log and PDF are in FILE_ARGS
 }
@@ -59,6 +60,8 @@ FILE_ARGS: dict[str, list[str]] = {
     "verify": ["verify", "{file}"],
     "analyze": ["analyze", "{file}"],
     "record": ["record", "{file}"],
+    "tournament": ["tournament", "{file}"],
+    "tournament --config": ["tournament", str(LOGS), "--config", "{file}"],
     "sheet -o": ["sheet", "-o", "{file}"],
     "record --pdf": ["record", str(LOGS / "honest-short.statki"), "--pdf", "{file}"],
     "fleet check": ["fleet", "check", "{file}"],

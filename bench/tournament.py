@@ -1,0 +1,123 @@
+"""Benchmark: ``statki tournament`` over a folder of many real logs: time and peak memory.
+
+Run from the checkout (it is long: run it at low priority):
+
+    nice -n 19 python bench/tournament.py [--games N] [--keep DIR]
+
+It plays N real games (default 5,000: 10,000 logs) between 100 players with
+keys of their own, through real sessions back to back with random-shooting
+bots on fixed seeds (tests/tournaments.py, as the tests build theirs), and
+writes both sides' logs of each, in four equal parts.  Every game is a game of
+its own (its own hellos, so its own game id): no log is a copy.  ``--keep
+DIR`` keeps the logs there and reuses them on the next run.
+
+Then it runs the command as a referee would, in a fresh process on all cores,
+over one part and over all four, and prints for each: the logs, the wall
+clock, the CPU time of the process and its workers, the logs per second two
+idle cores would judge (from the CPU time: the figure that holds on a
+shared machine), and the peak resident memory of the main process and of its
+largest worker.  Flat memory means the main process's peak does not
+grow with the logs beyond their small per-game summaries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from tournaments import START_MS, entrants, play_game, write_logs  # noqa: E402
+
+PLAYERS = 100
+PARTS = 4
+
+MEASURE = """
+import resource, sys
+from statki_net.cli.main import main
+status = main(sys.argv[1:])
+me = resource.getrusage(resource.RUSAGE_SELF)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
+print(f"rss {me.ru_maxrss} {workers.ru_maxrss} {status} {cpu}", file=sys.stderr)
+"""
+
+
+def play_some(job: tuple[Path, int, int, int]) -> int:
+    """Play games ``first`` to ``last`` of ``games`` and write their logs under ``folder``,
+    each game's in the part its number falls in (runs in a worker)."""
+    folder, first, last, games = job
+    players = entrants([f"P{n:03d}" for n in range(PLAYERS)], seed=7000)
+    for n in range(first, last):
+        # Every pair in turn, round after round, each player hosting as often as not.
+        host = players[n % PLAYERS]
+        guest = players[(n + 1 + n // PLAYERS) % PLAYERS]
+        if guest is host:
+            guest = players[(n + 1) % PLAYERS]
+        pair = play_game(host, guest, seed=10_000 + n, start=START_MS + n * 1000)
+        write_logs(pair, folder / f"part{n * PARTS // games}", f"g{n:05d}")
+    return last - first
+
+
+def generate(folder: Path, games: int, jobs: int) -> None:
+    done = sum(1 for _ in folder.rglob("*.statki"))
+    if done == 2 * games:
+        print(f"reusing {done} logs under {folder}")
+        return
+    began = time.monotonic()
+    step = max(1, games // (jobs * 20))
+    chunks = [(folder, n, min(n + step, games), games) for n in range(0, games, step)]
+    made = 0
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for count in pool.map(play_some, chunks):
+            made += count
+            print(f"\rplayed {made}/{games} games", end="", file=sys.stderr, flush=True)
+    print(f"\nplayed {games} games in {time.monotonic() - began:.0f} s", file=sys.stderr)
+
+
+def measure(paths: list[Path], logs: int) -> None:
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, "tournament", *map(str, paths), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    seconds = time.monotonic() - began
+    rss = next(line for line in done.stderr.splitlines() if line.startswith("rss "))
+    _, me, workers, status, cpu = rss.split()
+    print(
+        f"| {logs:>6} | {seconds:>7.1f} | {float(cpu):>7.1f} | {logs / float(cpu) * 2:>6.1f}"
+        f" | {int(me) / 1024:>6.1f} | {int(workers) / 1024:>6.1f} | {status} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=5000, help="games to play (2 logs each)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the logs here, and reuse them")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(args.keep or scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        generate(folder, args.games, args.jobs)
+        parts = sorted(p for p in folder.iterdir() if p.is_dir())
+        print(f"{os.cpu_count()} cores; statki tournament --json, whole process, all cores")
+        print("|   logs | wall s | CPU s | logs/s on 2 idle cores | main MiB | worker MiB | exit |")
+        print("|---|---|---|---|---|---|---|")
+        for count in (1, PARTS):
+            chosen = parts[:count]
+            logs = sum(1 for p in chosen for _ in p.glob("*.statki"))
+            measure(chosen, logs)
+
+
+if __name__ == "__main__":
+    main()

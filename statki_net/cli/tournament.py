@@ -1,0 +1,308 @@
+"""``statki tournament DIR...``: a tournament's table, judged from the folder of its logs.
+
+The logs are found, grouped into games and judged as ``statki verify`` does
+(its ``find_logs``, ``identified_games``, ``spread``); each game is judged in
+a worker process and only its summary comes back, so memory stays flat
+however many logs there are.  The tournament's rules come from a TOML file
+(``--config``) and the options, which win over it.  The standings, the
+crosstable, the games and the ratings are computed purely
+(``statki_net.referee.tournament``, ``standings``); ``tournament_report``
+writes them as a terminal table, ``--json`` or ``--csv``, and
+``tournament_page`` as ``--html``.
+
+Exit status: 0 when every game was scored (each judged valid and within the
+tournament's rules); 1 when any game is set apart (disputed, unfinished,
+cheated beyond a result, under other rules, by a stranger, ...): something
+to look at; 2 when a file is missing or no log, or the rules file is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
+from statki_net.cli.tournament_report import CSV_TABLES, report, text, write_csv, write_json
+from statki_net.cli.verify import Source, bad_input, find_logs, identified_games, named_logs, spread
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import PRESETS, combination_name, ruleset_named
+from statki_net.referee.judging import judged_game
+from statki_net.referee.ratings import TAU
+from statki_net.referee.standings import Standings, standings
+from statki_net.referee.tournament import (
+    GameSummary,
+    Points,
+    TournamentRules,
+    is_fingerprint,
+    sort_games,
+    summarize,
+)
+from statki_net.store.userfile import read_user_text
+
+T = TypeVar("T")
+
+
+def add(commands: Subcommands) -> None:
+    parser = commands.add_parser(
+        "tournament",
+        description="The standings, crosstable, games and ratings of a tournament, "
+        "judged from its players' logs.",
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="LOG", help="a log file, or a directory to search for logs"
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="the tournament's rules, as TOML (see README)"
+    )
+    parser.add_argument(
+        "--rules", metavar="NAME", help="the rules every game must use: a preset, or presets+joined"
+    )
+    parser.add_argument(
+        "--min-move-limit",
+        type=float,
+        metavar="SECONDS",
+        help="the least move limit a game may have",
+    )
+    parser.add_argument("--since", metavar="DATE", help="the first day games may begin (UTC)")
+    parser.add_argument("--until", metavar="DATE", help="the last day games may begin (UTC)")
+    parser.add_argument(
+        "--games-per-pair", type=int, metavar="N", help="games between two players that count (1)"
+    )
+    parser.add_argument("--tau", type=float, metavar="T", help=f"Glicko-2's tau (default {TAU})")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print one JSON document for tools")
+    shown.add_argument(
+        "--csv",
+        nargs="?",
+        const="standings",
+        choices=CSV_TABLES,
+        metavar="TABLE",
+        help=f"print one table as CSV: {', '.join(CSV_TABLES)} (default standings)",
+    )
+    shown.add_argument("--html", action="store_true", help="print a self-contained HTML page")
+    parser.add_argument(
+        "--save",
+        metavar="DIR",
+        help="also write every format into DIR: tournament.txt, tournament.json, "
+        f"{', '.join(f'{t}.csv' for t in CSV_TABLES)}, tournament.html",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+    )
+    parser.set_defaults(run=_tournament)
+
+
+# ---------------------------------------------------------------- the tournament's rules
+
+
+OPTIONS = ("rules", "min_move_limit", "since", "until", "games_per_pair", "tau")
+"""The settings of the TOML file an option of the same name may give instead."""
+FILE_ONLY = ("roster", "points")
+MAX_CONFIG_BYTES = 1024 * 1024
+"""Far more than any roster: a tournament's rules file is read up to this."""
+
+
+def settings(args: argparse.Namespace) -> TournamentRules:
+    """The tournament's rules: the TOML file's, with the options over them."""
+    given: dict[str, Any] = {}
+    if args.config is not None:
+        text = read_user_text(args.config, limit=MAX_CONFIG_BYTES, what="tournament rules file")
+        try:
+            given = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise UsageError(f"{args.config}: {error}") from error
+    unknown = sorted(set(given) - {*OPTIONS, *FILE_ONLY})
+    if unknown:
+        raise UsageError(f"{args.config}: unknown setting(s): {', '.join(unknown)}")
+    for name in OPTIONS:
+        if getattr(args, name) is not None:
+            given[name] = getattr(args, name)
+    preset = given.get("rules")
+    if preset is not None:
+        preset = _preset(preset)
+    roster = given.get("roster", {})
+    if not isinstance(roster, dict) or not all(
+        isinstance(key, str) and is_fingerprint(key) for key in roster.values()
+    ):
+        raise UsageError("the roster maps each player's name to a key fingerprint (xxxxx-...)")
+    if len(set(roster.values())) < len(roster):
+        raise UsageError("the roster names one key twice")
+    min_move = given.get("min_move_limit", 0)
+    per_pair = given.get("games_per_pair", 1)
+    tau = given.get("tau", TAU)
+    if not _number_like(min_move) or min_move < 0:
+        raise UsageError("the minimum move limit is a number of seconds")
+    if not isinstance(per_pair, int) or isinstance(per_pair, bool) or per_pair < 1:
+        raise UsageError("games per pair is a whole number, at least 1")
+    if not _number_like(tau) or not 0 < tau <= 5:
+        raise UsageError("tau is a number above 0 (Glickman suggests 0.3 to 1.2)")
+    return TournamentRules(
+        preset=preset,
+        min_move_ms=round(min_move * 1000),
+        roster=dict(roster),
+        since=_moment(given.get("since"), "since"),
+        until=_moment(given.get("until"), "until"),
+        games_per_pair=per_pair,
+        points=_points(given.get("points", {})),
+        tau=float(tau),
+    )
+
+
+def _points(given: object) -> Points:
+    """``[points]``: win, loss, forfeit (a loss by forfeit), cheated (a loss by cheating)."""
+    fields = {"win", "loss", "forfeit", "cheated"}
+    if (
+        not isinstance(given, dict)
+        or not set(given) <= fields
+        or not all(_number_like(v) for v in given.values())
+    ):
+        raise UsageError(f"[points] gives numbers for {', '.join(sorted(fields))}")
+    return Points(**{name: float(value) for name, value in given.items()})
+
+
+def _number_like(value: object) -> bool:
+    """An int or a float, as TOML gives them (its true and false are not numbers here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _preset(name: object) -> str:
+    """The rules' name as the judgement writes it (``combination_name``)."""
+    if not isinstance(name, str):
+        raise UsageError("the rules are a preset's name, or presets joined by +")
+    try:
+        named = combination_name(ruleset_named(name))
+    except UsageError as error:
+        raise UsageError(f"{error} (presets: {', '.join(PRESETS)})") from error
+    assert named is not None
+    return named
+
+
+def _moment(value: object, which: str) -> int | None:
+    """A day or moment, as ms since 1970; a day given for ``until`` counts whole."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.datetime.fromisoformat(value)
+        except ValueError as error:
+            raise UsageError(f"{which}: not a date (YYYY-MM-DD): {value}") from error
+        if value.time() == datetime.time() and value.tzinfo is None:
+            value = value.date()
+    if isinstance(value, datetime.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
+        return round(moment.timestamp() * 1000)
+    if isinstance(value, datetime.date):
+        day = value + datetime.timedelta(days=1) if which == "until" else value
+        midnight = datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC)
+        return round(midnight.timestamp() * 1000)
+    raise UsageError(f"{which}: not a date: {value!r}")
+
+
+# ---------------------------------------------------------------- judging
+
+
+def summarize_files(sources: tuple[Source, ...]) -> GameSummary:
+    """Read, judge and sum up the logs of one game (runs in a worker process)."""
+    return summarize(judged_game(named_logs(sources)))
+
+
+class Progress:
+    """A bar on stderr, shown only to a person (a terminal) and only once the work has
+    taken a second: a quick run prints nothing."""
+
+    def __init__(
+        self,
+        total: int,
+        label: str = "judging games",
+        *,
+        stream: IO[str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        shown: bool | None = None,
+        began: float | None = None,
+    ) -> None:
+        self.total, self.label, self.stream, self.clock = total, label, stream or sys.stderr, clock
+        self.shown = self.stream.isatty() if shown is None else shown
+        self.began = clock() if began is None else began
+        """From when the second counts: the command's start, for a second bar."""
+        self.drawn = False
+
+    def over(self, items: Iterable[T]) -> Iterator[T]:
+        for done, item in enumerate(items, 1):
+            self.update(done)
+            yield item
+        self.finish()
+
+    def update(self, done: int) -> None:
+        if not self.shown or self.clock() - self.began < 1.0:
+            return
+        bar = 30 * done // max(self.total, 1)
+        line = f"\r{self.label} [{'#' * bar}{'.' * (30 - bar)}] {done}/{self.total}"
+        print(line, end="", file=self.stream, flush=True)
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            print("\r" + " " * 60 + "\r", end="", file=self.stream, flush=True)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    rules = settings(args)
+    found = find_logs(args.paths)
+    jobs = args.jobs or os.cpu_count() or 1
+    began = time.monotonic()
+    reading = Progress(len(found.named), "reading logs", began=began)
+    games = identified_games(found, jobs, reading.over)
+    judging = Progress(len(games), "judging games", began=began)
+    summaries = list(judging.over(spread(summarize_files, games, jobs)))
+    table = standings(sort_games(summaries, rules), rules.points, rules.tau)
+    logs = sum(len(paths) for paths in games)
+    formats = shown_as(table, rules, logs)
+    formats[_chosen_format(args)](sys.stdout)
+    if args.save is not None:
+        folder = Path(args.save)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, write in formats.items():
+            with open(folder / name, "w", encoding="utf-8", newline="") as file:
+                write(file)
+    if bad_input(found):
+        return EXIT_BAD_INPUT
+    return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+Writer = Callable[[IO[str]], None]
+
+
+def shown_as(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Writer]:
+    """A writer for every format, under the name ``--save`` gives its file."""
+
+    def as_csv(which: str) -> Writer:
+        return lambda out: write_csv(table, which, out)
+
+    def as_html(out: IO[str]) -> None:
+        from statki_net.cli.tournament_page import page
+
+        out.write(page(report(table, rules, logs)))
+
+    return {
+        "tournament.txt": lambda out: out.writelines(
+            f"{line}\n" for line in text(table, rules, logs)
+        ),
+        "tournament.json": lambda out: write_json(table, rules, logs, out),
+        **{f"{which}.csv": as_csv(which) for which in CSV_TABLES},
+        "tournament.html": as_html,
+    }
+
+
+def _chosen_format(args: argparse.Namespace) -> str:
+    if args.json:
+        return "tournament.json"
+    if args.csv:
+        return f"{args.csv}.csv"
+    return "tournament.html" if args.html else "tournament.txt"

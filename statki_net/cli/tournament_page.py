@@ -1,0 +1,162 @@
+"""The tournament as one self-contained HTML page a referee can publish.
+
+Made from the very report ``--json`` prints, so the page holds what the JSON
+holds: the standings, the ratings, the crosstable, every game (those set
+apart with their reason), and each game's two boards at the end.  Inline
+CSS, no script, no file or address outside the page; every word a player
+chose (a name) is escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #111; background: #fff; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: right; }
+th { background: #eee; } td.name, th.name, td.logs { text-align: left; }
+td.logs { font-size: 0.8em; }
+tr.apart td { color: #666; font-style: italic; }
+.boards { display: flex; flex-wrap: wrap; gap: 2em; }
+figure { margin: 0; } pre { font-size: 0.9em; line-height: 1.1; }
+"""
+
+STANDING_COLUMNS = (
+    ("place", "#"),
+    ("name", "Player"),
+    ("games", "G"),
+    ("wins", "W"),
+    ("losses", "L"),
+    ("points", "Pts"),
+    ("head_to_head", "H2H"),
+    ("sonneborn_berger", "SB"),
+    ("shots_to_win", "Shots"),
+    ("rating", "Rating"),
+    ("deviation", "RD"),
+)
+
+
+def page(report: dict[str, Any]) -> str:
+    players = report["standings"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>statki tournament</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>Tournament</h1>",
+        f'<p id="summary">{report["games_judged"]} games from {report["logs"]} logs;'
+        f" {report['games_scored']} scored.  Ties broken by"
+        f" {escape(', '.join(report['tie_breaks']))}.</p>",
+        "<h2>Standings</h2>",
+        _table("standings", _standing_head(players), _standing_rows(players)),
+        "<h2>Crosstable</h2>",
+        _crosstable(report),
+        "<h2>Games</h2>",
+        _table("games", _GAME_HEAD, _game_rows(report["games"])),
+        "<h2>Boards</h2>",
+        *_boards(report["games"]),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _standing_head(players: Sequence[dict[str, Any]]) -> list[str]:
+    ends = list(players[0]["won_by"]) if players else []
+    head = [title for _, title in STANDING_COLUMNS]
+    return head[:6] + [f"{end} won-lost" for end in ends] + head[6:]
+
+
+def _standing_rows(players: Sequence[dict[str, Any]]) -> Iterable[list[str]]:
+    for line in players:
+        cells = [_value(line[key]) for key, _ in STANDING_COLUMNS]
+        how = [f"{line['won_by'][end]}-{line['lost_by'][end]}" for end in line["won_by"]]
+        yield cells[:6] + how + cells[6:]
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}" if value == int(value) else f"{value:.2f}"
+    return str(value)
+
+
+_GAME_HEAD = [
+    "#",
+    "Host",
+    "Guest",
+    "First",
+    "Winner",
+    "How",
+    "Shots",
+    "Standing",
+    "Flags",
+    "Set apart",
+    "Logs",
+]
+
+
+def _game_rows(games: Sequence[dict[str, Any]]) -> Iterable[list[str]]:
+    for game in games:
+        winner = game[game["winner"]]["name"] if game["winner"] else "nobody"
+        apart = game["apart"]
+        yield [
+            str(game["number"]),
+            game["host"]["name"] or "",
+            game["guest"]["name"] or "",
+            game["first"] or "",
+            winner,
+            game["end"] or "",
+            f"{game['host']['shots']}-{game['guest']['shots']}",
+            game["standing"],
+            ", ".join(game["flags"]),
+            f"{apart['why']}: {apart['detail']}" if apart else "",
+            " ".join(game["logs"]),
+        ]
+
+
+def _crosstable(report: dict[str, Any]) -> str:
+    keys = report["crosstable"]["players"]
+    names = {line["key"]: line["name"] for line in report["standings"]}
+    head = ["#", "Player", *(str(n) for n in range(1, len(keys) + 1))]
+    rows = []
+    for number, (row, cells) in enumerate(zip(keys, report["crosstable"]["rows"], strict=True), 1):
+        shown = [
+            "x" if col == row else "".join(_value(s) for s in scores)
+            for col, scores in zip(keys, cells, strict=True)
+        ]
+        rows.append([str(number), names[row], *shown])
+    return _table("crosstable", head, rows)
+
+
+def _table(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    named = {"Player", "Host", "Guest", "First", "Winner", "How", "Standing", "Set apart", "Flags"}
+
+    def cell(tag: str, title: str, text: str) -> str:
+        kind = ' class="name"' if title in named else ' class="logs"' if title == "Logs" else ""
+        return f"<{tag}{kind}>{escape(text)}</{tag}>"
+
+    lines = [f'<table id="{name}"><thead><tr>']
+    lines.append("".join(cell("th", title, title) for title in head) + "</tr></thead><tbody>")
+    for row in rows:
+        apart = ' class="apart"' if name == "games" and row[9] else ""
+        cells = "".join(cell("td", title, text) for title, text in zip(head, row, strict=True))
+        lines.append(f"<tr{apart}>{cells}</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _boards(games: Sequence[dict[str, Any]]) -> Iterable[str]:
+    for game in games:
+        if not game["boards"]:
+            continue
+        yield f'<section class="game" id="game-{game["number"]}">'
+        yield f"<h3>Game {game['number']}: {escape(game['result'])}</h3>"
+        yield '<div class="boards">'
+        for board in game["boards"]:
+            lines = escape("\n".join(board["lines"]))
+            title = escape(board["title"])
+            yield f"<figure><figcaption>{title}</figcaption><pre>{lines}</pre></figure>"
+        yield "</div></section>"

@@ -1,0 +1,354 @@
+"""The tournament as ``statki tournament`` writes it: a terminal table, JSON and CSV.
+
+The JSON report is the whole of it (``tournament_page`` draws the HTML page
+from it); the terminal table fits 80 columns with no colour, and shows a
+player's name without control characters; the CSV tables are for a
+spreadsheet: the standings, the games, the crosstable.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import textwrap
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import IO, Any
+
+from statki_net.protocol.wire import Role
+from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
+from statki_net.referee.tournament import Flag, GameSummary, Points, SetApart, TournamentRules
+
+WIDTH = 80
+CSV_TABLES = ("standings", "games", "crosstable")
+
+
+# ---------------------------------------------------------------- the report (JSON)
+
+
+def numbered(table: Standings) -> list[tuple[int, GameSummary, str | None, str | None]]:
+    """Every game in the order played: its number, why it is set apart and the details."""
+    return [(n, game, *_why(apart)) for n, game, apart in table.games.in_order()]
+
+
+def _why(apart: SetApart | None) -> tuple[str | None, str | None]:
+    return (apart.why.value, apart.detail) if apart else (None, None)
+
+
+def report(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
+    """The whole report, the games included (the HTML page is drawn from it)."""
+    return {**_head(table, rules, logs), "games": list(report_games(table))}
+
+
+def report_games(table: Standings) -> Iterator[dict[str, Any]]:
+    """The report's games, one at a time."""
+    return (_game_json(table, *item) for item in numbered(table))
+
+
+def write_json(table: Standings, rules: TournamentRules, logs: int, out: IO[str]) -> None:
+    """The report as ``json.dumps(report(...), indent=2)`` writes it, one game at a time:
+    ten thousand games' maps and their text are never all in memory at once."""
+    head = json.dumps({**_head(table, rules, logs), "games": []}, indent=2)
+    before, empty, after = head.rpartition('"games": []')
+    assert empty, "the games come last"
+    out.write(before + '"games": [')
+    count = 0
+    for game in report_games(table):
+        out.write(
+            ("," if count else "") + "\n" + textwrap.indent(json.dumps(game, indent=2), "    ")
+        )
+        count += 1
+    out.write(("\n  ]" if count else "]") + after + "\n")
+
+
+def _head(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
+    """The report but its games."""
+    keys = [line.key for line in table.lines]
+    return {
+        "tournament": {
+            "rules": rules.preset,
+            "min_move_limit_ms": rules.min_move_ms,
+            "roster": dict(rules.roster),
+            "since": rules.since,
+            "until": rules.until,
+            "games_per_pair": rules.games_per_pair,
+            "tau": rules.tau,
+            "points": asdict(rules.points),
+        },
+        "logs": logs,
+        "games_judged": len(table.games.scored) + len(table.games.apart),
+        "games_scored": len(table.games.scored),
+        "tie_breaks": list(TIE_BREAKS),
+        "standings": [_line_json(line) for line in table.lines],
+        "crosstable": {
+            "players": keys,
+            "rows": [[list(table.crosstable[row].get(col, ())) for col in keys] for row in keys],
+        },
+    }
+
+
+def _line_json(line: Line) -> dict[str, Any]:
+    return {
+        "place": line.place,
+        "name": line.name,
+        "key": line.key,
+        "games": line.games,
+        "wins": line.wins,
+        "losses": line.losses,
+        "won_by": {end.value: line.won_by[end] for end in HOW},
+        "lost_by": {end.value: line.lost_by[end] for end in HOW},
+        "points": line.points,
+        "head_to_head": line.head_to_head,
+        "sonneborn_berger": line.sonneborn_berger,
+        "shots_to_win": line.shots_to_win,
+        "rating": round(line.rating.rating, 2),
+        "deviation": round(line.rating.deviation, 2),
+        "volatility": round(line.rating.volatility, 6),
+        "rated_games": line.rated_games,
+    }
+
+
+def _game_json(
+    table: Standings, number: int, game: GameSummary, why: str | None, detail: str | None
+) -> dict[str, Any]:
+    def side(role: Role) -> dict[str, Any]:
+        key = game.keys.get(role)
+        return {
+            "key": key,
+            "name": table.games.players.get(key or "", game.names.get(role)),
+            "hello_name": game.names.get(role),
+            "shots": game.shots.get(role, 0),
+        }
+
+    return {
+        "number": number,
+        "game": game.game,
+        "started": game.started,
+        "host": side(Role.HOST),
+        "guest": side(Role.GUEST),
+        "first": game.first.value if game.first else None,
+        "rules": game.rules,
+        "move_limit_ms": game.move_ms,
+        "standing": game.standing.value,
+        "end": game.end.value if game.end else None,
+        "winner": game.winner.value if game.winner else None,
+        "result": game.result,
+        "logs": list(game.logs),
+        "flags": [flag.value for flag in game.flags],
+        "scored": why is None,
+        "apart": None if why is None else {"why": why, "detail": detail},
+        "boards": [{"title": b.title, "lines": list(b.lines)} for b in game.boards],
+    }
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def write_csv(table: Standings, which: str, out: IO[str]) -> None:
+    writer = csv.writer(out, lineterminator="\n")
+    if which == "standings":
+        how = [f"{word} {end.value}" for word in ("won", "lost") for end in HOW]
+        head = ["place", "name", "key", "games", "wins", "losses", *how, "points"]
+        writer.writerow(
+            [*head, "head_to_head", "sonneborn_berger", "shots_to_win", "rating", "deviation"]
+        )
+        for line in table.lines:
+            counts = [line.won_by[end] for end in HOW] + [line.lost_by[end] for end in HOW]
+            ties = [_number(line.head_to_head), _number(line.sonneborn_berger), line.shots_to_win]
+            rating = [f"{line.rating.rating:.2f}", f"{line.rating.deviation:.2f}"]
+            who = [line.place, line.name, line.key, line.games, line.wins, line.losses]
+            writer.writerow([*who, *counts, _number(line.points), *ties, *rating])
+    elif which == "games":
+        head = ["number", "game", "host", "guest", "first", "winner", "how", "standing"]
+        writer.writerow(
+            [*head, "host shots", "guest shots", "rules", "scored", "set apart", "flags", "logs"]
+        )
+        for number, game, why, detail in numbered(table):
+            players = [_player(table, game, Role.HOST), _player(table, game, Role.GUEST)]
+            result = [game.first or "", _winner(table, game), game.end or "", game.standing]
+            shots = [game.shots.get(Role.HOST, 0), game.shots.get(Role.GUEST, 0)]
+            scored = ["yes" if why is None else "no", f"{why}: {detail}" if why else ""]
+            logs = ["; ".join(game.flags), " ".join(game.logs)]
+            writer.writerow(
+                [number, game.game, *players, *result, *shots, game.rules or "", *scored, *logs]
+            )
+    else:
+        keys = [line.key for line in table.lines]
+        writer.writerow(["player", *(table.games.name(key) for key in keys)])
+        for row in keys:
+            cells = [_scores(table.crosstable[row].get(col)) for col in keys]
+            writer.writerow([table.games.name(row), *cells])
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _scores(scores: tuple[float, ...] | None) -> str:
+    return "".join(_number(s) for s in scores) if scores else ""
+
+
+def _player(table: Standings, game: GameSummary, role: Role) -> str:
+    key = game.keys.get(role)
+    if key is not None and key in table.games.players:
+        return table.games.name(key)
+    return game.names.get(role) or (key or role.value)
+
+
+def _winner(table: Standings, game: GameSummary) -> str:
+    return _player(table, game, game.winner) if game.winner else "nobody"
+
+
+# ---------------------------------------------------------------- the terminal table
+
+
+def shown(text: str, width: int) -> str:
+    """A name as a terminal shows it safely: no control characters, cut to ``width``."""
+    clean = "".join(c if c.isprintable() else "?" for c in text)
+    return clean if len(clean) <= width else clean[: width - 1] + "~"
+
+
+FLAG_MARKS = {
+    Flag.DISPUTED: "D",
+    Flag.UNCORROBORATED: "T",
+    Flag.CUSTOM_RULES: "C",
+    Flag.ONE_SIDE: "1",
+    Flag.COPY: "2",
+}
+HOW_WORDS = {
+    "sunk": "sunk",
+    "resigned": "res",
+    "time": "time",
+    "forfeit": "forf",
+    "cheated": "chtd",
+}
+
+
+def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
+    """The tournament as a terminal shows it, in 80 columns, without colour."""
+    games = table.games
+    out = [
+        f"Tournament: {len(games.scored) + len(games.apart)} game(s) from {logs} log(s); "
+        f"{len(games.scored)} scored, {len(games.apart)} set apart",
+        _wrap("Rules: " + _rules_words(rules)),
+        "",
+        "Standings (ties: " + ", ".join(TIE_BREAKS) + ")",
+        f"{'#':>3}  {'Player':<14} {'G':>3} {'W':>3} {'L':>3} {'Pts':>4}  "
+        + " ".join(f"{w:>4}" for w in HOW_WORDS.values())
+        + f" {'H2H':>4} {'SB':>5} {'Shots':>6}",
+    ]
+    for line in table.lines:
+        how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
+        out.append(
+            f"{line.place:>3}  {shown(line.name, 14):<14} {line.games:>3} {line.wins:>3}"
+            f" {line.losses:>3} {_number(line.points):>4}  {how}"
+            f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
+            f" {line.shots_to_win:>+6}"
+        )
+    out += ["", "Ratings (Glicko-2, game by game in the order played), best first"]
+    out.append(f"{'#':>3}  {'Player':<16} {'Rating':>7} {'RD':>6}  {'Volatility':>10}  Games")
+    by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
+    for rank, line in enumerate(by_rating, 1):
+        r = line.rating
+        out.append(
+            f"{rank:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
+            f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
+        )
+    out += ["", *_crosstable_text(table), "", *_games_text(table)]
+    return out
+
+
+def _rules_words(rules: TournamentRules) -> str:
+    words = [rules.preset or "any preset or combination of presets"]
+    if rules.min_move_ms:
+        words.append(f"move limit at least {rules.min_move_ms / 1000:g} s")
+    if rules.roster:
+        words.append(f"a roster of {len(rules.roster)}")
+    if rules.since is not None or rules.until is not None:
+        words.append("games begun " + _dates(rules.since, rules.until))
+    pair = rules.games_per_pair
+    words.append("one game per pair" if pair == 1 else f"{pair} games per pair")
+    if rules.points != Points():
+        p = rules.points
+        words.append(
+            f"points: win {p.win:g}, loss {p.loss:g}, by forfeit {p.forfeit:g},"
+            f" by cheating {p.cheated:g}"
+        )
+    return "; ".join(words)
+
+
+def _dates(since: int | None, until: int | None) -> str:
+    def moment(ms: int) -> str:
+        return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M")
+
+    parts = []
+    if since is not None:
+        parts.append(f"from {moment(since)}")
+    if until is not None:
+        parts.append(f"before {moment(until)}")
+    return " ".join(parts) + " UTC"
+
+
+def _crosstable_text(table: Standings) -> list[str]:
+    keys = [line.key for line in table.lines]
+    widest = (len(_scores(s)) for row in table.crosstable.values() for s in row.values())
+    cell = max([3, *(n + 1 for n in widest)])
+    if 25 + cell * len(keys) > WIDTH:
+        return [
+            f"Crosstable: {len(keys)} players are too many for {WIDTH} columns"
+            " (see --csv crosstable, --json or --html)"
+        ]
+    out = ["Crosstable (the row's points against the column's, game by game)"]
+    numbers = "".join(f"{n:>{cell}}" for n in range(1, len(keys) + 1))
+    out.append(f"{'#':>3}  {'Player':<16}{numbers}")
+    for number, row in enumerate(keys, 1):
+        cells = "".join(
+            f"{'x' if col == row else (_scores(table.crosstable[row].get(col)) or '.'):>{cell}}"
+            for col in keys
+        )
+        out.append(f"{number:>3}  {shown(table.games.name(row), 16):<16}{cells}")
+    return out
+
+
+def _games_text(table: Standings) -> list[str]:
+    out = ["Games, in the order played (1st: who shot first; shots: host-guest)"]
+    out.append(
+        f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
+    )
+    apart: list[str] = []
+    for number, game, why, detail in numbered(table):
+        if why is not None:
+            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
+            marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
+            words = f"{number:>3}  {game.game[:16]} {host} v {guest}: {why}: {detail}"
+            apart.append(shown(words + (f" [{marks}]" if marks else ""), 10**6))
+            continue
+        shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
+        roles = " ".join(_log_marks(game))
+        out.append(
+            f"{number:>3}  {shown(_player(table, game, Role.HOST), 13):<13}"
+            f" {shown(_player(table, game, Role.GUEST), 13):<13}"
+            f" {(game.first or '-')[0].upper():<3}  {shown(_winner(table, game), 13):<13}"
+            f" {HOW_WORDS.get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
+            f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
+        )
+    out.append(
+        "Logs: H the host's, G the guest's.  Flags: "
+        + ", ".join(f"{mark} {flag}" for flag, mark in FLAG_MARKS.items())
+    )
+    if apart:
+        out += ["", "Set apart, not scored"]
+        for line in apart:
+            out += textwrap.wrap(line, WIDTH, subsequent_indent="       ")
+    return [_wrap(line) if len(line) > WIDTH else line.rstrip() for line in out]
+
+
+def _log_marks(game: GameSummary) -> list[str]:
+    """H for a host's log, G for a guest's (the host's first), ? for one naming no role."""
+    marks = {"host": "H", "guest": "G"}
+    return sorted((marks.get(role or "", "?") for role in game.log_roles), key="HG?".index)
+
+
+def _wrap(line: str) -> str:
+    return "\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="  ")) or line

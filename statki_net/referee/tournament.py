@@ -1,0 +1,330 @@
+"""A tournament judged from its logs: each game summed up, then counted or set apart.
+
+A referee is handed a folder of logs; ``statki tournament`` groups them into
+games and judges each (``judging``).  What a tournament keeps of a game is a
+``GameSummary``: small, so ten thousand of them fit where ten thousand
+transcripts would not.  ``TournamentRules`` say which games count: the
+rules preset, the least move limit, the roster (a name for each key), the
+dates, and how often a pair may meet.  ``sort_games`` sets apart, with its
+reason, every game that does not count; ``standings`` (in ``standings``)
+scores the rest.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from statki_net.game.battle import Defence
+from statki_net.game.picture import defence_lines, sea_lines
+from statki_net.protocol.endings import End, Standing
+from statki_net.protocol.transcript import Transcript
+from statki_net.protocol.wire import Role, Shot
+from statki_net.referee.judging import Judged
+from statki_net.referee.ratings import TAU
+
+
+class Flag(enum.StrEnum):
+    """Something about a game a referee should see beside its result."""
+
+    DISPUTED = "disputed"
+    UNCORROBORATED = "uncorroborated time claim"
+    CUSTOM_RULES = "custom rules"
+    ONE_SIDE = "only one side's log"
+    COPY = "a log given twice"
+
+
+@dataclass(frozen=True)
+class Board:
+    """One side's sea at the end, as text: its fleet and the shots on it when revealed,
+    else what its opponent learned of it."""
+
+    title: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What a tournament keeps of one judged game."""
+
+    game: str
+    """The game id in hex; for a log with no game id, the log's name."""
+    logs: tuple[str, ...]
+    log_roles: tuple[str | None, ...]
+    keys: Mapping[Role, str]
+    """Each side's key fingerprint, from its hello."""
+    names: Mapping[Role, str]
+    """Each side's name, from its hello (unsigned words a player chose)."""
+    started: int | None
+    """The host's clock in its hello, ms since 1970: when the game began, by the host."""
+    rules: str | None
+    move_ms: int
+    first: Role | None
+    """Who fired the first shot."""
+    standing: Standing
+    end: End | None
+    winner: Role | None
+    culprits: frozenset[Role]
+    result: str
+    """The result in words, as ``statki verify`` says it."""
+    reason: str
+    """Why the game ended so, or why it has no result (the judgement's reason)."""
+    shots: Mapping[Role, int]
+    boards: tuple[Board, ...] = ()
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        flags = []
+        if self.standing is Standing.DISPUTED:
+            flags.append(Flag.DISPUTED)
+        if self.end is End.TIME:
+            flags.append(Flag.UNCORROBORATED)
+        if self.rules == "custom rules":
+            flags.append(Flag.CUSTOM_RULES)
+        roles = [role for role in self.log_roles if role is not None]
+        if len(set(roles)) < 2:
+            flags.append(Flag.ONE_SIDE)
+        if len(roles) > len(set(roles)):
+            flags.append(Flag.COPY)
+        return tuple(flags)
+
+    @property
+    def both_lost(self) -> bool:
+        """Both sides cheated: the game counts as a loss for each."""
+        return self.end is End.CHEATED and self.winner is None
+
+
+def summarize(judged: Judged) -> GameSummary:
+    """The summary of one judged game (run where the game was judged: the transcript
+    stays there)."""
+    j, t = judged.judgement, judged.transcript
+    started = t.frames[0].header.at if t is not None and t.frames else None
+    keys = {role: info["key"] for role, info in j.players.items()}
+    return GameSummary(
+        game=j.game.hex() if j.game else (j.logs[0].name if j.logs else "?"),
+        logs=tuple(log.name for log in j.logs),
+        log_roles=tuple(log.role for log in j.logs),
+        keys=keys,
+        names={role: info["name"] for role, info in j.players.items()},
+        started=started,
+        rules=j.rules,
+        move_ms=t.limits.move_ms if t is not None else 0,
+        first=_first_shooter(t),
+        standing=j.standing,
+        end=j.end,
+        winner=j.winner,
+        culprits=j.culprits,
+        result=j.result_words(),
+        reason=j.reason,
+        shots=dict(j.shots),
+        boards=_boards(t, {role: info["name"] or role.value for role, info in j.players.items()}),
+    )
+
+
+def _first_shooter(t: Transcript | None) -> Role | None:
+    if t is None:
+        return None
+    return next((f.header.sender for f in t.frames if isinstance(f.message, Shot)), None)
+
+
+def _boards(t: Transcript | None, names: Mapping[Role, str]) -> tuple[Board, ...]:
+    if t is None or t.rules is None:
+        return ()
+    boards = []
+    for role in Role:
+        side, opponent = t.sides[role], t.sides[role.other]
+        name = names.get(role, role.value)
+        if side.fleet is not None:
+            shot = opponent.sea.shot if opponent.sea is not None else 0
+            lines = defence_lines(Defence(t.rules, side.fleet, shot))
+            boards.append(Board(f"{name}'s fleet ({role}), revealed", tuple(lines)))
+        elif opponent.sea is not None:
+            lines = sea_lines(opponent.sea)
+            boards.append(Board(f"{name}'s sea ({role}), as its opponent learned it", tuple(lines)))
+    return tuple(boards)
+
+
+# ---------------------------------------------------------------- the tournament's rules
+
+
+@dataclass(frozen=True)
+class Points:
+    """What a game is worth to each side."""
+
+    win: float = 1.0
+    loss: float = 0.0
+    forfeit: float = 0.0
+    """A loss by forfeit."""
+    cheated: float = 0.0
+    """A loss by cheating."""
+
+    def of(self, game: GameSummary, role: Role) -> float:
+        if game.winner is role:
+            return self.win
+        if game.end is End.FORFEIT:
+            return self.forfeit
+        if game.end is End.CHEATED and role in game.culprits:
+            return self.cheated
+        return self.loss
+
+
+@dataclass(frozen=True)
+class TournamentRules:
+    """Which games count (from the command's options or the referee's TOML file)."""
+
+    preset: str | None = None
+    """The rules every game must use (a preset, or presets joined by +); None: any rules
+    some presets make, but not custom rules."""
+    min_move_ms: int = 0
+    """The least move limit a game may have."""
+    roster: Mapping[str, str] = field(default_factory=dict)
+    """Player name -> key fingerprint; empty: every key plays, under its hello's name."""
+    since: int | None = None
+    """The first moment a game may begin, ms since 1970 (by the host's clock)."""
+    until: int | None = None
+    """The moment after the last a game may begin."""
+    games_per_pair: int = 1
+    """How many games between the same two players count; later ones are set apart."""
+    points: Points = field(default_factory=Points)
+    tau: float = TAU
+    """Glicko-2's system constant."""
+
+
+class Apart(enum.StrEnum):
+    """Why a game is not scored."""
+
+    NO_RESULT = "no result"
+    UNFINISHED = "unfinished"
+    DISPUTED = "disputed"
+    TAMPERED = "tampered or damaged"
+    RULES = "other rules"
+    MOVE_LIMIT = "move limit"
+    STRANGER = "not on the roster"
+    DATES = "outside the dates"
+    REPLAYED = "played again"
+
+
+@dataclass(frozen=True)
+class SetApart:
+    """A game not scored, and why."""
+
+    game: GameSummary
+    why: Apart
+    detail: str
+
+
+@dataclass(frozen=True)
+class Sorted:
+    """The games of a tournament in order: those scored, and those set apart."""
+
+    scored: tuple[GameSummary, ...]
+    apart: tuple[SetApart, ...]
+    players: Mapping[str, str]
+    """Every key of a scored game -> the name it plays under."""
+
+    def name(self, key: str) -> str:
+        return self.players.get(key, key)
+
+    def in_order(self) -> list[tuple[int, GameSummary, SetApart | None]]:
+        """Every game in the order played, numbered from 1, with why it is set apart."""
+        apart = {id(a.game): a for a in self.apart}
+        every = sorted([*self.scored, *(a.game for a in self.apart)], key=game_order)
+        return [(n, game, apart.get(id(game))) for n, game in enumerate(every, 1)]
+
+
+def game_order(game: GameSummary) -> tuple[int, str]:
+    """Games in the order they were played, by the host's clock, then by id."""
+    return (game.started or 0, game.game)
+
+
+def sort_games(games: Iterable[GameSummary], rules: TournamentRules) -> Sorted:
+    """Each game scored or set apart (the first reason that applies), in playing order."""
+    by_key = {key: name for name, key in rules.roster.items()}
+    scored: list[GameSummary] = []
+    apart: list[SetApart] = []
+    met: dict[frozenset[str], int] = {}
+    for game in sorted(games, key=game_order):
+        reason = _not_counted(game, rules, by_key)
+        if reason is None:
+            pair = frozenset(game.keys.values())
+            met[pair] = met.get(pair, 0) + 1
+            if met[pair] > rules.games_per_pair:
+                names = " and ".join(_named(game, role, by_key) for role in Role)
+                times = "once" if rules.games_per_pair == 1 else f"{rules.games_per_pair} times"
+                reason = (Apart.REPLAYED, f"{names} may meet {times}; this game is one more")
+        if reason is None:
+            scored.append(game)
+        else:
+            apart.append(SetApart(game, *reason))
+    return Sorted(tuple(scored), tuple(apart), _names(scored, by_key))
+
+
+def _not_counted(
+    game: GameSummary, rules: TournamentRules, by_key: Mapping[str, str]
+) -> tuple[Apart, str] | None:
+    """Why the game does not count, before counting meetings; None when it does."""
+    if game.standing is Standing.DISPUTED:
+        return Apart.DISPUTED, game.reason or game.result
+    if game.standing is Standing.UNFINISHED:
+        return Apart.UNFINISHED, game.reason or game.result
+    if game.standing is Standing.INVALID and game.end is not End.CHEATED:
+        return Apart.TAMPERED, game.result
+    if game.end is None or (game.winner is None and not game.both_lost):
+        return Apart.NO_RESULT, game.result
+    wanted = rules.preset
+    if game.rules != wanted and (wanted is not None or game.rules == "custom rules"):
+        what = wanted or "rules some presets make"
+        return Apart.RULES, f"played under {game.rules}; the tournament plays {what}"
+    if game.move_ms < rules.min_move_ms:
+        return (
+            Apart.MOVE_LIMIT,
+            f"move limit {_seconds(game.move_ms)}, below the tournament's"
+            f" {_seconds(rules.min_move_ms)}",
+        )
+    if by_key:
+        strangers = [role for role in Role if game.keys.get(role) not in by_key]
+        if strangers:
+            who = " and ".join(
+                f"the {role}'s key {game.keys.get(role, '(none)')} ({game.names.get(role, '')!r})"
+                for role in strangers
+            )
+            return Apart.STRANGER, f"{who}: not on the roster"
+    if rules.since is not None and (game.started is None or game.started < rules.since):
+        return Apart.DATES, "begun before the tournament's first day"
+    if rules.until is not None and (game.started is None or game.started >= rules.until):
+        return Apart.DATES, "begun after the tournament's last day"
+    return None
+
+
+def _named(game: GameSummary, role: Role, by_key: Mapping[str, str]) -> str:
+    key = game.keys.get(role, "")
+    return by_key.get(key) or game.names.get(role) or key
+
+
+def _names(scored: list[GameSummary], by_key: Mapping[str, str]) -> dict[str, str]:
+    """The name each key plays under: the roster's, else the name its hellos gave first,
+    with the key's first digits where two keys would share one."""
+    first: dict[str, str] = {}
+    for game in scored:
+        for role in Role:
+            key = game.keys[role]
+            first.setdefault(key, by_key.get(key) or game.names.get(role) or key[:11])
+    counts: dict[str, int] = {}
+    for name in first.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {key: name if counts[name] == 1 else f"{name} {key[:5]}" for key, name in first.items()}
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g} s"
+
+
+def is_fingerprint(text: str) -> bool:
+    """Whether ``text`` is written as ``fingerprint`` writes a key."""
+    parts = text.split("-")
+    return (
+        len(parts) == 4
+        and all(len(p) == 5 for p in parts)
+        and all(c in "0123456789abcdef" for c in "".join(parts))
+    )
