@@ -60,6 +60,8 @@ def press(model: Model, key: str) -> None:
     elif model.stage is Stage.RULES:
         if key in ("up", "down"):
             model.move_rules_cursor(ARROWS[key][0])
+        elif key in ("left", "right"):
+            model.move_strength_cursor(ARROWS[key][1])
         elif key == "enter":
             model.choose_rules()
     elif model.stage is Stage.PLACING:

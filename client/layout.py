@@ -20,6 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 if TYPE_CHECKING:  # defined for type checkers only
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
+from statki_net.ai.strength import STRENGTHS, Strength
 from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
@@ -307,6 +308,14 @@ def rules_screen_lines(model: Model) -> list[Line]:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
         lines += [[], [("class:box", "In full:")]]
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
+    if model.strength is not None:
+        lines += [[], [("class:box", "The computer (left/right):")]]
+        lines.append(
+            [
+                ("class:selected", f"  < {model.strength} >  "),
+                ("", STRENGTHS[Strength(model.strength)].description),
+            ]
+        )
     lines += [[], _notice(model), [("", "R in placement comes back here until the battle starts")]]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
@@ -506,6 +515,8 @@ def keys_line(model: Model) -> str:
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.RULES:
+        if model.strength_choices:
+            return " up/down rules  left/right computer  Enter confirm  ? help  q quit"
         return " up/down choose the rules  Enter confirm  ? help  q quit"
     if model.stage is Stage.PLACING:
         if model.must_decide:
