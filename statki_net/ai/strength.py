@@ -57,11 +57,11 @@ STRENGTHS: Mapping[Strength, Level] = MappingProxyType(
             description="searches at random, finishes a ship by trial, often forgets a mark",
         ),
         Strength.MEDIUM: Level(
-            "hunt",
+            "per-ship",
             "random",
-            forgets=0.06,
+            forgets=0.05,
             trial=0.5,
-            description="searches a checkerboard, half the time finishes by trial",
+            description="counts where each ship fits, half the time finishes by trial",
         ),
         Strength.HARD: Level(
             "density",
