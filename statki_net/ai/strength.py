@@ -59,9 +59,9 @@ STRENGTHS: Mapping[Strength, Level] = MappingProxyType(
         Strength.MEDIUM: Level(
             "per-ship",
             "random",
-            forgets=0.05,
-            trial=0.5,
-            description="counts where each ship fits, half the time finishes by trial",
+            forgets=0.03,
+            trial=0.3,
+            description="counts where each ship fits, now and then finishes by trial",
         ),
         Strength.HARD: Level(
             "density",
