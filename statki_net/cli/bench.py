@@ -38,10 +38,10 @@ from statki_net.ai.strategies import (
 )
 from statki_net.ai.strength import player_named
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
-from statki_net.game.battle import Sea
+from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
-from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.rules import Ruleset, Touching, ruleset_named
 
 YARDSTICK = "per-ship"
 """The strategy every other one is compared with, game by game."""
@@ -298,10 +298,11 @@ def _bench_ai(args: argparse.Namespace) -> int:
         names = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
         kinds = tuple(kind.strip() for kind in args.fleets.split(",") if kind.strip())
         plan = Plan(args.rules, args.games, args.seed, names, kinds)
-        ruleset_named(plan.rules_name)
         for name in names:
             if name != EXACT:
                 check_strategy(name)
+            elif plan.rules.touching is Touching.ANY or not tells_cells(plan.rules):
+                raise UsageError("exact counts only where ships never share a side")
         for kind in kinds:
             if kind not in FLEETS:
                 raise UsageError(f"unknown fleets {kind!r}; choose from {', '.join(FLEETS)}")

@@ -108,3 +108,5 @@ def test_each_kind_of_fleet_is_played_beside_the_uniform_ones(
     assert "by the fleets played" in text
     code, _, err = statki(capsys, *plan, "--fleets", "sneaky")
     assert code == 2 and "unknown fleets 'sneaky'" in err
+    code, _, err = statki(capsys, *plan, "--strategies", "exact")
+    assert code == 2 and "exact counts only where ships never share a side" in err
