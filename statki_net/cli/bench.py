@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from statki_net.ai.computer import PLAYERS, check_strategy
@@ -68,8 +69,12 @@ FLEETS: dict[str, Callable[[Ruleset, random.Random], Fleet]] = {
 and fleets wholly inside one half of the board (``strategies.clustered_fleet``)."""
 
 
+@lru_cache(maxsize=4096)
 def fleet_for(rules: Ruleset, kind: str, seed: int, game: int) -> Fleet:
-    """Game ``game``'s fleet of ``kind``: the uniform one is the bench's fleet as it always was."""
+    """Game ``game``'s fleet of ``kind``: the uniform one is the bench's fleet as it always was.
+
+    Kept for the other strategies of the run: a hard fleet tries 400 random ones.
+    """
     label = "fleet" if kind == "uniform" else kind
     return FLEETS[kind](rules, random.Random(f"{label}:{seed}:{game}"))
 
