@@ -426,8 +426,9 @@ def _text(plan: Plan, table: dict[str, dict[str, Any]]) -> str:
     for name, row in table.items():
         versus = row.get("vs_" + YARDSTICK)
         if versus:
+            yardstick = YARDSTICK + "".join(name.partition("@")[1:])
             lines.append(
-                f"{name} - {YARDSTICK}: {versus['mean']:+.2f} ± {versus['stderr']:.2f} shots"
+                f"{name} - {yardstick}: {versus['mean']:+.2f} ± {versus['stderr']:.2f} shots"
                 " (paired, same fleets)"
             )
     if len(plan.fleets) > 1:
