@@ -69,6 +69,8 @@ def press(model: Model, key: str) -> None:
             model.move_rules_cursor(ARROWS[key][0])
         elif key in LIMIT_KEYS:
             model.change_move_limit(LIMIT_KEYS[key])
+        elif key in ("left", "right"):
+            model.move_strength_cursor(ARROWS[key][1])
         elif key == "enter":
             model.choose_rules()
     elif model.stage is Stage.PLACING:

@@ -20,6 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 if TYPE_CHECKING:  # defined for type checkers only
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
+from statki_net.ai.strength import STRENGTHS, Strength
 from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
@@ -360,6 +361,14 @@ def rules_screen_lines(model: Model) -> list[Line]:
         seconds = model.move_seconds
         # Within "In full", no line of its own: the invite below needs the room.
         lines.append([("", f"  Time for a move: {seconds} s (+ and - change it)")])
+    if model.strength is not None:
+        lines += [[], [("class:box", "The computer (left/right):")]]
+        lines.append(
+            [
+                ("class:selected", f"  < {model.strength} >  "),
+                ("", STRENGTHS[Strength(model.strength)].description),
+            ]
+        )
     lines += [
         [],
         *notice_lines(model),
@@ -632,6 +641,8 @@ def keys_line(model: Model) -> str:
     if model.overlay is not None:
         return " Esc back  q quit"
     if model.stage is Stage.RULES:
+        if model.strength_choices:
+            return " up/down rules  left/right computer  Enter confirm  ? help  q quit"
         if model.move_seconds is not None:
             return " up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit"
         return " up/down choose the rules  Enter confirm  ? help  q quit"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from statki_net.ai.computer import placement_for
 from statki_net.ai.strategies import place_fleet
 from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
@@ -87,7 +88,7 @@ class LocalGame:
         *,
         name: str,
         strategy: str,
-        placement: str = "random",
+        placement: str | None = None,
         chooser: Chooser,
         rng: random.Random,
         home: Path | None = None,
@@ -101,7 +102,7 @@ class LocalGame:
         self.name = name
         self.strategy = strategy
         self.placement = placement
-        """How the computer places its fleet: ``random`` or ``hard``."""
+        """How the computer places its fleet: ``random``, ``hard``, or (None) as its strength."""
         self.chooser = chooser
         self.rng = rng
         self.home = home
@@ -173,6 +174,13 @@ class LocalGame:
     def resign(self) -> None:
         self._run(self._session.resign(self.clock()))
 
+    def use_computer(self, strategy: str, chooser: Chooser) -> None:
+        """Play another computer (a strength chosen on the rules screen): only before ``begin``."""
+        if self._session.transcript.frames:
+            raise UsageError("the game has begun already")
+        self.strategy, self.chooser = strategy, chooser
+        self._session, self._bot = self._pair()
+
     def propose(self, rules: Ruleset) -> None:
         """Play under ``rules`` instead: both sessions start afresh, nothing having been said."""
         if self._session.transcript.frames:
@@ -235,7 +243,8 @@ class LocalGame:
     def _computer(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, RulesProposed):
-                fleet = place_fleet(event.rules, self.placement, self.rng)
+                placement = placement_for(self.strategy, self.placement)
+                fleet = place_fleet(event.rules, placement, self.rng)
                 self._bot.accept(fleet, self.clock())
             elif isinstance(event, YourTurn) and self._bot.view is not None:
                 self._bot.shoot(self.chooser(self._bot.view, event.shots), self.clock())

@@ -61,12 +61,23 @@ class RulesScreen(Placing):
         if self.stage is Stage.RULES and self.rule_choices:
             self.rules_cursor = (self.rules_cursor + step) % len(self.rule_choices)
 
+    def move_strength_cursor(self, step: int) -> None:
+        if self.stage is Stage.RULES and self.strength_choices:
+            self.strength_cursor = (self.strength_cursor + step) % len(self.strength_choices)
+
+    @property
+    def strength(self) -> str | None:
+        """The computer's strength highlighted, where the screen offers one."""
+        return self.strength_choices[self.strength_cursor] if self.strength_choices else None
+
     def choose_rules(self) -> bool:
         """Enter on the rules screen: propose the highlighted preset and place the fleet."""
         if self.stage is not Stage.RULES or not self.rule_choices:
             return False
         chosen = PRESETS[self.rule_choices[self.rules_cursor]]
         before = self.rules
+        if self.on_strength is not None and self.strength is not None:
+            self.on_strength(self.strength)
         try:
             self.link.propose(chosen)
         except UsageError as error:

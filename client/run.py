@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import random
 import sys
@@ -10,7 +9,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from statki_net.game.errors import UsageError
+from statki_net.ai.computer import ComputerPlayer, check_strategy
+from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.protocol.session import Session
@@ -18,7 +18,7 @@ from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 
 from .keys import build_app
-from .local import Chooser, LocalGame, simple_chooser
+from .local import Chooser, LocalGame
 from .model import HistorySource, Model
 from .plain import run_plain
 from .remote import ConnectionLink, Reunion, play_over_connection
@@ -26,22 +26,9 @@ from .remote import ConnectionLink, Reunion, play_over_connection
 HISTORY_ROWS = 50
 
 
-def computer_chooser(strategy: str, rng: random.Random) -> Chooser:
-    """The computer player named ``strategy`` (``statki_net.ai.strategies``) with ``rng`` bound."""
-    try:
-        strategies = importlib.import_module("statki_net.ai.strategies")
-    except ImportError:  # the strategies module is not part of this build
-        if strategy != "random":
-            raise UsageError(f"unknown strategy {strategy!r}; choose from random") from None
-        return simple_chooser(rng)
-    names = strategies.STRATEGIES
-    if strategy not in names:
-        raise UsageError(f"unknown strategy {strategy!r}; choose from {', '.join(names)}")
-
-    def choose(view: object, count: int) -> tuple[int, ...]:
-        return tuple(strategies.choose_shots(strategy, view, count, rng))
-
-    return choose
+def computer_chooser(player: str, rng: random.Random) -> Chooser:
+    """The computer player named ``player`` (a strategy or a strength) with ``rng`` bound."""
+    return ComputerPlayer(check_strategy(player), rng).volley
 
 
 def history_source(history: History) -> HistorySource:
@@ -88,17 +75,20 @@ def play_computer(
     *,
     home: Path,
     strategy: str,
-    placement: str = "random",
+    placement: str | None = None,
     name: str,
     plain: bool,
     seed: int | None = None,
     choose_rules: bool = False,
     fleet_text: str = "",
+    choose_strength: bool = False,
 ) -> int:
     """``statki play``: the player hosts, the computer joins, in this process.
 
     With ``choose_rules`` the full screen opens on the rules screen, ``rules``
-    preselected; the line prompt plays ``rules`` as given.
+    preselected; the line prompt plays ``rules`` as given.  With
+    ``choose_strength`` (and a rules screen) the screen offers the computer's
+    strengths too, ``strategy`` preselected where it is one.
     """
     rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
     chooser = computer_chooser(strategy, rng)
@@ -118,6 +108,7 @@ def play_computer(
         )
         on_screen = not wants_plain(plain)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
+        strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
             link,
             rng,
@@ -125,6 +116,9 @@ def play_computer(
             rule_choices=choices,
             fleet_text=fleet_text,
             at_prompt=not on_screen,
+            strength_choices=strengths,
+            strength_cursor=strengths.index(strategy) if strategy in strengths else 0,
+            on_strength=lambda name: link.use_computer(name, computer_chooser(name, rng)),
         )
         try:
             if not on_screen:

@@ -9,6 +9,7 @@ size, the time limits, the opponent's name), and ``say`` for the status line.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from statki_net.game.rules import Ruleset, describe, match_presets
@@ -45,6 +46,12 @@ class CommonState:
     """This game is a rematch: the same opponent again."""
     rule_choices: tuple[str, ...] = ()
     """Presets the host picks from on the rules screen; empty: no rules screen."""
+    strength_choices: tuple[str, ...] = ()
+    """Strengths of the computer offered on the rules screen; empty: none to choose."""
+    strength_cursor: int = 0
+    """The strength highlighted on the rules screen."""
+    on_strength: Callable[[str], None] | None = None
+    """Told the strength chosen when the rules are (before they are proposed)."""
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
     at_prompt: bool = False

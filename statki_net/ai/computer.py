@@ -1,7 +1,8 @@
 """The computer player as the network layer uses it: a fleet and volleys.
 
-The strategies themselves live in ``strategies``; this only binds a strategy's
-name to a generator so a game driver can ask "where next?".
+The strategies live in ``strategies`` and the strengths in ``strength``;
+this only binds a player's name (a strength or a strategy) to a generator so
+a game driver can ask "where next?".
 """
 
 from __future__ import annotations
@@ -10,18 +11,29 @@ from dataclasses import dataclass
 from random import Random
 
 from statki_net.ai import strategies
+from statki_net.ai.strength import (
+    DEFAULT_STRENGTH,
+    STRENGTHS,
+    Strength,
+    player_named,
+    strength_named,
+)
 from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 
 STRATEGIES = list(strategies.STRATEGIES)
-"""The names ``--bot`` takes."""
+"""The strategies ``--bot`` takes (a strength's name is taken too)."""
+
+PLAYERS = [*STRATEGIES, *(strength.value for strength in Strength)]
+"""Every name a computer player goes by: the strategies, then the strengths."""
 
 
 def check_strategy(name: str) -> str:
-    if name not in STRATEGIES:
-        raise UsageError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    """``name`` when it names a computer player (a strategy or a strength)."""
+    if name not in PLAYERS:
+        raise UsageError(f"unknown strategy {name!r}; choose from {', '.join(PLAYERS)}")
     return name
 
 
@@ -35,15 +47,34 @@ def check_placement(name: str) -> str:
     return name
 
 
+def placement_for(player: str, placement: str | None = None) -> str:
+    """The placement asked for, else the strength's own, else uniformly random."""
+    if placement is not None:
+        return check_placement(placement)
+    strength = strength_named(player)
+    return STRENGTHS[strength].placement if strength else "random"
+
+
+def chosen_player(strength: str | None, bot: str | None) -> str:
+    """The player the options name: ``--bot`` when given, else ``--strength`` or the default."""
+    if bot:
+        return check_strategy(bot)
+    return Strength(strength).value if strength else DEFAULT_STRENGTH.value
+
+
 @dataclass
 class ComputerPlayer:
     strategy: str
+    """Its player's name: a strategy, or a strength (which adds mistakes and a placement)."""
     rng: Random
-    placement: str = "random"
-    """How it places its own fleet: uniformly at random, or ``hard`` to find."""
+    placement: str | None = None
+    """How it places its own fleet: uniformly at random, ``hard`` to find, or (None) as
+    its strength does (random for a plain strategy)."""
 
     def fleet(self, rules: Ruleset) -> Fleet:
-        return strategies.place_fleet(rules, self.placement, self.rng)
+        return strategies.place_fleet(rules, placement_for(self.strategy, self.placement), self.rng)
 
     def volley(self, view: Sea, count: int) -> tuple[int, ...]:
-        return strategies.choose_shots(self.strategy, view, count, self.rng)
+        if count < 1:
+            raise UsageError("a volley needs at least one shot")
+        return player_named(check_strategy(self.strategy))(view, count, self.rng)

@@ -22,23 +22,69 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from statki_net.ai.strategies import STRATEGIES, hard_fleet, play, sink_fleet, strategy_named
+from statki_net.ai.computer import PLAYERS, check_strategy
+from statki_net.ai.exact import clustered_fleet, exact_strategy
+from statki_net.ai.strategies import (
+    STRATEGIES,
+    Strategy,
+    hard_fleet,
+    play,
+    sink_fleet,
+)
+from statki_net.ai.strength import player_named
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
-from statki_net.game.battle import Sea
+from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import random_fleet
-from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.rules import Ruleset, Touching, ruleset_named
 from statki_net.store.userfile import read_user_text
 
 MAX_SHARD = 64 * 1024 * 1024
 """Bytes of a shard read at most: far more than a shard of any run holds."""
 YARDSTICK = "per-ship"
 """The strategy every other one is compared with, game by game."""
+
+EXACT = "exact"
+"""The bench's own player: greedy on exact whole-fleet probabilities (``ai.exact``)."""
+
+BENCH_PLAYERS = (*PLAYERS, EXACT)
+"""What ``--strategies`` takes: the strategies, the strengths, and the exact reference."""
+
+
+def bench_player(name: str) -> Strategy:
+    if name == EXACT:
+        return exact_strategy
+    return player_named(check_strategy(name))
+
+
+FLEETS: dict[str, Callable[[Ruleset, random.Random], Fleet]] = {
+    "uniform": random_fleet,
+    "hard": hard_fleet,
+    "clustered": clustered_fleet,
+}
+"""The fleets ``--fleets`` plays against: uniformly random ones, ``--placement hard``'s,
+and fleets wholly inside one half of the board (``strategies.clustered_fleet``)."""
+
+
+@lru_cache(maxsize=4096)
+def fleet_for(rules: Ruleset, kind: str, seed: int, game: int) -> Fleet:
+    """Game ``game``'s fleet of ``kind``: the uniform one is the bench's fleet as it always was.
+
+    Kept for the other strategies of the run: a hard fleet tries 400 random ones.
+    """
+    label = "fleet" if kind == "uniform" else kind
+    return FLEETS[kind](rules, random.Random(f"{label}:{seed}:{game}"))
+
+
+def label(strategy: str, fleets: str) -> str:
+    """A run's name: the strategy, and the fleets it played where they are not uniform."""
+    return strategy if fleets == "uniform" else f"{strategy}@{fleets}"
 
 
 def add(commands: Subcommands) -> None:
@@ -52,7 +98,13 @@ def add(commands: Subcommands) -> None:
         "--strategies",
         default=",".join(STRATEGIES),
         metavar="A,B,...",
-        help=f"strategies to compare ({', '.join(STRATEGIES)})",
+        help=f"strategies to compare ({', '.join(BENCH_PLAYERS)})",
+    )
+    ai.add_argument(
+        "--fleets",
+        default="uniform",
+        metavar="KIND,...",
+        help=f"the fleets each strategy plays, each kind beside the others ({', '.join(FLEETS)})",
     )
     ai.add_argument("--jobs", type=int, default=1, metavar="J", help="games played in parallel")
     ai.add_argument("--json", action="store_true", help="one JSON object keyed by strategy")
@@ -134,10 +186,10 @@ class Game:
         return cls(int(data["shots"]), int(data["misses"]), tuple(data["move_seconds"]))
 
 
-def play_one(rules: Ruleset, strategy: str, seed: int, game: int) -> Game:
+def play_one(rules: Ruleset, strategy: str, seed: int, game: int, fleets: str = "uniform") -> Game:
     """Game number ``game`` of a bench seeded ``seed``: the same fleet for every strategy."""
-    fleet = random_fleet(rules, random.Random(f"fleet:{seed}:{game}"))
-    player = strategy_named(strategy)
+    fleet = fleet_for(rules, fleets, seed, game)
+    player = bench_player(strategy)
     rng = random.Random(f"bot:{seed}:{game}:{strategy}")
     seconds: list[float] = []
 
@@ -151,7 +203,7 @@ def play_one(rules: Ruleset, strategy: str, seed: int, game: int) -> Game:
     return Game(result.shots, result.misses, tuple(seconds))
 
 
-def _play_task(task: tuple[Ruleset, str, int, int]) -> Game:
+def _play_task(task: tuple[Ruleset, str, int, int, str]) -> Game:
     return play_one(*task)
 
 
@@ -199,18 +251,31 @@ class Plan:
     games: int
     seed: int
     strategies: tuple[str, ...]
+    fleets: tuple[str, ...] = ("uniform",)
 
     @property
     def rules(self) -> Ruleset:
         return ruleset_named(self.rules_name)
 
+    @property
+    def runs(self) -> tuple[tuple[str, str], ...]:
+        """(strategy, fleets) of every run, fleets by fleets."""
+        return tuple((name, kind) for kind in self.fleets for name in self.strategies)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(label(name, kind) for name, kind in self.runs)
+
     def to_map(self) -> dict[str, Any]:
-        return {
+        plan: dict[str, Any] = {
             "rules": self.rules_name,
             "games": self.games,
             "seed": self.seed,
             "strategies": list(self.strategies),
         }
+        if self.fleets != ("uniform",):
+            plan["fleets"] = list(self.fleets)
+        return plan
 
 
 Shard = tuple[int, int]
@@ -239,10 +304,16 @@ def _bench_ai(args: argparse.Namespace) -> int:
         plan, results = merge_shards(args.merge)
     else:
         names = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
-        plan = Plan(args.rules, args.games, args.seed, names)
-        ruleset_named(plan.rules_name)
+        kinds = tuple(kind.strip() for kind in args.fleets.split(",") if kind.strip())
+        plan = Plan(args.rules, args.games, args.seed, names, kinds)
         for name in names:
-            strategy_named(name)
+            if name != EXACT:
+                check_strategy(name)
+            elif plan.rules.touching is Touching.ANY or not tells_cells(plan.rules):
+                raise UsageError("exact counts only where ships never share a side")
+        for kind in kinds:
+            if kind not in FLEETS:
+                raise UsageError(f"unknown fleets {kind!r}; choose from {', '.join(FLEETS)}")
         if args.games < 1 or args.jobs < 1:
             raise UsageError("--games and --jobs must be at least 1")
         numbers = shard_games(plan.games, args.shard) if args.shard else range(plan.games)
@@ -250,7 +321,7 @@ def _bench_ai(args: argparse.Namespace) -> int:
         if args.shard:
             print(json.dumps(_shard_map(plan, args.shard, results)))
             return EXIT_OK
-    table = _table(plan, [results[name] for name in plan.strategies])
+    table = _table(plan, [results[name] for name in plan.labels])
     print(json.dumps(table, indent=2) if args.json else _text(plan, table))
     return EXIT_OK
 
@@ -259,16 +330,16 @@ def _play(plan: Plan, numbers: range, jobs: int, *, quiet: bool) -> dict[str, di
     """Every strategy of the plan on the numbered games: per strategy, game number -> game."""
     rules = plan.rules
     results: dict[str, dict[int, Game]] = {}
-    for name in plan.strategies:
-        tasks = [(rules, name, plan.seed, game) for game in numbers]
+    for name, kind in plan.runs:
+        tasks = [(rules, name, plan.seed, game, kind) for game in numbers]
         if jobs > 1:
             with ProcessPoolExecutor(jobs) as pool:
                 games = list(pool.map(_play_task, tasks, chunksize=4))
         else:
             games = [_play_task(task) for task in tasks]
-        results[name] = dict(zip(numbers, games, strict=True))
+        results[label(name, kind)] = dict(zip(numbers, games, strict=True))
         if not quiet:
-            print(f"  {name}: done", file=sys.stderr, flush=True)
+            print(f"  {label(name, kind)}: done", file=sys.stderr, flush=True)
     return results
 
 
@@ -297,16 +368,17 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
                 int(data["plan"]["games"]),
                 int(data["plan"]["seed"]),
                 tuple(str(name) for name in data["plan"]["strategies"]),
+                tuple(str(kind) for kind in data["plan"].get("fleets", ["uniform"])),
             )
             played = {
                 name: [(int(g["game"]), Game.from_map(g)) for g in data["results"][name]]
-                for name in theirs.strategies
+                for name in theirs.labels
             }
         except (ValueError, KeyError, TypeError) as error:
             raise UsageError(f"{path}: not a shard of statki bench ai ({error})") from None
         if plan is None:
             plan = theirs
-            results = {name: {} for name in plan.strategies}
+            results = {name: {} for name in plan.labels}
         elif theirs != plan:
             raise UsageError(f"{path}: a shard of another run ({theirs} is not {plan})")
         for name, games in played.items():
@@ -324,13 +396,16 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
 
 def _table(plan: Plan, runs: Sequence[dict[int, Game]]) -> dict[str, dict[str, Any]]:
     """Each strategy's summary, and its paired difference to the yardstick."""
-    games = {name: list(run.values()) for name, run in zip(plan.strategies, runs, strict=True)}
+    games = {name: list(run.values()) for name, run in zip(plan.labels, runs, strict=True)}
     table: dict[str, dict[str, Any]] = {name: summary(played) for name, played in games.items()}
-    if YARDSTICK in games:
+    for kind in plan.fleets:
+        yardstick = label(YARDSTICK, kind)
+        if yardstick not in games:
+            continue
         for name in plan.strategies:
             if name != YARDSTICK:
-                mean, stderr = paired(games[name], games[YARDSTICK])
-                table[name]["vs_" + YARDSTICK] = {
+                mean, stderr = paired(games[label(name, kind)], games[yardstick])
+                table[label(name, kind)]["vs_" + YARDSTICK] = {
                     "mean": round(mean, 3),
                     "stderr": round(stderr, 3),
                 }
@@ -338,23 +413,34 @@ def _table(plan: Plan, runs: Sequence[dict[int, Game]]) -> dict[str, dict[str, A
 
 
 def _text(plan: Plan, table: dict[str, dict[str, Any]]) -> str:
+    width = max(10, *(len(name) for name in table))
     lines = [
         f"rules {plan.rules_name}, {plan.games} fleets, seed {plan.seed}:"
         " shots to sink the whole fleet",
-        f"{'strategy':<10} {'mean':>13} {'median':>7} {'p90':>6} {'max':>6} {'misses':>7}"
+        f"{'strategy':<{width}} {'mean':>13} {'median':>7} {'p90':>6} {'max':>6} {'misses':>7}"
         f" {'ms p50':>8} {'ms p99':>8}",
     ]
     for name, row in table.items():
         mean = f"{row['mean']:.2f} ± {row['stderr']:.2f}"
         lines.append(
-            f"{name:<10} {mean:>13} {row['median']:>7g} {row['p90']:>6g} {row['max']:>6g}"
+            f"{name:<{width}} {mean:>13} {row['median']:>7g} {row['p90']:>6g} {row['max']:>6g}"
             f" {row['misses']:>7.2f} {row['ms_p50']:>8.2f} {row['ms_p99']:>8.2f}"
         )
     for name, row in table.items():
         versus = row.get("vs_" + YARDSTICK)
         if versus:
+            yardstick = YARDSTICK + "".join(name.partition("@")[1:])
             lines.append(
-                f"{name} - {YARDSTICK}: {versus['mean']:+.2f} ± {versus['stderr']:.2f} shots"
+                f"{name} - {yardstick}: {versus['mean']:+.2f} ± {versus['stderr']:.2f} shots"
                 " (paired, same fleets)"
+            )
+    if len(plan.fleets) > 1:
+        lines += ["", "mean shots ± s.e. by the fleets played (each kind its own fleets):"]
+        lines.append(f"{'strategy':<10}" + "".join(f" {kind:>15}" for kind in plan.fleets))
+        for name in plan.strategies:
+            cells = [table[label(name, kind)] for kind in plan.fleets]
+            lines.append(
+                f"{name:<10}"
+                + "".join(f" {row['mean']:>8.2f} ± {row['stderr']:<4.2f}" for row in cells)
             )
     return "\n".join(lines)

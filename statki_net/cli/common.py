@@ -98,9 +98,24 @@ def placement_argument(parser: argparse.ArgumentParser) -> None:
     """``--placement``: how the computer places its own fleet."""
     parser.add_argument(
         "--placement",
-        default="random",
+        default=None,
         choices=["random", "hard"],
-        help="the computer's fleet: uniformly random (default), or hard for density to find",
+        help="the computer's fleet: uniformly random, or hard for density to find"
+        " (default: its strength's, random for a --bot strategy)",
+    )
+
+
+def strength_argument(parser: argparse.ArgumentParser) -> None:
+    """``--strength``: how well the computer plays, unless ``--bot`` names a strategy."""
+    # Here, not at the top: ``statki --help`` must not load the computer player.
+    from statki_net.ai.strength import DEFAULT_STRENGTH, Strength
+
+    parser.add_argument(
+        "--strength",
+        default=None,
+        choices=[strength.value for strength in Strength],
+        help="how well the computer plays: easy and medium make a person's mistakes"
+        f" (default {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)",
     )
 
 

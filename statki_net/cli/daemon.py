@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import signal
 
-from statki_net.ai.computer import STRATEGIES
+from statki_net.ai.computer import STRATEGIES, chosen_player
 from statki_net.cli.common import (
     EXIT_OK,
     Subcommands,
@@ -17,6 +17,7 @@ from statki_net.cli.common import (
     move_limit_argument,
     placement_argument,
     rules_argument,
+    strength_argument,
 )
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
@@ -40,8 +41,9 @@ def add(commands: Subcommands) -> None:
     parser.add_argument(
         "--bot",
         metavar="STRATEGY",
-        help=f"accept every challenge and play it ({', '.join(STRATEGIES)})",
+        help=f"accept every challenge and play it ({', '.join(STRATEGIES)}, or a strength)",
     )
+    strength_argument(parser)
     placement_argument(parser)
     rules_argument(parser)
     home_argument(parser)
@@ -64,7 +66,7 @@ def _daemon(args: argparse.Namespace) -> int:
             key,
             name=args.name[:200],
             listen_on=addresses or default_listen(),
-            bot=args.bot,
+            bot=chosen_player(args.strength, args.bot) if args.bot or args.strength else None,
             placement=args.placement,
             rules=rules,
             limits=limits,

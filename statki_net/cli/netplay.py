@@ -21,7 +21,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.ai.computer import STRATEGIES, ComputerPlayer, check_strategy
+from statki_net.ai.computer import STRATEGIES, ComputerPlayer, check_strategy, placement_for
 from statki_net.ai.strategies import place_fleet
 from statki_net.cli.common import (
     EXIT_FOUND,
@@ -162,7 +162,7 @@ class Player:
     limits: Limits | None
     on_screen: bool = False
     """A person plays on the full screen (a terminal, no ``--plain``, no ``--bot``)."""
-    placement: str = "random"
+    placement: str | None = None
     """How the computer places this side's fleet, with ``--bot``."""
     choose_rules: bool = False
     """The host picks the rules on screen (no ``--rules`` given)."""
@@ -304,7 +304,7 @@ async def _host_game(
         )
         admitted = await arrived.get()
         if fleet is None:
-            placement = player.placement if player.bot else "random"
+            placement = placement_for(player.bot, player.placement) if player.bot else "random"
             fleet = place_fleet(rules, placement, random.SystemRandom())
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))

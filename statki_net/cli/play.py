@@ -12,6 +12,7 @@ from statki_net.cli.common import (
     player_name,
     rules_argument,
     stdin_is_terminal,
+    strength_argument,
 )
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
@@ -21,7 +22,10 @@ def add(commands: Subcommands) -> None:
     play = commands.add_parser("play")
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
-    play.add_argument("--bot", default="random", metavar="STRATEGY", help="the computer's strategy")
+    play.add_argument(
+        "--bot", default=None, metavar="STRATEGY", help="the computer's strategy, no mistakes"
+    )
+    strength_argument(play)
     placement_argument(play)
     play.add_argument(
         "--plain",
@@ -41,14 +45,17 @@ def _play(args: argparse.Namespace) -> int:
     # The client is imported here so commands that never draw a board stay light.
     from statki_client.run import play_computer
 
+    from statki_net.ai.computer import chosen_player
+
     rules = ruleset_named(args.rules or "classic")
     home = home_dir(args.home)
     return int(
         play_computer(
             rules,
             home=home,
-            strategy=args.bot,
+            strategy=chosen_player(args.strength, args.bot),
             placement=args.placement,
+            choose_strength=args.bot is None,
             name=player_name(args.name, home, may_ask=stdin_is_terminal()),
             plain=args.plain,
             seed=args.seed,

@@ -7,8 +7,14 @@ import asyncio
 import random
 from pathlib import Path
 
-from statki_net.ai.computer import STRATEGIES, ComputerPlayer, check_strategy
-from statki_net.cli.common import EXIT_OK, Subcommands, placement_argument, rules_argument
+from statki_net.ai.computer import STRATEGIES, ComputerPlayer, chosen_player
+from statki_net.cli.common import (
+    EXIT_OK,
+    Subcommands,
+    placement_argument,
+    rules_argument,
+    strength_argument,
+)
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.selfplay import selfplay
@@ -24,10 +30,11 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument(
         "--bot",
-        default="random",
+        default=None,
         metavar="STRATEGY",
-        help=f"the strategy both sides play ({', '.join(STRATEGIES)})",
+        help=f"the strategy both sides play ({', '.join(STRATEGIES)}), instead of a strength",
     )
+    strength_argument(parser)
     placement_argument(parser)
     parser.add_argument("--log-dir", metavar="DIR", help="write each side's log of each game here")
     parser.set_defaults(run=_selfplay)
@@ -37,7 +44,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise UsageError("--games must be at least 1")
     rules = ruleset_named(args.rules)
-    strategy = check_strategy(args.bot)
+    strategy = chosen_player(args.strength, args.bot)
     # Made (or refused, in one line) now: a folder that cannot take logs fails every game.
     log_dir = private_folder(Path(args.log_dir)) if args.log_dir else None
     placement = args.placement

@@ -135,7 +135,7 @@ class Daemon:
         name: str,
         listen_on: list[Address],
         bot: str | None = None,
-        placement: str = "random",
+        placement: str | None = None,
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
@@ -147,7 +147,7 @@ class Daemon:
         self.name = name
         self.listen_on = listen_on
         self.bot = check_strategy(bot) if bot else None
-        self.placement = check_placement(placement)
+        self.placement = check_placement(placement) if placement else None
         self.rules = rules
         self.limits = limits
         self.max_games = max_games

@@ -83,3 +83,30 @@ def test_a_merge_needs_every_game_once_from_one_run(
 def test_a_shard_is_one_of_n(capsys: pytest.CaptureFixture[str], wrong: str) -> None:
     code, _, err = statki(capsys, "--games", "1", "--shard", wrong)
     assert code == 2 and "a shard is I/N" in err
+
+
+def test_each_kind_of_fleet_is_played_beside_the_uniform_ones(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    plan = ("--rules", "five-ships", "--games", "4", "--seed", "2", "--strategies", "random,hunt")
+    fleets = ("--fleets", "uniform,hard,clustered")
+    code, whole, _ = statki(capsys, *plan, *fleets, "--json")
+    assert code == 0
+    table = json.loads(whole)
+    assert set(table) == {
+        f"{name}{kind}" for name in ("random", "hunt") for kind in ("", "@hard", "@clustered")
+    }
+    code, uniform, _ = statki(capsys, *plan, "--json")
+    assert without_timings(json.loads(uniform))["hunt"] == without_timings(table)["hunt"]
+    paths = []
+    for index in (1, 2):
+        code, shard, _ = statki(capsys, *plan, *fleets, "--shard", f"{index}/2")
+        paths.append(tmp_path / f"{index}.json")
+        paths[-1].write_text(shard)
+    code, text, _ = statki(capsys, "--merge", *map(str, paths))
+    assert code == 0 and "hunt@clustered" in text
+    assert "by the fleets played" in text
+    code, _, err = statki(capsys, *plan, "--fleets", "sneaky")
+    assert code == 2 and "unknown fleets 'sneaky'" in err
+    code, _, err = statki(capsys, *plan, "--strategies", "exact")
+    assert code == 2 and "exact counts only where ships never share a side" in err

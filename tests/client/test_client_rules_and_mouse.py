@@ -302,3 +302,21 @@ def test_clicks_through_the_application_choose_place_and_fire(tmp_path: Path) ->
     assert model.volleys[0].squares == (parse_square("E5"),)
     assert any("Selected the 2-mast ship at I1-J1" in notice for notice in notices)
     assert model.end_screen is not None and "resigned" in model.end_screen.verdict
+
+
+def test_against_the_computer_the_rules_screen_chooses_its_strength(tmp_path: Path) -> None:
+    model = chooser_game(tmp_path)
+    link = model.link
+    assert isinstance(link, LocalGame)
+    model.strength_choices, model.strength_cursor = ("easy", "medium", "hard"), 1
+    model.on_strength = lambda name: link.use_computer(name, simple_chooser(random.Random(1)))
+    text = plain(screen(model))
+    assert "< medium >" in text and "left/right computer" in keys_line(model)
+    assert len(text.splitlines()) == 24 and all(len(line) < 80 for line in text.splitlines())
+    press(model, "right")
+    press(model, "right")
+    assert model.strength == "easy", "the choice wraps around"
+    press(model, "left")
+    assert model.strength == "hard"
+    pick(model, "classic")
+    assert link.strategy == "hard" and model.stage is Stage.PLACING

@@ -1,0 +1,536 @@
+"""Exact whole-fleet counts by a transfer matrix over the board's squares: the bench's reference.
+
+Where ships may not share a side (classic, corners) a fleet is nothing but
+which squares hold a ship: the ships are the lines those squares form.  So
+the fleets consistent with a view can be counted square by square, in
+reading order, keeping only what the squares already decided say about the
+ones to come (a "profile" dynamic program):
+
+- per column, the last square decided in it: empty, part of a ship that is
+  finished below (a horizontal ship, or a vertical one that ended), or the
+  bottom of a vertical line still open (its length, and whether any of its
+  squares is unknown, not a hit: a ship wholly on hits would have sunk);
+- whether the square up and to the left holds a ship (no corner touching);
+- how many ships of each length are finished.
+
+One pass forwards counts the ways to reach each state, one backwards the
+ways to finish from it; a square's probability of holding a ship is the sum,
+over the steps that put a ship there, of the ways in times the ways out,
+over the total.  The counts are whole integers, so the probabilities are
+exact, and the backward counts draw a fleet uniformly at random as well.
+
+It is the bench's yardstick for ``density`` (``statki bench ai --strategies
+exact``), too slow for play: in pure Python a classic move takes about a
+minute of CPU after 20 shots and a second after 33 (the README has the figures).
+Not for touching ships (five-ships): there squares do not tell ships apart.
+Pure: values in, values out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from random import Random
+
+from statki_net.ai.density import read_view
+from statki_net.game.battle import Sea, tells_cells
+from statki_net.game.board import bit, squares_of
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet, placements
+from statki_net.game.rules import Ruleset, Touching
+
+EMPTY = 0
+CLOSED = 1
+"""A ship's square below which nothing may stand: the ship is finished there."""
+
+State = tuple[tuple[int, ...], bool, tuple[int, ...]]
+"""(per column the last square's status, whether up-left holds a ship, ships finished per length).
+
+A status is EMPTY, CLOSED, or an open line: ``4 * length + 2 * horizontal + any_free``,
+where ``any_free`` says the line has a square that is not a hit.  A horizontal line is open
+only at its right end in the row being decided; a vertical one at its bottom square.
+"""
+
+
+def _line(length: int, horizontal: bool, any_free: bool) -> int:
+    return 4 * length + 2 * horizontal + any_free
+
+
+def _is_line(status: int) -> bool:
+    return status >= 4
+
+
+def _length(status: int) -> int:
+    return status // 4
+
+
+def _is_horizontal(status: int) -> bool:
+    return _is_line(status) and bool(status & 2)
+
+
+def _any_free(status: int) -> bool:
+    return _is_line(status) and bool(status & 1)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What the fleets to count must agree with."""
+
+    rules: Ruleset
+    free: int
+    """Squares that may hold a ship unseen."""
+    hits: int
+    """Squares that hold a ship (of the ships still to place)."""
+    need: tuple[int, ...]
+    """Ships still to place, per length (index 0 unused)."""
+    rows: int = 0
+    """Rows of the board to count on (from the top; 0: all): the rest are taken to be empty."""
+
+    @property
+    def area(self) -> int:
+        return self.rules.size * (self.rows or self.rules.size)
+
+    @property
+    def longest(self) -> int:
+        return max((length for length, many in enumerate(self.need) if many), default=0)
+
+
+def problem_of(sea: Sea) -> Problem:
+    """The counting problem a shooter's view poses (ships that may not share a side only)."""
+    rules = sea.rules
+    if rules.touching is Touching.ANY or not tells_cells(rules):
+        raise UsageError("exact counting needs ships that never share a side and told squares")
+    view = read_view(sea)
+    need = [0] * (rules.size + 1)
+    for (length, _), many in zip(view.kinds, view.counts, strict=True):
+        need[length] += many
+    return Problem(rules, view.free, view.hits, tuple(need))
+
+
+def _finished(
+    counts: tuple[int, ...], status: int, need: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """``counts`` with the line ``status`` finished as a ship, or None where it may not be."""
+    length = _length(status)
+    if not _any_free(status) or counts[length] >= need[length]:
+        return None
+    return (*counts[:length], counts[length] + 1, *counts[length + 1 :])
+
+
+def _steps(problem: Problem, square: int, state: State) -> list[tuple[State, bool]]:
+    """The states after deciding ``square``: (the state, whether the square holds a ship)."""
+    size = problem.rules.size
+    column = square % size
+    row_end = column == size - 1
+    columns, up_left, counts = state
+    up = columns[column]
+    left = columns[column - 1] if column else EMPTY
+    up_right = columns[column + 1] if not row_end else EMPTY
+    is_hit = bool(problem.hits >> square & 1)
+    is_free = bool(problem.free >> square & 1)
+    up_holds = up != EMPTY
+    result: list[tuple[State, bool]] = []
+
+    def close_row(cols: list[int], finished: tuple[int, ...] | None, ship: bool) -> None:
+        """Keep the state reached; at the row's end an open horizontal line is a finished ship."""
+        if finished is not None and row_end and _is_horizontal(cols[column]):
+            finished = _finished(finished, cols[column], problem.need)
+            cols[column] = CLOSED
+        if finished is not None:
+            result.append(((tuple(cols), False if row_end else up_holds, finished), ship))
+
+    if not is_hit:  # no ship here
+        cols = list(columns)
+        cols[column] = EMPTY
+        finished: tuple[int, ...] | None = counts
+        if _is_line(up):  # a vertical line above ends here
+            finished = _finished(counts, up, problem.need)
+        if finished is not None and _is_horizontal(left):
+            finished = _finished(finished, left, problem.need)
+            cols[column - 1] = CLOSED
+        close_row(cols, finished, False)
+    if not (is_hit or is_free) or up == CLOSED:  # a ship here: not below a finished one
+        return result
+    if problem.rules.touching is Touching.NONE and (up_left or up_right != EMPTY):
+        return result  # nor corner to corner
+    cols = list(columns)
+    if _is_line(up):  # the vertical line above grows down
+        if left != EMPTY or _length(up) + 1 > problem.longest:
+            return result
+        cols[column] = _line(_length(up) + 1, False, _any_free(up) or is_free)
+    elif left == EMPTY:
+        cols[column] = _line(1, False, is_free)
+    elif _is_horizontal(left) or _length(left) == 1:  # the line on the left grows right
+        if _length(left) + 1 > problem.longest:
+            return result
+        cols[column - 1] = CLOSED
+        cols[column] = _line(_length(left) + 1, True, _any_free(left) or is_free)
+    else:  # beside a vertical line
+        return result
+    close_row(cols, counts, True)
+    return result
+
+
+def _start(problem: Problem) -> State:
+    return ((EMPTY,) * problem.rules.size, False, (0,) * len(problem.need))
+
+
+def _complete(problem: Problem, state: State) -> bool:
+    """Whether the board ends well here: the lines still open finish the fleet exactly."""
+    columns, _, counts = state
+    finished: tuple[int, ...] | None = counts
+    for status in columns:
+        if finished is not None and _is_line(status):
+            finished = _finished(finished, status, problem.need)
+    return finished == problem.need
+
+
+@dataclass(frozen=True)
+class Table:
+    """The forward and backward counts of one problem, square by square."""
+
+    problem: Problem
+    ways_in: tuple[dict[State, int], ...]
+    """Per square, the ways to reach each state before deciding it."""
+    ways_out: tuple[dict[State, int], ...]
+    """Per square (and one past the last), the ways to finish the board from each state."""
+    steps: tuple[dict[State, list[tuple[State, bool]]], ...]
+
+    @property
+    def fleets(self) -> int:
+        return self.ways_out[0].get(_start(self.problem), 0)
+
+    def ship_counts(self) -> tuple[int, ...]:
+        """Per square, the consistent fleets with a ship there."""
+        counts = []
+        for square, layer in enumerate(self.ways_in):
+            out = self.ways_out[square + 1]
+            total = 0
+            for state, ways in layer.items():
+                total += ways * sum(out[s] for s, ship in self.steps[square][state] if ship)
+            counts.append(total)
+        return tuple(counts)
+
+    def probabilities(self) -> tuple[float, ...]:
+        fleets = self.fleets
+        if not fleets:
+            return (0.0,) * self.problem.rules.size**2
+        return tuple(
+            count / fleets if self.problem.free >> s & 1 else 0.0
+            for s, count in enumerate(self.ship_counts())
+        ) + (0.0,) * (self.problem.rules.size**2 - self.problem.area)
+
+    def draw(self, rng: Random) -> int:
+        """A consistent fleet drawn uniformly, as the bitboard of its squares."""
+        if not self.fleets:
+            raise UsageError("no fleet agrees with what is known")
+        state, board = _start(self.problem), 0
+        for square, steps in enumerate(self.steps):
+            out = self.ways_out[square + 1]
+            pick = rng.randrange(self.ways_out[square][state])
+            for nxt, ship in steps[state]:
+                pick -= out[nxt]
+                if pick < 0:
+                    state, board = nxt, board | (bit(square) if ship else 0)
+                    break
+        return board
+
+
+def count(problem: Problem) -> Table:
+    """Every consistent fleet, counted forwards and backwards over the squares."""
+    area = problem.area
+    ways_in: list[dict[State, int]] = [{_start(problem): 1}]
+    steps: list[dict[State, list[tuple[State, bool]]]] = []
+    for square in range(area):
+        here: dict[State, list[tuple[State, bool]]] = {}
+        after: dict[State, int] = {}
+        for state, ways in ways_in[-1].items():
+            here[state] = _steps(problem, square, state)
+            for nxt, _ in here[state]:
+                after[nxt] = after.get(nxt, 0) + ways
+        steps.append(here)
+        ways_in.append(after)
+    ways_out: list[dict[State, int]] = [
+        {state: int(_complete(problem, state)) for state in ways_in[area]}
+    ]
+    for square in range(area - 1, -1, -1):
+        out = ways_out[0]
+        ways_out.insert(
+            0,
+            {state: sum(out[nxt] for nxt, _ in moves) for state, moves in steps[square].items()},
+        )
+    return Table(problem, tuple(ways_in[:area]), tuple(ways_out), tuple(steps))
+
+
+def exact_probabilities(sea: Sea) -> tuple[tuple[float, ...], int]:
+    """Per square, the exact probability it holds a ship; and the consistent fleets' number."""
+    table = count(problem_of(sea))
+    return table.probabilities(), table.fleets
+
+
+def ships_of(rules: Ruleset, board: int) -> Fleet:
+    """The fleet whose squares are ``board``: the lines they form, longest first."""
+    size = rules.size
+    left = board
+    ships: list[tuple[int, ...]] = []
+    while left:
+        first = (left & -left).bit_length() - 1
+        step = (
+            size
+            if first + 1 >= size * size or first % size == size - 1 or not left >> (first + 1) & 1
+            else 1
+        )
+        ship = [first]
+        while True:
+            nxt = ship[-1] + step
+            if step == 1 and nxt % size == 0:
+                break
+            if nxt >= size * size or not left >> nxt & 1:
+                break
+            ship.append(nxt)
+        for square in ship:
+            left &= ~bit(square)
+        ships.append(tuple(ship))
+    ships.sort(key=len, reverse=True)
+    return Fleet(tuple(ships))
+
+
+# ---------------------------------------------------------------- drawing fleets, counted fast
+
+Frontier = tuple[tuple[int, ...], bool]
+"""A state without the ships finished: per column the last status, and up-left."""
+Move = tuple[Frontier, tuple[int, ...], bool]
+"""One step: the frontier reached, the ships it finishes (per length), a ship on the square."""
+
+
+class _Packing:
+    """Ships finished per length, as one slot of a packed integer: a polynomial in one go.
+
+    A frontier's ways for every count of finished ships are one Python
+    integer, ``width`` bits per count, so the counting is done per frontier
+    (a shift, a mask and an add) and not per frontier and count: what makes
+    drawing a fleet from half a classic board take seconds, not minutes.
+    """
+
+    def __init__(self, need: tuple[int, ...], width: int) -> None:
+        self.need = need
+        self.width = width
+        self.strides = [1] * len(need)
+        for length in range(1, len(need)):
+            self.strides[length] = self.strides[length - 1] * (need[length - 1] + 1)
+        self.slots = self.strides[-1] * (need[-1] + 1)
+        self.slot = (1 << width) - 1
+        self._masks: dict[tuple[int, ...], int] = {}
+
+    def index(self, counts: Sequence[int]) -> int:
+        return sum(c * stride for c, stride in zip(counts, self.strides, strict=True))
+
+    def digits(self, slot: int) -> tuple[int, ...]:
+        return tuple(
+            slot // stride % (n + 1) for stride, n in zip(self.strides, self.need, strict=True)
+        )
+
+    def room(self, finished: tuple[int, ...]) -> int:
+        """The slots of the counts that ``finished`` more ships still keep within the fleet."""
+        mask = self._masks.get(finished)
+        if mask is None:
+            mask = 0
+            for slot in range(self.slots):
+                counts = self.digits(slot)
+                if all(c + f <= n for c, f, n in zip(counts, finished, self.need, strict=True)):
+                    mask |= self.slot << (slot * self.width)
+            self._masks[finished] = mask
+        return mask
+
+    def get(self, packed: int, counts: Sequence[int]) -> int:
+        return packed >> (self.width * self.index(counts)) & self.slot
+
+
+def _moves(problem: Problem, square: int, frontier: Frontier) -> list[Move]:
+    """The steps from ``frontier`` at ``square``, whatever ships were finished before."""
+    roomy = Problem(
+        problem.rules, problem.free, problem.hits, tuple(2 if n else 0 for n in problem.need)
+    )
+    zero = (0,) * len(problem.need)
+    return [
+        ((columns, up_left), counts, ship)
+        for (columns, up_left, counts), ship in _steps(roomy, square, (*frontier, zero))
+    ]
+
+
+def _closing(problem: Problem, frontier: Frontier) -> tuple[int, ...] | None:
+    """The ships the lines still open at the board's end finish, or None where they may not."""
+    finished = [0] * len(problem.need)
+    for status in frontier[0]:
+        if _is_line(status):
+            if not _any_free(status):
+                return None
+            finished[_length(status)] += 1
+    return tuple(finished)
+
+
+def _bits_enough(problem: Problem) -> int:
+    """Bits no count can outgrow: the positions of every ship, multiplied."""
+    allowed = problem.free | problem.hits
+    bound = 1
+    for length, many in enumerate(problem.need):
+        if many:
+            fits = sum(1 for ship, _ in placements(problem.rules, length) if not ship & ~allowed)
+            bound *= max(1, fits) ** many
+    return bound.bit_length() + 1
+
+
+@dataclass(frozen=True)
+class _Drawer:
+    """A problem counted for drawing: the steps from each frontier and the ways out of it."""
+
+    problem: Problem
+    packing: _Packing
+    layers: tuple[dict[Frontier, list[Move]], ...]
+    ways_out: tuple[dict[Frontier, int], ...]
+
+
+@cache
+def _drawer(problem: Problem) -> _Drawer:
+    """Count ``problem``'s fleets per frontier, backwards; kept, since drawing repeats."""
+    packing = _Packing(problem.need, _bits_enough(problem))
+    start: Frontier = ((EMPTY,) * problem.rules.size, False)
+    layers: list[dict[Frontier, list[Move]]] = []
+    reached: dict[Frontier, None] = {start: None}
+    for square in range(problem.area):
+        here = {frontier: _moves(problem, square, frontier) for frontier in reached}
+        layers.append(here)
+        reached = {nxt: None for moves in here.values() for nxt, _, _ in moves}
+    out: dict[Frontier, int] = {}
+    for frontier in reached:
+        closing = _closing(problem, frontier)
+        if closing is not None and all(c <= n for c, n in zip(closing, problem.need, strict=True)):
+            rest = [n - c for n, c in zip(problem.need, closing, strict=True)]
+            out[frontier] = 1 << (packing.width * packing.index(rest))
+    ways_out = [out]
+    for here in reversed(layers):
+        after = ways_out[-1]
+        ways: dict[Frontier, int] = {}
+        for frontier, moves in here.items():
+            total = 0
+            for nxt, finished, _ in moves:
+                later = after.get(nxt, 0)
+                if later:
+                    total += later >> (packing.width * packing.index(finished)) & packing.room(
+                        finished
+                    )
+            ways[frontier] = total
+        ways_out.append(ways)
+    ways_out.reverse()
+    return _Drawer(problem, packing, tuple(layers), tuple(ways_out))
+
+
+def draw_fleet(problem: Problem, rng: Random) -> int:
+    """A fleet agreeing with ``problem``, uniformly among all that do, as a bitboard."""
+    drawer = _drawer(problem)
+    packing, layers, ways_out = drawer.packing, drawer.layers, drawer.ways_out
+    start: Frontier = ((EMPTY,) * problem.rules.size, False)
+    counts = [0] * len(problem.need)
+    if not packing.get(ways_out[0].get(start, 0), counts):
+        raise UsageError("no fleet agrees with what is known")
+    frontier, board = start, 0
+    for square, here in enumerate(layers):
+        after = ways_out[square + 1]
+        pick = rng.randrange(packing.get(ways_out[square][frontier], counts))
+        for nxt, finished, ship in here[frontier]:
+            then = [c + f for c, f in zip(counts, finished, strict=True)]
+            if any(c > n for c, n in zip(then, problem.need, strict=True)):
+                continue
+            pick -= packing.get(after.get(nxt, 0), then)
+            if pick < 0:
+                frontier, counts = nxt, then
+                board |= bit(square) if ship else 0
+                break
+    return board
+
+
+def uniform_fleet(rules: Ruleset, allowed: int, rng: Random) -> Fleet:
+    """A legal fleet wholly on ``allowed``, drawn uniformly among all such fleets."""
+    need = Counter(rules.fleet)
+    problem = Problem(rules, allowed, 0, tuple(need[n] for n in range(rules.size + 1)))
+    return ships_of(rules, draw_fleet(problem, rng))
+
+
+def exact_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
+    """Greedy on exact probabilities: the ``count`` likeliest unknown squares, ties at random.
+
+    The bench's reference player (``statki bench ai --strategies exact``).
+    """
+    odds, _ = exact_probabilities(sea)
+    unknown = [s for s in range(sea.rules.size**2) if not sea.known >> s & 1]
+    ranked = sorted(unknown, key=lambda s: (-odds[s], rng.random()))
+    return tuple(ranked[:count])
+
+
+# ---------------------------------------------------------------- fleets in half the board
+
+
+def halves(size: int) -> tuple[int, int, int, int]:
+    """The board's four halves as bitboards: the top, bottom, left and right rows or columns.
+
+    A half is ``ceil(size / 2)`` rows or columns, so on an odd board the
+    halves share the middle line.
+    """
+    return tuple(_moved(_top_rows(size), size, half) for half in range(4))  # type: ignore[return-value]
+
+
+def _top_rows(size: int) -> int:
+    return (1 << (size * ((size + 1) // 2))) - 1
+
+
+def _moved(board: int, size: int, half: int) -> int:
+    """``board`` (within the top half) carried onto half ``half``: by a flip or a transpose."""
+    moved = 0
+    for square in squares_of(board):
+        row, column = divmod(square, size)
+        if half == 1:
+            row = size - 1 - row
+        elif half == 2:
+            row, column = column, row
+        elif half == 3:
+            row, column = column, size - 1 - row
+        moved |= bit(row * size + column)
+    return moved
+
+
+def clustered_fleet(rules: Ruleset, rng: Random, *, max_tries: int = 1_000_000) -> Fleet:
+    """A legal fleet wholly inside one half of the board, as competitions test a shooter with.
+
+    The half (top, bottom, left or right) is drawn uniformly, then the fleet
+    uniformly among the legal fleets inside it.  Where ships may not share a
+    side the fleets are counted (``count``: throwing away random draws that
+    break the rules would almost never keep one); where they may, rejection
+    sampling from independent uniform positions, as ``random_fleet`` does.
+    """
+    half = rng.randrange(4)
+    if rules.touching is not Touching.ANY:
+        need = Counter(rules.fleet)
+        span = (rules.size + 1) // 2
+        top = Problem(
+            rules, _top_rows(rules.size), 0, tuple(need[n] for n in range(rules.size + 1)), span
+        )
+        return ships_of(rules, _moved(draw_fleet(top, rng), rules.size, half))
+    region = halves(rules.size)[half]
+    options = [
+        [ship for ship, _ in placements(rules, length) if not ship & ~region]
+        for length in rules.fleet
+    ]
+    for _ in range(max_tries):
+        taken = 0
+        chosen = []
+        for positions in options:
+            ship = positions[rng.randrange(len(positions))]
+            if ship & taken:
+                break
+            taken |= ship
+            chosen.append(tuple(squares_of(ship)))
+        else:
+            return Fleet(tuple(chosen))
+    raise UsageError("could not place the fleet in half the board under these rules")

@@ -1,0 +1,133 @@
+"""The bench's exact reference: counts against brute force, draws uniform, density agrees."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from statki_net.ai.density import hit_probabilities
+from statki_net.ai.exact import (
+    Problem,
+    clustered_fleet,
+    count,
+    draw_fleet,
+    exact_probabilities,
+    exact_strategy,
+    halves,
+    ships_of,
+)
+from statki_net.ai.strategies import per_ship_strategy, sink_fleet
+from statki_net.game.battle import Defence, Sea
+from statki_net.game.board import squares_of
+from statki_net.game.fleet import fleet_problems, placements, random_fleet
+from statki_net.game.rules import Ruleset, Touching, ruleset_named
+
+
+def brute_force(rules: Ruleset, free: int, hits: int) -> tuple[int, Counter[int]]:
+    """Fleets on ``free | hits`` covering the hits, none wholly on hits: (count, per square).
+
+    Ships never share a side here, so a fleet is its set of squares.
+    """
+    allowed = free | hits
+    boards: set[int] = set()
+
+    def place(index: int, taken: int, board: int) -> None:
+        if index == len(rules.fleet):
+            if board & hits == hits:
+                boards.add(board)
+            return
+        for ship, halo in placements(rules, rules.fleet[index]):
+            if not ship & ~allowed and not ship & taken and ship & free:
+                place(index + 1, taken | halo, board | ship)
+
+    place(0, 0, 0)
+    squares: Counter[int] = Counter()
+    for board in boards:
+        squares.update(squares_of(board))
+    return len(boards), squares
+
+
+def need_of(rules: Ruleset) -> tuple[int, ...]:
+    many = Counter(rules.fleet)
+    return tuple(many[length] for length in range(rules.size + 1))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_count_is_brute_force_s_on_small_boards(seed: int) -> None:
+    rng = random.Random(seed)
+    rules = Ruleset(
+        size=rng.choice([4, 5, 6]),
+        fleet=rng.choice([(3, 2, 1), (2, 2, 1, 1), (3, 1, 1), (4, 2), (2, 1, 1, 1)]),
+        touching=rng.choice([Touching.NONE, Touching.CORNERS]),
+    )
+    free, hits = 0, 0
+    for square in range(rules.size**2):
+        draw = rng.random()
+        if draw < 0.07:
+            hits |= 1 << square
+        elif draw > 0.27:
+            free |= 1 << square
+    table = count(Problem(rules, free, hits, need_of(rules)))
+    fleets, squares = brute_force(rules, free, hits)
+    assert table.fleets == fleets
+    counted = table.ship_counts()
+    assert [counted[s] for s in squares_of(free)] == [squares[s] for s in squares_of(free)]
+
+
+def test_a_drawn_fleet_is_uniform_among_all() -> None:
+    rules = Ruleset(size=4, fleet=(2, 1))
+    problem = Problem(rules, (1 << 16) - 1, 0, need_of(rules))
+    fleets = count(problem).fleets
+    rng = random.Random(7)
+    seen = Counter(draw_fleet(problem, rng) for _ in range(12 * fleets))
+    assert len(seen) == fleets
+    chi2 = sum((n - 12) ** 2 / 12 for n in seen.values())
+    assert chi2 < fleets - 1 + 5 * (2 * (fleets - 1)) ** 0.5, "within five standard deviations"
+    for board in seen:
+        assert not fleet_problems(rules, ships_of(rules, board))
+
+
+def test_where_density_counts_exactly_the_reference_agrees() -> None:
+    rules = Ruleset(size=7, fleet=(3, 2, 2, 1, 1))
+    rng = random.Random(3)
+    sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+    compared = 0
+    while sea.afloat:
+        shots = per_ship_strategy(sea, 1, rng)
+        answer, defence = defence.answer(shots)
+        sea = sea.apply(shots, answer)
+        estimate = hit_probabilities(sea, random.Random(1), samples=200)
+        if estimate.exact and sea.afloat:
+            odds, fleets = exact_probabilities(sea)
+            assert fleets == estimate.fleets
+            assert odds == pytest.approx(estimate.squares, abs=1e-9)
+            compared += 1
+    assert compared >= 3
+
+
+def test_the_exact_player_sinks_a_fleet_on_a_small_board() -> None:
+    rules = Ruleset(size=5, fleet=(3, 2, 1, 1))
+    fleet = random_fleet(rules, random.Random(2))
+    rng = random.Random(4)
+    done = sink_fleet(rules, fleet, lambda sea, due: exact_strategy(sea, due, rng))
+    fired = [square for volley in done.volleys for square in volley.shots]
+    assert len(set(fired)) == len(fired) == done.shots, "never the same square twice"
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Ruleset(size=6, fleet=(3, 2, 2, 1, 1)),  # counted, as classic is (in seconds, not here)
+        Ruleset(size=6, fleet=(3, 2, 2, 1), touching=Touching.CORNERS),
+        ruleset_named("five-ships"),  # ships touch: drawn by rejection
+    ],
+    ids=["no-touching", "corners", "five-ships"],
+)
+def test_a_clustered_fleet_is_legal_and_inside_one_half(rules: Ruleset) -> None:
+    rng = random.Random(5)
+    for _ in range(10):
+        fleet = clustered_fleet(rules, rng)
+        assert not fleet_problems(rules, fleet)
+        assert any(not fleet.board & ~half for half in halves(rules.size))
