@@ -13,4 +13,5 @@ command -v chromium >/dev/null || { [ "$(id -u)" = 0 ] && { apt-get update -qq \
 mkdir -p .venv/typecheck && ln -sfn ../../client .venv/typecheck/statki_client
 .venv/bin/python -m ruff check .
 .venv/bin/python -m mypy
-.venv/bin/python -m pytest -q "$@"
+# Both cores: most tests wait on a socket or a subprocess, one at a time.
+.venv/bin/python -m pytest -q -n auto "$@"
