@@ -309,7 +309,7 @@ async def _host_game(
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
         chosen = fleet
-        return await _play_here(
+        return await play_here(
             player,
             lambda history: _admitted_as(player, admitted, chosen, history, resuming),
             rules,
@@ -603,7 +603,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
             return GuestReunion(player, invite, address, history)
 
         return await _on_screen(player, session, host, reunion=reunion)
-    return await _play_here(
+    return await play_here(
         player,
         lambda history: _connection(
             player, session, reader, writer, history, expect_key=invite.key, resuming=resuming
@@ -621,7 +621,7 @@ def _invite_text(invite: Invite) -> str:
 # ---------------------------------------------------------------- playing
 
 
-async def _play_here(
+async def play_here(
     player: Player, connect: Callable[[History], GameConnection], rules: Ruleset | None
 ) -> int:
     """Play one game in this process at the line prompt (or by the computer)."""

@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import secrets
 import time
 
-from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.common import EXIT_OK, Subcommands
-from statki_net.cli.lineplay import LocalHandle
-from statki_net.cli.netplay import Player, _play, player_arguments
+from statki_net.cli.netplay import Player, play_here, player_arguments
 from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission
-from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
@@ -80,7 +76,6 @@ def _list(player: Player) -> int:
 
 
 async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
-    history = History.in_home(player.home)
     servers: list[asyncio.Server] = []
     try:
         rejoin: Rejoin
@@ -97,29 +92,28 @@ async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
 
             servers = await listen(default_listen(kept.port), on_connect)
             rejoin = TakeBack(admission)
-        conn = GameConnection(
-            session,
-            None,
-            None,
-            log_dir=kept.log.parent,
-            history=history,
-            clock=player.clock,
-            rejoin=rejoin,
-            keeper=SecretKeeper(
-                player.home, invite=kept.invite, port=kept.port, now=kept.started, game=kept.game
-            ),
-            recorder=GameRecorder.going_on(kept.log, history, session),
-        )
-        if player.bot:
-            computer = ComputerPlayer(player.bot, random.Random(), player.placement)
-            attach_computer(conn, computer, custom_rules=player.custom_rules)
-        handle = LocalHandle(conn, draw_boards=not player.bot)
-        game = asyncio.ensure_future(conn.run())
-        try:
-            return await _play(player, handle, session.rules)
-        finally:
-            await game
+
+        def connect(history: History) -> GameConnection:
+            return GameConnection(
+                session,
+                None,
+                None,
+                log_dir=kept.log.parent,
+                history=history,
+                clock=player.clock,
+                rejoin=rejoin,
+                keeper=SecretKeeper(
+                    player.home,
+                    invite=kept.invite,
+                    port=kept.port,
+                    now=kept.started,
+                    game=kept.game,
+                ),
+                recorder=GameRecorder.going_on(kept.log, history, session),
+            )
+
+        # The same as a game begun here: the computer or the line prompt, stopped on Ctrl-C.
+        return await play_here(player, connect, session.rules)
     finally:
         for server in servers:
             server.close()
-        history.close()
