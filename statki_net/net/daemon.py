@@ -296,27 +296,30 @@ class Daemon:
 
     def _bot_hello(self) -> Session:
         """The hello of a game on demand, said to each connection before it is a game."""
-        return Session(
-            Role.HOST,
-            self.key,
-            name=self.name,
-            entropy=secrets.token_bytes,
-            rules=self.rules,
-            limits=self.limits,
-            admit=Admit.OPEN,
-        )
+        return self._side(Role.HOST, self.rules, self.limits, admit=Admit.OPEN)
 
     def _session(
         self, game: DaemonGame, *, admit: Admit = Admit.OPEN, invite_secret: bytes | None = None
     ) -> Session:
         """A new session of ``game``'s side (a host's without its fleet: set once admitted)."""
+        return self._side(game.role, game.rules, game.limits, admit, invite_secret)
+
+    def _side(
+        self,
+        role: Role,
+        rules: Ruleset | None,
+        limits: Limits | None,
+        admit: Admit,
+        invite_secret: bytes | None = None,
+    ) -> Session:
+        """Every session this daemon plays is built here, with its key and name."""
         return Session(
-            game.role,
+            role,
             self.key,
             name=self.name,
             entropy=secrets.token_bytes,
-            rules=game.rules,
-            limits=game.limits,
+            rules=rules,
+            limits=limits,
             admit=admit,
             invite_secret=invite_secret,
         )
