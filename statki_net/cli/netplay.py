@@ -562,6 +562,8 @@ def _remote_options(player: Player, fleet: Fleet | None) -> dict[str, Any]:
         options["fleet"] = fleet.to_lists()
     if player.limits is not None:
         options["move_ms"] = player.limits.move_ms
+    if player.name:
+        options["name"] = player.name  # the opponent sees the player's name, not the daemon's
     return options
 
 

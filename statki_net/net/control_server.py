@@ -38,7 +38,7 @@ from statki_net.net.invite import format_address, parse_address, parse_invite
 from statki_net.net.listen import quiet_on_cancel
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.session import public_key_bytes
-from statki_net.protocol.wire import Limits
+from statki_net.protocol.wire import MAX_TEXT, Limits
 from statki_net.referee.verify import fingerprint
 from statki_net.store.identity import my_fingerprint
 from statki_net.store.recorder import rules_name
@@ -212,6 +212,7 @@ class ControlServer:
             bot=bot,
             advertise=advertise,
             open_to_anyone=bool(request.get("open")),
+            player=_player_name(request),
         )
         if request.get("subscribe"):
             self._subscribe(peer, game)
@@ -220,7 +221,12 @@ class ControlServer:
     async def op_connect(self, peer: ControlPeer, request: Message) -> Message:
         invite = parse_invite(str(request["invite"]))
         bot = check_strategy(request["bot"]) if request.get("bot") else None
-        game = self.daemon.join(invite, limits=_limits(request, self.daemon.limits), bot=bot)
+        game = self.daemon.join(
+            invite,
+            limits=_limits(request, self.daemon.limits),
+            bot=bot,
+            player=_player_name(request),
+        )
         if request.get("subscribe"):
             self._subscribe(peer, game)  # before the connection out has said a word
         return {"game": game.id, "authenticated": invite.key is not None}
@@ -310,6 +316,16 @@ def connection_state(conn: GameConnection) -> Message:
         "log": str(conn.log_path) if conn.log_path else None,
         "boards": boards_text(session),
     }
+
+
+def _player_name(request: Message) -> str | None:
+    """The front end's player's name for the game's hello, or None for the daemon's own."""
+    name = request.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str) or len(name) > MAX_TEXT:
+        raise UsageError(f"a name is text of at most {MAX_TEXT} characters")
+    return name
 
 
 def _fleet(rules: Ruleset, ships: Any) -> Fleet | None:

@@ -88,6 +88,8 @@ class DaemonGame:
     """Once over: its state as the control socket gave it last (ids, names, result, log)."""
     secret: bytes | None = None
     """The invite's secret its guest must prove; None: open to anyone."""
+    player: str | None = None
+    """The name its hello gives, from the front end that asked for it; None: the daemon's."""
 
     @property
     def name(self) -> str:
@@ -268,9 +270,11 @@ class Daemon:
         bot: str | None,
         advertise: list[Address],
         open_to_anyone: bool = False,
+        player: str | None = None,
     ) -> DaemonGame:
         """A game hosted for a front end: it waits for the guest its invite admits."""
         game = self._new_game(Role.HOST, rules=rules, limits=limits, fleet=fleet, bot=bot)
+        game.player = player
         game.secret = None if open_to_anyone else secrets.token_bytes(INVITE_SECRET_SIZE)
         addresses = self.invite_addresses(advertise)
         game.invite = format_invite(addresses, public_key_bytes(self.key), game.secret)
@@ -279,9 +283,12 @@ class Daemon:
         self.admission.offer(game.name, game, hosting)
         return game
 
-    def join(self, invite: Invite, *, limits: Limits, bot: str | None) -> DaemonGame:
+    def join(
+        self, invite: Invite, *, limits: Limits, bot: str | None, player: str | None = None
+    ) -> DaemonGame:
         """A game as the guest of the host ``invite`` names; connecting starts at once."""
         game = self._new_game(Role.GUEST, rules=None, limits=limits, fleet=None, bot=bot)
+        game.player = player
         self._spawn(self._connect_out(game, invite))
         return game
 
@@ -302,7 +309,7 @@ class Daemon:
         self, game: DaemonGame, *, admit: Admit = Admit.OPEN, invite_secret: bytes | None = None
     ) -> Session:
         """A new session of ``game``'s side (a host's without its fleet: set once admitted)."""
-        return self._side(game.role, game.rules, game.limits, admit, invite_secret)
+        return self._side(game.role, game.rules, game.limits, admit, invite_secret, game.player)
 
     def _side(
         self,
@@ -311,12 +318,13 @@ class Daemon:
         limits: Limits | None,
         admit: Admit,
         invite_secret: bytes | None = None,
+        name: str | None = None,
     ) -> Session:
         """Every session this daemon plays is built here, with its key and name."""
         return Session(
             role,
             self.key,
-            name=self.name,
+            name=self.name if name is None else name,
             entropy=secrets.token_bytes,
             rules=rules,
             limits=limits,

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import Cli
-from netproc import finish, line_starting, run, start
+from netproc import finish, line_starting, run, start, stop
 
 from statki_net.net.invite import format_invite, parse_invite
 from statki_net.protocol.logformat import read_log
@@ -220,3 +220,21 @@ def test_move_time_is_the_move_limit_and_the_bell_can_be_turned_off(cli: Cli) ->
     assert (args.move_timeout, args.bell) == (300.0, False)
     done = cli("join", "127.0.0.1:1", "--move-time", "5")
     assert done.returncode == 2 and "must be between 60 and 86400 seconds" in done.stderr
+
+
+def test_a_game_hosted_through_a_daemon_gives_the_players_name(tmp_path: Path) -> None:
+    """With a daemon running, ``host --name`` is the name the guest sees, as without one."""
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
+    try:
+        port = line_starting(daemon, "listening on 127.0.0.1:", []).rsplit(":", 1)[1]
+        line_starting(daemon, "control socket", [])
+        host = start(alice, "host", "--bot", "random", "--name", "Alice")
+        invite = line_starting(host, "statki://", [])
+        key_and_secret = invite.removeprefix("statki://").split("/", 1)[1]
+        joined = run(bob, "join", f"statki://127.0.0.1:{port}/{key_and_secret}", "--bot", "random")
+        status, _, err = finish(host)
+        assert joined.returncode == 0 and status == 0, joined.stderr + err
+        assert "opponent: Alice" in joined.stdout, joined.stdout
+    finally:
+        stop(daemon)
