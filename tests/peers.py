@@ -193,21 +193,29 @@ def finish(pair: BackToBack, rng: random.Random) -> None:
     for _ in range(5000):
         if pair.host.closed and pair.guest.closed:
             return
-        guest = pair.guest
-        rules = guest.rules
-        if (
-            not guest.closed
-            and guest.transcript.phase is Phase.DECISION
-            and guest.transcript.speaker() is Role.GUEST
-            and rules is not None
-        ):
-            pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
-        elif mover := next((s for s in (pair.host, pair.guest) if s.my_turn), None):
-            fire(pair, mover, rng)
-        elif not pair.wait_out():
+        if not player_moves(pair, rng) and not pair.wait_out():
             raise AssertionError("nobody can move, nobody waits, yet a side is still playing")
         pair.pump()
     raise AssertionError("the game does not end")
+
+
+def player_moves(pair: BackToBack, rng: random.Random) -> bool:
+    """One move of a player whose own transcript says it is to move (the guest accepts, a
+    shooter fires); False when no player can move."""
+    guest = pair.guest
+    rules = guest.rules
+    if (
+        not guest.closed
+        and guest.transcript.phase is Phase.DECISION
+        and guest.transcript.speaker() is Role.GUEST
+        and rules is not None
+    ):
+        pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
+        return True
+    if mover := next((s for s in (pair.host, pair.guest) if s.my_turn), None):
+        fire(pair, mover, rng)
+        return True
+    return False
 
 
 def closed(pair: BackToBack, role: Role) -> GameClosed:

@@ -13,15 +13,13 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from peers import finish, fire, key_from, make_pair, snapshot, step
+from peers import finish, fire, key_from, make_pair, player_moves, snapshot, step
 
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import ResumeRecord, frames_of, read_log
-from statki_net.protocol.phases import Phase
 from statki_net.protocol.resume import (
     MAX_RESUME,
     Resume,
@@ -139,18 +137,7 @@ def play_alone(pair: BackToBack, rng: random.Random) -> None:
     """Each side's player moves while its own transcript says it may; nobody waits out a
     limit (the new connection comes before that)."""
     for _ in range(10):
-        guest = pair.guest
-        rules = guest.rules
-        if (
-            not guest.closed
-            and guest.transcript.phase is Phase.DECISION
-            and guest.transcript.speaker() is Role.GUEST
-            and rules is not None
-        ):
-            pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
-        elif mover := next((s for s in (pair.host, pair.guest) if s.my_turn), None):
-            fire(pair, mover, rng)
-        else:
+        if not player_moves(pair, rng):
             return
 
 
