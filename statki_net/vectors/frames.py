@@ -23,13 +23,21 @@ from statki_net.vectors.games import Scenario
 
 
 def frame_entry(name: str, note: str, frame: Frame) -> dict[str, Any]:
+    return _signed_entry(name, note, frame, {"hash": frame.digest.hex()})
+
+
+def _signed_entry(
+    name: str, note: str, frame: Frame | ResumeFrame, extra: dict[str, str]
+) -> dict[str, Any]:
+    """One signed frame as the vectors show it (a resume frame has no hash: it is not
+    chained)."""
     return {
         "name": name,
         "note": note,
         "frame": frame.encode().hex(),
         "body": frame.body.hex(),
         "signature": frame.signature.hex(),
-        "hash": frame.digest.hex(),
+        **extra,
         "map": as_json(msgpack.unpackb(frame.body, raw=False)),
     }
 
@@ -168,11 +176,4 @@ def frames_file(by_name: dict[str, Scenario]) -> bytes:
 
 
 def resume_entry(name: str, note: str, frame: ResumeFrame) -> dict[str, Any]:
-    return {
-        "name": name,
-        "note": note,
-        "frame": frame.encode().hex(),
-        "body": frame.body.hex(),
-        "signature": frame.signature.hex(),
-        "map": as_json(msgpack.unpackb(frame.body, raw=False)),
-    }
+    return _signed_entry(name, note, frame, {})
