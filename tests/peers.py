@@ -157,16 +157,7 @@ def deliver_one(pair: BackToBack) -> bool:
 def step(pair: BackToBack, rng: random.Random) -> bool:
     """One step of an honest game over a connection that holds: one delivery, or, with
     nothing in flight, one move of a player.  False once nothing is left to do."""
-    if deliver_one(pair):
-        return True
-    guest = pair.guest
-    rules = guest.rules
-    if not guest.closed and guest.transcript.phase is Phase.DECISION and rules is not None:
-        pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
-        return True
-    mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
-    if mover is not None:
-        fire(pair, mover, rng)
+    if deliver_one(pair) or player_moves(pair, rng):
         return True
     if not pair.host.transcript.frames:
         pair.record(Role.HOST, pair.host.start(pair.now))

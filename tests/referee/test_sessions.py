@@ -15,9 +15,8 @@ import random
 from collections.abc import Callable
 from functools import cache
 
-from peers import finish, fire, log_of, make_pair
+from peers import finish, log_of, make_pair, step
 
-from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Standing
@@ -29,7 +28,6 @@ from statki_net.protocol.logformat import (
     log_file,
     read_log,
 )
-from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import FrameReader, Header, Role, Shot, sign
 from statki_net.referee.verify import Judgement, NamedLog, judge_game, judge_logs
 
@@ -37,28 +35,6 @@ SMALL = Ruleset(size=5, fleet=(2,))
 """Within the bounds, and short: a whole game is a few dozen messages."""
 
 Stop = Callable[[BackToBack, Role], None]
-
-
-def step(pair: BackToBack, rng: random.Random) -> bool:
-    """One delivery, or one player's move when nothing is in flight; False at the end."""
-    for sender in (pair.host, pair.guest):
-        data = sender.data_to_send()
-        if data:
-            receiver = pair.session(sender.role.other)
-            pair.now += 1
-            pair.record(receiver.role, receiver.receive_data(data, pair.now))
-            return True
-    guest = pair.guest
-    if guest.transcript.phase is Phase.DECISION and not guest.closed:
-        rules = guest.rules
-        assert rules is not None
-        pair.record(Role.GUEST, guest.accept(random_fleet(rules, rng), pair.now))
-        return True
-    mover = next((s for s in (pair.host, pair.guest) if s.my_turn), None)
-    if mover is None:
-        return False
-    fire(pair, mover, rng)
-    return True
 
 
 def started(seed: int) -> BackToBack:
