@@ -1,4 +1,7 @@
-"""TCP plumbing shared by the daemon, ``host`` and ``join``: listening, connecting, addresses."""
+"""TCP plumbing shared by the daemon, ``host`` and ``join``: listening, addresses, keepalive.
+
+Dialling out is ``statki_net.net.dialer``.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +15,6 @@ from statki_net.net.invite import DEFAULT_PORT, Address, format_address
 
 ConnectHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
-CONNECT_TIMEOUT = 10.0
-"""Seconds to wait for each address of an invite to answer."""
 BACKLOG = 512
 """Connections the kernel queues before they are accepted: room for a burst as large as
 the admission screens at once, so a guest arriving in one is not refused."""
@@ -93,26 +94,6 @@ def visible_addresses(port: int) -> list[Address]:
             if not address.startswith(("127.", "::1", "fe80")):
                 found.append((address, port))
     return found or [("127.0.0.1", port)]
-
-
-async def connect_any(
-    addresses: tuple[Address, ...] | list[Address], timeout: float = CONNECT_TIMEOUT
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Address]:
-    """Connect to the first address that answers, trying them in order."""
-    failures: list[str] = []
-    for address in addresses:
-        try:
-            # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
-            async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_connection(*address, limit=64 * 1024)
-        except (OSError, TimeoutError) as error:
-            reason = (
-                "no answer" if isinstance(error, TimeoutError) else error.strerror or str(error)
-            )
-            failures.append(f"{format_address(address)}: {reason}")
-            continue
-        return reader, writer, address
-    raise UsageError("cannot connect: " + "; ".join(failures))
 
 
 def peer_text(writer: asyncio.StreamWriter) -> str:

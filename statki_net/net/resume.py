@@ -6,9 +6,9 @@ say and how they are checked is ``statki_net.protocol.resume`` and
 new connection for its game:
 
 - the guest's is ``Redial``: once the connection is lost it dials the
-  invite's addresses again, with backoff (``redial_wait_ms``), reads the host's
-  hello on each new connection, answers with its ``resume`` and waits for the
-  host's;
+  invite's addresses again (``statki_net.net.dialer``, as the first time), with
+  backoff (``redial_wait_ms``), reads the host's hello on each new connection,
+  answers with its ``resume`` and waits for the host's;
 - the host's is ``TakeBack``: while its game may be resumed it registers it
   with the host's ``Admission`` (which says the challenge hello on every new
   connection and routes a resume by its game id), checks each guest resume
@@ -28,8 +28,9 @@ import msgpack
 from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission, Resuming
 from statki_net.net.clock import Clock
+from statki_net.net.dialer import dial
 from statki_net.net.invite import Address
-from statki_net.net.listen import connect_any, enable_keepalive, peer_text
+from statki_net.net.listen import enable_keepalive, peer_text
 from statki_net.protocol.resume import (
     MAX_RESUMES,
     RESUME_WAIT_MS,
@@ -86,7 +87,7 @@ class Redial(Rejoin):
         while True:
             writer: asyncio.StreamWriter | None = None
             try:
-                reader, writer, _ = await connect_any(self.addresses, CONNECT_SECONDS)
+                reader, writer, _ = await dial(self.addresses, timeout=CONNECT_SECONDS)
                 enable_keepalive(writer)
                 async with asyncio.timeout(RESUME_WAIT_MS / 1000):
                     return await _guest_handshake(session, clock, reader, writer)

@@ -1,0 +1,125 @@
+"""Dialling an invite's addresses as "happy eyeballs" does (RFC 8305): staggered, in parallel.
+
+The addresses are tried in ``reach.dial_order`` (the families take turns);
+the first gets ``HEAD_START_S`` alone, then the next starts, and so on (a
+failed attempt starts the next at once).  The first connection made wins; the
+attempts still running are cancelled and any other connection that completed
+meanwhile is closed before a byte is sent on it (the host's admission takes
+such a connection for a guest that left, which it is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from statki_net.game.errors import UsageError
+from statki_net.net.invite import Address, format_address
+from statki_net.net.reach import dial_order
+
+HEAD_START_S = 0.25
+"""RFC 8305's "Connection Attempt Delay": long enough for a working path to answer first,
+short enough that a dead one costs a person nothing they notice."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds each address has to answer."""
+LIMIT = 64 * 1024
+"""The streams' buffer: a frame is far smaller (as in ``listen``)."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    address: Address
+    reason: str
+    """The system's words (or "no answer"), for the player."""
+
+
+@dataclass(frozen=True)
+class Dialled:
+    """Which address of the invite answered, and what the others that were tried did."""
+
+    address: Address
+    failed: tuple[Failure, ...] = ()
+
+    def text(self) -> str:
+        said = f"connected to {format_address(self.address)}"
+        if self.failed:
+            said += " (" + "; ".join(_failure_text(f) for f in self.failed) + ")"
+        return said
+
+
+class DialFailed(UsageError):
+    """No address of the invite answered."""
+
+    def __init__(self, failed: Sequence[Failure]) -> None:
+        super().__init__("cannot connect: " + "; ".join(_failure_text(f) for f in failed))
+        self.failed = tuple(failed)
+
+
+def _failure_text(failure: Failure) -> str:
+    return f"{format_address(failure.address)}: {failure.reason}"
+
+
+Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+async def dial(
+    addresses: Sequence[Address],
+    *,
+    timeout: float = CONNECT_TIMEOUT,
+    head_start: float = HEAD_START_S,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, Dialled]:
+    """Connect to one of ``addresses``, the first that answers; raises ``DialFailed``."""
+    order = dial_order(addresses)
+    if not order:
+        raise DialFailed([])
+    failed: dict[Address, Failure] = {}
+    running: dict[asyncio.Task[Streams], Address] = {}
+    waiting = list(order)
+    try:
+        while waiting or running:
+            if waiting:
+                address = waiting.pop(0)
+                running[asyncio.create_task(_attempt(address, timeout))] = address
+            done, _ = await asyncio.wait(
+                running,
+                timeout=head_start if waiting else None,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            for task in done:
+                address = running.pop(task)
+                error = task.exception()
+                if error is None:
+                    reader, writer = task.result()
+                    tried = tuple(failed[a] for a in order if a in failed)
+                    return reader, writer, Dialled(address, tried)
+                failed[address] = Failure(address, _reason(error))
+    finally:
+        await _abandon(running)
+    raise DialFailed([failed[a] for a in order if a in failed])
+
+
+async def _attempt(address: Address, timeout: float) -> Streams:
+    # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
+    async with asyncio.timeout(timeout):
+        return await asyncio.open_connection(*address, limit=LIMIT)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, TimeoutError):
+        return "no answer"
+    if isinstance(error, OSError):
+        # asyncio's own words name the address again ("Connect call failed (...)"): the
+        # system's for its number say what happened.
+        return os.strerror(error.errno) if error.errno else error.strerror or str(error)
+    return str(error) or type(error).__name__
+
+
+async def _abandon(running: dict[asyncio.Task[Streams], Address]) -> None:
+    """Cancel the attempts still running; close any that connected before it took effect."""
+    for task in running:
+        task.cancel()
+    for result in await asyncio.gather(*running, return_exceptions=True):
+        if isinstance(result, tuple):
+            result[1].close()
