@@ -34,6 +34,11 @@ COMMANDS = (
         "daemon",
         "the long-running peer: many games at once, driven over a control socket",
     ),
+    Command(
+        "doctor",
+        "doctor",
+        "what a host sees of the internet: its addresses, the router, a test port mapping",
+    ),
     Command("verify", "verify", "check game logs as a referee"),
     Command(
         "tournament",

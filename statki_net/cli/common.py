@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -117,6 +118,25 @@ def strength_argument(parser: argparse.ArgumentParser) -> None:
         help="how well the computer plays: easy and medium make a person's mistakes"
         f" (default {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)",
     )
+
+
+NO_MAP_VARIABLE = "STATKI_NO_MAP"
+"""Set (to anything but empty): never ask the router, as ``--no-map`` (tests, scripts)."""
+
+
+def map_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-map``: do not ask the home router to forward the port (read with ``wants_map``)."""
+    parser.add_argument(
+        "--no-map",
+        dest="map",
+        action="store_false",
+        help="do not ask the router to forward the port (UPnP IGD);"
+        f" also when ${NO_MAP_VARIABLE} is set",
+    )
+
+
+def wants_map(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "map", True)) and not os.environ.get(NO_MAP_VARIABLE)
 
 
 def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:

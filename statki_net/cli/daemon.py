@@ -14,16 +14,19 @@ from statki_net.cli.common import (
     custom_rules_argument,
     home_argument,
     limits_of,
+    map_argument,
     move_limit_argument,
     placement_argument,
     rules_argument,
     strength_argument,
+    wants_map,
 )
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
 from statki_net.net.invite import DEFAULT_PORT, format_address, parse_address
 from statki_net.net.listen import default_listen
+from statki_net.net.reach import outcome_line
 from statki_net.protocol.wire import Limits
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity, my_fingerprint
@@ -50,6 +53,7 @@ def add(commands: Subcommands) -> None:
     parser.add_argument("--name", default="statki daemon", help="the name opponents see")
     move_limit_argument(parser)
     custom_rules_argument(parser)
+    map_argument(parser)
     parser.set_defaults(run=_daemon)
 
 
@@ -80,6 +84,9 @@ def _daemon(args: argparse.Namespace) -> int:
         print(f"statki daemon {my_fingerprint(key)}", flush=True)
         for address in daemon.addresses:
             print(f"listening on {format_address(address)}", flush=True)
+        outcome = await daemon.map_port() if wants_map(args) else None
+        if outcome is not None:
+            print(outcome_line(outcome), flush=True)
         print(f"control socket {socket_path(home)}", flush=True)
         await daemon.serve()
 

@@ -30,12 +30,14 @@ from statki_net.cli.common import (
     custom_rules_argument,
     home_argument,
     limits_of,
+    map_argument,
     move_limit_argument,
     name_argument,
     placement_argument,
     player_name,
     rules_argument,
     stdin_is_terminal,
+    wants_map,
 )
 from statki_net.cli.fleet import read_fleet_file
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
@@ -47,6 +49,7 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, RemoteHandle, UntrustedSocket
+from statki_net.net.dialer import dial
 from statki_net.net.invite import (
     DEFAULT_PORT,
     Address,
@@ -59,13 +62,14 @@ from statki_net.net.invite import (
 from statki_net.net.listen import (
     ConnectHandler,
     bound_addresses,
-    connect_any,
     default_listen,
     enable_keepalive,
     listen,
     peer_text,
     visible_addresses,
 )
+from statki_net.net.portmap import PortMapping
+from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
@@ -137,6 +141,7 @@ def add(commands: Subcommands) -> None:
         action="store_true",
         help="admit anyone, without the invite's secret (a LAN: a bare HOST:PORT joins)",
     )
+    map_argument(host)
     player_arguments(host)
     host.set_defaults(run=_host, custom_rules=False)  # the host proposes: nothing to admit
     join = commands.add_parser("join")
@@ -243,7 +248,11 @@ def _host(args: argparse.Namespace) -> int:
         raise UsageError("--port must be between 0 and 65535")
     for address in args.advertise:  # refused before the invite is printed, not inside it
         parse_address(address, DEFAULT_PORT)
-    return asyncio.run(_host_game(player, rules, fleet, args.port, args.advertise, args.open))
+    return asyncio.run(
+        _host_game(
+            player, rules, fleet, args.port, args.advertise, args.open, map_port=wants_map(args)
+        )
+    )
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -268,6 +277,8 @@ async def _host_game(
     port: int,
     advertise: list[str],
     open_to_anyone: bool = False,
+    *,
+    map_port: bool = False,
 ) -> int:
     client = await _daemon_of(player.home)
     if client is not None:
@@ -287,10 +298,16 @@ async def _host_game(
     admission: Admission[str] = Admission(clock=player.clock)
     admission.offer(HOSTED, HOSTED)
     servers = await listen(default_listen(port), _admitting(admission, arrived))
+    bound = bound_addresses(servers)
+    mapping = PortMapping(player.home, bound[0][1]) if map_port else None
     try:
-        bound = bound_addresses(servers)
-        addresses = [parse_address(a, bound[0][1]) for a in advertise]
-        addresses += [a for a in visible_addresses(bound[0][1]) if a not in addresses]
+        outcome = await mapping.open() if mapping is not None else None
+        addresses = invite_addresses(
+            [parse_address(a, bound[0][1]) for a in advertise],
+            outcome,
+            visible_addresses(bound[0][1]),
+        )
+        tell_reach(outcome, bound[0][1], addresses)
         invite = format_invite(addresses, public_key_bytes(key), door.secret)
         _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
         if player.on_screen:
@@ -317,6 +334,19 @@ async def _host_game(
     finally:
         for server in servers:
             server.close()
+        if mapping is not None:
+            await mapping.close()
+
+
+def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> None:
+    """What the router did (when it was asked), and what to do when no guest on the
+    internet can reach this host: one line each."""
+    if outcome is None:
+        return
+    print(outcome_line(outcome), flush=True)
+    said = advice(outcome, port, addresses)
+    if said is not None:
+        print(f"statki: {said}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -487,7 +517,7 @@ class GuestReunion:
         give_up = loop.time() + REDIAL_SECONDS
         while True:
             try:
-                reader, writer, _ = await connect_any([self.address], REDIAL_CONNECT)
+                reader, writer, _ = await dial([self.address], timeout=REDIAL_CONNECT)
                 break
             except UsageError as error:
                 if loop.time() >= give_up:
@@ -581,8 +611,9 @@ async def _join_game(player: Player, invite: Invite) -> int:
         finally:
             await client.close()
     key = load_identity(player.home)
-    reader, writer, address = await connect_any(invite.addresses)
-    print(f"connected to {format_address(address)}", flush=True)
+    reader, writer, dialled = await dial(invite.addresses)
+    address = dialled.address
+    print(dialled.text(), flush=True)
     session = player.session(Role.GUEST, key, invite_secret=invite.secret)
     # A lost connection is dialled again, at every address of the invite.
     resuming = CarryOn(

@@ -40,15 +40,17 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.control_server import ControlServer, game_state
+from statki_net.net.dialer import dial
 from statki_net.net.invite import Address, Invite, format_address, format_invite
 from statki_net.net.listen import (
     bound_addresses,
-    connect_any,
     enable_keepalive,
     listen,
     peer_text,
     visible_addresses,
 )
+from statki_net.net.portmap import PortMapping
+from statki_net.net.reach import Outcome, invite_addresses
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.session import Session, public_key_bytes
@@ -169,6 +171,9 @@ class Daemon:
         self.admission: Admission[DaemonGame] = Admission(on_demand=on_demand, clock=clock)
         self.watchers: list[Watcher] = []
         self.servers: list[asyncio.Server] = []
+        self.portmap: PortMapping | None = None
+        self.reach: Outcome | None = None
+        """What the router did when asked to forward the port (None: not asked)."""
         self.control = ControlServer(self)
         self.tasks: set[asyncio.Task[None]] = set()
         self.stopped = asyncio.Event()
@@ -183,6 +188,16 @@ class Daemon:
     async def start(self) -> None:
         self.servers = await listen(self.listen_on, self._on_peer)
         await self.control.open()
+
+    async def map_port(self) -> Outcome | None:
+        """Ask the router to forward the port the daemon listens on at every address (one
+        bound to a single address is that address's own business)."""
+        port = next((port for host, port in self.addresses if host in WILDCARDS), None)
+        if port is None:
+            return None
+        self.portmap = PortMapping(self.home, port)
+        self.reach = await self.portmap.open()
+        return self.reach
 
     async def serve(self) -> None:
         await self.stopped.wait()
@@ -208,18 +223,18 @@ class Daemon:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await asyncio.to_thread(self.thinking.close)
         self.history.close()
+        if self.portmap is not None:
+            await self.portmap.close()
 
     @property
     def addresses(self) -> list[Address]:
         return bound_addresses(self.servers)
 
     def invite_addresses(self, advertise: list[Address]) -> list[Address]:
-        found = list(advertise)
+        local: list[Address] = []
         for host, port in self.addresses:
-            for address in visible_addresses(port) if host in WILDCARDS else [(host, port)]:
-                if address not in found:
-                    found.append(address)
-        return found
+            local += visible_addresses(port) if host in WILDCARDS else [(host, port)]
+        return invite_addresses(advertise, self.reach, local)
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -356,7 +371,7 @@ class Daemon:
 
     async def _connect_out(self, game: DaemonGame, invite: Invite) -> None:
         try:
-            reader, writer, _ = await connect_any(invite.addresses)
+            reader, writer, _ = await dial(invite.addresses)
         except StatkiError as error:
             game.failure = str(error)
             self.tell(game, notices.Closed.without_game(str(error)))

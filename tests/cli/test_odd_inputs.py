@@ -50,6 +50,7 @@ QUICK: dict[str, list[str] | None] = {
     "bench": None,  # keeps no home; its --merge files are in FILE_ARGS
     "analyze": None,  # keeps no home; its log is in FILE_ARGS
     "resume": ["resume"],  # lists the unfinished games of the home
+    "doctor": ["doctor"],  # its addresses; the router is not asked ($STATKI_NO_MAP)
     "tournament": None,  # keeps no home; its logs and rules file are in FILE_ARGS
     "sheet": None,  # keeps no home; its output is in FILE_ARGS
     "record": None,  # keeps no home; its log and PDF are in FILE_ARGS
