@@ -5,10 +5,19 @@ set -euo pipefail
 cd "$(dirname "$0")"
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-# The tournament page is checked in a real headless browser: Debian's chromium, installed
-# when missing and we may (root); without it that one test is skipped, saying why.
-command -v chromium >/dev/null || { [ "$(id -u)" = 0 ] && { apt-get update -qq \
-    && apt-get install -y -qq chromium >/dev/null; } || echo "test.sh: no chromium"; }
+# Debian's packages some tests use, installed when missing and we may (root), in one apt
+# call: chromium checks the tournament page in a real headless browser (skipped without
+# it, saying why); miniupnpd (a real home router's UPnP), miniupnpc, nftables (the routers'
+# masquerade) and iproute2 (ip netns) build tests/net/test_nat.py's small internet.
+wanted=()
+command -v chromium >/dev/null || wanted+=(chromium)
+command -v miniupnpd >/dev/null || wanted+=(miniupnpd)
+command -v upnpc >/dev/null || wanted+=(miniupnpc)
+command -v nft >/dev/null || wanted+=(nftables)
+command -v ip >/dev/null || wanted+=(iproute2)
+[ ${#wanted[@]} = 0 ] || { [ "$(id -u)" = 0 ] && { apt-get update -qq && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${wanted[@]}" >/dev/null; } \
+    || echo "test.sh: could not install ${wanted[*]}"; }
 # mypy checks client/ as statki_client through this link (see [tool.mypy] in pyproject.toml).
 mkdir -p .venv/typecheck && ln -sfn ../../client .venv/typecheck/statki_client
 .venv/bin/python -m ruff check .
