@@ -30,7 +30,7 @@ from async_upnp_client.exceptions import UpnpActionError, UpnpError
 from async_upnp_client.search import SsdpSearchListener
 from async_upnp_client.utils import CaseInsensitiveDict
 
-from statki_net.net.reach import NoRouter, Outcome, Refused, mapping_outcome
+from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, mapping_outcome
 from statki_net.store.portmaps import KeptMapping, forget, keep, kept
 
 SEARCH_S = 2.0
@@ -192,6 +192,22 @@ async def remove_leftovers(router: Router, home: Path) -> None:
         forget(home, mapping)
 
 
+async def _refusal(router: Router, error: UpnpActionError) -> Refused | DoubleNat:
+    """What a router's refusal means: behind a second translation when the external address
+    it reports is not a public one; else the router's own reason."""
+    reason = error.error_desc or f"UPnP error {error.error_code}"
+    try:
+        external_ip = await external_address(router)
+    except (UpnpError, OSError, TimeoutError):
+        return Refused(router.name, reason)
+    outcome = mapping_outcome(router.name, external_ip, 0, 0)
+    if isinstance(outcome, DoubleNat):
+        return outcome
+    if not external_ip:  # miniupnpd, for one, says nothing when its own address is private
+        reason += "; it reports no public address of its own"
+    return Refused(router.name, reason)
+
+
 class PortMapping:
     """A TCP mapping of this host's port on its router, for as long as it hosts.
 
@@ -219,7 +235,7 @@ class PortMapping:
             external_ip = await external_address(router)
         except UpnpActionError as error:
             await self.close()
-            return Refused(router.name, error.error_desc or f"UPnP error {error.error_code}")
+            return await _refusal(router, error)
         except (UpnpError, OSError, TimeoutError) as error:
             await self.close()
             return Refused(router.name, str(error) or "no answer")

@@ -64,6 +64,9 @@ class Lab:
 
     folder: Path
     ipv6: bool = True
+    cgnat: bool = False
+    """Router A's WAN is in the provider's shared space (100.64.0.0/10), translated again
+    before the internet: what a provider's carrier-grade NAT gives a home."""
     prefix: str = field(default_factory=lambda: f"sk{os.getpid() % 100000}{next(_labs)}")
     miniupnpd: subprocess.Popen[str] | None = None
 
@@ -99,11 +102,12 @@ class Lab:
         self._link("rb", "bl", "guest", "g0")
         for side, lan, home in (("a", "1", "host"), ("b", "2", "guest")):
             router = f"r{side}"
-            self._address("inet", f"i{side}", f"11.0.{lan}.254/24", f"2a00:11:{side}::fe/64")
-            self._address(router, f"{side}w", f"11.0.{lan}.1/24", f"2a00:11:{side}::1/64")
+            wan = "100.64" if self.cgnat and side == "a" else "11.0"
+            self._address("inet", f"i{side}", f"{wan}.{lan}.254/24", f"2a00:11:{side}::fe/64")
+            self._address(router, f"{side}w", f"{wan}.{lan}.1/24", f"2a00:11:{side}::1/64")
             self._address(router, f"{side}l", f"192.168.{lan}.1/24", f"2a00:11:{lan}::1/64")
             self._address(home, f"{home[0]}0", f"192.168.{lan}.2/24", f"2a00:11:{lan}::2/64")
-            self.sh(router, "ip", "route", "add", "default", "via", f"11.0.{lan}.254")
+            self.sh(router, "ip", "route", "add", "default", "via", f"{wan}.{lan}.254")
             self.sh(home, "ip", "route", "add", "default", "via", f"192.168.{lan}.1")
             if self.ipv6:
                 self.sh(router, "ip", "-6", "route", "add", "default", "via", f"2a00:11:{side}::fe")

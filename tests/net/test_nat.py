@@ -34,12 +34,12 @@ def can_build() -> None:
 
 @pytest.fixture
 def make_lab(can_build: None, tmp_path: Path) -> Iterator[MakeLab]:
-    """Build a lab (with IPv6 or not); every one made is taken down after the test, whether
-    it passed or not."""
+    """Build a lab (with IPv6 or not, behind CGNAT or not); every one made is taken down
+    after the test, whether it passed or not."""
     made: list[Lab] = []
 
-    def make(*, ipv6: bool = True) -> Lab:
-        lab = Lab(tmp_path / f"lab{len(made)}", ipv6=ipv6)
+    def make(*, ipv6: bool = True, cgnat: bool = False) -> Lab:
+        lab = Lab(tmp_path / f"lab{len(made)}", ipv6=ipv6, cgnat=cgnat)
         lab.folder.mkdir()
         made.append(lab)
         return lab.build()
@@ -184,6 +184,26 @@ def test_doctor_shows_the_router_a_test_mapping_and_the_external_address(
     ), lines
     assert "verdict: guests on the internet can reach you" in lines, lines
     assert f"dnat ip to {Lab.HOST_LAN}" not in lab.mappings()
+
+
+def test_a_router_behind_carrier_grade_nat_refuses_and_the_message_says_so(
+    make_lab: MakeLab, tmp_path: Path
+) -> None:
+    """miniupnpd whose own address is in the provider's 100.64/10 maps nothing."""
+    lab = make_lab(ipv6=False, cgnat=True)
+    lab.start_miniupnpd()
+    host = lab.statki("host", env(tmp_path / "alice"), "host", "--bot", "hunt")
+    try:
+        seen: list[str] = []
+        line_starting(host, "statki://", seen)
+        _, _, err = _terminate(host)
+    finally:
+        if host.poll() is None:
+            stop(host)
+    [router] = [line for line in seen if line.startswith("router: ")]
+    assert "refused" in router and "no public address" in router, router
+    assert any(f"forward TCP port {DEFAULT_PORT}" in line for line in err.splitlines()), err
+    assert "dnat" not in lab.mappings()
 
 
 def test_ipv6_between_two_global_addresses_needs_no_router(
