@@ -258,6 +258,41 @@ def test_the_next_start_removes_the_mapping_a_crashed_host_left(
     assert not list((home / "portmaps").glob("*.json"))
 
 
+def test_a_daemon_maps_its_port_and_its_hosted_games_invite_through_it(
+    make_lab: MakeLab, tmp_path: Path, cli: Cli
+) -> None:
+    lab = make_lab(ipv6=False)
+    lab.start_miniupnpd()
+    home = tmp_path / "alice"
+    daemon = lab.statki("host", env(home), "daemon")
+    try:
+        seen: list[str] = []
+        line_starting(daemon, "control socket", seen)
+        assert any(line.startswith("router: ") and Lab.HOST_WAN in line for line in seen), seen
+        host = lab.statki("host", env(home), "host", "--bot", "hunt")
+        invite = line_starting(host, "statki://", [])
+        assert parse_invite(invite).addresses[0] == (Lab.HOST_WAN, DEFAULT_PORT)
+        guest = subprocess.run(
+            ["ip", "netns", "exec", lab.ns("guest"), *_statki(), "join", invite, "--bot", "hunt"],
+            capture_output=True,
+            text=True,
+            timeout=50,
+            env=env(tmp_path / "bob"),
+        )
+        host_status, _, host_err = finish(host)
+        assert f"dnat ip to {Lab.HOST_LAN}" in lab.mappings(), "kept while the daemon runs"
+        status, _, err = _terminate(daemon)
+    finally:
+        if daemon.poll() is None:
+            stop(daemon)
+    assert guest.returncode == 0, guest.stderr
+    assert host_status == 0, host_err
+    assert status == 0, err
+    assert f"connected to {Lab.HOST_WAN}:{DEFAULT_PORT}" in guest.stdout
+    assert "dnat" not in lab.mappings(), "removed when the daemon stopped"
+    verified(cli, tmp_path / "bob")
+
+
 def _terminate(process: subprocess.Popen[str]) -> tuple[int, str, str]:
     os.kill(process.pid, signal.SIGTERM)
     return finish(process)
