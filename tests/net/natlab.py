@@ -194,7 +194,6 @@ table inet filter {{
             "enable_upnp=yes\n"
             "enable_natpmp=yes\n"
             "secure_mode=yes\n"
-            "system_uptime=yes\n"
             "uuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b\n"
             "allow 1024-65535 192.168.1.0/24 1024-65535\n"
             "deny 0-65535 0.0.0.0/0 0-65535\n"

@@ -7,6 +7,7 @@ Skipped, saying why, only where namespaces cannot be made (not root).
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -291,6 +292,46 @@ def test_a_daemon_maps_its_port_and_its_hosted_games_invite_through_it(
     assert f"connected to {Lab.HOST_WAN}:{DEFAULT_PORT}" in guest.stdout
     assert "dnat" not in lab.mappings(), "removed when the daemon stopped"
     verified(cli, tmp_path / "bob")
+
+
+RENEWING = """
+import asyncio, sys
+from pathlib import Path
+from statki_net.net import portmap
+
+async def main() -> None:
+    mapping = portmap.PortMapping(Path(sys.argv[1]), 47490, lease_s=6)
+    print(type(await mapping.open()).__name__, flush=True)
+    for _ in range(8):  # past the lease: only a renewal (at 3 s, 6 s) keeps the mapping
+        await asyncio.sleep(1)
+        entry = await portmap._call(
+            mapping.router.connection,
+            "GetSpecificPortMappingEntry",
+            NewRemoteHost="",
+            NewExternalPort=47490,
+            NewProtocol="TCP",
+        )
+        print(entry["NewLeaseDuration"], flush=True)
+    await mapping.close()
+
+asyncio.run(main())
+"""
+
+
+def test_the_mapping_is_renewed_before_its_lease_runs_out(
+    make_lab: MakeLab, tmp_path: Path
+) -> None:
+    lab = make_lab(ipv6=False)
+    lab.start_miniupnpd()
+    home = tmp_path / "alice"
+    home.mkdir()
+    said = lab.sh("host", sys.executable, "-c", RENEWING, str(home)).split()
+    assert said[0] == "Mapped", said
+    # The seconds left, once a second: never run out, and back up after each renewal.
+    left = [int(n) for n in said[1:]]
+    assert len(left) == 8 and min(left) > 0, left
+    assert any(later > earlier for earlier, later in itertools.pairwise(left)), left
+    assert "dnat" not in lab.mappings()
 
 
 def _terminate(process: subprocess.Popen[str]) -> tuple[int, str, str]:
