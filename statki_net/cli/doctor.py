@@ -88,8 +88,9 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
     print(f"router: searching ({SEARCH_S:g} s at most)...", flush=True)
     try:
         outcome = await mapping.open()
-        if mapping.router is not None:
-            print(f"router: {mapping.router.name} at {mapping.router.location}", flush=True)
+        if mapping.gateway is not None:
+            gateway = mapping.gateway
+            print(f"router: {gateway.name} at {gateway.location} ({gateway.via.value})", flush=True)
         print(outcome_line(outcome), flush=True)
         if isinstance(outcome, Mapped | DoubleNat):
             external = outcome.external[0] if isinstance(outcome, Mapped) else outcome.external

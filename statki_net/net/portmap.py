@@ -1,8 +1,12 @@
-"""Asking the home router to forward the host's port (UPnP IGD), through async-upnp-client.
+"""Asking the home router to forward the host's port: UPnP IGD, else NAT-PMP.
 
-The library does the talking (SSDP search, the device description, SOAP
-actions); this module bounds each wait, turns the answers into the typed
-outcomes of ``statki_net.net.reach``, renews the lease while hosting and
+UPnP IGD goes through async-upnp-client, which does the talking (SSDP
+search, the device description, SOAP actions); NAT-PMP (RFC 6886) is a UDP
+exchange with the default gateway whose messages are
+``statki_net.protocol.natpmp``'s.  Both are searched for at once, within
+``SEARCH_S``; a router that speaks UPnP is asked through it.  This module
+bounds each wait, turns the answers into the typed outcomes of
+``statki_net.net.reach``, renews the lease at half time while hosting and
 removes the mapping when hosting stops.  Each mapping is written down in the
 home (``statki_net.store.portmaps``) before it is asked for, so the next
 start removes one that a crash left behind.
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
 import socket
@@ -30,12 +35,16 @@ from async_upnp_client.exceptions import UpnpActionError, UpnpError
 from async_upnp_client.search import SsdpSearchListener
 from async_upnp_client.utils import CaseInsensitiveDict
 
-from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, mapping_outcome
+from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, Via, mapping_outcome
+from statki_net.protocol import natpmp
 from statki_net.store.portmaps import KeptMapping, forget, keep, kept
 
 SEARCH_S = 2.0
 """How long to wait for a router to answer the search: routers answer in milliseconds, and a
 host without one should not wait long to learn it."""
+NATPMP_TRIES_S = (0.25, 0.5, 1.0)
+"""NAT-PMP's waits for a reply, the request sent again after each (RFC 6886 starts at 250 ms
+and doubles; it goes on for a minute, too long for a player waiting for an invite)."""
 ACTION_S = 3.0
 """How long one request to the router may take (its description, one action)."""
 LEASE_S = 3600
@@ -63,15 +72,105 @@ logging.getLogger("async_upnp_client").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True)
-class Router:
-    """A router found on the local network, with its WAN connection service."""
+class Grant:
+    """The mapping a router made: the external port, and for how long."""
 
-    location: str
-    """Where its description is (an http URL on the LAN)."""
+    external_port: int
+    lease_s: int
+
+
+class Declined(Exception):
+    """The router answered and made no mapping (``outcome`` says how)."""
+
+    def __init__(self, outcome: Refused | DoubleNat) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
+class PortTaken(Exception):
+    """The router forwards that external port to another machine already."""
+
+
+NoAnswer = (UpnpError, OSError, TimeoutError)
+"""What a router that stopped answering (or never spoke its protocol well) raises."""
+
+
+class Gateway:
+    """A router that maps ports, whichever protocol it speaks."""
+
+    via: Via
     name: str
-    connection: UpnpService
+    location: str
+    """Where it was found: its description's URL, or natpmp://ADDRESS."""
     local_host: str
     """This machine's address towards it: the internal client of a mapping."""
+
+    async def map(self, external_port: int, internal_port: int, lease_s: int) -> Grant:
+        raise NotImplementedError
+
+    async def unmap(self, external_port: int, internal_port: int) -> None:
+        raise NotImplementedError
+
+    async def external_address(self) -> str | None:
+        raise NotImplementedError
+
+    async def remove_leftover(self, mapping: KeptMapping) -> None:
+        """Remove a mapping a statki of this home made and could not remove (it crashed)."""
+        raise NotImplementedError
+
+
+async def find_gateway(wait_s: float = SEARCH_S) -> Gateway | None:
+    """The home router, asked both ways at once: UPnP IGD's if it answers, else NAT-PMP's."""
+    upnp, pmp = await asyncio.gather(find_router(wait_s), find_natpmp())
+    return upnp or pmp
+
+
+# ---------------------------------------------------------------- UPnP IGD
+
+
+class Router(Gateway):
+    """A UPnP Internet Gateway Device found on the local network, with its WAN connection."""
+
+    via = Via.UPNP
+
+    def __init__(self, location: str, name: str, connection: UpnpService, local_host: str):
+        self.location = location
+        self.name = name
+        self.connection = connection
+        self.local_host = local_host
+
+    async def map(self, external_port: int, internal_port: int, lease_s: int) -> Grant:
+        try:
+            await add_mapping(self, external_port, internal_port, lease_s)
+        except UpnpActionError as error:
+            if error.error_code == CONFLICT:
+                raise PortTaken() from None
+            if error.error_code == ONLY_PERMANENT and lease_s:
+                return await self.map(external_port, internal_port, 0)
+            raise Declined(await _refusal(self, error)) from None
+        return Grant(external_port, lease_s)
+
+    async def unmap(self, external_port: int, internal_port: int) -> None:
+        await delete_mapping(self, external_port)
+
+    async def external_address(self) -> str | None:
+        reply = await _call(self.connection, "GetExternalIPAddress")
+        address = reply.get("NewExternalIPAddress")
+        return str(address) if address else None
+
+    async def remove_leftover(self, mapping: KeptMapping) -> None:
+        """Only one the router still forwards to this machine under statki's name: the port
+        may have gone to another machine since."""
+        entry = await _call(
+            self.connection,
+            "GetSpecificPortMappingEntry",
+            NewRemoteHost="",
+            NewExternalPort=mapping.external_port,
+            NewProtocol="TCP",
+        )
+        ours = entry.get("NewInternalClient") == self.local_host
+        if ours and entry.get("NewPortMappingDescription") == DESCRIPTION:
+            await delete_mapping(self, mapping.external_port)
 
 
 async def find_router(wait_s: float = SEARCH_S) -> Router | None:
@@ -89,7 +188,8 @@ async def find_router(wait_s: float = SEARCH_S) -> Router | None:
     if connection is None:
         return None
     name = " ".join(part for part in (device.model_name, device.model_number) if part)
-    return Router(location, name or device.friendly_name, connection, _local_host(location))
+    router_host = urlsplit(location).hostname or ""
+    return Router(location, name or device.friendly_name, connection, _local_host(router_host))
 
 
 async def _search(wait_s: float) -> str | None:
@@ -125,9 +225,8 @@ def _connection_service(device: UpnpDevice) -> UpnpService | None:
     return None
 
 
-def _local_host(location: str) -> str:
+def _local_host(router_host: str) -> str:
     """The address this machine sends from towards the router: choosing a route sends nothing."""
-    router_host = urlsplit(location).hostname or ""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.connect((router_host, 1900))
         return str(sock.getsockname()[0])
@@ -163,42 +262,13 @@ async def delete_mapping(router: Router, external_port: int) -> None:
     )
 
 
-async def external_address(router: Router) -> str | None:
-    reply = await _call(router.connection, "GetExternalIPAddress")
-    address = reply.get("NewExternalIPAddress")
-    return str(address) if address else None
-
-
-async def remove_leftovers(router: Router, home: Path) -> None:
-    """Remove the mappings a statki of this home made and could not remove (it crashed).
-
-    Only one the router still forwards to this machine under statki's name is
-    removed: the port may have gone to another machine since.
-    """
-    for mapping in kept(home):
-        if not mapping.left_behind:
-            continue  # another statki of this home hosts now: its mapping is in use
-        with contextlib.suppress(UpnpError, OSError, TimeoutError):
-            entry = await _call(
-                router.connection,
-                "GetSpecificPortMappingEntry",
-                NewRemoteHost="",
-                NewExternalPort=mapping.external_port,
-                NewProtocol="TCP",
-            )
-            ours = entry.get("NewInternalClient") == router.local_host
-            if ours and entry.get("NewPortMappingDescription") == DESCRIPTION:
-                await delete_mapping(router, mapping.external_port)
-        forget(home, mapping)
-
-
 async def _refusal(router: Router, error: UpnpActionError) -> Refused | DoubleNat:
     """What a router's refusal means: behind a second translation when the external address
     it reports is not a public one; else the router's own reason."""
     reason = error.error_desc or f"UPnP error {error.error_code}"
     try:
-        external_ip = await external_address(router)
-    except (UpnpError, OSError, TimeoutError):
+        external_ip = await router.external_address()
+    except NoAnswer:
         return Refused(router.name, reason)
     outcome = mapping_outcome(router.name, external_ip, 0, 0)
     if isinstance(outcome, DoubleNat):
@@ -206,6 +276,117 @@ async def _refusal(router: Router, error: UpnpActionError) -> Refused | DoubleNa
     if not external_ip:  # miniupnpd, for one, says nothing when its own address is private
         reason += "; it reports no public address of its own"
     return Refused(router.name, reason)
+
+
+# ---------------------------------------------------------------- NAT-PMP
+
+
+class NatPmpGateway(Gateway):
+    """The default gateway, answering NAT-PMP on UDP port 5351."""
+
+    via = Via.NATPMP
+
+    def __init__(self, address: str, local_host: str) -> None:
+        self.address = address
+        self.name = f"the gateway {address}"
+        self.location = f"natpmp://{address}"
+        self.local_host = local_host
+
+    async def map(self, external_port: int, internal_port: int, lease_s: int) -> Grant:
+        reply = await self._ask(natpmp.mapping_request(internal_port, external_port, lease_s))
+        if isinstance(reply, natpmp.Granted) and reply.internal_port == internal_port:
+            return Grant(reply.external_port, reply.lifetime_s)
+        reason = reply.reason() if isinstance(reply, natpmp.Failed) else "no NAT-PMP answer"
+        raise Declined(Refused(self.name, reason))
+
+    async def unmap(self, external_port: int, internal_port: int) -> None:
+        await self._ask(natpmp.mapping_request(internal_port, 0, 0))
+
+    async def external_address(self) -> str | None:
+        reply = await self._ask(natpmp.external_address_request())
+        return reply.address if isinstance(reply, natpmp.ExternalAddress) else None
+
+    async def remove_leftover(self, mapping: KeptMapping) -> None:
+        # A NAT-PMP router removes only the asking client's own mappings: nothing to check.
+        await self.unmap(mapping.external_port, mapping.internal_port)
+
+    async def _ask(self, request: bytes) -> natpmp.Reply:
+        reply = await natpmp_exchange(self.address, request)
+        if reply is None:
+            raise TimeoutError("the gateway stopped answering NAT-PMP")
+        return reply
+
+
+async def find_natpmp() -> NatPmpGateway | None:
+    """The default gateway, when it answers NAT-PMP's external-address request."""
+    address = default_gateway()
+    if address is None:
+        return None
+    reply = await natpmp_exchange(address, natpmp.external_address_request())
+    if reply is None:
+        return None
+    return NatPmpGateway(address, _local_host(address))
+
+
+def default_gateway() -> str | None:
+    """The IPv4 default route's gateway (Linux: /proc/net/route; elsewhere none is found)."""
+    try:
+        lines = Path("/proc/net/route").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        # Destination 0 (the default), flags with RTF_GATEWAY (2); the address little-endian.
+        if len(fields) > 3 and fields[1] == "00000000" and int(fields[3], 16) & 2:
+            return str(ipaddress.IPv4Address(bytes.fromhex(fields[2])[::-1]))
+    return None
+
+
+class _Replies(asyncio.DatagramProtocol):
+    def __init__(self) -> None:
+        self.received: asyncio.Queue[bytes] = asyncio.Queue()
+
+    def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+        self.received.put_nowait(data)
+
+
+async def natpmp_exchange(address: str, request: bytes) -> natpmp.Reply | None:
+    """Send ``request`` to the gateway, again after each wait; its reply, or None."""
+    loop = asyncio.get_running_loop()
+    try:
+        transport, replies = await loop.create_datagram_endpoint(
+            _Replies, remote_addr=(address, natpmp.PORT)
+        )
+    except OSError:
+        return None
+    try:
+        for wait_s in NATPMP_TRIES_S:
+            transport.sendto(request)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait_s):
+                    while True:
+                        reply = natpmp.read_reply(await replies.received.get())
+                        if reply is not None:
+                            return reply
+        return None
+    finally:
+        transport.close()
+
+
+# ---------------------------------------------------------------- the mapping
+
+
+async def remove_leftovers(gateway: Gateway, home: Path) -> None:
+    """Remove the mappings a statki of this home made on this kind of router and could not
+    remove (it crashed)."""
+    for mapping in kept(home):
+        if not mapping.left_behind:
+            continue  # another statki of this home hosts now: its mapping is in use
+        if mapping.router.startswith("natpmp:") != (gateway.via is Via.NATPMP):
+            continue  # asked of another router: not this one's to remove
+        with contextlib.suppress(*NoAnswer):
+            await gateway.remove_leftover(mapping)
+        forget(home, mapping)
 
 
 class PortMapping:
@@ -220,60 +401,76 @@ class PortMapping:
         self.home = home
         self.port = port
         self.lease_s = lease_s
-        self.router: Router | None = None
+        self.gateway: Gateway | None = None
         self.kept: KeptMapping | None = None
         self._renewing: asyncio.Task[None] | None = None
 
     async def open(self, search_s: float = SEARCH_S) -> Outcome:
-        router = await find_router(search_s)
-        if router is None:
+        gateway = await find_gateway(search_s)
+        if gateway is None:
             return NoRouter(search_s)
-        self.router = router
-        await remove_leftovers(router, self.home)
+        self.gateway = gateway
+        await remove_leftovers(gateway, self.home)
         try:
-            external_port = await self._add(router)
-            external_ip = await external_address(router)
-        except UpnpActionError as error:
+            grant = await self._map(gateway)
+            external_ip = await gateway.external_address()
+        except Declined as declined:
             await self.close()
-            return await _refusal(router, error)
-        except (UpnpError, OSError, TimeoutError) as error:
+            return declined.outcome
+        except NoAnswer as error:
             await self.close()
-            return Refused(router.name, str(error) or "no answer")
-        outcome = mapping_outcome(router.name, external_ip, external_port, self.lease_s)
+            return Refused(gateway.name, str(error) or "no answer")
+        outcome = mapping_outcome(
+            gateway.name, external_ip, grant.external_port, grant.lease_s, gateway.via
+        )
         if isinstance(outcome, Refused):
             await self.close()
-        elif self.lease_s:
-            self._renewing = asyncio.create_task(self._renew(router, external_port))
+        elif grant.lease_s:
+            self._renewing = asyncio.create_task(self._renew(gateway, grant))
         return outcome
 
-    async def _add(self, router: Router) -> int:
-        """Map the first free external port of the host's own and the next few; the one mapped."""
+    async def _map(self, gateway: Gateway) -> Grant:
+        """Map the first free external port of the host's own and the next few."""
         candidates = [self.port + n for n in range(OTHER_PORTS + 1) if self.port + n < 65536]
         for number, external_port in enumerate(candidates):
             self.kept = KeptMapping(
-                router.location, external_port, router.local_host, self.port, os.getpid()
+                gateway.location, external_port, gateway.local_host, self.port, os.getpid()
             )
             keep(self.home, self.kept)  # before asking: a crash in between leaves a record
             try:
-                await add_mapping(router, external_port, self.port, self.lease_s)
-                return external_port
-            except UpnpActionError as error:
+                grant = await gateway.map(external_port, self.port, self.lease_s)
+            except PortTaken:
                 forget(self.home, self.kept)
                 self.kept = None
-                if error.error_code == ONLY_PERMANENT and self.lease_s:
-                    self.lease_s = 0
-                    return await self._add(router)
-                if error.error_code != CONFLICT or number == len(candidates) - 1:
-                    raise
-        raise AssertionError("unreachable: the last candidate raises")
+                if number == len(candidates) - 1:
+                    raise Declined(
+                        Refused(gateway.name, "the port is forwarded to another machine")
+                    ) from None
+                continue
+            except Declined:
+                forget(self.home, self.kept)
+                self.kept = None
+                raise  # (a router that did not answer may have mapped it: the record stays)
+            if grant.external_port != external_port:  # NAT-PMP's router chooses the port
+                forget(self.home, self.kept)
+                self.kept = KeptMapping(
+                    gateway.location,
+                    grant.external_port,
+                    gateway.local_host,
+                    self.port,
+                    os.getpid(),
+                )
+                keep(self.home, self.kept)
+            return grant
+        raise AssertionError("unreachable: the last candidate returns or raises")
 
-    async def _renew(self, router: Router, external_port: int) -> None:
+    async def _renew(self, gateway: Gateway, grant: Grant) -> None:
         while True:
-            await asyncio.sleep(self.lease_s / 2)
+            await asyncio.sleep(grant.lease_s / 2)
             # A router that lost the mapping (it restarted) gets it again; one that does not
             # answer now may answer at the next renewal, before the lease runs out.
-            with contextlib.suppress(UpnpError, OSError, TimeoutError):
-                await add_mapping(router, external_port, self.port, self.lease_s)
+            with contextlib.suppress(Declined, PortTaken, *NoAnswer):
+                await gateway.map(grant.external_port, self.port, grant.lease_s)
 
     async def close(self) -> None:
         """Stop renewing and remove the mapping (bounded: a router gone leaves the record,
@@ -283,9 +480,9 @@ class PortMapping:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._renewing
             self._renewing = None
-        if self.router is None or self.kept is None:
+        if self.gateway is None or self.kept is None:
             return
-        with contextlib.suppress(UpnpError, OSError, TimeoutError):
-            await delete_mapping(self.router, self.kept.external_port)
+        with contextlib.suppress(*NoAnswer):
+            await self.gateway.unmap(self.kept.external_port, self.port)
             forget(self.home, self.kept)
             self.kept = None  # left set when the router did not answer: the record stays

@@ -23,6 +23,7 @@ class Via(enum.Enum):
     """The protocol a router was asked through."""
 
     UPNP = "UPnP IGD"
+    NATPMP = "NAT-PMP"
 
 
 @dataclass(frozen=True)

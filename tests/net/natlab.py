@@ -184,14 +184,15 @@ table inet filter {{
             "drop",
         )
 
-    def start_miniupnpd(self) -> None:
-        """A real miniupnpd on router A, in the foreground, answering only its LAN."""
+    def start_miniupnpd(self, *, upnp: bool = True) -> None:
+        """A real miniupnpd on router A, in the foreground, answering only its LAN: UPnP IGD
+        and NAT-PMP, or (``upnp=False``) NAT-PMP alone."""
         config = self.folder / "miniupnpd.conf"
         config.write_text(
             f"ext_ifname={self.prefix}aw\n"
             f"listening_ip={self.prefix}al\n"
             "http_port=0\n"
-            "enable_upnp=yes\n"
+            f"enable_upnp={'yes' if upnp else 'no'}\n"
             "enable_natpmp=yes\n"
             "secure_mode=yes\n"
             "uuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b\n"
@@ -215,7 +216,7 @@ table inet filter {{
             stderr=subprocess.STDOUT,
             text=True,
         )
-        self._wait_for_miniupnpd("HTTP listening on port")
+        self._wait_for_miniupnpd("HTTP listening on port" if upnp else "Listening for NAT-PMP")
 
     def _wait_for_miniupnpd(self, text: str, seconds: float = 10.0) -> None:
         assert self.miniupnpd is not None and self.miniupnpd.stdout is not None

@@ -131,6 +131,36 @@ def test_a_game_through_the_hosts_router_with_the_port_mapped_by_upnp(
     verified(cli, tmp_path / "alice", tmp_path / "bob")
 
 
+def test_a_game_through_a_router_that_speaks_only_nat_pmp(
+    make_lab: MakeLab, tmp_path: Path, cli: Cli
+) -> None:
+    lab = make_lab(ipv6=False)
+    lab.start_miniupnpd(upnp=False)
+    host = lab.statki("host", env(tmp_path / "alice"), "host", "--bot", "hunt")
+    try:
+        seen: list[str] = []
+        invite = line_starting(host, "statki://", seen)
+        assert parse_invite(invite).addresses[0] == (Lab.HOST_WAN, DEFAULT_PORT)
+        assert any("(NAT-PMP, " in line for line in seen), seen
+        assert f"dnat ip to {Lab.HOST_LAN}:{DEFAULT_PORT}" in lab.mappings()
+        guest = subprocess.run(
+            ["ip", "netns", "exec", lab.ns("guest"), *_statki(), "join", invite, "--bot", "hunt"],
+            capture_output=True,
+            text=True,
+            timeout=50,
+            env=env(tmp_path / "bob"),
+        )
+        status, _, err = finish(host)
+    finally:
+        if host.poll() is None:
+            stop(host)
+    assert guest.returncode == 0, guest.stderr
+    assert status == 0, err
+    assert f"connected to {Lab.HOST_WAN}:{DEFAULT_PORT}" in guest.stdout
+    assert "dnat" not in lab.mappings(), "the mapping is gone"
+    verified(cli, tmp_path / "alice", tmp_path / "bob")
+
+
 def test_a_router_that_does_not_map_gets_one_clear_message(
     make_lab: MakeLab, tmp_path: Path
 ) -> None:
@@ -305,7 +335,7 @@ async def main() -> None:
     for _ in range(8):  # past the lease: only a renewal (at 3 s, 6 s) keeps the mapping
         await asyncio.sleep(1)
         entry = await portmap._call(
-            mapping.router.connection,
+            mapping.gateway.connection,
             "GetSpecificPortMappingEntry",
             NewRemoteHost="",
             NewExternalPort=47490,
