@@ -151,7 +151,8 @@ def outcome_line(outcome: Outcome) -> str:
             where = format_address(external)
             return f"router: {router} forwards {where} here ({via.value}, {how_long})"
         case NoRouter(waited_s=waited):
-            return f"router: none answered a port-mapping request (UPnP IGD) within {waited:g} s"
+            asked = f"{Via.UPNP.value} or {Via.NATPMP.value}"
+            return f"router: none answered a port-mapping request ({asked}) within {waited:g} s"
         case Refused(router=router, reason=reason):
             return f"router: {router} refused to forward the port: {reason}"
         case DoubleNat(router=router, external=external):
