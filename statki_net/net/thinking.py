@@ -12,6 +12,11 @@ state the thinking left it in, so a seeded player draws the same moves in a
 process as in a thread.  That lets the pool start its workers at the first
 move without making anyone wait for them: until one is up (a fresh
 interpreter, a fraction of a second) the thinking is done in a thread.
+
+``Thinking.on_the_loop()`` thinks in the caller, for a process whose only
+games are between its own computer players (``selfplay``): there the other
+side waits for the move anyway, and a thread would only add its hand-over (a
+queue, a wake-up of the loop) to every move.
 """
 
 from __future__ import annotations
@@ -71,10 +76,14 @@ def _ready() -> None:
 class Thinking:
     """Runs computer players' thinking somewhere other than the event loop."""
 
-    def __init__(self, executor: Executor | None = None, workers: int = 1) -> None:
+    def __init__(
+        self, executor: Executor | None = None, workers: int = 1, *, on_the_loop: bool = False
+    ) -> None:
         self.executor = executor
         """None: the event loop's default thread pool."""
         self.workers = workers
+        self.here = on_the_loop
+        """Think in the caller, on the event loop: nothing else waits on it."""
         self._starting: list[Future[None]] = []
         """One no-op a worker, submitted at the first move: each makes the pool start one."""
         self._closed = False
@@ -97,6 +106,11 @@ class Thinking:
         )
         return cls(pool, count)
 
+    @classmethod
+    def on_the_loop(cls) -> Thinking:
+        """Thinking in the caller, for a loop whose every game is its own computer players'."""
+        return cls(on_the_loop=True)
+
     async def volley(self, player: ComputerPlayer, view: Sea, count: int) -> tuple[int, ...]:
         shots, state = await self._run(_volley, player, view, count)
         player.rng.setstate(state)
@@ -108,6 +122,8 @@ class Thinking:
         return fleet
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        if self.here:
+            return work(*args)
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._where(), work, *args)

@@ -17,6 +17,7 @@ checks the fit and the signature; ``Envelope.open`` reads the message itself
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import hmac
 from collections.abc import Callable, Iterator, Mapping
@@ -268,8 +269,10 @@ class Frame:
     header: Header = field(compare=False)
     message: Message = field(compare=False)
 
-    @property
+    @functools.cached_property
     def digest(self) -> bytes:
+        """The frame's hash in the chain, computed once: the next message's ``prev`` and
+        every look at where a frame fits ask for it again."""
         return message_hash(self.body)
 
     def encode(self) -> bytes:
@@ -642,7 +645,7 @@ class Envelope:
     fields: Mapping[Any, Any] = field(compare=False, repr=False)
     """The body's map, as read."""
 
-    @property
+    @functools.cached_property
     def digest(self) -> bytes:
         return message_hash(self.body)
 
