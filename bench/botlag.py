@@ -1,6 +1,7 @@
 """Benchmark: a daemon's event loop while its computer players think.
 
     nice -n 19 python bench/botlag.py [--levels 1,4,16] [--strategy density]
+        [--where threads,processes]
 
 One process plays the host of N games at once, each with a ``--strategy``
 computer player, as a daemon does; a second process plays their guests
@@ -12,8 +13,9 @@ and the daemon's worker processes, ``statki_net.net.thinking``) it prints:
   late it wakes (p50 and p99, in ms): the wait every game on the loop shares;
 - bot-games per second: N over the wall-clock time the N games took.
 
-On a shared machine the lag is what the other jobs leave too: compare the
-two rows of one run.
+On a shared machine the lag is what the other jobs leave too: each level
+first measures the probe alone, with no game on the loop (5 seconds), and
+the rows of one run are to be read against it.
 """
 
 from __future__ import annotations
@@ -128,9 +130,27 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-async def measure(levels: list[int], strategy: str) -> None:
+async def idle_lags(seconds: float) -> list[float]:
+    """The lag of the probe alone, no game on the loop: what the machine's other jobs
+    leave a ``nice`` process (the baseline the rows beside it are read against)."""
+    loop = asyncio.get_running_loop()
+    lags: list[float] = []
+    stop = loop.time() + seconds
+    while loop.time() < stop:
+        asked = loop.time()
+        await asyncio.sleep(TICK)
+        lags.append((loop.time() - asked - TICK) * 1000)
+    return lags
+
+
+def lag_line(lags: list[float]) -> str:
+    return f"loop lag p50 {statistics.median(lags):6.2f} ms, p99 {percentile(lags, 0.99):6.2f} ms"
+
+
+async def measure(levels: list[int], strategy: str, wheres: list[str]) -> None:
     for games in levels:
-        for where in ("threads", "processes"):
+        print(f"{games:3} games, no games at all    : {lag_line(await idle_lags(5.0))}")
+        for where in wheres:
             thinking = Thinking.in_processes() if where == "processes" else Thinking()
             try:
                 await thinking.start()  # the steady state: the workers are up
@@ -138,8 +158,7 @@ async def measure(levels: list[int], strategy: str) -> None:
             finally:
                 thinking.close()
             print(
-                f"{games:3} games, thinking in {where:9}: loop lag p50 "
-                f"{statistics.median(lags):6.2f} ms, p99 {percentile(lags, 0.99):6.2f} ms; "
+                f"{games:3} games, thinking in {where:9}: {lag_line(lags)}; "
                 f"{games / seconds:5.2f} bot-games/s"
             )
 
@@ -152,10 +171,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,4,16", help="games at once (default 1,4,16)")
     parser.add_argument("--strategy", default="density")
+    parser.add_argument(
+        "--where",
+        default="threads,processes",
+        help="where the thinking is done (default threads,processes)",
+    )
     args = parser.parse_args()
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores (nproc), {platform.machine()}")
     print(f"host's strategy: {args.strategy}, classic; guests fire at random, in another process")
-    asyncio.run(measure([int(n) for n in args.levels.split(",")], args.strategy))
+    levels = [int(n) for n in args.levels.split(",")]
+    asyncio.run(measure(levels, args.strategy, args.where.split(",")))
     load = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout
     print(f"load average after: {load.split()[0]}")
 

@@ -7,17 +7,23 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
 
-from statki_net.game.rules import PRESETS
 from statki_net.store.home import home_dir
 
+# Not ``typing.TYPE_CHECKING``: ``statki --help`` loads this module, and needs nothing
+# of ``typing`` (mypy takes any name ``TYPE_CHECKING`` as true).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from statki_net.protocol.wire import Limits
+
+    Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+else:
+    Subcommands = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
-Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 AddCommand = Callable[[Subcommands], None]
 
 
@@ -42,6 +48,9 @@ def _at_least(text: str, lowest: int, refusal: str) -> int:
 
 
 def rules_argument(parser: argparse.ArgumentParser) -> None:
+    # Here, not at the top: ``statki --help`` must not load the rules (and their dataclasses).
+    from statki_net.game.rules import PRESETS
+
     parser.add_argument(
         "--rules",
         default="classic",

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -150,6 +149,8 @@ def _verify(args: argparse.Namespace) -> int:
     judge = functools.partial(judge_files, every_signature=args.every_signature)
     judgements = list(spread(judge, games, jobs))
     if args.json:
+        import json  # here: the usual verify prints text, and need not load the JSON encoder
+
         print(json.dumps([j.to_json() for j in judgements], indent=2))
     else:
         searched = found.searched

@@ -23,6 +23,7 @@ from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import Ruleset
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.thinking import Thinking
 from statki_net.protocol.bounds import MIN_MOVE_MS, MIN_REVEAL_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
@@ -102,9 +103,12 @@ async def play_one(
     guest_conn = GameConnection(
         guest, guest_reader, guest_writer, log_dir=log_dir, expect_key=public_key_bytes(host.key)
     )
-    attach_computer(host_conn, host_player)
+    # Both players are this process's, one game at a time: while one thinks the
+    # other waits for its move, so they think on the loop, without a thread's hand-over.
+    thinking = Thinking.on_the_loop()
+    attach_computer(host_conn, host_player, thinking=thinking)
     # One owner chose the rules for both sides: the guest takes whatever they are.
-    attach_computer(guest_conn, guest_player, custom_rules=True)
+    attach_computer(guest_conn, guest_player, custom_rules=True, thinking=thinking)
     host_outcome, guest_outcome = await asyncio.gather(host_conn.run(), guest_conn.run())
     return host_outcome, guest_outcome
 

@@ -12,11 +12,17 @@ state the thinking left it in, so a seeded player draws the same moves in a
 process as in a thread.  That lets the pool start its workers at the first
 move without making anyone wait for them: until one is up (a fresh
 interpreter, a fraction of a second) the thinking is done in a thread.
+
+``Thinking.on_the_loop()`` thinks in the caller, for a process whose only
+games are between its own computer players (``selfplay``): there the other
+side waits for the move anyway, and a thread would only add its hand-over (a
+queue, a wake-up of the loop) to every move.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -46,8 +52,14 @@ ORPHAN_CHECK = 0.25
 """Seconds between a worker's looks at whether the process that started it is gone."""
 
 
+WORKER_NICENESS = 10
+"""How far below the daemon its workers run: thinking is work to fill the cores with,
+the loop's wait is every game's."""
+
+
 def _start_worker(parent: int) -> None:
-    """Import the strategies (a first move should not pay for it), and watch the parent.
+    """Import the strategies (a first move should not pay for it), yield to the loop,
+    and watch the parent.
 
     A worker of a pool blocks on its queue, whose pipe it holds both ends of, so
     it would outlive a daemon that was killed.  When its parent (the daemon, by
@@ -55,6 +67,8 @@ def _start_worker(parent: int) -> None:
     the worker.
     """
     import statki_net.ai.strategies  # noqa: F401
+
+    _yield_to_the_loop()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -64,6 +78,20 @@ def _start_worker(parent: int) -> None:
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
+def _yield_to_the_loop() -> None:
+    """Run this worker below the daemon, so that the daemon's loop, woken by a frame
+    or a timer, gets a core at once instead of waiting for a thinking worker's turn.
+
+    ``WORKER_NICENESS`` below it; where the daemon runs so low already that the
+    niceness has no room (it stops at 19), the worker thinks only when the cores
+    are otherwise idle (Linux's ``SCHED_IDLE``).  Where neither can be had, as it is.
+    """
+    with contextlib.suppress(OSError):
+        before = os.nice(0)
+        if os.nice(WORKER_NICENESS) - before < WORKER_NICENESS and hasattr(os, "SCHED_IDLE"):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
 def _ready() -> None:
     """Nothing: a worker that has run it is up."""
 
@@ -71,10 +99,14 @@ def _ready() -> None:
 class Thinking:
     """Runs computer players' thinking somewhere other than the event loop."""
 
-    def __init__(self, executor: Executor | None = None, workers: int = 1) -> None:
+    def __init__(
+        self, executor: Executor | None = None, workers: int = 1, *, on_the_loop: bool = False
+    ) -> None:
         self.executor = executor
         """None: the event loop's default thread pool."""
         self.workers = workers
+        self.here = on_the_loop
+        """Think in the caller, on the event loop: nothing else waits on it."""
         self._starting: list[Future[None]] = []
         """One no-op a worker, submitted at the first move: each makes the pool start one."""
         self._closed = False
@@ -97,6 +129,11 @@ class Thinking:
         )
         return cls(pool, count)
 
+    @classmethod
+    def on_the_loop(cls) -> Thinking:
+        """Thinking in the caller, for a loop whose every game is its own computer players'."""
+        return cls(on_the_loop=True)
+
     async def volley(self, player: ComputerPlayer, view: Sea, count: int) -> tuple[int, ...]:
         shots, state = await self._run(_volley, player, view, count)
         player.rng.setstate(state)
@@ -108,6 +145,8 @@ class Thinking:
         return fleet
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:
+        if self.here:
+            return work(*args)
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._where(), work, *args)

@@ -58,6 +58,7 @@ from statki_net.protocol.phases import (
 from statki_net.protocol.wire import (
     GENESIS,
     Accept,
+    AnyFrame,
     Coin,
     Commit,
     Envelope,
@@ -276,7 +277,7 @@ class Transcript:
             return None
         return place
 
-    def verify(self, frame: Envelope, *, signature_later: bool = False) -> None:
+    def verify(self, frame: AnyFrame, *, signature_later: bool = False) -> None:
         """Step 4: the signature verifies with the key of the side the frame names.
 
         That is the key of that side's hello, or, for the hello that brings it,

@@ -17,6 +17,7 @@ checks the fit and the signature; ``Envelope.open`` reads the message itself
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import hmac
 from collections.abc import Callable, Iterator, Mapping
@@ -268,9 +269,22 @@ class Frame:
     header: Header = field(compare=False)
     message: Message = field(compare=False)
 
-    @property
+    @functools.cached_property
     def digest(self) -> bytes:
+        """The frame's hash in the chain, computed once: the next message's ``prev`` and
+        every look at where a frame fits ask for it again."""
         return message_hash(self.body)
+
+    @property
+    def type(self) -> str:
+        """The ``type`` its body names, as ``Envelope.type`` reads it."""
+        return self.message.TYPE
+
+    @property
+    def hello_key(self) -> bytes | None:
+        """The key of a hello (32 bytes, or it would not have been read), as
+        ``Envelope.hello_key`` reads it."""
+        return self.message.key if isinstance(self.message, Hello) else None
 
     def encode(self) -> bytes:
         return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
@@ -642,7 +656,7 @@ class Envelope:
     fields: Mapping[Any, Any] = field(compare=False, repr=False)
     """The body's map, as read."""
 
-    @property
+    @functools.cached_property
     def digest(self) -> bytes:
         return message_hash(self.body)
 
@@ -682,6 +696,11 @@ class Envelope:
         if self.header.seq < 2 and "game" in fields:
             _bytes(fields, "game", HASH_SIZE)  # ignored here, but it must be one
         return Frame(self.body, self.signature, self.header, decoder(fields))
+
+
+AnyFrame = Envelope | Frame
+"""A frame read at least as far as its header: what placing a frame and checking its
+signature need (a frame read in full stands in for its envelope, unread again)."""
 
 
 def read_envelope(value: Any) -> Envelope:

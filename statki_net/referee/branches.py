@@ -18,7 +18,7 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.transcript import Finding, Transcript
-from statki_net.protocol.wire import Envelope, Error, Role
+from statki_net.protocol.wire import AnyFrame, Error, Role
 from statki_net.referee.tree import GameTree, Node
 
 
@@ -26,7 +26,7 @@ from statki_net.referee.tree import GameTree, Node
 class Refusal:
     """A frame the rules refuse where it stands: the peer's word that breaks the protocol."""
 
-    frame: Envelope
+    frame: AnyFrame
     code: Code
     detail: str
     move: int

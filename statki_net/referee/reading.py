@@ -30,7 +30,7 @@ from statki_net.protocol.logformat import (
     ResumeRecord,
 )
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import Envelope, game_id, read_envelope, signature_valid
+from statki_net.protocol.wire import AnyFrame, Envelope, game_id, read_envelope, signature_valid
 from statki_net.referee.branches import Found, Refusal, at_stake, at_stake_before
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
@@ -43,7 +43,7 @@ class ReadLog:
     role: str | None
     """The writer's role, from the header: unsigned, for people."""
     transcript: Transcript = field(default_factory=Transcript)
-    frames: list[Envelope] = field(default_factory=list)
+    frames: list[AnyFrame] = field(default_factory=list)
     """The frames appended to its transcript, in order."""
     refusal: Refusal | None = None
     """The frame record the rules refused (steps 5 to 7): it stops the transcript."""
@@ -95,7 +95,7 @@ def read_as_played(name: str, contents: LogContents, played: Transcript) -> Read
         return None
     role = contents.header.get("role")
     log = ReadLog(name, role if isinstance(role, str) else None, played)
-    log.frames = [read_envelope([f.body, f.signature]) for f in frames]
+    log.frames = list(frames)  # read in full as they came: not read again
     log.notes = contents.notes
     log.found = [
         Found(frames[at].digest, finding, at_stake_before(played, at))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from statki_net.protocol.wire import GENESIS, Accept, Envelope, Role, Shot
+from statki_net.protocol.wire import GENESIS, Accept, AnyFrame, Role, Shot
 
 
 class Holding(enum.Enum):
@@ -30,7 +30,7 @@ class Holding(enum.Enum):
 class Node:
     """One frame of the tree, the logs that hold it, and the frames that follow it."""
 
-    frame: Envelope
+    frame: AnyFrame
     """Its exact bytes and the header that places it; the message is read by judging it."""
     digest: bytes
     parent: Node | None
@@ -72,7 +72,7 @@ class GameTree:
         self.nodes: dict[bytes, Node] = {}
         """Every frame, by its digest, in the order added: a parent before its children."""
 
-    def add(self, frame: Envelope, log: int, holding: Holding) -> Node:
+    def add(self, frame: AnyFrame, log: int, holding: Holding) -> Node:
         """Place ``frame`` (whose parent the tree already holds) as held by log ``log``."""
         digest = frame.digest
         node = self.nodes.get(digest)

@@ -96,6 +96,37 @@ def test_a_move_asked_for_after_the_pool_is_closed_is_thought_in_a_thread() -> N
     assert 0 <= square < 100
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the name, from the state (field 3) on."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def test_a_worker_thinks_below_its_loop() -> None:
+    """A worker runs at a lower priority than the process whose loop it thinks for: 10
+    nicer, or, where the niceness has no room, only when the cores are otherwise idle."""
+
+    async def worker_stat() -> list[str]:
+        thinking = Thinking.in_processes(1)
+        try:
+            await thinking.start()
+            [worker] = children(os.getpid()) & _pool_pids(thinking)
+            return _stat(worker)
+        finally:
+            thinking.close()
+
+    stat = asyncio.run(worker_stat())
+    nice, policy = int(stat[16]), int(stat[38])
+    mine = int(_stat(os.getpid())[16])
+    assert nice == min(19, mine + 10)
+    assert (policy == os.SCHED_IDLE) == (mine + 10 > 19)
+
+
+def _pool_pids(thinking: Thinking) -> set[int]:
+    executor = thinking.executor
+    assert executor is not None
+    return set(getattr(executor, "_processes", {}))
+
+
 def _bot_game_through(daemon: subprocess.Popen[str], home: Path, guest_home: Path) -> None:
     """One bot game hosted by the daemon's computer player: its workers are then started."""
     host = start(home, "host", "--bot", "random", "--rules", "classic")
