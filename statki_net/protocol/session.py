@@ -478,7 +478,7 @@ class Session:
                 try:
                     incoming = read_incoming(value)
                 except BadSay as error:  # talk, however wrong, never touches the game
-                    self._events.append(self.talk.drop(error.code, error.detail, now))
+                    self._events.append(self.talk.unreadable(error, error.size, now))
                     continue
                 if isinstance(incoming, SayFrame):
                     self._hear(incoming, now)

@@ -34,7 +34,7 @@ from statki_net.protocol.bounds import (
     SAY_WINDOW_MS,
     talk_problem,
 )
-from statki_net.protocol.errors import Code
+from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.wire import Role, Say, SayFrame, say_signature_valid
 
 # ---------------------------------------------------------------- events
@@ -128,6 +128,12 @@ class Talk:
         self.dropped[code] += 1
         noted = sum(self.dropped.values()) <= MAX_TALK_NOTES
         return TalkDropped(code, detail, now, data[: MAX_SAY_BODY + 80], noted)
+
+    def unreadable(self, error: ProtocolError, size: int, now: int) -> TalkDropped:
+        """A say whose fields are wrong (checks 1 and 2): too large first, else ``bad-field``."""
+        if size > MAX_SAY_BODY:
+            return self.drop(Code.TOO_LARGE, f"a say over {MAX_SAY_BODY} bytes", now)
+        return self.drop(error.code, f"a say with {error.detail}", now)
 
     def hear(
         self, frame: SayFrame, *, game: bytes | None, key: bytes | None, now: int

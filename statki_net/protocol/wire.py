@@ -804,6 +804,11 @@ class BadSay(ProtocolError):
     """A ``say`` whose fields are not of their types: talk to drop, never the game's
     business (the connection and the game go on)."""
 
+    def __init__(self, error: ProtocolError, size: int) -> None:
+        super().__init__(error.code, error.detail, error.check)
+        self.size = size
+        """The body's length: a body over the say's bound is dropped as too large first."""
+
 
 def read_say(body: bytes, signature: bytes, fields: Mapping[Any, Any]) -> SayFrame:
     """A say's fields, each of its type (``BadSay``, ``bad-field``, otherwise); its bounds,
@@ -821,7 +826,7 @@ def read_say(body: bytes, signature: bytes, fields: Mapping[Any, Any]) -> SayFra
             _need(fields, "text", str, "a string"),
         )
     except ProtocolError as error:
-        raise BadSay(error.code, error.detail, error.check) from None
+        raise BadSay(error, len(body)) from None
     return SayFrame(body, signature, say)
 
 
