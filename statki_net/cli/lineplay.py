@@ -369,11 +369,8 @@ class PromptPlayer:
                 where = f" from {address}" if address else ""
                 self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
                 self.opponent = name or self.opponent
-            case notices.Talk(mine=mine, text=text):
-                if mine:
-                    self.say(f"you said: {text}")
-                elif not self.muted and not self.quiet:
-                    self.say(f"{self.opponent} says: {text}")
+            case notices.Talk(mine=mine, text=text) if self._shows(notice):
+                self.say(f"you said: {text}" if mine else f"{self.opponent} says: {text}")
             case notices.Rules():
                 for line in describe_rules(notice):
                     self.say(line)
@@ -470,13 +467,27 @@ class PromptPlayer:
         """A line typed at ``prompt``, or ``INTERRUPTED`` if the game moved on meanwhile."""
         assert self.lines is not None
         print(prompt, end="", file=self.out, flush=True)
-        line, notice = self.lines.next_line(), self._upcoming()
-        await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-        if not line.done():
-            print(file=self.out, flush=True)
-            return INTERRUPTED
-        self.lines.take()
-        return line.result()
+        while True:
+            line, notice = self.lines.next_line(), self._upcoming()
+            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            if line.done():
+                self.lines.take()
+                return line.result()
+            told = notice.result()
+            if told is None or not isinstance(told.notice, notices.Talk):
+                print(file=self.out, flush=True)
+                return INTERRUPTED
+            # Talk moves no game on: shown (unless muted), and the same question still asked.
+            self._notice = None
+            if self._shows(told.notice):
+                print(file=self.out, flush=True)
+                await self._on(told.notice, told.boards)
+                print(prompt, end="", file=self.out, flush=True)
+
+    def _shows(self, talk: notices.Talk) -> bool:
+        """Whether a line of talk is printed: this side's always, the opponent's unless muted
+        (or a computer plays this side)."""
+        return talk.mine or not (self.muted or self.quiet)
 
     async def _decide(self, notice: notices.Rules) -> None:
         rules = notice.rules

@@ -71,14 +71,15 @@ def line(
     n: int = 0,
     game: bytes | None = None,
     at: int = 0,
-    **fields: Any,
+    override: dict[str, Any] | None = None,
 ) -> SayFrame:
-    """A say signed by ``sender``'s key, of its game unless told otherwise."""
+    """A say signed by ``sender``'s key, of its game unless told otherwise; ``override``
+    changes fields of the body after the fact (still signed)."""
     say = Say(sender.role, sender.transcript.game if game is None else game, n, 2, at, text)
     frame = sign_say(sender.key, say)
-    if not fields:
+    if not override:
         return frame
-    body = dict(msgpack.unpackb(frame.body, raw=False), **fields)
+    body = dict(msgpack.unpackb(frame.body, raw=False), **override)
     data = bytes(msgpack.packb(body, use_bin_type=True))
     return SayFrame(data, sender.key.sign(SAY_LABEL + data), say)
 
@@ -326,12 +327,12 @@ def test_a_game_takes_at_most_its_total_of_lines_from_a_side() -> None:
         (lambda p: SayFrame(line(p.guest).body, bytes(64), line(p.guest).say), Code.BAD_SIGNATURE),
         (lambda p: line(p.host, "signed by the host"), Code.OUT_OF_TURN),
         (lambda p: line(p.guest, game=bytes(32)), Code.BAD_CHAIN),
-        (lambda p: line(p.guest, text=7), Code.BAD_FIELD),
-        (lambda p: line(p.guest, n=-1), Code.BAD_FIELD),
-        (lambda p: line(p.guest, at=1.5), Code.BAD_FIELD),
-        (lambda p: line(p.guest, **{"from": "referee"}), Code.BAD_FIELD),
-        (lambda p: line(p.guest, pad=b"x" * MAX_SAY_BODY), Code.TOO_LARGE),
-        (lambda p: line(p.guest, pad=b"x" * MAX_SAY_BODY, text=7), Code.TOO_LARGE),
+        (lambda p: line(p.guest, override={"text": 7}), Code.BAD_FIELD),
+        (lambda p: line(p.guest, override={"n": -1}), Code.BAD_FIELD),
+        (lambda p: line(p.guest, override={"at": 1.5}), Code.BAD_FIELD),
+        (lambda p: line(p.guest, override={"from": "referee"}), Code.BAD_FIELD),
+        (lambda p: line(p.guest, override={"pad": b"x" * MAX_SAY_BODY}), Code.TOO_LARGE),
+        (lambda p: line(p.guest, override={"pad": b"x" * MAX_SAY_BODY, "text": 7}), Code.TOO_LARGE),
     ],
     ids=[
         "bad-signature",
