@@ -212,6 +212,8 @@ def build_app(
         for pressed in event.key_sequence:
             if pressed.data.isprintable():
                 press(model, pressed.data)
+        if on_key is not None:
+            on_key()
 
     def on_click(board: BoardName, row: int, column: int) -> None:
         click(model, board, row, column)
