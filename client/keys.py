@@ -15,9 +15,11 @@ import threading
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
@@ -28,6 +30,7 @@ from statki_net.net.clock import WALL_CLOCK
 from .layout import STYLES, BoardName, terminal_screen
 from .model import Model, Overlay, Stage
 from .review import AnalysisJob, Report, Runner, Update
+from .talk import MUTE_KEY, OPEN_KEY
 
 REDRAW_SECONDS = 0.5
 ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
@@ -35,16 +38,21 @@ COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 """Typed squares in battle: columns A-J (lower or upper case) and row digits."""
 COMMAND_KEYS = [
     *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"],
-    *["+", "=", "-"],
+    *["+", "=", "-", OPEN_KEY, MUTE_KEY, "backspace"],
 ]
 LIMIT_KEYS = {"+": 1, "=": 1, "-": -1}
 """On the rules screen: a longer or a shorter time for a move (``=`` is ``+`` unshifted)."""
+TALK_STAGES = (Stage.PLACING, Stage.WAITING, Stage.BATTLE, Stage.FINISHING)
+"""Where the chat line can be opened: the game may have an id (``Talking.can_talk`` says)."""
 CLOSING_KEYS = ("escape", "?", "f1", "p", "enter")
 """Keys that close any overlay but the question before quitting; ``a`` closes the analysis."""
 
 
 def press(model: Model, key: str) -> None:
     """What ``key`` (prompt_toolkit's name for it) does to ``model`` now."""
+    if model.draft is not None and model.overlay is None and key != "c-c":
+        model.chat_key(key)  # the chat line takes every key, until Enter or Esc
+        return
     if model.overlay is Overlay.QUIT:
         if key in ("y", "Y"):
             model.confirm_quit()
@@ -64,6 +72,10 @@ def press(model: Model, key: str) -> None:
         model.toggle_overlay(Overlay.HISTORY)
     elif key in ("q", "c-c"):
         model.ask_quit()
+    elif key == OPEN_KEY and model.stage in TALK_STAGES:
+        model.open_chat()
+    elif key == MUTE_KEY and model.stage in TALK_STAGES:
+        model.toggle_mute()
     elif model.stage is Stage.RULES:
         if key in ("up", "down"):
             model.move_rules_cursor(ARROWS[key][0])
@@ -193,6 +205,15 @@ def build_app(
         bind(key, key)
     bind("enter", "enter")
     bind("space", " ")
+
+    @bindings.add(Keys.Any, filter=Condition(lambda: model.draft is not None))
+    def _typed(event: KeyPressEvent) -> None:
+        # Any other character, while the chat line is open (bound keys type there too).
+        for pressed in event.key_sequence:
+            if pressed.data.isprintable():
+                press(model, pressed.data)
+        if on_key is not None:
+            on_key()
 
     def on_click(board: BoardName, row: int, column: int) -> None:
         click(model, board, row, column)

@@ -58,6 +58,10 @@ class Link(Protocol):
 
     def resign(self) -> None: ...
 
+    def say(self, text: str) -> None:
+        """Say a line to the opponent, outside the game; raises ``UsageError`` when it
+        cannot be said (a bound, or nobody to hear it)."""
+
     @property
     def can_rematch(self) -> bool:
         """Whether ``rematch`` may give a new game with this opponent once this one is over."""

@@ -26,6 +26,7 @@ from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
+from statki_net.protocol.bounds import MAX_SAY_CHARS
 
 from .clock import clock_words
 from .kinds import Volley
@@ -229,6 +230,8 @@ def screen(
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
     lines = [_clip(line, width) for line in lines[: height - 1]]
     lines += [[]] * (height - 1 - len(lines))
+    if model.draft is not None and model.overlay is None:
+        lines[-1] = chat_line(model.draft, width)
     lines.append(_clip([("class:keys", keys_line(model))], width))
     return _joined(lines)
 
@@ -403,7 +406,7 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
         ("class:box", f"Your sea: {model.ships_left(True)} afloat".ljust(_width(mine[0]) + 8)),
         ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
     ]
-    lines = [titles, *side_by_side(mine, theirs)]
+    lines = with_talk(model, [titles, *side_by_side(mine, theirs)])
     lines += [[], [("", turn_words(model))]]
     said = clock_words(model, now) if now is not None else None
     if said is not None:
@@ -421,6 +424,38 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
     lines += notice_lines(model)
     lines += [[("", PROMPT_LEGEND if model.at_prompt else LEGEND)]]
     return lines
+
+
+TALK_GAP = 2
+MIN_TALK_WIDTH = 16
+"""Columns the talk needs beside the boards; with fewer (a large board) it is not shown."""
+CHAT_PROMPT = "Say: "
+
+
+def with_talk(model: Model, boards: list[Line], width: int = WIDTH) -> list[Line]:
+    """The boards with the last lines of talk beside them, where there is room."""
+    room = width - max(_width(line) for line in boards) - TALK_GAP - 1
+    if room < MIN_TALK_WIDTH or not (model.talk or model.muted):
+        return boards
+    return side_by_side(boards, talk_lines(model, room, len(boards)), TALK_GAP)
+
+
+def talk_lines(model: Model, width: int, height: int) -> list[Line]:
+    """The talk as the screen shows it: a heading, then the last lines that fit, wrapped."""
+    heading = "Talk (muted)" if model.muted else "Talk"
+    rows: list[Line] = []
+    them = model.opponent_name or "them"
+    for line in model.lines_shown():
+        who = "you" if line.mine else them
+        text = textwrap.wrap(f"{who}: {line.text}", width, break_long_words=True) or [""]
+        rows += [[("class:box" if line.mine else "", row)] for row in text]
+    return [[("class:box", heading)], *rows[-(height - 1) :]]
+
+
+def chat_line(draft: str, width: int) -> Line:
+    """The chat line being typed: its end, when it is longer than the screen is wide."""
+    room = width - len(CHAT_PROMPT) - 1
+    return [("class:box", CHAT_PROMPT), ("", draft[-room:] + "_")]
 
 
 def turn_words(model: Model) -> str:
@@ -601,6 +636,7 @@ def help_lines(model: Model) -> list[Line]:
         ("  p", "past games and wins per opponent"),
         ("  ? or F1", "this help;  Esc closes it"),
         ("  q", "quit (asks first; in battle it resigns)"),
+        ("  t / m", "talk (Enter says it, Esc closes) / mute the opponent's talk"),
         ("  r / a at the end", "a rematch (the other side starts) / analyse the game"),
     ]
     lines: list[Line] = [[("class:box", "Keys")]]
@@ -634,6 +670,8 @@ def history_lines(model: Model, width: int) -> list[Line]:
 
 
 def keys_line(model: Model) -> str:
+    if model.draft is not None and model.overlay is None:
+        return f" Enter say  Esc close  Backspace erase   {len(model.draft)}/{MAX_SAY_CHARS}"
     if model.overlay is Overlay.QUIT:
         return " y quit  n stay"
     if model.overlay is Overlay.ANALYSIS:
@@ -653,11 +691,11 @@ def keys_line(model: Model) -> str:
             return " Tab ship  arrows move  r rotate  n new fleet  R rules  Enter start  ? help"
         return " Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit"
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
-        return " waiting for the opponent   p past games  ? help  q quit"
+        return " waiting for the opponent   p past games  t talk  ? help  q quit"
     if model.stage is Stage.OVER:
         rematch = " r rematch " if model.can_rematch else ""
         analyse = " a analyse " if model.why_no_analysis() is None else ""
         return f"{rematch}{analyse} p past games  q quit  ? help"
     if model.salvo:
         return " arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit"
-    return " arrows or b4 aim  Enter fire  s hints  p past games  ? help  q quit"
+    return " arrows or b4 aim  Enter fire  s hints  p past games  t talk  ? help  q quit"

@@ -37,6 +37,7 @@ from statki_net.protocol.session import (
     Session,
     YourTurn,
 )
+from statki_net.protocol.talk import TalkSaid
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -174,6 +175,10 @@ class LocalGame:
     def resign(self) -> None:
         self._run(self._session.resign(self.clock()))
 
+    def say(self, text: str) -> None:
+        """The computer never talks: what it is told is kept in the player's log, unanswered."""
+        self._run(self._session.say(text, self.clock()))
+
     def use_computer(self, strategy: str, chooser: Chooser) -> None:
         """Play another computer (a strength chosen on the rules screen): only before ``begin``."""
         if self._session.transcript.frames:
@@ -282,6 +287,8 @@ class LocalGame:
         for event in events:
             if isinstance(event, FrameAdded):
                 recorder.frame(event.frame)
+            elif isinstance(event, TalkSaid):
+                recorder.talk(event.frame)
         if any(isinstance(e, GameClosed) for e in events):
             verdict = recorder.judge()
             recorder.ended(self._session, ending_of(self._session), verdict, self.clock())

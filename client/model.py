@@ -10,10 +10,11 @@ Keys, layouts and the line prompt all act on this object.
 Its parts live in modules named for what they hold, each a dataclass that
 ``Model`` inherits: ``state`` (what every part reads: the link, the rules,
 the notice), ``placement``, ``rules_screen`` (which leads into placement),
-``aim`` (the seas shown and the shots) and ``ending`` (the verdict and the
-analysis); the plain values are in ``kinds``.  ``Model`` itself keeps what
-ties them together: the overlays, leaving, the rematch and the session's
-events.  The names importable from here before the split still are.
+``aim`` (the seas shown and the shots), ``ending`` (the verdict and the
+analysis) and ``talk`` (the players' talk); the plain values are in
+``kinds``.  ``Model`` itself keeps what ties them together: the overlays,
+leaving, the rematch and the session's events.  The names importable from
+here before the split still are.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
+from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
@@ -48,6 +50,7 @@ from .ending import EndOfGame
 from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
 from .placement import Placed
 from .rules_screen import RulesScreen
+from .talk import Talking
 
 # Everything importable from here before the split, so importers need not change.
 __all__ = [
@@ -70,7 +73,7 @@ STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
 
 
 @dataclass
-class Model(RulesScreen, Aiming, EndOfGame):
+class Model(RulesScreen, Aiming, EndOfGame, Talking):
     """The client's state; see the module docstring."""
 
     first: Role | None = None
@@ -319,6 +322,8 @@ class Model(RulesScreen, Aiming, EndOfGame):
                     self.say("")
             case BattleOver():
                 self.say("The battle is over: the fleets are revealed and checked")
+            case TalkHeard() | TalkSaid():
+                self.hear(event)
             case Failed():
                 self.failure = event
                 self.say(self._failure_words(event), trouble=True)

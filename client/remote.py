@@ -191,6 +191,9 @@ class ConnectionLink:
     def resign(self) -> None:
         self._connection().resign()
 
+    def say(self, text: str) -> None:
+        self._connection().say(text)
+
     @property
     def can_rematch(self) -> bool:
         """A rematch needs a way to meet again and an opponent who is the one expected."""

@@ -21,6 +21,7 @@ from statki_net.protocol.logformat import (
     frame_record,
     header_record,
     log_file,
+    talk_record,
 )
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.session import (
@@ -32,6 +33,7 @@ from statki_net.protocol.session import (
     RulesProposed,
     Session,
 )
+from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import FrameReader, Role
 
 
@@ -220,13 +222,16 @@ def log_bytes(session: Session, *, role: str = "host") -> bytes:
 
 
 def log_of(events: list[Event], role: Role) -> bytes:
-    """The log file a peer writes from its session's events: frames and evidence, in order."""
+    """The log file a peer writes from its session's events: frames, evidence and talk, in
+    order."""
     records = []
     for event in events:
         if isinstance(event, FrameAdded):
             records.append(frame_record(event.frame))
         elif isinstance(event, Evidence):
             records.append(evidence_record(event.frame, event.code, event.at))
+        elif isinstance(event, TalkHeard | TalkSaid):
+            records.append(talk_record(event.frame))
     return log_file(header_record(role.value, "statki test", 0), records)
 
 

@@ -7,6 +7,10 @@ with the boards drawn as text when they were told (``boards.Shown``): both
 boards are printed after every volley.  A shot is typed
 as its square (``C7``), a salvo as several on one line (``A1 B2 C3``), and
 ``resign`` (or ``quit``) gives up.  Bad input gets one line and a new prompt.
+
+The players may talk (``say TEXT``), whenever a line is read, in either
+side's turn; ``mute`` hides the opponent's lines (they are still kept in the
+log) and ``unmute`` shows them again.  None of these words is a square.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Role
 
 RESIGN_WORDS = ("resign", "quit")
+SAY_WORD = "say"
+MUTE_WORD = "mute"
+UNMUTE_WORD = "unmute"
+TALK_HINT = "talk: say TEXT; mute / unmute the opponent"
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
@@ -64,6 +72,10 @@ class GameHandle(Protocol):
     async def shoot(self, squares: tuple[int, ...]) -> None: ...
 
     async def resign(self) -> None: ...
+
+    async def say(self, text: str) -> None:
+        """Say a line to the opponent; raises ``UsageError`` when it cannot be said."""
+        ...
 
 
 class LocalHandle:
@@ -100,6 +112,9 @@ class LocalHandle:
 
     async def resign(self) -> None:
         self.conn.resign()
+
+    async def say(self, text: str) -> None:
+        self.conn.say(text)
 
 
 class LineInput:
@@ -158,8 +173,9 @@ class LineInput:
         return cls(reader, interactive=stdin_is_terminal())
 
     def next_line(self) -> asyncio.Task[str | None]:
-        """The task reading the next line (the same one until it is done); None at the end."""
-        if self._pending is None or self._pending.done():
+        """The task reading the next line (the same one until it is ``take``n, so a line read
+        while nobody asked waits for the next question); None at the end."""
+        if self._pending is None or self._pending.cancelled():
             self._pending = asyncio.ensure_future(self._read())
         return self._pending
 
@@ -321,13 +337,17 @@ class PromptPlayer:
         """The volley last warned of; typed again, it is fired."""
         self._their_turn_was_last = True
         """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
+        self.muted = False
+        """The player muted the opponent's talk: not shown (it is still in the log)."""
+        self.opponent = "opponent"
+        """How the opponent's lines are introduced: its name, once it said hello."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
     async def play(self) -> notices.Closed:
         try:
-            while (told := await self._upcoming()) is not None:
+            while (told := await self._between_turns()) is not None:
                 self._notice = None
                 await self._on(told.notice, told.boards)
         finally:
@@ -348,6 +368,9 @@ class PromptPlayer:
             case notices.Hello(name=name, key=key, address=address):
                 where = f" from {address}" if address else ""
                 self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
+                self.opponent = name or self.opponent
+            case notices.Talk(mine=mine, text=text) if self._shows(notice):
+                self.say(f"you said: {text}" if mine else f"{self.opponent} says: {text}")
             case notices.Rules():
                 for line in describe_rules(notice):
                     self.say(line)
@@ -361,6 +384,8 @@ class PromptPlayer:
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
                 self.say("you shoot first" if you_first else "your opponent shoots first")
+                if self.lines is not None and not self.quiet:
+                    self.say(TALK_HINT)
                 if not self.quiet:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
@@ -392,6 +417,47 @@ class PromptPlayer:
                 if log:
                     self.say(f"log: {log}")
 
+    async def _between_turns(self) -> Shown | None:
+        """The next notice; a talk command typed meanwhile is carried out at once.
+
+        Any other line typed now waits for the next question, as before (and a
+        person's is dropped there as typed out of turn).
+        """
+        notice = self._upcoming()
+        while self.lines is not None and not notice.done():
+            line = self.lines.next_line()
+            if line.done():
+                break  # a line for the next question: it waits for it
+            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            if line.done() and await self._talked(line.result()):
+                self.lines.take()
+        return await notice
+
+    async def _talked(self, line: str | None) -> bool:
+        """Carry out ``line`` if it is a talk command (``say``, ``mute``, ``unmute``)."""
+        if line is None:
+            return False
+        word, _, text = line.partition(" ")
+        word = word.lower()
+        if word == SAY_WORD:
+            if not text.strip():
+                self.say(f"! {TALK_HINT}")
+                return True
+            try:
+                await self.handle.say(text.strip())
+            except UsageError as error:
+                self.say(f"! {error}")
+            return True
+        if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
+            self.muted = word == MUTE_WORD
+            self.say(
+                f"{self.opponent}'s talk is hidden (still kept in the log)"
+                if self.muted
+                else f"{self.opponent}'s talk is shown again"
+            )
+            return True
+        return False
+
     def _upcoming(self) -> asyncio.Task[Shown | None]:
         if self._notice is None:
             self._notice = asyncio.ensure_future(self.handle.next_notice())
@@ -401,13 +467,27 @@ class PromptPlayer:
         """A line typed at ``prompt``, or ``INTERRUPTED`` if the game moved on meanwhile."""
         assert self.lines is not None
         print(prompt, end="", file=self.out, flush=True)
-        line, notice = self.lines.next_line(), self._upcoming()
-        await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-        if not line.done():
-            print(file=self.out, flush=True)
-            return INTERRUPTED
-        self.lines.take()
-        return line.result()
+        while True:
+            line, notice = self.lines.next_line(), self._upcoming()
+            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            if line.done():
+                self.lines.take()
+                return line.result()
+            told = notice.result()
+            if told is None or not isinstance(told.notice, notices.Talk):
+                print(file=self.out, flush=True)
+                return INTERRUPTED
+            # Talk moves no game on: shown (unless muted), and the same question still asked.
+            self._notice = None
+            if self._shows(told.notice):
+                print(file=self.out, flush=True)
+                await self._on(told.notice, told.boards)
+                print(prompt, end="", file=self.out, flush=True)
+
+    def _shows(self, talk: notices.Talk) -> bool:
+        """Whether a line of talk is printed: this side's always, the opponent's unless muted
+        (or a computer plays this side)."""
+        return talk.mine or not (self.muted or self.quiet)
 
     async def _decide(self, notice: notices.Rules) -> None:
         rules = notice.rules
@@ -415,6 +495,8 @@ class PromptPlayer:
             answer = await self._ask("play by these rules? [y/n] ")
             if isinstance(answer, Interrupted):
                 return
+            if await self._talked(answer):
+                continue
             if answer is None or answer.lower() in ("n", "no", *RESIGN_WORDS):
                 await self._quietly(self.handle.refuse("the guest declined the rules"))
                 return
@@ -445,7 +527,7 @@ class PromptPlayer:
                 self._owed = None
                 await self._quietly(self.handle.resign())
                 return
-            if not line:
+            if not line or await self._talked(line):
                 continue
             try:
                 volley = parse_volley(line, self.size, due)

@@ -25,7 +25,7 @@ from statki_net.net.connection import GameConnection
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.resume import Redial, Rejoin, TakeBack
-from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.logformat import frames_of, next_say, read_log
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
@@ -59,6 +59,7 @@ def _resume(args: argparse.Namespace) -> int:
         kept.secrets,
         name=kept.name,
         entropy=secrets.token_bytes,
+        said=next_say(contents, kept.role),
     )
     print(f"resuming game {kept.game[:16]} as the {kept.role}; log: {kept.log}", flush=True)
     return asyncio.run(_carry_on(player, kept, session))

@@ -71,6 +71,7 @@ from statki_net.protocol.session import (
     Resumed,
     Session,
 )
+from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import Commit, Role
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -214,6 +215,10 @@ class GameConnection:
 
     def resign(self) -> None:
         self._act(lambda now: self.session.resign(now))
+
+    def say(self, text: str) -> None:
+        """Say a line to the opponent; raises ``TalkRefused`` when it may not be said."""
+        self._act(lambda now: self.session.say(text, now))
 
     def stop(self, detail: str) -> None:
         """This side stops the game itself (``error``, code ``closed``); ``run`` then returns.
@@ -432,6 +437,12 @@ class GameConnection:
             if isinstance(event, ConnectionLost):
                 just_lost = True
                 self._hang_up(event)
+                continue
+            if isinstance(event, TalkHeard | TalkSaid):
+                self.recorder.talk(event.frame)
+            if isinstance(event, TalkDropped):
+                if event.noted:  # the first few only: a flood must not bloat the log
+                    self._note(f"talk dropped: {event.code.value}: {event.detail}", event.data)
                 continue
             if isinstance(event, Failed):
                 self._note_failure(event)

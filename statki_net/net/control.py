@@ -140,6 +140,8 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "my_shots": notice.my_shots,
                 "their_shots": notice.their_shots,
             }
+        case notices.Talk(sender=sender, mine=mine, text=text):
+            return {"event": "talk", "from": sender.value, "mine": mine, "text": text}
     raise AssertionError(f"not a notice: {notice!r}")
 
 
@@ -231,6 +233,8 @@ def notice_from_map(message: Message) -> Shown | None:
             their_shots=int(message.get("their_shots", 0)),
             standing=Standing(standing) if standing else None,
         )
+    elif event == "talk":
+        notice = notices.Talk(Role(message["from"]), bool(message["mine"]), str(message["text"]))
     else:
         return None
     return Shown(notice, boards)
@@ -399,6 +403,9 @@ class RemoteHandle:
 
     async def resign(self) -> None:
         await self._act("resign")
+
+    async def say(self, text: str) -> None:
+        await self._act("say", text=text)
 
     async def _act(self, op: str, **fields: Any) -> None:
         """One request for the game; refused because the game has ended: ``GameOverError``."""

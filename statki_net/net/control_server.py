@@ -264,6 +264,13 @@ class ControlServer:
         self._playing(request).resign()
         return {}
 
+    async def op_say(self, peer: ControlPeer, request: Message) -> Message:
+        text = request.get("text")
+        if not isinstance(text, str):
+            raise UsageError("text must be a string")
+        self._playing(request).say(text)
+        return {}
+
     async def op_stop(self, peer: ControlPeer, request: Message) -> Message:
         self.daemon.stopped.set()
         return {}

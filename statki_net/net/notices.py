@@ -31,6 +31,7 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
+from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import fingerprint
 
@@ -232,6 +233,20 @@ class Closed:
         return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None)
 
 
+@dataclass(frozen=True)
+class Talk:
+    """A line of the players' talk, heard from the opponent or said by this side.
+
+    Told whatever the game is doing, and never part of it.  Whether to show
+    it is the front end's choice: a player who muted the opponent still has
+    every line in the log.
+    """
+
+    sender: Role
+    mine: bool
+    text: str
+
+
 Notice = (
     Hello
     | Rules
@@ -244,6 +259,7 @@ Notice = (
     | Reconnected
     | Failed
     | Closed
+    | Talk
 )
 
 
@@ -268,6 +284,8 @@ def notice_of(event: Event, session: Session, address: str) -> Notice | None:
             return Over(ending.result(me), ending.end)
         case Failed():
             return event
+        case TalkHeard(frame=frame) | TalkSaid(frame=frame):
+            return Talk(frame.say.sender, frame.say.sender is me, frame.say.text)
     return None  # a frame (logged, not told), or the close (told with the verdict)
 
 

@@ -62,3 +62,58 @@ def limits_problems(limits: Limits) -> list[str]:
 def proposal_problems(rules: Ruleset, limits: Limits) -> list[str]:
     """Everything out of bounds in a host's proposal."""
     return rules_problems(rules) + limits_problems(limits)
+
+
+# ---------------------------------------------------------------- talk (SPEC.md, "say")
+
+MAX_SAY_CHARS = 200
+"""Characters (code points) in one line of talk: a remark across the desk, not a letter."""
+MAX_SAY_BYTES = 600
+"""Bytes of one line's text in UTF-8: 200 characters of Polish take at most 400."""
+MAX_SAY_BODY = 1024
+"""Bytes of a whole ``say`` body: the text and its fixed-size header fit with room."""
+SAY_RATE = 5
+"""Lines a side may say in any ``SAY_WINDOW_MS`` by its own clock."""
+SAY_WINDOW_MS = 10_000
+HEARD_RATE = 2 * SAY_RATE
+"""Lines a receiver takes in any ``SAY_WINDOW_MS`` by its own clock: twice what a sender may
+say, the slack for lines bunched by the network (as ``CLAIM_SLACK_MS`` is for claims)."""
+MAX_SAYS = 200
+"""Lines one side may say in one game; past it, the receiver drops them all."""
+MAX_TALK_NOTES = 16
+"""Dropped lines of talk a side notes in its log per game; the rest are only counted, so a
+flood cannot bloat the log."""
+
+CONTROL_CHARACTERS = frozenset(
+    [
+        *range(0x00, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
+"""Code points no line of talk may hold: C0 (tab and newline too: a line is one line), DEL
+and C1; the line and paragraph separators; and the bidirectional marks, embeddings,
+overrides and isolates, which could make a line read otherwise than it is signed."""
+
+
+def talk_problem(text: str) -> str | None:
+    """How ``text`` breaks the bounds of a line of talk, in words; None within them."""
+    if not text.strip():
+        return "an empty line"
+    if len(text) > MAX_SAY_CHARS:
+        return f"longer than {MAX_SAY_CHARS} characters"
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_SAY_BYTES:
+        return f"longer than {MAX_SAY_BYTES} bytes"
+    bad = next((c for c in text if ord(c) in CONTROL_CHARACTERS), None)
+    if bad is not None:
+        return f"a control character (U+{ord(bad):04X})"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return "a lone surrogate"
+    return None

@@ -53,6 +53,8 @@ class Code(enum.StrEnum):
     NO_INVITE = "no-invite"
     """The host admits only the guest it invited, and this guest holds no invite secret:
     it says nothing to the host."""
+    TOO_FAST = "too-fast"
+    """Talk over its rate or its total per game (SPEC.md, "say"): dropped, never answered."""
 
     @classmethod
     def of(cls, text: str) -> Code | None:
@@ -69,7 +71,7 @@ class Code(enum.StrEnum):
         return None if code in LOCAL_CODES else code
 
 
-LOCAL_CODES = frozenset({Code.WRONG_KEY, Code.LOST, Code.ABSENT, Code.NO_INVITE})
+LOCAL_CODES = frozenset({Code.WRONG_KEY, Code.LOST, Code.ABSENT, Code.NO_INVITE, Code.TOO_FAST})
 """Codes that name what happened on this side; they never travel on the wire."""
 
 NOT_THE_PEERS_WORD = frozenset({Code.MALFORMED, Code.TOO_LARGE, Code.BAD_SIGNATURE, Code.BAD_CHAIN})

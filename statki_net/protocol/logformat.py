@@ -9,6 +9,7 @@ Layout (SPEC.md section 15, "The log file")::
                                   the peer's word that did not join the transcript
     {"note": str, "at": int}      something the writer saw that is not a signed message
     {"resume": bin, "sig": bin}   a resume (the writer's or the peer's) on a new connection
+    {"say": bin, "sig": bin}      a line of the players' talk (the writer's or the peer's)
 
 Records are appended and flushed one by one, so a log cut short by a crash
 reads up to its last whole record.  Where an evidence record stands among the
@@ -26,8 +27,8 @@ from typing import Any, Protocol
 import msgpack
 
 from statki_net.game.errors import UsageError
-from statki_net.protocol.errors import Code
-from statki_net.protocol.wire import MAX_FRAME, Frame, decode_frame
+from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.wire import MAX_FRAME, Frame, Role, decode_frame, read_body
 
 MAGIC = b"\x89STATKI\r\n\x1a\n"
 LOG_VERSION = 1
@@ -95,7 +96,18 @@ class ResumeRecord:
     """How many frame records come before it in the log."""
 
 
-Record = FrameRecord | EvidenceRecord | Note | ResumeRecord
+@dataclass(frozen=True)
+class TalkRecord:
+    """A line of the players' talk, the writer's or the peer's, as sent or received (SPEC.md
+    section 15): no message of the game; a referee shows it and checks its signature."""
+
+    body: bytes
+    signature: bytes
+    after: int = 0
+    """How many frame records come before it in the log."""
+
+
+Record = FrameRecord | EvidenceRecord | Note | ResumeRecord | TalkRecord
 
 
 @dataclass
@@ -119,6 +131,10 @@ class LogContents:
     def notes(self) -> list[Note]:
         return [r for r in self.records if isinstance(r, Note)]
 
+    @property
+    def talk(self) -> list[TalkRecord]:
+        return [r for r in self.records if isinstance(r, TalkRecord)]
+
 
 def header_record(role: str, software: str, started_at: int) -> dict[str, Any]:
     return {"log": LOG_VERSION, "role": role, "software": software, "started": started_at}
@@ -139,6 +155,10 @@ def evidence_record(frame: Signed, code: Code | None = None, at: int | None = No
 
 def resume_record(frame: Signed) -> bytes:
     return bytes(msgpack.packb({"resume": frame.body, "sig": frame.signature}, use_bin_type=True))
+
+
+def talk_record(frame: Signed) -> bytes:
+    return bytes(msgpack.packb({"say": frame.body, "sig": frame.signature}, use_bin_type=True))
 
 
 def whole_records_length(data: bytes) -> int:
@@ -228,7 +248,8 @@ def _header(record: Any) -> LogContents:
 def _add_record(contents: LogContents, record: Any) -> None:
     if not isinstance(record, dict):
         raise ValueError("a record must be a map")
-    # A map with "body" is a frame record whatever else it holds; then "evidence"; then "note".
+    # A map with "body" is a frame record whatever else it holds; then "evidence",
+    # "resume", "say", "note".
     if "body" in record:
         body, signature = record.get("body"), record.get("sig")
         if not isinstance(body, bytes) or not isinstance(signature, bytes):
@@ -255,6 +276,10 @@ def _add_record(contents: LogContents, record: Any) -> None:
         body, signature = record.get("resume"), record.get("sig")
         if isinstance(body, bytes) and isinstance(signature, bytes):
             contents.records.append(ResumeRecord(body, signature, after=len(contents.frames)))
+    elif "say" in record:
+        body, signature = record.get("say"), record.get("sig")
+        if isinstance(body, bytes) and isinstance(signature, bytes):
+            contents.records.append(TalkRecord(body, signature, after=len(contents.frames)))
     elif "note" in record:
         text, at, data = record.get("note"), record.get("at", 0), record.get("data", b"")
         if isinstance(text, str) and isinstance(at, int) and isinstance(data, bytes):
@@ -265,3 +290,18 @@ def _add_record(contents: LogContents, record: Any) -> None:
 def frames_of(contents: LogContents) -> list[Frame]:
     """Decode the frames; raises ProtocolError at the first that is not well formed."""
     return [decode_frame([body, signature]) for body, signature in contents.frames]
+
+
+def next_say(contents: LogContents, role: Role) -> int:
+    """The ``n`` of ``role``'s next line of talk: one above the highest its log holds, so a
+    side that picks its game up after a restart is not taken for replaying its own lines."""
+    said = [-1]
+    for record in contents.talk:
+        try:
+            fields = read_body(record.body)
+        except ProtocolError:
+            continue
+        n = fields.get("n")
+        if fields.get("from") == role.value and type(n) is int:
+            said.append(n)
+    return max(said) + 1

@@ -69,6 +69,7 @@ from statki_net.protocol.resume import (
     check_resume,
     sign_resume,
 )
+from statki_net.protocol.talk import Talk, TalkDropped, TalkHeard, TalkRefused, TalkSaid
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,
@@ -76,6 +77,7 @@ from statki_net.protocol.wire import (
     PROTOCOL_VERSION,
     Accept,
     Admit,
+    BadSay,
     Coin,
     Commit,
     Envelope,
@@ -91,11 +93,14 @@ from statki_net.protocol.wire import (
     Resign,
     Reveal,
     Role,
+    SayFrame,
     Shot,
     TimeClaim,
     Verdict,
     guest_proof,
+    read_incoming,
     sign,
+    sign_say,
 )
 from statki_net.version import SOFTWARE
 
@@ -259,6 +264,9 @@ Event = (
     | Resumed
     | Failed
     | GameClosed
+    | TalkHeard
+    | TalkSaid
+    | TalkDropped
 )
 
 
@@ -349,6 +357,8 @@ class Session:
         """When the peer last spoke (or the session started), in ms."""
         self.waiting_since = 0
         """When this side last spoke, in ms: the peer's turn began at the later of the two."""
+        self.talk = Talk(role)
+        """The players' talk: outside the transcript, which it never touches."""
         if fleet is not None:
             self.set_fleet(fleet)
 
@@ -464,8 +474,16 @@ class Session:
         if not self.connected:
             return []
         try:
-            for envelope in self._reader.feed(data):
-                self._receive(envelope, now)
+            for value in self._reader.values(data):
+                try:
+                    incoming = read_incoming(value)
+                except BadSay as error:  # talk, however wrong, never touches the game
+                    self._events.append(self.talk.unreadable(error, error.size, now))
+                    continue
+                if isinstance(incoming, SayFrame):
+                    self._hear(incoming, now)
+                else:
+                    self._receive(incoming, now)
                 if not self.connected:
                     break
         except ProtocolError as error:  # bytes that are not even a frame: nobody's word
@@ -538,9 +556,11 @@ class Session:
         name: str,
         entropy: Entropy,
         software: str = SOFTWARE,
+        said: int = 0,
     ) -> Session:
         """This side's session of a game its program stopped in, from the frames of its log
         and its secrets: apart from the peer, until a new connection resumes the game.
+        ``said`` is the number of its next line of talk (``logformat.next_say``).
 
         Every frame is checked again as it is replayed.  Raises ``UsageError`` when
         the frames are no game of this key's, or the secrets do not fit them.
@@ -569,6 +589,7 @@ class Session:
             host_key=t.key(Role.HOST) if role is Role.GUEST else None,
         )
         session.transcript = t
+        session.talk = Talk(role, said=said)
         committed = t.sides[role].commit
         if secrets is not None:
             fleet = fleet_from_lists(t.rules, secrets.fleet)
@@ -631,6 +652,38 @@ class Session:
         else:
             self.resigning = True
         return self._take_events()
+
+    def say(self, text: str, now: int) -> list[Event]:
+        """Say a line to the peer (SPEC.md section 6, "say"), outside the game's transcript.
+
+        Raises ``TalkRefused`` (its ``code`` says why) when the line breaks a bound
+        or there is no one to say it to: before the game has an id, once it is over
+        for this side, or while the connection is lost (talk is not kept for later).
+        """
+        if self.closed:
+            raise TalkRefused(Code.OUT_OF_TURN, "the game is over")
+        if self.lost is not None:
+            raise TalkRefused(Code.LOST, "the connection is lost: nobody hears you")
+        t = self.transcript
+        game = t.game if len(t.frames) >= 2 else None
+        said = self.talk.compose(text, game=game, seen=len(t.frames), now=now)
+        frame = sign_say(self.key, said)
+        self._outbox += frame.encode()
+        self._events.append(TalkSaid(frame))
+        return self._take_events()
+
+    def _hear(self, frame: SayFrame, now: int) -> None:
+        """The peer's line: heard or dropped, and the game exactly as it was."""
+        t = self.transcript
+        has_id = len(t.frames) >= 2
+        self._events.append(
+            self.talk.hear(
+                frame,
+                game=t.game if has_id else None,
+                key=t.key(self.peer) if has_id else None,
+                now=now,
+            )
+        )
 
     def deadline(self) -> int | None:
         """When the peer will have kept us waiting too long, in ms; None if we are not waiting."""

@@ -32,7 +32,7 @@ from statki_net.game.battle import Answer, Outcome
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
 SIGN_LABEL = b"statki/v1/sign\x00"
@@ -43,6 +43,10 @@ PROOF_LABEL = b"statki/v1/proof\x00"
 INVITE_SECRET_SIZE = 16
 """Bytes of the one-time secret an invite carries (32 hex digits)."""
 PROOF_SIZE = 32
+SAY_LABEL = b"statki/v4/say\x00"
+"""What a ``say``'s signature is over, before its body: never a message's ``SIGN_LABEL``,
+so no talk can pass for a message of the game, nor a message for talk."""
+SAY_TYPE = "say"
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
 MAX_TEXT = 200
@@ -99,7 +103,7 @@ class Hello:
 
     TYPE: ClassVar[str] = "hello"
     protocol: int
-    """Protocol version; this is version 3."""
+    """Protocol version; this is version 4."""
     software: str
     """Implementation name and version, for people: "statki 0.1.0"."""
     key: bytes
@@ -290,6 +294,45 @@ class Frame:
         return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
 
 
+@dataclass(frozen=True)
+class Say:
+    """A player's line of talk (SPEC.md section 6, "say"): no message of the game.
+
+    It has no ``seq`` or ``prev`` and never joins a transcript, so nothing said,
+    however it interleaves with the game's messages, can change what the
+    transcript says.  It is bound to the game by ``game`` and ordered among its
+    sender's talk by ``n``.
+    """
+
+    sender: Role
+    """Key ``from``."""
+    game: bytes
+    """The game id (SPEC.md section 4): talk signed in one game is worthless in another."""
+    n: int
+    """The sender's count of its talk in this game, from 0, rising with every line."""
+    seen: int
+    """How many messages the sender's transcript held when it spoke: where the line stands."""
+    at: int
+    """The sender's clock, ms since 1970; for people."""
+    text: str
+
+
+@dataclass(frozen=True)
+class SayFrame:
+    """A ``say`` as it travels: ``[body, signature]``, the body's exact bytes kept."""
+
+    body: bytes
+    signature: bytes
+    say: Say
+
+    @property
+    def digest(self) -> bytes:
+        return message_hash(self.body)
+
+    def encode(self) -> bytes:
+        return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
+
+
 def message_hash(body: bytes) -> bytes:
     return hashlib.sha256(HASH_LABEL + body).digest()
 
@@ -404,6 +447,39 @@ def signature_valid(public_key: bytes, frame: Frame | Envelope) -> bool:
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(
             frame.signature, SIGN_LABEL + frame.body
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def encode_say(say: Say) -> bytes:
+    """A say's body: a msgpack map in this key order (any order reads)."""
+    return bytes(
+        msgpack.packb(
+            {
+                "type": SAY_TYPE,
+                "from": say.sender.value,
+                "game": say.game,
+                "n": say.n,
+                "seen": say.seen,
+                "at": say.at,
+                "text": say.text,
+            },
+            use_bin_type=True,
+        )
+    )
+
+
+def sign_say(key: Ed25519PrivateKey, say: Say) -> SayFrame:
+    body = encode_say(say)
+    return SayFrame(body, key.sign(SAY_LABEL + body), say)
+
+
+def say_signature_valid(public_key: bytes, frame: SayFrame) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(
+            frame.signature, SAY_LABEL + frame.body
         )
     except (InvalidSignature, ValueError):
         return False
@@ -736,6 +812,66 @@ def decode_body(body: bytes) -> tuple[Header, Message]:
     fields = read_body(body)
     frame = Envelope(body, bytes(64), read_header(fields), fields).open()
     return frame.header, frame.message
+
+
+def is_say(fields: Mapping[Any, Any]) -> bool:
+    """Whether a body read as a map names itself a ``say``: talk, outside the chain."""
+    return fields.get("type") == SAY_TYPE
+
+
+class BadSay(ProtocolError):
+    """A ``say`` whose fields are not of their types: talk to drop, never the game's
+    business (the connection and the game go on)."""
+
+    def __init__(self, error: ProtocolError, size: int) -> None:
+        super().__init__(error.code, error.detail, error.check)
+        self.size = size
+        """The body's length: a body over the say's bound is dropped as too large first."""
+
+
+def read_say(body: bytes, signature: bytes, fields: Mapping[Any, Any]) -> SayFrame:
+    """A say's fields, each of its type (``BadSay``, ``bad-field``, otherwise); its bounds,
+    its place and its signature are the talk's checks (``statki_net.protocol.talk``)."""
+    try:
+        sender = _need(fields, "from", str, "host or guest")
+        if sender not in ("host", "guest"):
+            raise fail(Code.BAD_FIELD, "'from' must be host or guest")
+        say = Say(
+            Role(sender),
+            _bytes(fields, "game", HASH_SIZE),
+            _count(fields, "n"),
+            _count(fields, "seen"),
+            _need(fields, "at", int, "a whole number"),
+            _need(fields, "text", str, "a string"),
+        )
+    except ProtocolError as error:
+        raise BadSay(error, len(body)) from None
+    return SayFrame(body, signature, say)
+
+
+def read_incoming(value: Any) -> Envelope | SayFrame:
+    """Steps 1-3 of whatever the peer sends: a frame of the game read to its header, or a
+    line of talk read whole (it has no header that places it: it is outside the chain).
+
+    Raises ``ProtocolError`` at steps 1-3 for a frame of the game (nobody's word), and
+    ``BadSay`` for talk whose fields are wrong (its size bound is the talk's check).
+    """
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not isinstance(value[0], bytes)
+        or not isinstance(value[1], bytes)
+    ):
+        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins", Check.FRAME)
+    body, signature = value
+    if len(signature) != 64:
+        raise fail(Code.MALFORMED, "a signature is 64 bytes", Check.FRAME)
+    if len(body) > MAX_FRAME:
+        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes", Check.FRAME)
+    fields = read_body(body)
+    if is_say(fields):
+        return read_say(body, signature, fields)
+    return Envelope(body, signature, read_header(fields), fields)
 
 
 class FrameReader:

@@ -20,7 +20,14 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
 from statki_net.referee.reading import ReadLog, game_id_of, read_records
-from statki_net.referee.report import BranchAtFork, Fork, Judgement, LogUsed, fingerprint
+from statki_net.referee.report import (
+    BranchAtFork,
+    Fork,
+    Judgement,
+    LogUsed,
+    TalkLine,
+    fingerprint,
+)
 from statki_net.referee.tree import GameTree, Holding
 from statki_net.referee.violations import (
     BREACHES,
@@ -106,6 +113,7 @@ def judged_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judged:
     judgement.violations = [v.placed(judgement.size) for v in violations]
     judgement.fork = _fork(tree, branches)
     judgement.standing = _standing(judgement.violations, result)
+    judgement.talk = _talk(read)
     longest = _longest(branches)
     return Judged(judgement, longest.transcript if longest else None)
 
@@ -311,6 +319,16 @@ def _standing(violations: list[Violation], result: Result) -> Standing:
 
 
 # ---------------------------------------------------------------- the rest of the report
+
+
+def _talk(read: list[ReadLog]) -> list[TalkLine]:
+    """Every log's talk, each line once: in the order it was said, as far as the logs show
+    (by the messages its sender had seen, then as the first log holding it lists it)."""
+    lines: dict[bytes, TalkLine] = {}
+    for log in read:
+        for heard in log.talk:
+            lines.setdefault(heard.digest, heard.line)
+    return sorted(lines.values(), key=lambda line: line.seen)
 
 
 def _used(log: ReadLog) -> LogUsed:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.protocol.bounds import MAX_SAY_BODY, talk_problem
 from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import (
     EvidenceRecord,
@@ -28,10 +29,24 @@ from statki_net.protocol.logformat import (
     LogContents,
     Note,
     ResumeRecord,
+    TalkRecord,
 )
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import AnyFrame, Envelope, game_id, read_envelope, signature_valid
+from statki_net.protocol.wire import (
+    AnyFrame,
+    Envelope,
+    Role,
+    SayFrame,
+    game_id,
+    is_say,
+    read_body,
+    read_envelope,
+    read_say,
+    say_signature_valid,
+    signature_valid,
+)
 from statki_net.referee.branches import Found, Refusal, at_stake, at_stake_before
+from statki_net.referee.report import TalkLine
 from statki_net.referee.violations import UNTRUSTED, Kind, Violation
 
 
@@ -54,6 +69,8 @@ class ReadLog:
     violations: list[Violation] = field(default_factory=list)
     """Tampering and damage: no signature says who did them."""
     notes: list[Note] = field(default_factory=list)
+    talk: list[Heard] = field(default_factory=list)
+    """Its talk records that are their side's lines of this game, in the log's order."""
     stopped: bool = False
     """The transcript stopped: at the refused frame, or at a record that cannot be trusted."""
 
@@ -97,6 +114,7 @@ def read_as_played(name: str, contents: LogContents, played: Transcript) -> Read
     log = ReadLog(name, role if isinstance(role, str) else None, played)
     log.frames = list(frames)  # read in full as they came: not read again
     log.notes = contents.notes
+    _read_talk(log, contents)
     log.found = [
         Found(frames[at].digest, finding, at_stake_before(played, at))
         for finding, at in zip(played.findings, played.found_at, strict=True)
@@ -130,8 +148,8 @@ def _replay(name: str, contents: LogContents, *, signature_later: bool) -> ReadL
             envelope = _placed(log, record.body, record.signature)
             if envelope is not None:
                 placed.append(envelope)
-        elif isinstance(record, ResumeRecord):
-            continue  # no message of the game: how it went on over a new connection
+        elif isinstance(record, ResumeRecord | TalkRecord):
+            continue  # no message of the game: a new connection, the players' talk
         else:
             log.notes.append(record)
     # Signed by its side's key in this game, which the whole transcript knows: a
@@ -142,9 +160,62 @@ def _replay(name: str, contents: LogContents, *, signature_later: bool) -> ReadL
             log.evidence.append(envelope)
         else:
             log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {problem}"))
+    _read_talk(log, contents)
     if contents.damage:
         log.violations.append(Violation(Kind.DAMAGED, contents.damage))
     return log
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A talk record that is its side's line of this game: its line, and its digest (the
+    same line in both sides' logs is one line)."""
+
+    digest: bytes
+    line: TalkLine
+
+
+def _read_talk(log: ReadLog, contents: LogContents) -> None:
+    """Each talk record checked as a receiver checks a line (SPEC.md section 16): one that
+    is not its side's line of this game is ``bad-talk``, which weighs nothing."""
+    t = log.transcript
+    last: dict[Role, int] = {}
+    for index, record in enumerate(contents.talk):
+        problem, frame = _talk_problem(t, record, last)
+        if frame is None or problem is not None:
+            log.violations.append(Violation(Kind.BAD_TALK, f"talk record {index}: {problem}"))
+            continue
+        say = frame.say
+        last[say.sender] = say.n
+        line = TalkLine(say.sender, say.n, say.seen, say.at, say.text)
+        log.talk.append(Heard(frame.digest, line))
+
+
+def _talk_problem(
+    t: Transcript, record: TalkRecord, last: dict[Role, int]
+) -> tuple[str | None, SayFrame | None]:
+    """Why a talk record is not its side's line of this game (None: it is), and the line."""
+    if len(record.body) > MAX_SAY_BODY:
+        return f"a say over {MAX_SAY_BODY} bytes", None
+    try:
+        fields = read_body(record.body)
+        if not is_say(fields):
+            return "not a say", None
+        frame = read_say(record.body, record.signature, fields)
+    except ProtocolError as error:
+        return f"cannot be read: {error.detail}", None
+    say = frame.say
+    key = t.key(say.sender)
+    if len(t.frames) < 2 or say.game != t.game:
+        return "a say of another game", frame
+    if key is None or not say_signature_valid(key, frame):
+        return f"the {say.sender}'s signature does not verify", frame
+    if say.n <= last.get(say.sender, -1):
+        return f"the {say.sender}'s say {say.n} again, or out of order", frame
+    problem = talk_problem(say.text)
+    if problem is not None:
+        return f"a say with {problem}", frame
+    return None, frame
 
 
 def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: bool) -> None:

@@ -50,6 +50,28 @@ class LogUsed:
 
 
 @dataclass(frozen=True)
+class TalkLine:
+    """A line of the players' talk a log holds, its signature checked (SPEC.md section 16):
+    shown for people, never weighed in the result."""
+
+    sender: Role
+    n: int
+    seen: int
+    """How many messages its sender's transcript held when it spoke."""
+    at: int
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": self.sender.value,
+            "n": self.n,
+            "seen": self.seen,
+            "at": self.at,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
 class BranchAtFork:
     """What one branch holds at the fork."""
 
@@ -112,6 +134,8 @@ class Judgement:
     messages: int = 0
     """The length of the longest transcript among the logs."""
     violations: list[Violation] = field(default_factory=list)
+    talk: list[TalkLine] = field(default_factory=list)
+    """What the players said, from every log, each line once, in the order it was said."""
 
     # ------------------------------------------------------------ the result
 
@@ -200,7 +224,7 @@ class Judgement:
 
     def standing_words(self) -> str:
         classes = sorted(
-            {v.violation_class for v in self.violations} - {ViolationClass.BREACH},
+            {v.violation_class for v in self.violations if v.weighs},
             key=list(ViolationClass).index,
         )
         return f"{self.standing.value} ({', '.join(classes)})" if classes else self.standing.value
@@ -217,7 +241,7 @@ class Judgement:
         if self.shots:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
             line += f"; shots host {host}, guest {guest}"
-        serious = [v for v in self.violations if v.violation_class is not ViolationClass.BREACH]
+        serious = [v for v in self.violations if v.weighs]
         if serious:
             more = f" (+{len(serious) - 1} more)" if len(serious) > 1 else ""
             line += f"; {self.describe(serious[0])}{more}"
@@ -260,6 +284,12 @@ class Judgement:
                     + _branch_ending(self, branch.ending)
                 )
         out += [f"  {self.describe(v)}" for v in self.violations]
+        if self.talk:
+            out.append(f"  talk: {len(self.talk)} line{'s' if len(self.talk) != 1 else ''}")
+            out += [
+                f"    {self.player(line.sender)}, after message {line.seen}: {line.text}"
+                for line in self.talk
+            ]
         return out
 
     # ------------------------------------------------------------ the report
@@ -296,6 +326,7 @@ class Judgement:
                 }
                 for v in self.violations
             ],
+            "talk": [line.to_json() for line in self.talk],
         }
 
 

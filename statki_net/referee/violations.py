@@ -27,6 +27,9 @@ class ViolationClass(enum.StrEnum):
     forfeit but leaves the standing valid."""
     CHEATING = "cheating"
     """A finding: a lie, an illegal fleet, a bad reveal, an early claim, two games signed."""
+    TALK = "talk"
+    """A talk record that is not its side's line: shown, but the talk is no part of the game,
+    so it changes neither the result nor the standing."""
 
 
 class Kind(enum.StrEnum):
@@ -49,6 +52,7 @@ class Kind(enum.StrEnum):
     EARLY_CLAIM = "early-claim"
     EQUIVOCATION = "equivocation"
     WRONG_VERDICT = "wrong-verdict"
+    BAD_TALK = "bad-talk"
 
     @property
     def violation_class(self) -> ViolationClass:
@@ -73,6 +77,7 @@ CLASS_OF = {
     Kind.EARLY_CLAIM: ViolationClass.CHEATING,
     Kind.EQUIVOCATION: ViolationClass.CHEATING,
     Kind.WRONG_VERDICT: ViolationClass.CHEATING,
+    Kind.BAD_TALK: ViolationClass.TALK,
 }
 
 BREACHES = {
@@ -96,9 +101,20 @@ FINDINGS = {kind.value: kind for kind in (Kind.FALSE_ANSWER, Kind.ILLEGAL_FLEET,
 """The transcript's findings are named as SPEC.md names the violations."""
 
 NOT_IN_THE_BATTLE = frozenset(
-    {Kind.MALFORMED, Kind.DAMAGED, Kind.AFTER_THE_END, Kind.BAD_EVIDENCE, Kind.WRONG_VERDICT}
+    {
+        Kind.MALFORMED,
+        Kind.DAMAGED,
+        Kind.AFTER_THE_END,
+        Kind.BAD_EVIDENCE,
+        Kind.WRONG_VERDICT,
+        Kind.BAD_TALK,
+    }
 )
 """Kinds that concern no point of the battle: their ``move`` is always nil."""
+
+
+UNWEIGHED = frozenset({ViolationClass.BREACH, ViolationClass.TALK})
+"""Classes listed with the violations but left out of the standing."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +132,12 @@ class Violation:
     @property
     def violation_class(self) -> ViolationClass:
         return self.kind.violation_class
+
+    @property
+    def weighs(self) -> bool:
+        """Whether it bears on the standing or the headline: not a refused frame (it decided a
+        forfeit, a valid result) nor bad talk (no part of the game)."""
+        return self.violation_class not in UNWEIGHED
 
     def placed(self, size: int) -> Violation:
         """With ``cell`` named on a board of ``size``, and ``move`` as SPEC.md counts it."""

@@ -25,6 +25,7 @@ from statki_net.protocol.logformat import (
     frame_record,
     note_record,
     resume_record,
+    talk_record,
     whole_records_length,
 )
 from statki_net.store.home import private_folder
@@ -85,6 +86,10 @@ class LogWriter:
 
     def note(self, note: Note) -> None:
         self._write(note_record(note))
+
+    def talk(self, frame: Signed) -> None:
+        """A line of the players' talk, this side's or the peer's: outside the transcript."""
+        self._write(talk_record(frame))
 
     def _write(self, data: bytes) -> None:
         if self._file.closed:

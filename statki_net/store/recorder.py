@@ -10,6 +10,7 @@ process (``statki_client.local``).  The caller says what happened, in order:
     recorder.sync()                      # on disk, before this side's words leave
     recorder.evidence(frame, code, now)  # the peer's word that did not join the transcript
     recorder.note("...", now)            # anything unsigned: a drop, a timeout
+    recorder.talk(frame)                 # a line of the players' talk, said or heard
     recorder.started(session, now)       # once both hellos are known: the history row
     verdict = recorder.judge()           # close the log and judge it (blocking: a thread)
     recorder.ended(session, ending, verdict, now)
@@ -149,6 +150,11 @@ class GameRecorder:
     def note(self, text: str, now: int, data: bytes = b"") -> None:
         if self.log:
             self.log.note(Note(text, now, data))
+
+    def talk(self, frame: Signed) -> None:
+        """A line of the players' talk, said or heard (SPEC.md section 15, the talk record)."""
+        if self.log:
+            self.log.talk(frame)
 
     def started(self, session: Session, now: int) -> None:
         """Record the game in the history (once), when both hellos have made its id."""

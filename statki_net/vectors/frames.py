@@ -13,8 +13,10 @@ from statki_net.protocol.wire import (
     GENESIS,
     HASH_LABEL,
     MAX_FRAME,
+    SAY_LABEL,
     SIGN_LABEL,
     Frame,
+    SayFrame,
     game_id,
     message_hash,
 )
@@ -27,9 +29,9 @@ def frame_entry(name: str, note: str, frame: Frame) -> dict[str, Any]:
 
 
 def _signed_entry(
-    name: str, note: str, frame: Frame | ResumeFrame, extra: dict[str, str]
+    name: str, note: str, frame: Frame | ResumeFrame | SayFrame, extra: dict[str, str]
 ) -> dict[str, Any]:
-    """One signed frame as the vectors show it (a resume frame has no hash: it is not
+    """One signed frame as the vectors show it (a resume or a say has no hash: neither is
     chained)."""
     return {
         "name": name,
@@ -153,6 +155,7 @@ def frames_file(by_name: dict[str, Scenario]) -> bytes:
                 "GAME_LABEL": GAME_LABEL.hex(),
                 "GENESIS": GENESIS.hex(),
                 "RESUME_LABEL": RESUME_LABEL.hex(),
+                "SAY_LABEL": SAY_LABEL.hex(),
             },
             "game_id": {
                 "host_hello_body": host_hello.hex(),
@@ -170,6 +173,16 @@ def frames_file(by_name: dict[str, Scenario]) -> bytes:
                     frame,
                 )
                 for frame in by_name["resumed-host"].resumes
+            ],
+            "talk": [
+                _signed_entry(
+                    f"say-{frame.say.sender}",
+                    f"A line of the {frame.say.sender}'s talk, signed over SAY_LABEL || body: "
+                    f"no message of the game (from logs/talk-host.statki).",
+                    frame,
+                    {},
+                )
+                for frame in by_name["talk-host"].talk[:2]
             ],
         }
     )

@@ -36,6 +36,7 @@ from statki_net.protocol.logformat import (
     note_record,
     read_log,
     resume_record,
+    talk_record,
 )
 from statki_net.protocol.resume import ResumeFrame
 from statki_net.protocol.session import (
@@ -48,6 +49,7 @@ from statki_net.protocol.session import (
     Session,
     public_key_bytes,
 )
+from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
@@ -62,6 +64,7 @@ from statki_net.protocol.wire import (
     Message,
     Reveal,
     Role,
+    SayFrame,
     Shot,
     TimeClaim,
     read_envelope,
@@ -254,6 +257,11 @@ def records_of(events: list[Event]) -> list[bytes]:
             case Resumed(have=have, sent=sent):
                 note = Note(f"resumed: the peer had {have} messages; {sent} sent again", START)
                 records.append(note_record(note))
+            case TalkHeard(frame=frame) | TalkSaid(frame=frame):
+                records.append(talk_record(frame))
+            case TalkDropped(code=code, detail=detail, data=data, noted=True):
+                note = Note(f"talk dropped: {code.value}: {detail}", START, data)
+                records.append(note_record(note))
             case _:
                 pass
     return records
@@ -375,6 +383,8 @@ class Scenario:
     """The frames of the log, for frames.json."""
     resumes: list[ResumeFrame] = field(default_factory=list)
     """The resumes of the log, the writer's peer's first, for frames.json."""
+    talk: list[SayFrame] = field(default_factory=list)
+    """The lines of talk the log holds, for frames.json."""
 
 
 def honest(preset: str, seed: int) -> Scenario:
@@ -582,6 +592,7 @@ def scenarios() -> Iterator[Scenario]:
 
     yield from version_2_scenarios()
     yield from resumed_scenarios()
+    yield from talk_scenarios()
 
 
 def version_2_scenarios() -> Iterator[Scenario]:
@@ -823,6 +834,75 @@ def resumed_scenarios() -> Iterator[Scenario]:
             game.frames(role),
             said[role],
         )
+
+
+TALK = (
+    (Role.GUEST, 0, "Cześć! Gramy?"),
+    (Role.HOST, 0, "Gramy. Powodzenia!"),
+    (Role.GUEST, 4, "pudło, pudło..."),
+    (Role.HOST, 9, "Trafiony zatopiony, ha!"),
+    (Role.GUEST, 9, "Dobra, dobra."),
+)
+"""Who says what after how many volleys in the talk's sample game."""
+
+
+def talk_scenarios() -> Iterator[Scenario]:
+    """A game with talk both ways (SPEC.md section 6, "say"): both sides' logs, and one with
+    a line tampered with, which a referee finds but which changes nothing."""
+    game = Game(PRESETS["classic"], 44)
+    game.act(Role.HOST, game.host.start(game.now))
+    game.pump()
+    lines = list(TALK)
+
+    def talk(volleys: int) -> None:
+        while lines and lines[0][1] <= volleys:
+            role, _, text = lines.pop(0)
+            game.now += 1_000
+            game.act(role, game.session(role).say(text, game.now))
+            # Before the game's next message is delivered, or in between: it does not matter.
+            game.pump()
+
+    talk(0)
+    game.act(Role.GUEST, game.guest.accept(random_fleet(game.rules, game.rng), game.now))
+    game.pump()
+    while game.mover() is not None:
+        game.volley()
+        talk(game.volleys)
+    assert not lines and game.host.closed and game.guest.closed
+    for role in Role:
+        events = game.link.events[role]
+        said = [e.frame for e in events if isinstance(e, TalkHeard | TalkSaid)]
+        yield Scenario(
+            f"talk-{role}",
+            "An honest game in which the players talk: five lines, both ways, kept as talk "
+            "records among the frames.  The talk is no message of the game: the transcript "
+            f"is the one silence would give.  The {role}'s log.",
+            game.log(role),
+            game.frames(role),
+            talk=said,
+        )
+    records = records_of(game.link.events[Role.HOST])
+    yield Scenario(
+        "talk-tampered",
+        "The host's log of the talking game, with the guest's first line altered after it was "
+        "signed: its signature no longer verifies.  A referee lists it (bad-talk) and leaves "
+        "it out of the talk, but the talk is no part of the game: result and standing stand.",
+        log_records(Role.HOST, _tampered_talk(records)),
+        game.frames(),
+    )
+
+
+def _tampered_talk(records: list[bytes]) -> list[bytes]:
+    """``records`` with the words of the first talk record changed, its signature kept."""
+    out, done = [], False
+    for record in records:
+        fields = msgpack.unpackb(record, raw=False)
+        if "say" in fields and not done:
+            body = fields["say"].replace(b"Gramy?", b"Grasz?")
+            record = bytes(msgpack.packb({"say": body, "sig": fields["sig"]}, use_bin_type=True))
+            done = True
+        out.append(record)
+    return out
 
 
 # ---------------------------------------------------------------- logs/ and its index

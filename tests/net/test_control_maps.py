@@ -84,6 +84,11 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
          "their_shots": 9},
     ),
     (
+        notices.Talk(Role.GUEST, False, "Cześć!"),
+        "",
+        {"event": "talk", "from": "guest", "mine": False, "text": "Cześć!"},
+    ),
+    (
         notices.Closed.without_game("cannot connect: nobody"),
         "",
         {"event": "closed", "result": "none", "end": "no-game", "standing": None, "verdict": None,

@@ -32,7 +32,7 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Error, FrameReader, Hello, Limits, Role, TimeClaim
-from statki_net.referee.verify import replay_log
+from statki_net.referee.verify import judge_log, replay_log
 
 
 @contextlib.asynccontextmanager
@@ -192,3 +192,55 @@ def test_a_guest_gone_mid_game_loses_on_time_by_the_daemons_log(tmp_path: Path) 
     assert transcript.ending is not None and transcript.ending.culprits == {Role.GUEST}
     last = transcript.frames[-1]
     assert last.header.sender is Role.HOST and isinstance(last.message, TimeClaim)
+
+
+def test_talk_goes_through_the_daemon_both_ways_and_its_computer_says_nothing(
+    tmp_path: Path,
+) -> None:
+    """The daemon's game pushes the guest's line as a ``talk`` event, and ``say`` answers it;
+    the computer playing the daemon's side never talks itself."""
+
+    async def scenario() -> tuple[list[dict[str, object]], list[str], Path]:
+        async with running_daemon(tmp_path / "d") as (daemon, client):
+            reply = await client.request("host", rules="alternate", bot="random", subscribe=True)
+            reader, writer = await asyncio.open_connection("127.0.0.1", daemon.addresses[0][1])
+            guest = Session(
+                Role.GUEST,
+                Ed25519PrivateKey.generate(),
+                name="Ola",
+                entropy=random.Random(5).randbytes,
+                invite_secret=parse_invite(reply["invite"]).secret,
+            )
+            conn = GameConnection(guest, reader, writer, log_dir=None)
+            attach_computer(conn, ComputerPlayer("random", random.Random(6)))
+            heard: list[str] = []
+            loop = asyncio.get_running_loop()
+
+            def talk(notice: Notice) -> None:
+                if isinstance(notice, notices.Started):
+                    loop.call_soon(conn.say, "dzień dobry")
+                elif isinstance(notice, notices.Talk) and not notice.mine:
+                    heard.append(notice.text)
+
+            conn.listeners.append(talk)
+            game = asyncio.ensure_future(conn.run())
+            talked = []
+            while (event := await client.events.get()) is not None:
+                if event["event"] == "talk":
+                    talked.append(event)
+                    if not event["mine"]:
+                        await client.request("say", game=reply["game"], text="witam")
+                if event["event"] == "closed":
+                    break
+            await asyncio.wait_for(game, 30)
+            [log] = list((tmp_path / "d" / "logs").iterdir())
+            return talked, heard, log
+
+    talked, heard, log = asyncio.run(scenario())
+    assert [(e["from"], e["mine"], e["text"]) for e in talked] == [
+        ("guest", False, "dzień dobry"),
+        ("host", True, "witam"),
+    ]
+    assert heard == ["witam"], "the owner's line, and nothing from the computer"
+    judged = judge_log(log.read_bytes())
+    assert [line.text for line in judged.talk] == ["dzień dobry", "witam"] and judged.valid

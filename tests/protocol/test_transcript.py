@@ -163,7 +163,13 @@ def test_a_later_hello_is_checked_with_the_key_already_known() -> None:
         ({"game": "not a hash"}, Code.BAD_FIELD, Check.DECODE),
         ({"protocol": 3.0}, Code.BAD_FIELD, Check.DECODE),
         ({"protocol": 1}, Code.VERSION, Check.DECODE),
-        ({"protocol": 4, "rules": {"size": 1}, "name": 4}, Code.VERSION, Check.DECODE),
+        # Version 3, before talk: it meets a version 4 peer only to get `version`.
+        ({"protocol": PROTOCOL_VERSION - 1}, Code.VERSION, Check.DECODE),
+        (
+            {"protocol": PROTOCOL_VERSION + 1, "rules": {"size": 1}, "name": 4},
+            Code.VERSION,
+            Check.DECODE,
+        ),
         ({"at": 1.0}, Code.BAD_FIELD, Check.DECODE),
         ({"at": True}, Code.BAD_FIELD, Check.DECODE),
         ({"rules": [1, 2]}, Code.BAD_FIELD, Check.DECODE),
