@@ -192,7 +192,7 @@ def verdicts(pair: BackToBack) -> list[tuple[Any, ...]]:
 
 
 @settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 @given(seed=st.integers(1, 4), advances=ADVANCES, talk=SCHEDULE)
 def test_no_talk_at_any_moment_changes_the_game(
