@@ -17,13 +17,15 @@ import asyncio
 import secrets
 import time
 
-from statki_net.cli.common import EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import Player, play_here, player_arguments
 from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
+from statki_net.net.portmap import PortMapping
+from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.logformat import frames_of, next_say, read_log
 from statki_net.protocol.session import Session
@@ -40,6 +42,7 @@ def add(commands: Subcommands) -> None:
         "game", nargs="?", metavar="GAME", help="the game's id, or its first characters"
     )
     player_arguments(resume)
+    map_argument(resume)
     resume.set_defaults(run=_resume, custom_rules=False)
 
 
@@ -62,7 +65,7 @@ def _resume(args: argparse.Namespace) -> int:
         said=next_say(contents, kept.role),
     )
     print(f"resuming game {kept.game[:16]} as the {kept.role}; log: {kept.log}", flush=True)
-    return asyncio.run(_carry_on(player, kept, session))
+    return asyncio.run(_carry_on(player, kept, session, map_port=wants_map(args)))
 
 
 def _list(player: Player) -> int:
@@ -76,8 +79,11 @@ def _list(player: Player) -> int:
     return EXIT_OK
 
 
-async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
+async def _carry_on(
+    player: Player, kept: Unfinished, session: Session, *, map_port: bool = False
+) -> int:
     servers: list[asyncio.Server] = []
+    mapping: PortMapping | None = None
     try:
         rejoin: Rejoin
         if kept.role is Role.GUEST:
@@ -92,6 +98,9 @@ async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
                 await admission.admit(reader, writer)
 
             servers = await listen(default_listen(kept.port), on_connect)
+            if map_port:  # the guest redials the router's address the invite named
+                mapping = PortMapping(player.home, kept.port)
+                print(outcome_line(await mapping.open()), flush=True)
             rejoin = TakeBack(admission)
 
         def connect(history: History) -> GameConnection:
@@ -118,3 +127,5 @@ async def _carry_on(player: Player, kept: Unfinished, session: Session) -> int:
     finally:
         for server in servers:
             server.close()
+        if mapping is not None:
+            await mapping.close()
