@@ -173,6 +173,9 @@ class At:
 
     phase: Phase
     moves: int = 0
+    after_a_hit: bool = False
+    """In ``answer``: only when the answer tells a hit, so that under ``chain`` turns the
+    implementation shoots again next (its own turn begins with the suite's answer)."""
 
 
 class Aim(enum.StrEnum):
@@ -404,7 +407,7 @@ def frames() -> Iterator[Case]:
         yield Case(
             _id("field", "unknown-key", role),
             "3, 14",
-            "every message of the suite's carries a key no version defines (ignored)",
+            "a shot that carries a key no version defines (ignored)",
             role,
             Expectation(Kind.FINISHES),
             Deed.SEND,
@@ -550,13 +553,12 @@ def claims() -> Iterator[Case]:
         yield Case(
             _id("time", "early-claim", role),
             '12, "What a claim must say"',
-            "a claim of one ms less than the limit, right after the suite's answer",
+            "a claim of one ms less than the limit, right after the suite answers a hit",
             role,
             Expectation(Kind.ENDS, end=End.CHEATED, winner=Side.IMPLEMENTATION),
             Deed.SEND_AFTER,
-            At(Phase.ANSWER, 1),
+            At(Phase.ANSWER, 1, after_a_hit=True),
             Injection.EARLY_CLAIM,
-            rules="alternate",
             aim=Aim.IDLE,
         )
         yield Case(
@@ -566,9 +568,8 @@ def claims() -> Iterator[Case]:
             role,
             Expectation(Kind.ENDS, end=End.CHEATED, winner=Side.IMPLEMENTATION),
             Deed.SEND_AFTER,
-            At(Phase.ANSWER, 1),
+            At(Phase.ANSWER, 1, after_a_hit=True),
             Injection.FORGED_CLAIM,
-            rules="alternate",
             aim=Aim.IDLE,
         )
         yield Case(
@@ -578,9 +579,8 @@ def claims() -> Iterator[Case]:
             role,
             IGNORED,
             Deed.SEND_AFTER,
-            At(Phase.ANSWER, 1),
+            At(Phase.ANSWER, 1, after_a_hit=True),
             Injection.CLAIM_TOO_EARLY_BY_CLOCK,
-            rules="alternate",
             aim=Aim.IDLE,
         )
         yield Case(

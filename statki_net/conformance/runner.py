@@ -118,12 +118,17 @@ class AtTheMoment(Behaviour):
             return Resign()
         if said is None or not self.due(session):
             return said
+        at = self.case.at
+        if at is not None and at.after_a_hit and not (isinstance(said, Reply) and said.answer.hits):
+            return said
         deed = self.case.deed
         self.moment = True
         self.held = said
         if deed is Deed.RESIGN and isinstance(said, Reply):
             return Resign()
         if deed is Deed.STOP:
+            # The error ends the game at once: the session says no more, so this is the act.
+            self.acted = True
             return Error(self.case.code.value, "the conformance suite stops here")
         if deed in (Deed.SEND_AFTER, Deed.CUT_AFTER):
             return said
@@ -163,6 +168,10 @@ def _seen(envelope_value: Any) -> Seen:
 
 class CaseRun:
     """One case, from the first connection to the observation."""
+
+    watches_the_close = True
+    """Once the game is over, watch the implementation close (a peer playing, as in the
+    tests' broken peer, closes at once instead)."""
 
     def __init__(
         self,
@@ -233,8 +242,9 @@ class CaseRun:
                 return
             self._events(session.receive_data(data, _now()))
         self._flush()
-        # The game is over for the suite: the implementation must close, and say nothing.
-        await self._observe(WATCH_SECONDS, keep=False)
+        if self.watches_the_close:
+            # The game is over for the suite: the implementation must close, and say nothing.
+            await self._observe(WATCH_SECONDS, keep=False)
 
     async def _act_if_due(self) -> float | None:
         """Make the player's move, or the case's act; the seconds to watch after an act that
@@ -264,11 +274,13 @@ class CaseRun:
         session, moment, case = self.session, self.moment, self.case
         moment.acted = True
         moment.moment = False
-        # What the session said before the moment (an answer, say) goes first: the
-        # injection takes the place after it.
-        self._flush()
+        # What the session said before the moment (an answer, say) goes first, in the
+        # same write as what follows it: the implementation reads both before it moves.
+        said = self.session.data_to_send()
         now = _now()
         deed = case.deed
+        if deed is not Deed.SEND_AFTER:
+            self._write(said)
         if deed is Deed.STOP:
             if moment.held is None:  # the player's turn: the suite's player stops
                 self._events(session.abort(case.code, "the conformance suite stops here", now))
@@ -292,7 +304,7 @@ class CaseRun:
             session.transcript.add(sent.kept, signed_here=True)
             self._write(sent.data)
             return None
-        self._write(sent.data)
+        self._write(said + sent.data if deed is Deed.SEND_AFTER else sent.data)
         return WATCH_SECONDS
 
     def _aim(self) -> tuple[int, ...]:
@@ -341,7 +353,7 @@ class CaseRun:
 
     def _write(self, data: bytes) -> None:
         assert self.writer is not None
-        if not self.writer.is_closing():
+        if data and not self.writer.is_closing():
             self.writer.write(data)
 
     async def _read(self, seconds: float) -> bytes | None:

@@ -1,4 +1,4 @@
-"""The conformance driver for statki itself: ``statki_driver.py host`` / ``statki_driver.py join INVITE``.
+"""The conformance driver for statki itself: ``statki_driver.py host | join INVITE``.
 
 It follows the driver contract of protocol/CONFORMANCE.md with nothing but
 statki's command line: a fresh home for the case inside
