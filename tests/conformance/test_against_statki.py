@@ -1,0 +1,136 @@
+"""statki passes its own conformance suite, played against a second statki process.
+
+``statki conformance`` runs as a real process, and for each case starts the
+implementation under test through the driver contract: here
+``statki_driver.py``, which runs ``statki host``/``statki join`` with a bot.
+The whole table takes minutes (README says how long); CI plays a
+representative subset, a few cases per test so each stays well inside the
+time limit, and each group of the table in both roles.  A deliberately broken
+peer (``broken_peer.py``) shows that the cases it gets wrong fail.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from browser import rendered
+from netproc import run
+
+HERE = Path(__file__).resolve().parent
+STATKI = f"{sys.executable} {HERE / 'statki_driver.py'}"
+BROKEN = f"{sys.executable} {HERE / 'broken_peer.py'}"
+
+SUBSETS = {
+    "implementation hosts": [
+        "honest.classic@host",
+        "frame.bad-signature@host",
+        "turn.commit-in-shoot@host",
+    ],
+    "implementation joins": [
+        "honest.five-ships+salvo@guest",
+        "field.shot-off-board@guest",
+        "hello.board-too-small@guest",
+    ],
+    "lies and endings": [
+        "lie.miss-for-hit@guest",
+        "stop.in-host-coin@guest",
+        "time.early-claim@host",
+    ],
+    "resume and resign": ["resume.answer-in-flight@guest", "resign.in-answer@host"],
+}
+
+
+def conformance(tmp_path: Path, driver: str, cases: list[str], *extra: str) -> dict:  # type: ignore[type-arg]
+    args = ["conformance", "--driver", driver, "--json", *extra]
+    for case in cases:
+        args += ["--case", case]
+    done = run(tmp_path / "home", *args)
+    report = json.loads(done.stdout)
+    assert sorted(c["id"] for c in report["cases"]) == sorted(cases), done.stderr
+    report["status"] = done.returncode
+    return report  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("subset", list(SUBSETS))
+def test_statki_passes_its_own_suite(tmp_path: Path, subset: str) -> None:
+    report = conformance(tmp_path, STATKI, SUBSETS[subset])
+    failed = [
+        (c["id"], c["observed"], c["reasons"]) for c in report["cases"] if c["outcome"] != "pass"
+    ]
+    assert not failed
+    assert report["status"] == 0
+    assert report["summary"]["pass"] == len(SUBSETS[subset])
+
+
+FLAWED = ["turn.commit-in-shoot@host", "hello.version-newer@host", "frame.bad-signature@host"]
+"""The cases ``broken_peer.py`` gets wrong, one flaw each."""
+
+
+def test_a_broken_peer_fails_the_cases_it_gets_wrong(tmp_path: Path) -> None:
+    report = conformance(tmp_path, BROKEN, [*FLAWED, "honest.classic@host"])
+    outcomes = {c["id"]: c for c in report["cases"]}
+    for case in FLAWED:
+        assert outcomes[case]["outcome"] == "fail", outcomes[case]
+        assert outcomes[case]["reasons"]
+    assert "error bad-field instead of out-of-turn" in outcomes[FLAWED[0]]["reasons"]
+    assert "no error version came back" in outcomes[FLAWED[1]]["reasons"]
+    assert "it answered with error bad-signature" in outcomes[FLAWED[2]]["reasons"]
+    assert outcomes["honest.classic@host"]["outcome"] == "pass"
+    assert report["status"] == 1
+
+
+# ---------------------------------------------------------------- the HTML report
+
+
+class Cells(HTMLParser):
+    """The rows of the page's table of cases, and its summary, as the browser left them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+        self.summary: list[str] | None = None
+        self.summary_text = ""
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        if tag == "tr":
+            self.rows.append([])
+        elif tag == "td":
+            self.cell = []
+        elif tag == "p" and ("id", "summary") in attrs:
+            self.summary = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self.cell is not None:
+            self.rows[-1].append("".join(self.cell))
+            self.cell = None
+        elif tag == "p" and self.summary is not None:
+            self.summary_text = "".join(self.summary)
+            self.summary = None
+
+    def handle_data(self, data: str) -> None:
+        for open_text in (self.cell, self.summary):
+            if open_text is not None:
+                open_text.append(data)
+
+
+def test_the_html_report_renders_in_a_browser_and_holds_what_the_json_holds(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "report.html"
+    cases = [*FLAWED[:1], "honest.classic@host"]
+    report = conformance(tmp_path, BROKEN, cases, "--html", str(page))
+    html = page.read_text()
+    assert "<script" not in html and "http" not in html
+    dom = Cells()
+    dom.feed(rendered(page))
+    assert "script" not in dom.tags and {"style", "table"} <= dom.tags
+    rows = [row for row in dom.rows if row]
+    assert [(row[0], row[2]) for row in rows] == [(c["id"], c["outcome"]) for c in report["cases"]]
+    assert dom.summary_text == "conformance: 2 cases: 1 pass, 1 fail, 0 informational"
