@@ -241,6 +241,7 @@ _HELLO_CHANGES: dict[Injection, Callable[[Fields], None]] = {
     Injection.VERSION_NEWER: lambda f: f.update(protocol=PROTOCOL_VERSION + 1),
     Injection.VERSION_OLDER: lambda f: f.update(protocol=PROTOCOL_VERSION - 1),
     Injection.NO_PROOF: lambda f: f.pop("proof", None),
+    Injection.PROOF_WRONG_SIZE: lambda f: f.update(proof=bytes(16)),
     Injection.BOARD_TOO_SMALL: lambda f: f["rules"].update(size=4, fleet=[2, 1]),
     Injection.BOARD_TOO_LARGE: lambda f: f["rules"].update(size=27),
     Injection.TOO_MANY_SHIPS: lambda f: f["rules"].update(fleet=[1] * 13),

@@ -94,6 +94,7 @@ class Injection(enum.StrEnum):
     VERSION_OLDER = "version-older"
     NO_PROOF = "no-proof"
     WRONG_PROOF = "wrong-proof"
+    PROOF_WRONG_SIZE = "proof-wrong-size"
     WRONG_HOST_KEY = "wrong-host-key"
     BOARD_TOO_SMALL = "board-too-small"
     BOARD_TOO_LARGE = "board-too-large"
@@ -476,6 +477,12 @@ _GUEST_HELLOS = (
         Injection.WRONG_PROOF,
         '3, "Admission"',
         "a guest hello proving a wrong secret",
+        Code.NOT_INVITED,
+    ),
+    (
+        Injection.PROOF_WRONG_SIZE,
+        '3, "Admission"',
+        "a guest hello whose proof is 16 bytes",
         Code.NOT_INVITED,
     ),
 )

@@ -31,7 +31,10 @@ def summary(results: Sequence[Result]) -> str:
 def line(result: Result) -> str:
     """One case for people: its mark, id, section, and, unless it passed, why."""
     case = result.case
-    text = f"{MARKS[result.outcome]:4}  {case.id}  (SPEC {case.section})  {case.title}"
+    text = (
+        f"{MARKS[result.outcome]:4}  {case.id}  (SPEC {case.section})  {case.title}"
+        f"  [{result.seconds:.1f} s]"
+    )
     if result.outcome is not Outcome.PASS:
         text += f"\n      expected: {result.expected}\n      observed: {result.observed}"
         for reason in result.reasons:

@@ -248,3 +248,16 @@ def test_the_summary_is_not_mistaken_for_a_test_runs_result() -> None:
     assert not re.search(r"\d+ passed, \d+ failed", text_report(results))
     page = html_page(results, "a <peer>")
     assert "<script" not in page and "a &lt;peer&gt;" in page
+
+
+PURE_MODULES = ("cases", "acts", "judging", "report")
+
+
+@pytest.mark.parametrize("name", PURE_MODULES)
+def test_the_suites_core_is_pure(name: str) -> None:
+    from test_layers import PACKAGE, SHELL_MODULES, imports_of
+
+    for module, _, line in imports_of(PACKAGE / "conformance" / f"{name}.py"):
+        top = module.split(".")[0]
+        assert top not in SHELL_MODULES, f"conformance/{name}.py:{line} imports {module}"
+        assert not module.startswith(("statki_net.net", "statki_net.store")), module
