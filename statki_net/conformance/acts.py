@@ -353,6 +353,26 @@ class SaysHitForFirstMiss(Behaviour):
         return answer
 
 
+class SaysSunkForFirstHit(Behaviour):
+    """Answers 'sunk' for the first shot that hits a ship it does not sink: the squares
+    marked water around the 'sunk' ship include the rest of it, and their openings say so."""
+
+    lied = False
+
+    def answer(self, session: Session, squares: tuple[int, ...], answer: Answer) -> Answer:
+        if not self.lied and answer.outcomes == (Outcome.HIT,):
+            self.lied = True
+            return Answer((Outcome.SUNK,), 1, 1)
+        return answer
+
+
+class ListsShipsShortestFirst(PlacesIllegally):
+    """Commits to a legal placement listed shortest ship first: not the rules' order."""
+
+    def fleet(self, session: Session, fleet: Fleet) -> Fleet:
+        return Fleet(tuple(reversed(fleet.ships)))
+
+
 class WithholdsFirstProof(Behaviour):
     """Answers its first volley truly, without the openings it needs."""
 
@@ -417,8 +437,12 @@ def behaviour(cheat: Cheat | None, rules: Ruleset, rng: random.Random) -> Behavi
             return WithholdsFirstProof()
         case Cheat.PROOF_NOT_OPENING:
             return SpoilsFirstProof()
+        case Cheat.SUNK_FOR_HIT:
+            return SaysSunkForFirstHit()
         case Cheat.HIT_FOR_SINK:
             return SaysHitForFirstSink()
+        case Cheat.SHIPS_OUT_OF_ORDER:
+            return ListsShipsShortestFirst()
         case Cheat.TOUCHING_FLEET:
             return PlacesTouching(rng)
         case Cheat.ANOTHER_FLEET:

@@ -125,7 +125,9 @@ class Cheat(enum.StrEnum):
     HIT_FOR_MISS = "hit-for-miss"
     NO_PROOF = "no-proof"
     PROOF_NOT_OPENING = "proof-not-opening"
+    SUNK_FOR_HIT = "sunk-for-hit"
     HIT_FOR_SINK = "hit-for-sink"
+    SHIPS_OUT_OF_ORDER = "ships-out-of-order"
     TOUCHING_FLEET = "touching-fleet"
     ANOTHER_FLEET = "another-fleet"
     WRONG_SECRET = "wrong-secret"
@@ -531,7 +533,9 @@ _LIES = (
     (Cheat.HIT_FOR_MISS, "10", "says hit for a shot in the water: the proof shows water"),
     (Cheat.NO_PROOF, "10", "answers a shot without the opening it needs"),
     (Cheat.PROOF_NOT_OPENING, "9, 10", "answers with an opening whose salt is wrong"),
+    (Cheat.SUNK_FOR_HIT, "7, 10", "says sunk for a hit: the water marked around holds a ship"),
     (Cheat.HIT_FOR_SINK, "10", "says hit for a sinking shot: only the reveal can show it"),
+    (Cheat.SHIPS_OUT_OF_ORDER, "7, 10", "commits to its ships shortest first (an illegal fleet)"),
     (Cheat.TOUCHING_FLEET, "7, 10", "plays a fleet whose ships touch at a corner (illegal)"),
     (Cheat.ANOTHER_FLEET, "10", "reveals another fleet than the one it committed to"),
     (Cheat.WRONG_SECRET, "9, 10", "reveals its fleet with a wrong secret"),

@@ -129,9 +129,8 @@ class DriverCommand:
 
 async def _end(process: asyncio.subprocess.Process, grace: float) -> None:
     """Let the process end by itself within ``grace`` seconds; else end it, and its group."""
-    if process.stdout is not None:
-        # Read on, so a process that still writes is never stuck on a full pipe.
-        drain = asyncio.ensure_future(process.stdout.read())
+    # Read on, so a process that still writes is never stuck on a full pipe.
+    drain = asyncio.ensure_future(process.stdout.read()) if process.stdout else None
     try:
         async with asyncio.timeout(grace):
             await process.wait()
@@ -145,7 +144,8 @@ async def _end(process: asyncio.subprocess.Process, grace: float) -> None:
                 break
             except TimeoutError:
                 continue
-    drain.cancel()
+    if drain is not None:
+        drain.cancel()
 
 
 class Person:
