@@ -389,7 +389,8 @@ class CaseRun:
                 if keep or seen.type != "verdict":
                     self.watch.sent.append(seen)
                 if seen.type == "timeout" and self.case.expect.kind is Kind.CLAIMS:
-                    return
+                    # The claim ends the game: watch a moment more for the close.
+                    give_up = min(give_up, time.monotonic() + WATCH_SECONDS)
 
     def _close(self) -> None:
         if self.writer is not None:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from browser import rendered
-from netproc import run
+from netproc import finish, line_starting, run, start
+from statki_driver import free_port
 
 HERE = Path(__file__).resolve().parent
 STATKI = f"{sys.executable} {HERE / 'statki_driver.py'}"
@@ -129,3 +130,32 @@ def test_a_broken_peer_fails_the_cases_it_gets_wrong_and_the_page_shows_it(
     rows = [row for row in dom.rows if row]
     assert [(row[0], row[2]) for row in rows] == [(c["id"], c["outcome"]) for c in report["cases"]]
     assert dom.summary_text == "conformance: 4 cases: 1 pass, 3 fail, 0 informational"
+
+
+# ---------------------------------------------------------------- no driver
+
+
+def test_without_a_driver_it_prints_an_invite_to_join_and_joins_an_invite_given(
+    tmp_path: Path,
+) -> None:
+    """Both roles with a peer nobody started for it: the invite the suite prints is joined
+    by hand (here: statki join), and the suite joins the invite a host printed."""
+    suite = start(tmp_path / "suite", "conformance", "--case", "honest.classic@guest")
+    assert suite.stderr is not None
+    said = suite.stderr.readline()
+    assert said.startswith("honest.classic@guest: join this invite now: statki://"), said
+    invite = said.split()[-1]
+    guest = start(tmp_path / "guest", "join", invite, "--bot", "random", "--plain")
+    status, out, _ = finish(suite)
+    assert status == 0 and "conformance: 1 cases: 1 pass, 0 fail" in out, out
+    assert finish(guest)[0] == 0
+
+    port = str(free_port())  # advertised on loopback: the suite dials nothing else
+    where = ["--port", port, "--advertise", f"127.0.0.1:{port}"]
+    host = start(tmp_path / "host", "host", "--bot", "random", "--plain", *where)
+    seen: list[str] = []
+    line_starting(host, "listening", seen)
+    hosted = line_starting(host, "statki://", seen)
+    done = run(tmp_path / "suite", "conformance", hosted, "--case", "honest.classic@host")
+    assert done.returncode == 0 and "1 pass, 0 fail" in done.stdout, done.stdout + done.stderr
+    assert finish(host)[0] == 0
