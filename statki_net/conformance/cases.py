@@ -680,6 +680,15 @@ def resumes() -> Iterator[Case]:
             At(Phase.SHOOT, 2),
         )
         yield Case(
+            _id("resume", "before-its-reveal", role),
+            '12, "Resume"',
+            "the suite resigns, drops the connection before its reveal, comes back, plays on",
+            role,
+            Expectation(Kind.FINISHES, end=End.RESIGNED, winner=Side.IMPLEMENTATION),
+            Deed.CUT,
+            At(Phase.SECOND_REVEAL),
+        )
+        yield Case(
             _id("resume", "answer-in-flight", role),
             '12, "Resume"',
             "the suite shoots and drops the connection at once; the answer is resent",

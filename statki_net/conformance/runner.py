@@ -130,7 +130,9 @@ class AtTheMoment(Behaviour):
             # The error ends the game at once: the session says no more, so this is the act.
             self.acted = True
             return Error(self.case.code.value, "the conformance suite stops here")
-        if deed in (Deed.SEND_AFTER, Deed.CUT_AFTER):
+        if deed in (Deed.SEND_AFTER, Deed.CUT_AFTER, Deed.CUT):
+            # Said, into the transcript; a cut keeps it from the wire, and the resume
+            # sends it (SPEC.md section 12: written while apart, sent on the resume).
             return said
         return None
 
@@ -231,6 +233,8 @@ class CaseRun:
                 return
             if session.closed:
                 break
+            if self._players_move():
+                continue  # still the suite's move (after a resume, say): make it first
             data = await self._read(READ_SECONDS)
             if data is None:
                 raise UsageError(f"the implementation said nothing for {READ_SECONDS:g} s")
@@ -246,17 +250,25 @@ class CaseRun:
             # The game is over for the suite: the implementation must close, and say nothing.
             await self._observe(WATCH_SECONDS, keep=False)
 
-    async def _act_if_due(self) -> float | None:
-        """Make the player's move, or the case's act; the seconds to watch after an act that
-        ends the suite's part, else None."""
-        session, moment = self.session, self.moment
+    def _guest_decides(self) -> bool:
+        session = self.session
         t = session.transcript
-        guest_decides = (
+        return (
             session.role is Role.GUEST
             and not session.closed
             and t.phase is Phase.DECISION
             and t.speaker() is Role.GUEST
         )
+
+    def _players_move(self) -> bool:
+        """Whether the suite's player is to move: the guest's decision, or a shot."""
+        return self._guest_decides() or self.session.my_turn
+
+    async def _act_if_due(self) -> float | None:
+        """Make the player's move, or the case's act; the seconds to watch after an act that
+        ends the suite's part, else None."""
+        session, moment = self.session, self.moment
+        guest_decides = self._guest_decides()
         player_turn = guest_decides or session.my_turn
         if moment.moment or (player_turn and moment.due(session)):
             return await self._act()
@@ -279,7 +291,7 @@ class CaseRun:
         said = self.session.data_to_send()
         now = _now()
         deed = case.deed
-        if deed is not Deed.SEND_AFTER:
+        if deed not in (Deed.SEND_AFTER, Deed.CUT):
             self._write(said)
         if deed is Deed.STOP:
             if moment.held is None:  # the player's turn: the suite's player stops
@@ -294,7 +306,8 @@ class CaseRun:
         if deed in (Deed.CUT, Deed.CUT_AFTER):
             if deed is Deed.CUT_AFTER and moment.held is None:
                 self._events(session.shoot(self._aim(), now))
-            self._flush()
+            if deed is Deed.CUT_AFTER:
+                self._flush()
             await self._cut_and_resume()
             return None
         assert case.injection is not None
