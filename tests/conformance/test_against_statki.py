@@ -41,7 +41,11 @@ SUBSETS = {
         "stop.in-host-coin@guest",
         "time.early-claim@host",
     ],
-    "resume and resign": ["resume.answer-in-flight@guest", "resign.in-answer@host"],
+    "resume and resign": [
+        "resume.answer-in-flight@guest",
+        "resume.before-a-shot@host",
+        "resign.in-answer@host",
+    ],
 }
 
 
