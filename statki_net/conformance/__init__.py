@@ -19,6 +19,6 @@ The modules, from the pure core outwards:
   case (protocol/CONFORMANCE.md, "The driver contract"), or a person.
 
 The pure modules import no sockets, files, clock or OS
-(tests/conformance/test_pure.py checks it); the runner and the driver are
+(tests/conformance/test_cases.py checks it); the runner and the driver are
 the thin shells around them.
 """
