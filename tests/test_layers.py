@@ -23,7 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "store": {*PURE, "store"},
     "net": {*PURE, "store", "net"},
     "vectors": {*PURE, "store", "vectors"},
-    "cli": {*PURE, "store", "net", "vectors", "cli", "statki_client"},
+    "conformance": {*PURE, "store", "net", "vectors", "conformance"},
+    "cli": {*PURE, "store", "net", "vectors", "conformance", "cli", "statki_client"},
     "statki_client": {*PURE, "store", "net"},
 }
 """The statki layers each subpackage may import; ``statki_net.version`` is open to all."""

@@ -51,6 +51,11 @@ COMMANDS = (
     ),
     Command("verify", "verify", "check game logs as a referee"),
     Command(
+        "conformance",
+        "conformance",
+        "test another implementation's peer against SPEC.md, case by case",
+    ),
+    Command(
         "tournament",
         "tournament",
         "a tournament's standings, crosstable, games and ratings, from its logs",

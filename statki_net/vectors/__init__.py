@@ -25,7 +25,10 @@ from statki_net.vectors.games import log_files, scenarios
 from statki_net.vectors.seeds import Drbg, test_key, test_seed
 
 README = "README.md"
-"""The one file of protocol/ written by hand, not by this module."""
+CONFORMANCE = "CONFORMANCE.md"
+HAND_WRITTEN = frozenset({README, CONFORMANCE})
+"""The files of protocol/ written by hand, not by this module: its README, and the
+conformance suite's driver contract (``statki_net.conformance``)."""
 
 
 def generate() -> dict[str, bytes]:
@@ -48,7 +51,7 @@ def write(directory: Path) -> list[str]:
     files = generate()
     for stale in sorted(directory.glob("**/*")):
         relative = stale.relative_to(directory).as_posix()
-        if stale.is_file() and relative != README and relative not in files:
+        if stale.is_file() and relative not in HAND_WRITTEN and relative not in files:
             stale.unlink()
     for relative, data in files.items():
         path = directory / relative

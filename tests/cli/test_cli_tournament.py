@@ -17,10 +17,7 @@ import csv
 import io
 import itertools
 import json
-import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
@@ -28,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import rendered
 from tournaments import (
     GAP_MS,
     START_MS,
@@ -373,35 +371,6 @@ class Tables(HTMLParser):
         for open_text in (self.cell, self.pre):
             if open_text is not None:
                 open_text.append(data)
-
-
-def rendered(page: Path) -> str:
-    """The page's DOM after a real headless Chromium loaded it."""
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (./test.sh installs it when root)")
-    with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run(
-            [
-                chromium,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                f"--user-data-dir={profile}",
-                "--dump-dom",
-                page.as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=50,
-            env=dict(os.environ, HOME=profile),
-        )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 def test_the_html_page_renders_in_a_browser_and_holds_what_the_json_holds(desk: Desk) -> None:

@@ -54,6 +54,7 @@ QUICK: dict[str, list[str] | None] = {
     "tournament": None,  # keeps no home; its logs and rules file are in FILE_ARGS
     "sheet": None,  # keeps no home; its output is in FILE_ARGS
     "record": None,  # keeps no home; its log and PDF are in FILE_ARGS
+    "conformance": None,  # keeps no home; its --html file is in FILE_ARGS
 }
 """Each command run quickly against its home; None where it keeps none (the reason says)."""
 
@@ -70,6 +71,7 @@ FILE_ARGS: dict[str, list[str]] = {
     "host --fleet": ["host", "--plain", "--port", "70000", "--fleet", "{file}"],
     "join --fleet": ["join", "--fleet", "{file}", "127.0.0.1:1"],
     "selfplay --log-dir": ["selfplay", "--games", "1", "--log-dir", "{file}"],
+    "conformance --html": ["conformance", "--case", "none", "--html", "{file}"],
 }
 """Every argument naming a file or folder the user gives."""
 
