@@ -77,8 +77,13 @@ async def play_one(
     log_dir: Path | None = None,
     limits: Limits = MOVE_LIMIT,
     make_player: Callable[[str, random.Random], ComputerPlayer] = ComputerPlayer,
+    thinking: Thinking | None = None,
 ) -> tuple[Outcome, Outcome]:
-    """One game between two computer players over a fresh loopback connection."""
+    """One game between two computer players over a fresh loopback connection.
+
+    They think where ``thinking`` says (default: a thread, so that other games on
+    the loop go on meanwhile).
+    """
     host_player = make_player(strategy, random.Random(rng.getrandbits(64)))
     guest_player = make_player(strategy, random.Random(rng.getrandbits(64)))
     host = Session(
@@ -103,9 +108,6 @@ async def play_one(
     guest_conn = GameConnection(
         guest, guest_reader, guest_writer, log_dir=log_dir, expect_key=public_key_bytes(host.key)
     )
-    # Both players are this process's, one game at a time: while one thinks the
-    # other waits for its move, so they think on the loop, without a thread's hand-over.
-    thinking = Thinking.on_the_loop()
     attach_computer(host_conn, host_player, thinking=thinking)
     # One owner chose the rules for both sides: the guest takes whatever they are.
     attach_computer(guest_conn, guest_player, custom_rules=True, thinking=thinking)
@@ -143,6 +145,10 @@ async def selfplay(
                 strategy=strategy,
                 log_dir=log_dir,
                 make_player=make_player,
+                # Both players are this process's, one game at a time: while one
+                # thinks the other waits for its move, so they think on the loop,
+                # without a thread's hand-over.
+                thinking=Thinking.on_the_loop(),
             )
             report.games += 1
             report.outcomes.append((host_outcome, guest_outcome))
