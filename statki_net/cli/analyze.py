@@ -32,32 +32,40 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
+from statki_net.store.language import _
 from statki_net.store.userfile import read_user_file
 
 
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("analyze")
-    parser.add_argument("log", metavar="LOG", help="a game log")
-    parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
+    parser.add_argument("log", metavar="LOG", help=_("a game log"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     parser.add_argument(
         "--reference-fleets",
         type=int,
         default=20,
         metavar="N",
-        help="random fleets to rank each fleet against (default 20; more is slower and finer)",
+        help=_("random fleets to rank each fleet against (default 20; more is slower and finer)"),
     )
     parser.add_argument(
         "--fleet-games",
         type=int,
         default=3,
         metavar="N",
-        help="games density plays against each player's fleet (default 3)",
+        help=_("games density plays against each player's fleet (default 3)"),
     )
     parser.add_argument(
-        "--seed", type=int, default=None, help="seed for the sampling (default: from the game id)"
+        "--seed",
+        type=int,
+        default=None,
+        help=_("seed for the sampling (default: from the game id)"),
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("processes to use (default: all cores)"),
     )
     parser.set_defaults(run=_analyze)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from statki_net.game.rules import PRESETS
 from statki_net.store.home import home_dir
+from statki_net.store.language import _
 
 if TYPE_CHECKING:
     from statki_net.protocol.wire import Limits
@@ -45,7 +46,7 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="NAME",
-        help=f"rules preset, or presets joined by + ({', '.join(PRESETS)})",
+        help=_("rules preset, or presets joined by + ({join})").format(join=", ".join(PRESETS)),
     )
 
 
@@ -54,8 +55,10 @@ def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--custom-rules",
         action="store_true",
-        help="consider rules that are no preset nor a combination of presets"
-        " (by default they are declined)",
+        help=_(
+            "consider rules that are no preset nor a combination of presets"
+            " (by default they are declined)"
+        ),
     )
 
 
@@ -68,7 +71,7 @@ def move_limit_argument(parser: argparse.ArgumentParser) -> None:
         dest="move_timeout",
         type=float,
         metavar="SECONDS",
-        help="the longest a move may take, and a reveal (60 to 86400 seconds; default 120)",
+        help=_("the longest a move may take, and a reveal (60 to 86400 seconds; default 120)"),
     )
 
 
@@ -100,8 +103,10 @@ def placement_argument(parser: argparse.ArgumentParser) -> None:
         "--placement",
         default=None,
         choices=["random", "hard"],
-        help="the computer's fleet: uniformly random, or hard for density to find"
-        " (default: its strength's, random for a --bot strategy)",
+        help=_(
+            "the computer's fleet: uniformly random, or hard for density to find"
+            " (default: its strength's, random for a --bot strategy)"
+        ),
     )
 
 
@@ -114,8 +119,10 @@ def strength_argument(parser: argparse.ArgumentParser) -> None:
         "--strength",
         default=None,
         choices=[strength.value for strength in Strength],
-        help="how well the computer plays: easy and medium make a person's mistakes"
-        f" (default {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)",
+        help=_(
+            "how well the computer plays: easy and medium make a person's mistakes (default"
+            " {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)"
+        ).format(DEFAULT_STRENGTH=DEFAULT_STRENGTH),
     )
 
 
@@ -130,8 +137,10 @@ def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
         metavar="DIR",
         dest=dest,
         default=None,
-        help="statki's directory for the key, logs and history "
-        "(default: $STATKI_HOME, else ~/.local/share/statki)",
+        help=_(
+            "statki's directory for the key, logs and history "
+            "(default: $STATKI_HOME, else ~/.local/share/statki)"
+        ),
     )
 
 
@@ -141,8 +150,10 @@ NAME_QUESTION = "Your name, as opponents will see it (asked once, kept for the n
 def name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--name",
-        help="the name your opponent sees, for this game"
-        " (default: the one you gave the first time you played)",
+        help=_(
+            "the name your opponent sees, for this game"
+            " (default: the one you gave the first time you played)"
+        ),
     )
 
 

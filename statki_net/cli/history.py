@@ -10,23 +10,24 @@ from datetime import datetime
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
 from statki_net.store.home import home_path
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
     history = commands.add_parser("history")
     home_argument(history)
-    history.add_argument("--json", action="store_true", help="print JSON for tools")
+    history.add_argument("--json", action="store_true", help=_("print JSON for tools"))
     history.add_argument(
         "--limit",
         type=non_negative,
         default=1000,
         metavar="N",
-        help="the latest N games (default 1000)",
+        help=_("the latest N games (default 1000)"),
     )
     history.set_defaults(run=_history)
     stats = commands.add_parser("stats")
     home_argument(stats)
-    stats.add_argument("--json", action="store_true", help="print JSON for tools")
+    stats.add_argument("--json", action="store_true", help=_("print JSON for tools"))
     stats.set_defaults(run=_stats)
 
 

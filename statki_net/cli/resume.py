@@ -30,6 +30,7 @@ from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
+from statki_net.store.language import _
 from statki_net.store.recorder import GameRecorder
 from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinished, unfinished_games
 
@@ -37,7 +38,7 @@ from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinishe
 def add(commands: Subcommands) -> None:
     resume = commands.add_parser("resume")
     resume.add_argument(
-        "game", nargs="?", metavar="GAME", help="the game's id, or its first characters"
+        "game", nargs="?", metavar="GAME", help=_("the game's id, or its first characters")
     )
     player_arguments(resume)
     resume.set_defaults(run=_resume, custom_rules=False)

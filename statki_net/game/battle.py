@@ -15,6 +15,7 @@ from statki_net.game.board import bit, bitboard_of, popcount, side_neighbours, s
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around
 from statki_net.game.rules import Report, Ruleset, Touching, Turns
+from statki_net.game.words import ENGLISH, N_, Words
 
 
 class Outcome(enum.StrEnum):
@@ -51,16 +52,28 @@ class Answer:
             names=(name,) if name else (),
         )
 
-    def words(self) -> str:
-        """The answer as a player says it: ``hit``, ``sunk: cruiser``, ``2 hits, 1 sunk``."""
+    def words(self, words: Words = ENGLISH) -> str:
+        """The answer as a player says it: ``hit``, ``sunk: cruiser``, ``2 hits, 1 sunk``
+        (in Polish: ``trafiony``, ``trafiony, zatopiony``)."""
+        _ = words.gettext
         if self.outcomes and len(self.outcomes) == 1:
             if self.names:
-                return f"sunk: {self.names[0]}"
-            return self.outcomes[0].value
-        parts = [o.value for o in self.outcomes] if self.outcomes else [f"{self.hits} hit(s)"]
+                return _("sunk: {name}").format(name=self.names[0])
+            return _(OUTCOME_WORDS[self.outcomes[0]])
+        if self.outcomes:
+            parts = [_(OUTCOME_WORDS[o]) for o in self.outcomes]
+        else:
+            parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
         if self.sunk:
-            parts.append(f"sunk: {', '.join(self.names)}" if self.names else f"{self.sunk} sunk")
+            if self.names:
+                parts.append(_("sunk: {name}").format(name=", ".join(self.names)))
+            else:
+                parts.append(_("{n} sunk").format(n=self.sunk))
         return ", ".join(parts)
+
+
+OUTCOME_WORDS = {Outcome.MISS: N_("miss"), Outcome.HIT: N_("hit"), Outcome.SUNK: N_("sunk")}
+"""Each answer as a player says it (pudło, trafiony, trafiony zatopiony)."""
 
 
 # ---------------------------------------------------------------- the defender
