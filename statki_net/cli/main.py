@@ -19,8 +19,9 @@ try:
     from statki_net.cli.commands import BY_NAME, COMMANDS, adder
     from statki_net.cli.common import EXIT_BAD_INPUT, home_argument
     from statki_net.game.errors import StatkiError
+    from statki_net.game.words import N_
     from statki_net.store import language
-    from statki_net.store.language import _
+    from statki_net.store.language import _, ngettext
     from statki_net.version import SOFTWARE
 except KeyboardInterrupt:
     print("statki: interrupted", file=sys.stderr)
@@ -40,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = _on_sigterm_as_on_ctrl_c()
     # The one place the language is chosen: before the parser, whose help is translated.
     language.speak(_language_asked(argv) or language.from_locale(os.environ))
+    _argparse_speaks()
     try:
         args = build_parser(argv).parse_args(argv)
         if getattr(args, "home", None) is None:
@@ -130,6 +132,34 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         if command.name not in commands.choices:
             commands.add_parser(command.name, help=_(command.help))
     return parser
+
+
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("options"),
+    N_("positional arguments"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+)
+"""argparse's own words that a person meets (its usage, its errors), in statki's catalog."""
+
+
+def _argparse_speaks() -> None:
+    """argparse says its words through gettext's global domain, which knows nothing of
+    ``--lang``: it is given statki's instead (its module-level ``_`` and ``ngettext``)."""
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 
 def _language_asked(argv: Sequence[str]) -> str | None:
