@@ -288,10 +288,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
                 self.lost = True
                 self.say(_("Connection lost: {detail}").format(detail=detail), trouble=True)
             case Reconnecting():  # how long is left while the game waits for a new connection
-                self.say(event.detail.capitalize(), trouble=True)
+                self.say(self._capitalised(event.words_in(words())), trouble=True)
             case Reconnected():
                 self.lost = False
-                self.say(event.detail.capitalize())
+                self.say(self._capitalised(event.words_in(words())))
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
                 self.say(_("Connection lost: the game goes on in your log"), trouble=True)

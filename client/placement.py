@@ -68,7 +68,7 @@ class Placing(CommonState):
     def problems(self) -> list[FleetProblem]:
         if self.rules is None or not self.ships:
             return []
-        return fleet_problems(self.rules, self.fleet)
+        return fleet_problems(self.rules, self.fleet, words())
 
     def bad_squares(self) -> int:
         """Squares of ships that break the rules: drawn so they stand out."""
@@ -124,7 +124,7 @@ class Placing(CommonState):
             fleet, problems = read_fleet_text(rules, self.fleet_text)
         except FleetTextError as error:
             fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
-        problems = problems or fleet_problems(rules, fleet)
+        problems = problems or fleet_problems(rules, fleet, words())
         if problems:
             self.say(
                 _("Your fleet file does not fit: {message}; a random fleet instead").format(
@@ -145,7 +145,7 @@ class Placing(CommonState):
             fleet, problems = read_fleet_text(rules, "\n".join(text.replace(",", " ").split()))
         except FleetTextError as error:
             fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
-        problems = problems or fleet_problems(rules, fleet)
+        problems = problems or fleet_problems(rules, fleet, words())
         if problems:
             self.say(
                 _("That fleet does not fit: {message}").format(message=problems[0].message),

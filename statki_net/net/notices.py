@@ -18,6 +18,7 @@ from pathlib import Path
 
 from statki_net.game.board import square_name
 from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
+from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import (
@@ -143,10 +144,23 @@ class Reconnecting:
 
     @property
     def detail(self) -> str:
-        """``connection lost, reconnecting, 14 s left``."""
-        doing = "waiting for the guest to reconnect" if self.waiting_for_guest else "reconnecting"
-        left = "your move" if self.wait_ms is None else f"{-(-self.wait_ms // 1000)} s left"
-        return f"connection lost, {doing} (attempt {self.attempt}), {left}"
+        """``connection lost, reconnecting, 14 s left``: English, as the control socket says it."""
+        return self.words_in(ENGLISH)
+
+    def words_in(self, words: Words) -> str:
+        """The detail in ``words``' language, for a person's screen."""
+        _ = words.gettext
+        if self.waiting_for_guest:
+            doing = _("waiting for the guest to reconnect")
+        else:
+            doing = _("reconnecting")
+        if self.wait_ms is None:
+            left = _("your move")
+        else:
+            left = _("{seconds} s left").format(seconds=-(-self.wait_ms // 1000))
+        return _("connection lost, {doing} (attempt {attempt}), {left}").format(
+            doing=doing, attempt=self.attempt, left=left
+        )
 
 
 @dataclass(frozen=True)
@@ -160,8 +174,17 @@ class Reconnected:
 
     @property
     def detail(self) -> str:
-        again = f"; {self.sent} of your messages sent again" if self.sent else ""
-        return f"reconnected: the game goes on{again}"
+        """English, as the control socket says it."""
+        return self.words_in(ENGLISH)
+
+    def words_in(self, words: Words) -> str:
+        """The detail in ``words``' language, for a person's screen."""
+        _ = words.gettext
+        if not self.sent:
+            return _("reconnected: the game goes on")
+        return _("reconnected: the game goes on; {sent} of your messages sent again").format(
+            sent=self.sent
+        )
 
 
 def lost_words(
