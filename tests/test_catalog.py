@@ -64,6 +64,11 @@ def test_polish_has_three_plural_forms() -> None:
     assert forms == ["1 statek", "2 statki", "5 statków", "12 statków", "22 statki", "25 statków"]
 
 
+def test_babel_finds_nothing_wrong_in_the_po() -> None:
+    """What ``pybabel compile`` would refuse: a %-format that does not match its message."""
+    assert [(m.id, errors) for m, errors in polish().check()] == []
+
+
 def test_every_translation_keeps_the_placeholders_of_its_message() -> None:
     def fields(text: str) -> list[str]:
         return sorted(re.findall(r"\{[^{}]*\}", text))

@@ -155,13 +155,15 @@ class FleetDifficulty:
         """The share with its sample and uncertainty, one clause."""
         low, high = self.likely_range
         fleets = len(self.reference)
+        # Percentages by the format's own %: a % sign followed by a space in a message is
+        # taken for a %-format by the catalog's tools.
         return words.ngettext(
-            "harder to find than {share:.0f}% of {fleets} random fleets"
-            " (likely between {low:.0f}% and {high:.0f}%)",
-            "harder to find than {share:.0f}% of {fleets} random fleets"
-            " (likely between {low:.0f}% and {high:.0f}%)",
+            "harder to find than {share:.0%} of {fleets} random fleets"
+            " (likely between {low:.0%} and {high:.0%})",
+            "harder to find than {share:.0%} of {fleets} random fleets"
+            " (likely between {low:.0%} and {high:.0%})",
             fleets,
-        ).format(share=self.percentile, fleets=fleets, low=low, high=high)
+        ).format(share=self.percentile / 100, fleets=fleets, low=low / 100, high=high / 100)
 
     def words(self, words: Words = ENGLISH) -> str:
         games = len(self.games) or 1

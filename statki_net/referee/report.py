@@ -161,7 +161,7 @@ class Judgement:
         if role is None:
             return _("nobody")
         name = self.players.get(role, {}).get("name") or role.value
-        return f"{name} ({role.value})"
+        return f"{name} ({_(role.value)})"
 
     def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
         """The result in one line: who won and how, or why nobody did.
