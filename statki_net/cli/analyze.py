@@ -94,10 +94,18 @@ class Progress:
             return
         percent = 100 * done // total
         if self.in_place:
-            print(f"\ranalysing {self.label}: {percent:3d}%", end="", file=sys.stderr)
+            print(
+                _("\ranalysing {label}: {percent:3d}%").format(label=self.label, percent=percent),
+                end="",
+                file=sys.stderr,
+            )
         elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
             self.said = percent - percent % self.STEP
-            print(f"analysing {self.label}: {percent}%", file=sys.stderr, flush=True)
+            print(
+                _("analysing {label}: {percent}%").format(label=self.label, percent=percent),
+                file=sys.stderr,
+                flush=True,
+            )
 
     def finish(self) -> None:
         if self.in_place:
@@ -106,22 +114,22 @@ class Progress:
 
 def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
-        print("statki: --reference-fleets and --fleet-games must be at least 1", file=sys.stderr)
+        print(_("statki: --reference-fleets and --fleet-games must be at least 1"), file=sys.stderr)
         return EXIT_BAD_INPUT
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
     transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:
         print(
-            "statki: the log ends before the battle began; there is nothing to analyse",
+            _("statki: the log ends before the battle began; there is nothing to analyse"),
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
     for warning in _warnings(contents, transcript, violation):
-        print(f"statki: warning: {warning}", file=sys.stderr)
+        print(_("statki: warning: {warning}").format(warning=warning), file=sys.stderr)
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
     progress = Progress()
-    progress.start("the game")
+    progress.start(_("the game"))
     results = _analysis(transcript, rules, args, random.Random(seed), progress)
     progress.finish()
     if args.json:

@@ -23,12 +23,12 @@ AddCommand = Callable[[Subcommands], None]
 
 def non_negative(text: str) -> int:
     """An argument's whole number, 0 or more (argparse names the option when it is not)."""
-    return _at_least(text, 0, f"{text!r} is not a whole number of 0 or more")
+    return _at_least(text, 0, _("{text!r} is not a whole number of 0 or more").format(text=text))
 
 
 def positive(text: str) -> int:
     """An argument's whole number, 1 or more."""
-    return _at_least(text, 1, f"{text!r} is not a whole number of 1 or more")
+    return _at_least(text, 1, _("{text!r} is not a whole number of 1 or more").format(text=text))
 
 
 def _at_least(text: str, lowest: int, refusal: str) -> int:
@@ -91,8 +91,9 @@ def limits_of(seconds: float | None) -> Limits | None:
     ms = round(seconds * 1000)
     if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
         raise UsageError(
-            f"--move-timeout must be between {MIN_MOVE_MS // 1000}"
-            f" and {MAX_LIMIT_MS // 1000} seconds"
+            _("--move-timeout must be between {least} and {most} seconds").format(
+                least=MIN_MOVE_MS // 1000, most=MAX_LIMIT_MS // 1000
+            )
         )
     return Limits(move_ms=ms, reveal_ms=ms)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
 from statki_net.game.rules import Ruleset, describe, ruleset_named
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.userfile import read_user_file, write_user_file
 
 if TYPE_CHECKING:
@@ -55,7 +55,11 @@ def add(commands: Subcommands) -> None:
 def _sheet(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
     write_user_file(args.output, sheet_pdf(rules))
-    print(f"wrote {args.output}: two games of {describe(rules).name} on one A4 page")
+    print(
+        _("wrote {output}: two games of {name} on one A4 page").format(
+            output=args.output, name=describe(rules, words()).name
+        )
+    )
     return EXIT_OK
 
 

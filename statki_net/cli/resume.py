@@ -51,7 +51,7 @@ def _resume(args: argparse.Namespace) -> int:
         return _list(player)
     kept = find_unfinished(player.home, args.game)
     if not kept.log.is_file():
-        raise UsageError(f"the game's log {kept.log} is gone")
+        raise UsageError(_("the game's log {log} is gone").format(log=kept.log))
     contents = read_log(kept.log.read_bytes())
     session = Session.restore(
         kept.role,
@@ -61,14 +61,19 @@ def _resume(args: argparse.Namespace) -> int:
         name=kept.name,
         entropy=secrets.token_bytes,
     )
-    print(f"resuming game {kept.game[:16]} as the {kept.role}; log: {kept.log}", flush=True)
+    print(
+        _("resuming game {game} as the {role}; log: {log}").format(
+            game=kept.game[:16], role=_(str(kept.role)), log=kept.log
+        ),
+        flush=True,
+    )
     return asyncio.run(_carry_on(player, kept, session))
 
 
 def _list(player: Player) -> int:
     games = unfinished_games(player.home)
     if not games:
-        print("no unfinished games")
+        print(_("no unfinished games"))
         return EXIT_OK
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
