@@ -15,7 +15,7 @@ from statki_net.game.board import bit, bitboard_of, popcount, side_neighbours, s
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around
 from statki_net.game.rules import Report, Ruleset, Touching, Turns
-from statki_net.game.words import ENGLISH, N_, Words
+from statki_net.game.words import ENGLISH, Words
 
 
 class Outcome(enum.StrEnum):
@@ -59,9 +59,9 @@ class Answer:
         if self.outcomes and len(self.outcomes) == 1:
             if self.names:
                 return _("sunk: {name}").format(name=self.names[0])
-            return _(OUTCOME_WORDS[self.outcomes[0]])
+            return outcome_words(self.outcomes[0], words)
         if self.outcomes:
-            parts = [_(OUTCOME_WORDS[o]) for o in self.outcomes]
+            parts = [outcome_words(o, words) for o in self.outcomes]
         else:
             parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
         if self.sunk:
@@ -72,8 +72,16 @@ class Answer:
         return ", ".join(parts)
 
 
-OUTCOME_WORDS = {Outcome.MISS: N_("miss"), Outcome.HIT: N_("hit"), Outcome.SUNK: N_("sunk")}
-"""Each answer as a player says it (pudło, trafiony, trafiony zatopiony)."""
+def outcome_words(outcome: Outcome, words: Words = ENGLISH) -> str:
+    """An answer as a player says it (pudło, trafiony, trafiony zatopiony); in the catalog's
+    context "answer", apart from a game's end (``sunk``: the whole fleet)."""
+    match outcome:
+        case Outcome.MISS:
+            return words.pgettext("answer", "miss")
+        case Outcome.HIT:
+            return words.pgettext("answer", "hit")
+        case Outcome.SUNK:
+            return words.pgettext("answer", "sunk")
 
 
 # ---------------------------------------------------------------- the defender

@@ -19,6 +19,8 @@ class Words(Protocol):
 
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
+    def pgettext(self, context: str, message: str, /) -> str: ...
+
 
 ENGLISH: Words = NullTranslations()
 """The messages as written in the code: English."""
