@@ -284,9 +284,10 @@ class Model(RulesScreen, Aiming, EndOfGame):
 
     def _handle(self, event: Told) -> None:
         match event:
-            case Lost(detail=detail):  # the connection's words: what was recorded, how long
+            case Lost(detail=detail, spoken=spoken):  # what was recorded, how long the wait
                 self.lost = True
-                self.say(_("Connection lost: {detail}").format(detail=detail), trouble=True)
+                said = spoken or detail
+                self.say(_("Connection lost: {detail}").format(detail=said), trouble=True)
             case Reconnecting():  # how long is left while the game waits for a new connection
                 self.say(self._capitalised(event.words_in(words())), trouble=True)
             case Reconnected():

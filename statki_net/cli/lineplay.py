@@ -35,7 +35,7 @@ from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Role
-from statki_net.store.language import _, ngettext
+from statki_net.store.language import _, ngettext, words
 
 RESIGN_WORDS = ("resign", "quit")
 MAX_LINE = 1000
@@ -409,12 +409,12 @@ class PromptPlayer:
                     ).format(squares=" ".join(squares), answer=answer)
                 )
                 self.say(boards)
-            case notices.Lost(detail=detail, wait_ms=wait_ms):
-                self.say(_("connection lost: {detail}").format(detail=detail))
+            case notices.Lost(detail=detail, wait_ms=wait_ms, spoken=spoken):
+                self.say(_("connection lost: {detail}").format(detail=spoken or detail))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Reconnecting() | notices.Reconnected():
-                self.say(notice.detail)
+                self.say(notice.words_in(words()))
             case notices.Over(result=result, end=end):
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))

@@ -123,6 +123,9 @@ class Lost:
     """What this side's time claim will do once the wait is over (None: no claim)."""
     recorded: tuple[str, ...] = ()
     """The types of this side's messages just signed into its log, as if sent."""
+    spoken: str = ""
+    """``detail`` in the language spoken by the process that lost the connection, for its
+    screen; empty when the notice came over the control socket (whose detail is English)."""
 
 
 @dataclass(frozen=True)
@@ -194,37 +197,44 @@ def lost_words(
     *,
     resigning: bool = False,
     reconnecting: bool = False,
+    words: Words = ENGLISH,
 ) -> str:
     """The ``Lost`` notice's detail: ``waiting 60 s for the opponent, then the game is yours
-    on time``, after what this side recorded alone, if anything."""
+    on time``, after what this side recorded alone, if anything (in ``words``)."""
+    _ = words.gettext
     said = ""
     if recorded:
-        verb = "is" if len(recorded) == 1 else "are"
-        said = f"your {' and '.join(recorded)} {verb} recorded in your log"
+        said = words.ngettext(
+            "your {types} is recorded in your log",
+            "your {types} are recorded in your log",
+            len(recorded),
+        ).format(types=_(" and ").join(recorded))
     if wait_ms is None:
-        waiting = "your move: it goes into your log"
+        waiting = _("your move: it goes into your log")
     else:
-        seconds = -(-wait_ms // 1000)
-        waiting = f"waiting {seconds} s for the opponent, then {_after_the_wait(then, resigning)}"
+        waiting = _("waiting {seconds} s for the opponent, then {then}").format(
+            seconds=-(-wait_ms // 1000), then=_after_the_wait(then, resigning, words)
+        )
     if reconnecting:
-        waiting = _reconnecting_words(wait_ms)
+        waiting = _reconnecting_words(wait_ms, words)
     return "; ".join(part for part in (said, waiting) if part)
 
 
-def _reconnecting_words(wait_ms: int | None) -> str:
+def _reconnecting_words(wait_ms: int | None, words: Words) -> str:
     if wait_ms is None:
-        return "reconnecting; your move meanwhile goes into your log"
-    return f"reconnecting, {-(-wait_ms // 1000)} s left"
+        return words.gettext("reconnecting; your move meanwhile goes into your log")
+    return words.gettext("reconnecting, {seconds} s left").format(seconds=-(-wait_ms // 1000))
 
 
-def _after_the_wait(then: Claim | None, resigning: bool) -> str:
+def _after_the_wait(then: Claim | None, resigning: bool, words: Words) -> str:
+    _ = words.gettext
     if resigning:
-        return "the game ends with your resignation"
+        return _("the game ends with your resignation")
     if then is Claim.WINS_THE_GAME:
-        return "the game is yours on time"
+        return _("the game is yours on time")
     if then is Claim.VOIDS_THE_GAME:
-        return "the game is void: it never began"
-    return "the game ends as it stands"
+        return _("the game is void: it never began")
+    return _("the game ends as it stands")
 
 
 @dataclass(frozen=True)
