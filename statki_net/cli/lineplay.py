@@ -81,7 +81,7 @@ class LocalHandle:
 
     def _told(self, notice: Notice) -> None:
         # Drawn now, as the notice is told: by the time it is read the game may be further on.
-        told = shown(notice, self.conn.session) if self.draw_boards else Shown(notice)
+        told = shown(notice, self.conn.session, words()) if self.draw_boards else Shown(notice)
         self.queue.put_nowait(told)
 
     async def next_notice(self) -> Shown | None:

@@ -89,3 +89,22 @@ def test_json_stays_english_whatever_the_language(cli: Cli) -> None:
     polish = cli("--lang", "pl", "history", "--json")
     assert english.returncode == polish.returncode == 0
     assert english.stdout == polish.stdout
+
+
+EVERY_SQUARE = "".join(f"{column}{row}\n" for row in range(1, 11) for column in "ABCDEFGHIJ")
+
+
+def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
+    """The line prompt's screens, prompts, answers and verdict in the players' words; the
+    log it writes is the same kind of file as in English (its path says so on stderr)."""
+    done = cli("--lang", "pl", "play", "--plain", "--seed", "3", stdin="\n" + EVERY_SQUARE)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Twoja flota" in out and "czteromasztowiec" in out, "the set-up screen"
+    assert "Morze przeciwnika" in out and "TWÓJ RUCH" in out, "the battle screen"
+    assert "pudło" in out and "trafiony" in out
+    assert re.search(r"^ (Wygrana|Przegrana): ", out, re.M), out[-2000:]
+    assert "strzał> " in out
+    assert done.stderr.startswith("statki: zapis gry w ") and done.stderr.strip().endswith(
+        ".statki"
+    )
