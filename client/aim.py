@@ -15,6 +15,7 @@ from statki_net.game.board import bit, parse_square, row_col, square_name, squar
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import placements
 from statki_net.game.rules import Turns, describe
+from statki_net.store.language import _, ngettext, words
 
 from .kinds import Stage, Volley
 from .state import CommonState
@@ -95,14 +96,16 @@ class Aiming(CommonState):
                 if 0 <= column < self.size:
                     self.cursor = row_col(self.cursor, self.size)[0] * self.size + column
                     return
-            self.say(f"{self.typed} is not a square of this board", trouble=True)
+            self.say(
+                _("{typed} is not a square of this board").format(typed=self.typed), trouble=True
+            )
 
     def clear_typing(self) -> None:
         """Escape: forget the coordinate half typed, and put the cursor back where it was."""
         if self.typed:
             self.cursor = self.typed_from
             self.typed = ""
-            self.say("The square you were typing is cleared")
+            self.say(_("The square you were typing is cleared"))
 
     def aim_click(self, square: int) -> bool:
         """A click on the opponent's sea: aim there; a second click on it fires.
@@ -125,26 +128,32 @@ class Aiming(CommonState):
         if reason:
             self.say(reason, trouble=True)
         else:
-            self.say(f"Aiming at {name}: click it again (or Enter) to fire")
+            self.say(_("Aiming at {name}: click it again (or Enter) to fire").format(name=name))
         return False
 
     def refusal(self, square: int) -> str | None:
         """Why ``square`` may not be chosen now, or None if it may."""
         if self.stage is not Stage.BATTLE:
-            return "The battle has not started yet"
+            return _("The battle has not started yet")
         if not self.my_turn:
-            return "Wait: it is the opponent's turn"
+            return _("Wait: it is the opponent's turn")
         view = self.view
         assert view is not None and self.rules is not None
         name = square_name(square, self.size)
         if square in self.marks:
-            return f"{name} is already marked in this salvo (Space removes the mark)"
+            return _("{name} is already marked in this salvo (Space removes the mark)").format(
+                name=name
+            )
         if not self._known(square) or not self._must_repeat():
             return None
         if view.shot & bit(square):
-            return f"{name} was shot already: a shot at the same square counts as a miss"
-        rule = describe(self.rules).touching
-        return f"{name} lies next to a sunk ship and {rule}: it is known to be empty"
+            return _("{name} was shot already: a shot at the same square counts as a miss").format(
+                name=name
+            )
+        rule = describe(self.rules, words()).touching
+        return _("{name} lies next to a sunk ship and {rule}: it is known to be empty").format(
+            name=name, rule=rule
+        )
 
     def _known(self, square: int) -> bool:
         view = self.view
@@ -178,9 +187,13 @@ class Aiming(CommonState):
         self.marks.append(square)
         left = self.shots_due - len(self.marks)
         if left:
-            self.say(f"Marked {square_name(square, self.size)}; {left} more to mark")
+            self.say(
+                _("Marked {square}; {left} more to mark").format(
+                    square=square_name(square, self.size), left=left
+                )
+            )
         else:
-            self.say("Every shot of the salvo is marked: Enter fires, Space unmarks")
+            self.say(_("Every shot of the salvo is marked: Enter fires, Space unmarks"))
         return True
 
     def toggle_mark(self, square: int | None = None) -> bool:
@@ -188,19 +201,27 @@ class Aiming(CommonState):
         square = self.cursor if square is None else square
         if square in self.marks:
             self.marks.remove(square)
-            self.say(f"Unmarked {square_name(square, self.size)}")
+            self.say(_("Unmarked {square}").format(square=square_name(square, self.size)))
             return True
         if self.salvo and self.my_turn and len(self.marks) >= self.shots_due:
-            self.say("Every shot is marked already: unmark one first, or Enter fires", trouble=True)
+            self.say(
+                _("Every shot is marked already: unmark one first, or Enter fires"), trouble=True
+            )
             return False
         return self.choose(square)
 
     def fire(self) -> bool:
         if not self.my_turn:
-            self.say("Wait: it is the opponent's turn", trouble=True)
+            self.say(_("Wait: it is the opponent's turn"), trouble=True)
             return False
         if len(self.marks) != self.shots_due:
-            self.say(f"Mark {self.shots_due - len(self.marks)} more shot(s) first", trouble=True)
+            due = self.shots_due - len(self.marks)
+            self.say(
+                ngettext("Mark {n} more shot(s) first", "Mark {n} more shot(s) first", due).format(
+                    n=due
+                ),
+                trouble=True,
+            )
             return False
         shots, self.marks = tuple(self.marks), []
         self.say("")
@@ -215,14 +236,14 @@ class Aiming(CommonState):
         open_squares = ((1 << self.size**2) - 1) & ~view.known | (view.hit & ~view.sunk)
         fits = 0
         for length in set(remaining_lengths(view)):
-            for ship, _ in placements(self.rules, length):
+            for ship, _placed in placements(self.rules, length):
                 if ship & open_squares == ship:
                     fits |= ship
         return ((1 << self.size**2) - 1) & ~view.known & ~fits
 
     def toggle_hints(self) -> None:
         self.hints = not self.hints
-        self.say("Hints on: shaded squares cannot hold a ship" if self.hints else "Hints off")
+        self.say(_("Hints on: shaded squares cannot hold a ship") if self.hints else _("Hints off"))
 
 
 def remaining_lengths(view: Sea) -> list[int]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from statki_net.game.errors import UsageError
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.wire import Limits
+from statki_net.store.language import _
 
 from .kinds import Stage
 from .state import CommonState
@@ -43,13 +44,17 @@ def clock_words(model: CommonState, now: int) -> ClockWords | None:
         who = model.opponent_label()
         who = who[:1].upper() + who[1:]
         if left == 0:
-            return ClockWords(f"{who}'s time is up: the game is claimed on time.", False)
-        return ClockWords(f"{who} has {left} s left to move.", False)
+            return ClockWords(
+                _("{who}'s time is up: the game is claimed on time.").format(who=who), False
+            )
+        return ClockWords(_("{who} has {left} s left to move.").format(who=who, left=left), False)
     if left <= WARNINGS[-1]:
-        return ClockWords(f"Only {left} s left: move now, or you lose on time!", True)
+        return ClockWords(
+            _("Only {left} s left: move now, or you lose on time!").format(left=left), True
+        )
     if left <= WARNINGS[0]:
-        return ClockWords(f"{left} s left for your move: hurry.", True)
-    return ClockWords(f"You have {left} s left for your move.", False)
+        return ClockWords(_("{left} s left for your move: hurry.").format(left=left), True)
+    return ClockWords(_("You have {left} s left for your move.").format(left=left), False)
 
 
 def limit_choices(current_ms: int) -> tuple[int, ...]:

@@ -15,6 +15,7 @@ from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, GameClosed
 from statki_net.protocol.wire import Role
+from statki_net.store.language import _
 
 from .kinds import ABSENT, EndScreen, Overlay, Stage
 from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now
@@ -36,10 +37,10 @@ class EndOfGame(CommonState):
     def why_no_analysis(self) -> str | None:
         """Why the game cannot be analysed now, or None if it can."""
         if self.stage is not Stage.OVER:
-            return "The analysis comes at the end of the game"
+            return _("The analysis comes at the end of the game")
         t = self.session.transcript
         if self.rules is None or not any(t.sides[role].volleys for role in Role):
-            return "No shot was fired: there is nothing to analyse"
+            return _("No shot was fired: there is nothing to analyse")
         return None
 
     def analyse(self) -> bool:
@@ -64,10 +65,10 @@ class EndOfGame(CommonState):
         self._job = job
         self.analysis = AnalysisState(status=AnalysisStatus.SHOTS, effort=job.effort)
         if theirs is None:
-            self.analysis.missing = (
-                f"{self._capitalised(self.opponent_label())}'s fleet was never revealed (the game"
-                " ended before the reveal), so how hard it was to find is not known."
-            )
+            self.analysis.missing = _(
+                "{Them}'s fleet was never revealed (the game ended before the reveal),"
+                " so how hard it was to find is not known."
+            ).format(Them=self._capitalised(self.opponent_label()))
         self.background(job, lambda update: self._take(job, update))
 
     def _take(self, job: AnalysisJob, update: Update) -> None:
@@ -83,23 +84,29 @@ class EndOfGame(CommonState):
 
     def _failure_words(self, failure: Failed) -> str:
         if failure.code is Code.LOST:
-            return f"Connection lost: {failure.detail}; the game goes on in your log"
+            return _("Connection lost: {detail}; the game goes on in your log").format(
+                detail=failure.detail
+            )
         if failure.code is Code.CLOSED and failure.by_peer:
-            return f"The opponent stopped the game: {failure.detail}"
+            return _("The opponent stopped the game: {detail}").format(detail=failure.detail)
         if failure.code is Code.CLOSED:
-            return f"You stopped the game: {failure.detail}"
+            return _("You stopped the game: {detail}").format(detail=failure.detail)
         if failure.code is Code.TIMEOUT:
-            return "The opponent did not answer in time: the game ends here"
+            return _("The opponent did not answer in time: the game ends here")
         if failure.code is Code.WRONG_KEY:
-            return f"Not the host your invite names: {failure.detail}"
+            return _("Not the host your invite names: {detail}").format(detail=failure.detail)
         if failure.code is Code.NO_INVITE:
             return failure.detail[:1].upper() + failure.detail[1:]
         if failure.code is Code.NOT_INVITED and failure.by_peer:
-            return "The host turned you away: check that you have the whole invite line"
+            return _("The host turned you away: check that you have the whole invite line")
         if failure.code is ABSENT:
             return failure.detail
-        who = "The opponent reported" if failure.by_peer else "The opponent broke the protocol:"
-        return f"{who} {failure.code_text}: {failure.detail}"
+        who = (
+            _("The opponent reported") if failure.by_peer else _("The opponent broke the protocol:")
+        )
+        return _("{who} {code_text}: {detail}").format(
+            who=who, code_text=failure.code_text, detail=failure.detail
+        )
 
     def _how_it_ended(self) -> Ending:
         """The transcript's ending, as the session's ``GameClosed`` tells it.
@@ -118,14 +125,16 @@ class EndOfGame(CommonState):
         ending = self._how_it_ended()
         result = ending.result(me)
         findings = tuple(
-            f"{'You' if f.culprit is me else self.opponent_label()}: {f.detail}"
+            _("{them}: {detail}").format(
+                them=_("You") if f.culprit is me else self.opponent_label(), detail=f.detail
+            )
             for f in closed.findings
         )
         absent = self.failure is not None and self.failure.code is ABSENT
         return EndScreen(
             ending=ending,
             result=result,
-            verdict="No rematch" if absent else self._verdict(ending.end, result),
+            verdict=_("No rematch") if absent else self._verdict(ending.end, result),
             findings=findings,
             my_fleet=self.session.fleet,
             their_fleet=t.sides[self.session.peer].fleet,
@@ -139,29 +148,29 @@ class EndOfGame(CommonState):
     def _verdict(end: End, result: Result) -> str:
         match end, result:
             case End.SUNK, Result.WON:
-                return "You won: you sank the whole fleet"
+                return _("You won: you sank the whole fleet")
             case End.SUNK, _:
-                return "You lost: your fleet is sunk"
+                return _("You lost: your fleet is sunk")
             case End.RESIGNED, Result.WON:
-                return "You won: the opponent resigned"
+                return _("You won: the opponent resigned")
             case End.RESIGNED, _:
-                return "You resigned: the opponent wins"
+                return _("You resigned: the opponent wins")
             case End.TIME, Result.WON:
-                return "You won on time: the opponent stopped answering"
+                return _("You won on time: the opponent stopped answering")
             case End.TIME, _:
-                return "You lost on time: you did not move within the time limit"
+                return _("You lost on time: you did not move within the time limit")
             case End.FORFEIT, Result.WON:
-                return "You won: the opponent stopped the game"
+                return _("You won: the opponent stopped the game")
             case End.FORFEIT, _:
-                return "You lost: your side stopped the game"
+                return _("You lost: your side stopped the game")
             case End.CHEATED, Result.NONE:
-                return "Nobody won: both sides broke the rules"
+                return _("Nobody won: both sides broke the rules")
             case End.CHEATED, Result.WON:
-                return "You won: the opponent cheated"
+                return _("You won: the opponent cheated")
             case End.CHEATED, _:
-                return "You lost: your side broke the rules"
+                return _("You lost: your side broke the rules")
             case End.REFUSED, _:
-                return "No game: the rules were declined"
+                return _("No game: the rules were declined")
             case End.NO_GAME, _:
-                return "No game: it stopped before the rules were accepted"
-        return "The game ended unfinished: nobody won"
+                return _("No game: it stopped before the rules were accepted")
+        return _("The game ended unfinished: nobody won")

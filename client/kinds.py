@@ -23,6 +23,7 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Session
 from statki_net.protocol.wire import Limits
 from statki_net.store.history import GameRow, Tally
+from statki_net.store.language import _, ngettext, words
 
 Told = Event | Lost | Reconnecting | Reconnected | Closed
 """What the model is told: the session's own events; over a network, that the
@@ -109,13 +110,16 @@ class Volley:
         """``B4: hit`` for one shot; a salvo compactly, each square with its glyph."""
         names = [square_name(s, size) for s in self.squares]
         if len(names) == 1 or not self.answer.outcomes:
-            return f"{' '.join(names)}: {self.answer.words()}"
+            return f"{' '.join(names)}: {self.answer.words(words())}"
         glyphs = {"miss": "o", "hit": "x", "sunk": "@"}
         shots = " ".join(
             name + glyphs[outcome.value]
             for name, outcome in zip(names, self.answer.outcomes, strict=True)
         )
-        return f"{self.answer.hits} hit(s), {self.answer.sunk} sunk: {shots}"
+        hits = ngettext("{n} hit(s)", "{n} hit(s)", self.answer.hits).format(n=self.answer.hits)
+        return _("{hits}, {sunk} sunk: {shots}").format(
+            hits=hits, sunk=self.answer.sunk, shots=shots
+        )
 
 
 @dataclass(frozen=True)

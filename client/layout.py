@@ -26,7 +26,9 @@ from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
 from statki_net.game.rules import PRESETS, Ruleset, describe
+from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
+from statki_net.store.language import _, words
 
 from .clock import clock_words
 from .kinds import Volley
@@ -42,11 +44,12 @@ MARKED = "+"
 """A square marked for the salvo being aimed."""
 NO_FIT = "~"
 """A hint: no ship still afloat fits on this square."""
-LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor"
-PLACING_LEGEND = f"# ship  {SELECTED} picked ship  {BAD} ship breaking the rules"
-PROMPT_LEGEND = "# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits"
+LEGEND = N_("# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor")
+PLACING_LEGEND = N_("# ship  * picked ship  ! ship breaking the rules")
+PROMPT_LEGEND = N_("# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits")
 """The legend at the line prompt: no cursor, nothing marked with keys."""
-PROMPT_PLACING_LEGEND = f"# ship  {BAD} ship breaking the rules"
+PROMPT_PLACING_LEGEND = N_("# ship  ! ship breaking the rules")
+"""The legends are translated where they are shown: ``_(LEGEND)``."""
 
 STYLE_OF = {
     GLYPHS["ship"]: "class:ship",
@@ -78,6 +81,16 @@ STYLES = {
     "box": "bold",
 }
 """Style classes for prompt_toolkit; under NO_COLOR only bold and reverse remain."""
+
+SHOWN_AS_NAMED = (
+    (N_("host"), N_("guest")),
+    (N_("won"), N_("lost"), N_("none"), N_("unfinished")),
+    (N_("sunk"), N_("resigned"), N_("time"), N_("forfeit"), N_("cheated"), N_("refused")),
+    (N_("no-game"), N_("timeout"), N_("error"), N_("closed")),
+    (N_("easy"), N_("medium"), N_("hard")),
+)
+"""Values the screen shows as the code names them (a role, a result, an end, a strength),
+translated where shown (``_(row.result)``); listed here so that the catalog has them."""
 
 Line = list[OneStyleAndTextTuple]
 Glyph = Callable[[int], str]
@@ -207,6 +220,30 @@ def screen(
     (the fleet while placing, the opponent's sea in battle); none under an overlay.
     ``now`` (ms, the front end's clock) shows the time left to move; None shows no clock.
     """
+    lines, keys = _body_and_keys(model, width, height, click, now)
+    lines = [_clip(line, width) for line in lines[: height - 1]]
+    lines += [[]] * (height - 1 - len(lines))
+    if model.draft is not None and model.overlay is None:
+        lines[-1] = chat_line(model.draft, width)
+    lines.append(_clip(keys, width))
+    return _joined(lines)
+
+
+def cut_short(
+    model: Model, width: int = WIDTH, height: int = HEIGHT, now: int | None = None
+) -> list[str]:
+    """What ``screen`` would cut off: each line wider than ``width``, each line below
+    ``height`` (none, when every text fits, in every language)."""
+    lines, keys = _body_and_keys(model, width, height, None, now)
+    texts = ["".join(fragment[1] for fragment in line) for line in [*lines, keys]]
+    wide = [text for text in texts if len(text.rstrip()) > width]
+    return wide + texts[height - 1 : -1]
+
+
+def _body_and_keys(
+    model: Model, width: int, height: int, click: Click | None, now: int | None
+) -> tuple[list[Line], Line]:
+    """The screen's lines above the key bar, uncut, and the key bar."""
     if model.overlay is not None:
         click = None
     if model.overlay is Overlay.HELP:
@@ -228,12 +265,7 @@ def screen(
     lines = [title_line(model, width), *lines]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
-    lines = [_clip(line, width) for line in lines[: height - 1]]
-    lines += [[]] * (height - 1 - len(lines))
-    if model.draft is not None and model.overlay is None:
-        lines[-1] = chat_line(model.draft, width)
-    lines.append(_clip([("class:keys", keys_line(model))], width))
-    return _joined(lines)
+    return lines, [("class:keys", keys_line(model))]
 
 
 def terminal_screen(
@@ -242,13 +274,13 @@ def terminal_screen(
     """The screen for a terminal of ``columns`` x ``rows``: the 80x24 screen in its middle,
     with the key bar on the terminal's last row; or, on a smaller one, why nothing else is."""
     if columns < WIDTH or rows < HEIGHT:
-        words = (
-            f"The terminal is too small: statki needs {WIDTH} columns and {HEIGHT} rows,"
-            f" and this one has {columns} columns and {rows} rows."
-        )
+        said_words = _(
+            "The terminal is too small: statki needs {width} columns and {height} rows,"
+            " and this one has {columns} columns and {rows} rows."
+        ).format(width=WIDTH, height=HEIGHT, columns=columns, rows=rows)
         room = max(columns, 1)
-        said = wrapped(words, room, "class:trouble")
-        said += wrapped("Make the terminal larger, or press q and then y to leave.", room)
+        said = wrapped(said_words, room, "class:trouble")
+        said += wrapped(_("Make the terminal larger, or press q and then y to leave."), room)
         return _joined([_clip(line, columns) for line in said[:rows]])
     body = _lines_of(screen(model, click=click, now=now))
     margin: Line = [("", " " * ((columns - WIDTH) // 2))]
@@ -298,27 +330,33 @@ def _clip(line: Line, width: int) -> Line:
 
 def title_line(model: Model, width: int) -> Line:
     role = model.session.role.value
-    text = f" statki  {model.rules_name()}  {model.session.name or 'you'} ({role})"
+    rules, me = model.rules_name(), model.session.name or _("you")
+    opponent = ""
     if model.opponent_key:
-        text += f"  vs {model.opponent_name or '?'}, key {model.opponent_key}"
+        opponent = _("  vs {name}, key {key}").format(
+            name=model.opponent_name or "?", key=model.opponent_key
+        )
     elif model.invite or model.stage is Stage.CONNECTING:
-        text += "  waiting for the opponent"
-    return [("class:title", text[:width].ljust(width))]
+        opponent = _("  waiting for the opponent")
+    # The opponent's key is what the title is for: a long one leaves out the lesser parts.
+    heads = (f" statki  {rules}  {me} ({_(role)})", f" statki  {rules}  {me}", f" {rules}  {me}")
+    text = next((h + opponent for h in heads if len(h + opponent) <= width), heads[-1] + opponent)
+    return [("class:title", text.ljust(width))]  # cut by the screen, where cut_short sees it
 
 
 def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:
     rules = model.rules
     if rules is None or not model.ships:
-        words = model.notice or model.connecting_words()
-        return [[], [("", words)]]
+        said = model.notice or model.connecting_words()
+        return [[], [("", said)]]
     on_fleet: SquareClick | None = None
     if click is not None and model.stage is Stage.PLACING:
         on_fleet = lambda row, column: click("mine", row, column)  # noqa: E731
     left: list[Line] = [
-        [("class:box", "Your fleet")],
+        [("class:box", _("Your fleet"))],
         *board(rules.size, placing_glyph(model), None, on_fleet),
     ]
-    right: list[Line] = [[("class:box", "The rules")]]
+    right: list[Line] = [[("class:box", _("The rules"))]]
     right += [[("", text)] for text in rules_lines(rules, model.move_seconds)]
     room = max(20, width - max(_width(line) for line in left) - 6)
     for text in model.departure_lines():  # before the ships: a guest reads these first
@@ -327,21 +365,21 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
     if model.stage is Stage.PLACING:
-        right += [[], [("", "Ships:")]]
+        right += [[], [("", _("Ships:"))]]
         for index in range(len(rules.fleet)):
             mark = ">" if index == model.selected and not model.at_prompt else " "
-            right.append([("", f" {mark} {rules.ship_label(index)}")])
+            right.append([("", f" {mark} {rules.ship_label(index, words())}")])
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
         return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
     legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
-    return [[], *block, [], *notice_lines(model, width), [], [("", legend)]]
+    return [[], *block, [], *notice_lines(model, width), [], [("", _(legend))]]
 
 
 def invite_lines(invite: str, width: int) -> list[Line]:
     """The invite to pass on, cut into full lines (the terminal above holds it on one line)."""
     lines: list[Line] = [
-        [("class:box", "Invite for your opponent: statki join takes it over several lines too")]
+        [("class:box", _("Invite for your opponent: statki join takes it over several lines too"))]
     ]
     # Broken after an address or before the key: a copy of these lines, breaks and all,
     # reads back whole (parse_invite ignores white space).
@@ -351,31 +389,33 @@ def invite_lines(invite: str, width: int) -> list[Line]:
 
 def rules_screen_lines(model: Model) -> list[Line]:
     """The host's choice of rules: every preset in a line, the highlighted one in full."""
-    lines: list[Line] = [[], [("class:box", "Choose the rules for this game")], []]
+    lines: list[Line] = [[], [("class:box", _("Choose the rules for this game"))], []]
     for index, name in enumerate(model.rule_choices):
         chosen = index == model.rules_cursor
-        text = f" {'>' if chosen else ' '} {name:<12} {describe(PRESETS[name]).summary}"
+        text = f" {'>' if chosen else ' '} {name:<12} {describe(PRESETS[name], words()).summary}"
         lines.append([("class:selected" if chosen else "", text)])
     if model.rule_choices:
         highlighted = PRESETS[model.rule_choices[model.rules_cursor]]
-        lines += [[], [("class:box", "In full:")]]
+        lines += [[], [("class:box", _("In full:"))]]
         lines += [[("", "  " + text)] for text in rules_lines(highlighted)]
     if model.move_seconds is not None:
         seconds = model.move_seconds
         # Within "In full", no line of its own: the invite below needs the room.
-        lines.append([("", f"  Time for a move: {seconds} s (+ and - change it)")])
+        lines.append(
+            [("", _("  Time for a move: {seconds} s (+ and - change it)").format(seconds=seconds))]
+        )
     if model.strength is not None:
-        lines += [[], [("class:box", "The computer (left/right):")]]
+        lines += [[], [("class:box", _("The computer (left/right):"))]]
         lines.append(
             [
-                ("class:selected", f"  < {model.strength} >  "),
-                ("", STRENGTHS[Strength(model.strength)].description),
+                ("class:selected", f"  < {_(model.strength)} >  "),
+                ("", _(STRENGTHS[Strength(model.strength)].description)),
             ]
         )
     lines += [
         [],
         *notice_lines(model),
-        [("", "R in placement comes back here until the battle starts")],
+        [("", _("R in placement comes back here until the battle starts"))],
     ]
     if model.invite and not model.opponent_key:
         lines += [[], *invite_lines(model.invite, WIDTH)]
@@ -384,9 +424,9 @@ def rules_screen_lines(model: Model) -> list[Line]:
 
 def rules_lines(rules: Ruleset, seconds: int | None = None) -> list[str]:
     """The rules in full, a line each, with the time a move may take when it is known."""
-    board, touching, turns = describe(rules).lines
+    board, touching, turns = describe(rules, words()).lines
     if seconds is not None:
-        turns += f"; {seconds} s a move"
+        turns += _("; {seconds} s a move").format(seconds=seconds)
     return [board, touching, turns]
 
 
@@ -403,8 +443,11 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
     mine = board(size, defence_glyph(defence), None) if defence else board(size, lambda s: ".")
     theirs = board(size, sea_glyph(sea, model.marks, hints), cursor, on_sea)
     titles: Line = [
-        ("class:box", f"Your sea: {model.ships_left(True)} afloat".ljust(_width(mine[0]) + 8)),
-        ("class:box", f"Opponent's sea: {model.ships_left(False)} afloat"),
+        (
+            "class:box",
+            _("Your sea: {n} afloat").format(n=model.ships_left(True)).ljust(_width(mine[0]) + 8),
+        ),
+        ("class:box", _("Opponent's sea: {n} afloat").format(n=model.ships_left(False))),
     ]
     lines = with_talk(model, [titles, *side_by_side(mine, theirs)])
     lines += [[], [("", turn_words(model))]]
@@ -416,13 +459,16 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
         [
             (
                 "",
-                f"Shots: you {model.shots_fired(True)}, opponent {model.shots_fired(False)}"
-                f"   Hints: {'on' if model.hints else 'off'}",
+                _("Shots: you {mine}, opponent {theirs}   Hints: {hints}").format(
+                    mine=model.shots_fired(True),
+                    theirs=model.shots_fired(False),
+                    hints=_("on") if model.hints else _("off"),
+                ),
             )
         ]
     )
     lines += notice_lines(model)
-    lines += [[("", PROMPT_LEGEND if model.at_prompt else LEGEND)]]
+    lines += [[("", _(PROMPT_LEGEND if model.at_prompt else LEGEND))]]
     return lines
 
 
@@ -463,36 +509,46 @@ def turn_words(model: Model) -> str:
     if model.stage is Stage.WAITING:
         them = model.opponent_label()
         if model.agreed_first() is None:
-            return f"Waiting for {them} to commit their fleet, then for the coin toss"
-        return f"Waiting for {them} to commit their fleet"
+            return _("Waiting for {them} to commit their fleet, then for the coin toss").format(
+                them=them
+            )
+        return _("Waiting for {them} to commit their fleet").format(them=them)
     if model.stage is Stage.FINISHING:
-        return "The battle is over: revealing and checking both fleets"
+        return _("The battle is over: revealing and checking both fleets")
     if model.my_turn and model.at_prompt:
         due = model.shots_due
         if due > 1:
-            return f"YOUR TURN: a salvo of {due}; type its squares, like A1 B2 C3"
-        return "YOUR TURN: type a square, like B4"
+            return _("YOUR TURN: a salvo of {due}; type its squares, like A1 B2 C3").format(due=due)
+        return _("YOUR TURN: type a square, like B4")
     if model.my_turn:
         due = model.shots_due
-        typed = f"  typing {model.typed}" if model.typed else ""
+        typed = _("  typing {typed}").format(typed=model.typed) if model.typed else ""
         aim = square_name(model.cursor, size)
         if due > 1:
-            return f"YOUR TURN: salvo of {due}, {len(model.marks)} marked; cursor {aim}{typed}"
-        return f"YOUR TURN: cursor on {aim}, Enter fires{typed}"
+            return (
+                _("YOUR TURN: salvo of {due}, {marked} marked; cursor {aim}").format(
+                    due=due, marked=len(model.marks), aim=aim
+                )
+                + typed
+            )
+        return _("YOUR TURN: cursor on {aim}, Enter fires").format(aim=aim) + typed
     seconds = model.move_seconds
     who = model.opponent_label()
     if seconds is None:
-        return f"{who[:1].upper()}{who[1:]}'s turn"
-    return f"{who[:1].upper()}{who[1:]}'s turn; silent {seconds} s and you win on time"
+        return _("{Who}'s turn").format(Who=who[:1].upper() + who[1:])
+    return _("{Who}'s turn; silent {seconds} s and you win on time").format(
+        Who=who[:1].upper() + who[1:], seconds=seconds
+    )
 
 
 LAST_TURN_LABELS = {
-    (True, False): "Your last shot  ",
-    (True, True): "Your last turn  ",
-    (False, False): "Their last shot ",
-    (False, True): "Their last turn ",
+    (True, False): N_("Your last shot"),
+    (True, True): N_("Your last turn"),
+    (False, False): N_("Their last shot"),
+    (False, True): N_("Their last turn"),
 }
-"""Keyed by (mine, more than one volley); of one width, so the answers line up."""
+"""Keyed by (mine, more than one volley); padded to one width where shown, so the
+answers line up in either language."""
 
 
 def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
@@ -502,7 +558,8 @@ def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
     for mine in (True, False):
         turn = last_turn(model.volleys, mine=mine)
         words = ", ".join(volley.words(model.size) for volley in turn) or "-"
-        label = LAST_TURN_LABELS[mine, len(turn) > 1]
+        label = _(LAST_TURN_LABELS[mine, len(turn) > 1])
+        label = label.ljust(max(len(_(text)) for text in LAST_TURN_LABELS.values()) + 1)
         for index, text in enumerate(textwrap.wrap(words, width - len(label))):
             lines.append([("", (label if index == 0 else " " * len(label)) + text)])
     return lines
@@ -557,20 +614,34 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
         lines = end_boards(model, end)
     lines.append([("class:title", f" {end.verdict} ")])
     if end.referee:
-        lines += wrapped(f"Referee: {end.referee}", width)
+        lines += wrapped(_("Referee: {verdict}").format(verdict=end.referee), width)
     if end.why_unfinished:
         lines += wrapped(end.why_unfinished, width, "class:trouble")
     if end.their_fleet is not None and not end.findings:
-        lines.append([("", "Checked: every answer on both sides matches the revealed fleets")])
+        lines.append([("", _("Checked: every answer on both sides matches the revealed fleets"))])
     for finding in end.findings[:2]:
-        lines += wrapped(f"Cheating found: {finding}", width, "class:trouble")
+        lines += wrapped(
+            _("Cheating found: {finding}").format(finding=finding), width, "class:trouble"
+        )
     if len(end.findings) > 2:
-        lines.append([("class:trouble", f"... and {len(end.findings) - 2} more in the log")])
-    lines.append([("", f"Shots: you {end.my_shots}, opponent {end.their_shots}")])
+        more = len(end.findings) - 2
+        lines.append([("class:trouble", _("... and {n} more in the log").format(n=more))])
+    lines.append(
+        [
+            (
+                "",
+                _("Shots: you {mine}, opponent {theirs}").format(
+                    mine=end.my_shots, theirs=end.their_shots
+                ),
+            )
+        ]
+    )
     if end.log_path is not None:
-        path = broken_lines(str(end.log_path), width - len("Log: "))
+        label = _("Log: ")
+        path = broken_lines(str(end.log_path), width - len(label))
         lines += [
-            [("", ("Log: " if index == 0 else "     ") + part)] for index, part in enumerate(path)
+            [("", (label if index == 0 else " " * len(label)) + part)]
+            for index, part in enumerate(path)
         ]
     if model.why_no_analysis() is None:
         failed = model.analysis.status is AnalysisStatus.FAILED
@@ -591,10 +662,10 @@ def end_boards(model: Model, end: EndScreen) -> list[Line]:
     mine = board(size, defence_glyph(defence)) if defence else board(size, lambda s: ".")
     sea = model.view or Sea(rules)
     theirs = board(size, sea_glyph(sea, [], 0, end.their_fleet))
-    hidden = "" if end.their_fleet else " (never revealed)"
+    hidden = "" if end.their_fleet else _(" (never revealed)")
     titles: Line = [
-        ("class:box", "Your fleet".ljust(_width(mine[0]) + 8)),
-        ("class:box", f"Their fleet{hidden}"),
+        ("class:box", _("Your fleet").ljust(_width(mine[0]) + 8)),
+        ("class:box", _("Their fleet") + hidden),
     ]
     return [titles, *side_by_side(mine, theirs), []]
 
@@ -606,7 +677,7 @@ def wrapped(text: str, width: int, style: str = "") -> list[Line]:
 
 def analysis_lines(model: Model, width: int) -> list[Line]:
     """The analysis: the player's shots beside the best ones, how hard each fleet was."""
-    lines: list[Line] = [[("class:box", "Analysis of this game")], []]
+    lines: list[Line] = [[("class:box", _("Analysis of this game"))], []]
     opponent = model.opponent_label()
     for text in model.analysis.lines(model.size, opponent[:1].upper() + opponent[1:]):
         indent = len(text) - len(text.lstrip())
@@ -617,54 +688,57 @@ def analysis_lines(model: Model, width: int) -> list[Line]:
 
 def help_lines(model: Model) -> list[Line]:
     keys = [
-        ("Setting up", ""),
-        ("  Tab / Shift-Tab", "pick the next / previous ship (or click it)"),
-        ("  arrows", "move the picked ship"),
-        ("  r or Space", "rotate the picked ship"),
-        ("  n", "a new random fleet"),
-        ("  Enter", "start the battle (accept the rules, as the guest)"),
-        ("  d", "decline the host's rules (guest)"),
-        ("  R", "choose the rules again (host, before the battle)"),
-        ("Battle", ""),
-        ("  arrows", "move the cursor on the opponent's sea"),
-        ("  a-j then 1-10", "type a square, like b4 or j10; Esc clears what you typed"),
-        ("  Enter", "fire at the cursor (salvo: mark it; all marked: fire)"),
-        ("  Space", "mark or unmark a square of the salvo"),
-        ("  mouse", "click a ship, then a square; in battle click twice to fire"),
-        ("  s", "shade squares where no ship left fits (hints)"),
-        ("Anywhere", ""),
-        ("  p", "past games and wins per opponent"),
-        ("  ? or F1", "this help;  Esc closes it"),
-        ("  q", "quit (asks first; in battle it resigns)"),
-        ("  t / m", "talk (Enter says it, Esc closes) / mute the opponent's talk"),
-        ("  r / a at the end", "a rematch (the other side starts) / analyse the game"),
+        (_("Setting up"), ""),
+        ("  Tab / Shift-Tab", _("pick the next / previous ship (or click it)")),
+        (_("  arrows"), _("move the picked ship")),
+        (_("  r or Space"), _("rotate the picked ship")),
+        ("  n", _("a new random fleet")),
+        ("  Enter", _("start the battle (accept the rules, as the guest)")),
+        ("  d", _("decline the host's rules (guest)")),
+        ("  R", _("choose the rules again (host, before the battle)")),
+        (_("Battle"), ""),
+        (_("  arrows"), _("move the cursor on the opponent's sea")),
+        (_("  a-j then 1-10"), _("type a square, like b4 or j10; Esc clears what you typed")),
+        ("  Enter", _("fire at the cursor (salvo: mark it; all marked: fire)")),
+        (_("  Space"), _("mark or unmark a square of the salvo")),
+        (_("  mouse"), _("click a ship, then a square; in battle click twice to fire")),
+        ("  s", _("shade squares where no ship left fits (hints)")),
+        (_("Anywhere"), ""),
+        ("  p", _("past games and wins per opponent")),
+        (_("  ? or F1"), _("this help;  Esc closes it")),
+        ("  q", _("quit (asks first; in battle it resigns)")),
+        ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk")),
+        (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game")),
     ]
-    lines: list[Line] = [[("class:box", "Keys")]]
-    for key, words in keys:
+    lines: list[Line] = [[("class:box", _("Keys"))]]
+    for key, said in keys:
         # A space always parts the key from its words, however long the key.
-        lines.append([("class:box" if not words else "", f"{key:<19} {words}")])
+        lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
     return lines
 
 
 def history_lines(model: Model, width: int) -> list[Line]:
     games, tallies = model.history
-    lines: list[Line] = [[("class:box", "Past games, newest first (result, end, rules, shots)")]]
+    lines: list[Line] = [[("class:box", _("Past games, newest first (result, end, rules, shots)"))]]
     if not games:
-        lines.append([("", "  no games yet")])
+        lines.append([("", _("  no games yet"))])
     for row in games[:9]:
         when = datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
-        result = row.result or "unfinished"
+        result = _(row.result or "unfinished")
+        reason = _(row.end_reason) if row.end_reason else ""
         text = (
-            f"  {when}  {result:<10} {row.end_reason or '':<9}{row.rules:<12}"
+            f"  {when}  {result:<10} {reason:<9}{row.rules:<12}"
             f"{row.my_shots:>3}:{row.their_shots:<3} {row.opponent_name}"
         )
         lines.append([("", text)])
     if any(row.result is None for row in games[:9]):
         # The screen cannot pick a game up itself: the command line can.
-        lines.append([("", "  an unfinished game may be resumed: statki resume lists them")])
-    lines += [[], [("class:box", "Wins per opponent")]]
+        lines.append([("", _("  an unfinished game may be resumed: statki resume lists them"))])
+    lines += [[], [("class:box", _("Wins per opponent"))]]
     for tally in tallies[:6]:
-        text = f"  {tally.label}: {tally.won} won, {tally.lost} lost of {tally.games}"
+        text = _("  {label}: {won} won, {lost} lost of {games}").format(
+            label=tally.label, won=tally.won, lost=tally.lost, games=tally.games
+        )
         lines.append([("", text)])
     return lines
 
@@ -673,29 +747,29 @@ def keys_line(model: Model) -> str:
     if model.draft is not None and model.overlay is None:
         return f" Enter say  Esc close  Backspace erase   {len(model.draft)}/{MAX_SAY_CHARS}"
     if model.overlay is Overlay.QUIT:
-        return " y quit  n stay"
+        return _(" y quit  n stay")
     if model.overlay is Overlay.ANALYSIS:
-        return " a or Esc back  q quit"
+        return _(" a or Esc back  q quit")
     if model.overlay is not None:
-        return " Esc back  q quit"
+        return _(" Esc back  q quit")
     if model.stage is Stage.RULES:
         if model.strength_choices:
-            return " up/down rules  left/right computer  Enter confirm  ? help  q quit"
+            return _(" up/down rules  left/right computer  Enter confirm  ? help  q quit")
         if model.move_seconds is not None:
-            return " up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit"
-        return " up/down choose the rules  Enter confirm  ? help  q quit"
+            return _(" up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit")
+        return _(" up/down choose the rules  Enter confirm  ? help  q quit")
     if model.stage is Stage.PLACING:
         if model.must_decide:
-            return " Tab/arrows/r place  n new fleet  Enter accept  d decline  ? help  q quit"
+            return _(" Tab/arrows/r place  n new fleet  Enter accept  d decline  ? help  q quit")
         if model.can_choose_rules:
-            return " Tab ship  arrows move  r rotate  n new fleet  R rules  Enter start  ? help"
-        return " Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit"
+            return _(" Tab ship  arrows move  r rotate  n new fleet  R rules  Enter start  ? help")
+        return _(" Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit")
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
-        return " waiting for the opponent   p past games  t talk  ? help  q quit"
+        return _(" waiting for the opponent   p past games  t talk  ? help  q quit")
     if model.stage is Stage.OVER:
-        rematch = " r rematch " if model.can_rematch else ""
-        analyse = " a analyse " if model.why_no_analysis() is None else ""
-        return f"{rematch}{analyse} p past games  q quit  ? help"
+        rematch = _(" r rematch ") if model.can_rematch else ""
+        analyse = _(" a analyse ") if model.why_no_analysis() is None else ""
+        return rematch + analyse + _(" p past games  q quit  ? help")
     if model.salvo:
-        return " arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit"
-    return " arrows or b4 aim  Enter fire  s hints  p past games  t talk  ? help  q quit"
+        return _(" arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit")
+    return _(" arrows or b4 aim  Enter fire  s hints  p past games  t talk  ? help  q quit")

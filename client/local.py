@@ -40,6 +40,7 @@ from statki_net.protocol.session import (
 from statki_net.protocol.talk import TalkSaid
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History
+from statki_net.store.language import words
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
 from .kinds import Told
@@ -271,7 +272,7 @@ class LocalGame:
         return Closed(
             ending.result(me) if ending else Result.NONE,
             ending.end if ending else None,
-            verdict=verdict.headline,
+            verdict=verdict.headline_in(words()),
             failure=None,
             log=self.log_path,
             my_shots=t.shots_by(me),

@@ -44,6 +44,7 @@ from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
+from statki_net.store.language import _, words
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
@@ -121,12 +122,12 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
     def quit_consequence(self) -> str:
         """What leaving now means, for the question before it."""
         if self.stage is Stage.BATTLE:
-            return "Quit now and you resign: the opponent wins. Quit? (y/n)"
+            return _("Quit now and you resign: the opponent wins. Quit? (y/n)")
         if self.stage is Stage.FINISHING:
-            return "The fleets are still being checked; quit anyway? (y/n)"
+            return _("The fleets are still being checked; quit anyway? (y/n)")
         if self.must_decide:
-            return "Quit and decline the rules? (y/n)"
-        return "Quit? No game has started. (y/n)"
+            return _("Quit and decline the rules? (y/n)")
+        return _("Quit? No game has started. (y/n)")
 
     def confirm_quit(self) -> None:
         self.overlay = None
@@ -160,7 +161,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
             self.resign_pending = False
             self.link.resign()
         else:
-            self.say("You resign as soon as the opponent's shot is answered")
+            self.say(_("You resign as soon as the opponent's shot is answered"))
 
     @property
     def can_rematch(self) -> bool:
@@ -181,7 +182,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
             return False
         link = self.link.rematch() if self.can_rematch else None
         if link is None:
-            self.say("No rematch after this game: there is no opponent to meet again", trouble=True)
+            self.say(
+                _("No rematch after this game: there is no opponent to meet again"), trouble=True
+            )
             return False
         self.cancel_analysis()
         fresh = Model(link, self.rng, self.history_source, background=self.background)
@@ -189,9 +192,13 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
         if fresh.stage is Stage.PLACING:
-            fresh.say(f"Rematch: {fresh.starter_words()}. Place your fleet; Enter starts")
+            fresh.say(
+                _("Rematch: {starter}. Place your fleet; Enter starts").format(
+                    starter=fresh.starter_words()
+                )
+            )
         else:
-            fresh.say(f"Rematch: connecting to {self.opponent_label()} again")
+            fresh.say(_("Rematch: connecting to {them} again").format(them=self.opponent_label()))
         self.__dict__.update(fresh.__dict__)
         self.link.listen(self.handle)
         return True
@@ -199,10 +206,12 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
     def connecting_words(self) -> str:
         """What a side waits for before there are rules to place a fleet by."""
         if self.session.role is Role.HOST:
-            return "Waiting for the opponent to connect"
+            return _("Waiting for the opponent to connect")
         if self.opponent_key:
-            return f"Connected to {self.opponent_label()}; waiting for their rules"
-        return "Connected to the host; waiting for its rules"
+            return _("Connected to {them}; waiting for their rules").format(
+                them=self.opponent_label()
+            )
+        return _("Connected to the host; waiting for its rules")
 
     def agreed_first(self) -> Role | None:
         """Who shoots first as agreed in the host's hello (a rematch); None: a coin toss."""
@@ -217,20 +226,22 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
         session = self.session
         first = self.agreed_first()
         if first is None:
-            return "a coin toss decides who starts"
+            return _("a coin toss decides who starts")
         if first is session.role:
-            return "you start"
-        return f"{self._capitalised(self.opponent_label())} starts"
+            return _("you start")
+        return _("{Them} starts").format(Them=self._capitalised(self.opponent_label()))
 
     def _first_words(self, first: Role) -> str:
         """Who shoots first as the battle begins, and whether a toss or an agreement said so."""
         them = self._capitalised(self.opponent_label())
         you = first is self.session.role
         if self.agreed_first() is not None:
-            return "You shoot first, as agreed" if you else f"{them} shoots first, as agreed"
-        return (
-            "You won the toss: you shoot first" if you else f"{them} won the toss and shoots first"
-        )
+            if you:
+                return _("You shoot first, as agreed")
+            return _("{Them} shoots first, as agreed").format(Them=them)
+        if you:
+            return _("You won the toss: you shoot first")
+        return _("{Them} won the toss and shoots first").format(Them=them)
 
     def _decline_custom(self, rules: Ruleset) -> None:
         """Rules that are no preset are declined unless the player admitted them.
@@ -241,8 +252,10 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
         self.rules = rules
         who = self._capitalised(self.opponent_label())
         self.say(
-            f"{who} proposes custom rules ({match_presets(rules).words()}): declined;"
-            " statki join --custom-rules admits them",
+            _(
+                "{Who} proposes custom rules ({rules}): declined;"
+                " statki join --custom-rules admits them"
+            ).format(Who=who, rules=match_presets(rules).words(words())),
             trouble=True,
         )
         self.link.decline(CUSTOM_RULES_REFUSED)
@@ -274,17 +287,18 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
 
     def _handle(self, event: Told) -> None:
         match event:
-            case Lost(detail=detail):  # the connection's words: what was recorded, how long
+            case Lost(detail=detail, spoken=spoken):  # what was recorded, how long the wait
                 self.lost = True
-                self.say(f"Connection lost: {detail}", trouble=True)
+                said = spoken or detail
+                self.say(_("Connection lost: {detail}").format(detail=said), trouble=True)
             case Reconnecting():  # how long is left while the game waits for a new connection
-                self.say(event.detail.capitalize(), trouble=True)
+                self.say(self._capitalised(event.words_in(words())), trouble=True)
             case Reconnected():
                 self.lost = False
-                self.say(event.detail.capitalize())
+                self.say(self._capitalised(event.words_in(words())))
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
-                self.say("Connection lost: the game goes on in your log", trouble=True)
+                self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed(verdict=verdict) if self.end_screen is not None and verdict:
                 self.end_screen = dataclasses.replace(self.end_screen, referee=verdict)
             case PeerHello(hello=hello):
@@ -294,7 +308,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
                     # "the game starts when a guest joins" is stale: say what comes next.
                     who = self._capitalised(self.opponent_label())
                     self.say(
-                        f"{who} joined; waiting for them to accept the rules and commit a fleet"
+                        _(
+                            "{Who} joined; waiting for them to accept the rules and commit a fleet"
+                        ).format(Who=who)
                     )
             case RulesProposed(rules=rules):
                 if match_presets(rules).custom and not self.custom_rules:
@@ -312,7 +328,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
                 if self.resign_pending:
                     self._resign_if_possible()
                 elif shots > 1:
-                    self.say(f"Your salvo: mark {shots} squares, then Enter fires")
+                    self.say(_("Your salvo: mark {n} squares, then Enter fires").format(n=shots))
             case VolleyDone(shooter=shooter, squares=squares, answer=answer):
                 volley = Volley(shooter is self.session.role, squares, answer)
                 self.volleys.append(volley)
@@ -321,7 +337,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
                 if volley.mine:
                     self.say("")
             case BattleOver():
-                self.say("The battle is over: the fleets are revealed and checked")
+                self.say(_("The battle is over: the fleets are revealed and checked"))
             case TalkHeard() | TalkSaid():
                 self.hear(event)
             case Failed():

@@ -22,6 +22,7 @@ from statki_net.game.fleet import (
     read_fleet_text,
 )
 from statki_net.game.rules import Ruleset
+from statki_net.store.language import _, words
 
 from .kinds import Stage
 from .state import CommonState
@@ -67,7 +68,7 @@ class Placing(CommonState):
     def problems(self) -> list[FleetProblem]:
         if self.rules is None or not self.ships:
             return []
-        return fleet_problems(self.rules, self.fleet)
+        return fleet_problems(self.rules, self.fleet, words())
 
     def bad_squares(self) -> int:
         """Squares of ships that break the rules: drawn so they stand out."""
@@ -86,24 +87,36 @@ class Placing(CommonState):
         if self.fleet_text and not self._place_given_fleet(rules):
             return
         if self.must_decide:
-            kind = "custom rules, no preset" if self.departure_lines() else "these rules"
-            self.say(f"{self.opponent_label()} proposes {kind}: Enter accepts, d declines")
+            kind = _("custom rules, no preset") if self.departure_lines() else _("these rules")
+            self.say(
+                _("{them} proposes {kind}: Enter accepts, d declines").format(
+                    them=self.opponent_label(), kind=kind
+                )
+            )
         elif self.rule_choices:
-            self.say(f"Rules: {self.rules_name()}. Place your fleet; R chooses the rules again")
+            self.say(
+                _("Rules: {rules_name}. Place your fleet; R chooses the rules again").format(
+                    rules_name=self.rules_name()
+                )
+            )
         elif self.at_prompt:
             self.say(
-                "Your fleet is drawn at random: Enter starts, 'new' draws another,"
-                " or type your ships, like B2-E2 G2-G4 J1"
+                _(
+                    "Your fleet is drawn at random: Enter starts, 'new' draws another,"
+                    " or type your ships, like B2-E2 G2-G4 J1"
+                )
             )
         else:
-            self.say("Place your fleet: Tab picks a ship, arrows move it, r rotates; Enter starts")
+            self.say(
+                _("Place your fleet: Tab picks a ship, arrows move it, r rotates; Enter starts")
+            )
 
     def reroll(self) -> None:
         assert self.rules is not None
         fleet = random_fleet(self.rules, self.rng)
         self.ships = [Placed.of(ship, self.rules.size) for ship in fleet.ships]
         self.selected = 0
-        self.say("A new random fleet")
+        self.say(_("A new random fleet"))
 
     def _place_given_fleet(self, rules: Ruleset) -> bool:
         """Start from ``fleet_text``; False (a random fleet and the reason) if it is illegal."""
@@ -111,10 +124,12 @@ class Placing(CommonState):
             fleet, problems = read_fleet_text(rules, self.fleet_text)
         except FleetTextError as error:
             fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
-        problems = problems or fleet_problems(rules, fleet)
+        problems = problems or fleet_problems(rules, fleet, words())
         if problems:
             self.say(
-                f"Your fleet file does not fit: {problems[0].message}; a random fleet instead",
+                _("Your fleet file does not fit: {message}; a random fleet instead").format(
+                    message=problems[0].message
+                ),
                 trouble=True,
             )
             return False
@@ -130,12 +145,15 @@ class Placing(CommonState):
             fleet, problems = read_fleet_text(rules, "\n".join(text.replace(",", " ").split()))
         except FleetTextError as error:
             fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
-        problems = problems or fleet_problems(rules, fleet)
+        problems = problems or fleet_problems(rules, fleet, words())
         if problems:
-            self.say(f"That fleet does not fit: {problems[0].message}", trouble=True)
+            self.say(
+                _("That fleet does not fit: {message}").format(message=problems[0].message),
+                trouble=True,
+            )
             return False
         self.ships = [Placed.of(ship, rules.size) for ship in fleet.ships]
-        self.say("Your fleet is placed as typed: Enter starts the battle")
+        self.say(_("Your fleet is placed as typed: Enter starts the battle"))
         return True
 
     def select(self, step: int = 1) -> None:
@@ -158,7 +176,11 @@ class Placing(CommonState):
         where = square_name(squares[0], self.size)
         if len(squares) > 1:
             where += "-" + square_name(squares[-1], self.size)
-        self.say(f"Selected the {self.rules.ship_label(self.selected)} at {where}")
+        self.say(
+            _("Selected the {ship_label} at {where}").format(
+                ship_label=self.rules.ship_label(self.selected, words()), where=where
+            )
+        )
         self._report_problems()
 
     def move_ship(self, rows: int, columns: int) -> bool:
@@ -168,7 +190,7 @@ class Placing(CommonState):
         ship = self.ships[self.selected]
         moved = Placed(ship.row + rows, ship.column + columns, ship.horizontal, ship.length)
         if not moved.on_board(self.size):
-            self.say("The ship cannot go that way: it would leave the board", trouble=True)
+            self.say(_("The ship cannot go that way: it would leave the board"), trouble=True)
             return False
         self.ships[self.selected] = moved
         self.say("")
@@ -200,10 +222,13 @@ class Placing(CommonState):
     def _report_problems(self) -> None:
         problems = self.problems()
         if problems:
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            self.say(f"Not legal: {problems[0].message}{more}", trouble=True)
+            more = _(" (and {n} more)").format(n=len(problems) - 1) if len(problems) > 1 else ""
+            self.say(
+                _("Not legal: {message}{more}").format(message=problems[0].message, more=more),
+                trouble=True,
+            )
         elif not self.notice or self.trouble:
-            self.say("The fleet is legal: Enter starts the battle")
+            self.say(_("The fleet is legal: Enter starts the battle"))
 
     def ready(self) -> bool:
         """Commit to the placed fleet; refused while it breaks the rules."""
@@ -211,22 +236,29 @@ class Placing(CommonState):
             return False
         problems = self.problems()
         if problems:
-            self.say(f"The battle cannot start: {problems[0].message}", trouble=True)
+            self.say(
+                _("The battle cannot start: {message}").format(message=problems[0].message),
+                trouble=True,
+            )
             return False
         fleet = self.fleet
         self.must_decide = False
         self.stage = Stage.WAITING
         if self.invite and not self.opponent_key:
-            self.say("Fleet committed; the game starts when a guest joins with your invite")
+            self.say(_("Fleet committed; the game starts when a guest joins with your invite"))
         elif self.is_rematch and self.session.transcript.sides[self.session.peer].hello is None:
-            self.say(f"Fleet committed; waiting for {self.opponent_label()} to accept the rematch")
+            self.say(
+                _("Fleet committed; waiting for {them} to accept the rematch").format(
+                    them=self.opponent_label()
+                )
+            )
         else:
-            self.say("Fleet committed; waiting for the opponent")
+            self.say(_("Fleet committed; waiting for the opponent"))
         try:
             self.link.begin(fleet)
         except UsageError as error:
             self.stage = Stage.PLACING
-            self.say(f"Cannot start: {error}", trouble=True)
+            self.say(_("Cannot start: {error}").format(error=error), trouble=True)
             return False
         return True
 

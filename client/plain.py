@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
+from statki_net.store.language import _
 
 from .layout import plain, screen
 from .model import Model, Overlay, Stage
@@ -60,13 +61,13 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
 
 def _prompt(model: Model) -> str:
     if model.stage is Stage.PLACING:
-        return "fleet (Enter starts, new, your ships, q)> "
+        return _("fleet (Enter starts, new, your ships, q)> ")
     if model.stage is Stage.OVER:
-        analyse = "a analyse, " if model.why_no_analysis() is None else ""
-        return f"{analyse}r rematch, q quit> "
+        analyse = _("a analyse, ") if model.why_no_analysis() is None else ""
+        return _("{analyse}r rematch, q quit> ").format(analyse=analyse)
     if model.salvo and model.my_turn:
-        return f"salvo, {model.shots_due - len(model.marks)} to mark> "
-    return "shot> "
+        return _("salvo, {n} to mark> ").format(n=model.shots_due - len(model.marks))
+    return _("shot> ")
 
 
 def _show(model: Model, write: Write) -> None:
@@ -109,7 +110,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
         elif word in ("a", "analyse", "analyze"):
             _analyse(model, write)
         else:
-            model.say("The game is over: a analyses it, r starts a rematch, q leaves")
+            model.say(_("The game is over: a analyses it, r starts a rematch, q leaves"))
         return
     if word in ("s", "hints"):
         model.toggle_hints()
@@ -146,13 +147,13 @@ def _analyse(model: Model, write: Write) -> None:
         def on_update(update: Update) -> None:
             report(update)
             if isinstance(update, ShotsReviewed):
-                write(f"Your shots: {accuracy_words(update.mine)}")
-                write("Estimating how hard the fleets were to find...")
+                write(_("Your shots: {accuracy}").format(accuracy=accuracy_words(update.mine)))
+                write(_("Estimating how hard the fleets were to find..."))
 
         job.run(on_update)
 
     runner, model.background = model.background, tell_as_it_goes
-    write("Analysing the game: reviewing the shots...")
+    write(_("Analysing the game: reviewing the shots..."))
     try:
         model.analyse()
     finally:

@@ -35,6 +35,7 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.language import _
 
 from .keys import build_app
 from .kinds import Told
@@ -260,7 +261,9 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
         if current.session.role is Role.HOST and model.stage is Stage.PLACING:
             who = model.opponent_label()
             model.say(
-                f"Waiting for {who} to accept the rematch; place your fleet, Enter commits it"
+                _(
+                    "Waiting for {who} to accept the rematch; place your fleet, Enter commits it"
+                ).format(who=who)
             )
             current.on_change()
 

@@ -31,6 +31,8 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_
+from statki_net.store.language import _, words
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,8 @@ reference fleets, too close to the minute a player waits for it)."""
 
 class AnalysisStatus(enum.StrEnum):
     NOT_ASKED = "not asked"
-    SHOTS = "reviewing the shots"
-    FLEETS = "estimating how hard the fleets were to find"
+    SHOTS = N_("reviewing the shots")
+    FLEETS = N_("estimating how hard the fleets were to find")
     DONE = "done"
     FAILED = "failed"
 
@@ -230,77 +232,96 @@ class AnalysisState:
     def progress_words(self) -> str:
         """One line while it runs: what it is doing and how far it has got."""
         if self.status is AnalysisStatus.FLEETS:
-            return f"Analysing: {self.status.value} (an estimate), {self.percent}%"
-        return f"Analysing: {self.status.value}, {self.percent}%"
+            return _("Analysing: {value} (an estimate), {percent}%").format(
+                value=_(self.status.value), percent=self.percent
+            )
+        return _("Analysing: {value}, {percent}%").format(
+            value=_(self.status.value), percent=self.percent
+        )
 
     def lines(self, size: int, opponent: str) -> list[str]:
         """The analysis as text, one item a line (the screen wraps long ones)."""
         if self.status is AnalysisStatus.NOT_ASKED:
-            return ["Not analysed yet: press a to analyse the game."]
+            return [_("Not analysed yet: press a to analyse the game.")]
         lines: list[str] = []
         if self.mine is not None and self.theirs is not None:
-            lines.append(f"You: {accuracy_words(self.mine)}")
+            lines.append(_("You: {accuracy}").format(accuracy=accuracy_words(self.mine)))
             worst = worst_shots(self.mine)
             if worst:
-                lines.append("  The shots that missed the best square by the most:")
+                lines.append(_("  The shots that missed the best square by the most:"))
                 lines += ["    " + shot_words(shot, size) for shot in worst]
-            lines.append(f"  Your fleet: {self._fleet_words(self.my_fleet)}")
+            lines.append(
+                _("  Your fleet: {fleet_words}").format(
+                    fleet_words=self._fleet_words(self.my_fleet)
+                )
+            )
             lines.append("")
-            lines.append(f"{opponent}: {accuracy_words(self.theirs)}")
-            lines.append(f"  Their fleet: {self._fleet_words(self.their_fleet)}")
+            lines.append(
+                _("{opponent}: {accuracy_words}").format(
+                    opponent=opponent, accuracy_words=accuracy_words(self.theirs)
+                )
+            )
+            lines.append(
+                _("  Their fleet: {fleet_words}").format(
+                    fleet_words=self._fleet_words(self.their_fleet)
+                )
+            )
             lines.append("")
         if self.running:
             lines.append(self.progress_words())
         if self.status is AnalysisStatus.FAILED:
-            lines.append(f"The analysis failed: {self.error}")
+            lines.append(_("The analysis failed: {error}").format(error=self.error))
         if self.status is AnalysisStatus.DONE and self.missing:
             lines.append(self.missing)
         if self.mine is not None:
             effort = self.effort
             lines.append(
-                "Accuracy: the hits your shots could expect over those the best squares could"
+                _("Accuracy: the hits your shots could expect over those the best squares could")
             )
             lines.append(
-                f"Fleets: an estimate ({effort.reference_fleets} random fleets, "
-                f"{effort.fleet_games} games each); statki analyze LOG is finer"
+                _(
+                    "Fleets: an estimate ({reference_fleets} random fleets, {fleet_games} games"
+                    " each); statki analyze LOG is finer"
+                ).format(reference_fleets=effort.reference_fleets, fleet_games=effort.fleet_games)
             )
         return lines
 
     def _fleet_words(self, difficulty: FleetDifficulty | None) -> str:
         if difficulty is not None:
-            return difficulty.words()
+            return difficulty.words(words())
         if self.status is AnalysisStatus.DONE:
-            return "not known"
+            return _("not known")
         if self.status is AnalysisStatus.FAILED:
-            return "not estimated"
-        return "being estimated..."
+            return _("not estimated")
+        return _("being estimated...")
 
     def summary(self) -> str:
         """The end screen's few words about the analysis (two lines at most)."""
         if self.status is AnalysisStatus.NOT_ASKED:
-            return "a analyses the game: the best shots, and how hard each fleet was to find"
+            return _("a analyses the game: the best shots, and how hard each fleet was to find")
         if self.status is AnalysisStatus.FAILED:
-            return f"The analysis failed: {self.error}"
+            return _("The analysis failed: {error}").format(error=self.error)
         if self.mine is None:
-            return self.progress_words() + " (a shows it)"
-        words = (
-            f"Analysis (a shows it): your accuracy {100 * self.mine.accuracy:.0f}% (the best"
-            f" square {self.mine.best_shots} of {len(self.mine.shots)} times)"
+            return self.progress_words() + _(" (a shows it)")
+        said = _(
+            "Analysis (a shows it): your accuracy {n:.0f}% (the best square {best_shots} of"
+            " {shots} times)"
+        ).format(
+            n=100 * self.mine.accuracy, best_shots=self.mine.best_shots, shots=len(self.mine.shots)
         )
         if self.running:
-            return f"{words}; the fleets: {self.percent}%"
+            return _("{said}; the fleets: {percent}%").format(said=said, percent=self.percent)
         if self.my_fleet is not None:
-            words += f"; your fleet was {self.my_fleet.share_words()}"
-        return words
+            said += _("; your fleet was {share}").format(share=self.my_fleet.share_words(words()))
+        return said
 
 
 def accuracy_words(review: ShotsReview) -> str:
     """``41 shots, accuracy 78% (the best square 18 of 41 times)``."""
     shots = len(review.shots)
-    return (
-        f"{shots} shots, accuracy {100 * review.accuracy:.0f}% "
-        f"(the best square {review.best_shots} of {shots} times)"
-    )
+    return _(
+        "{shots} shots, accuracy {n:.0f}% (the best square {best_shots} of {shots} times)"
+    ).format(shots=shots, n=100 * review.accuracy, best_shots=review.best_shots)
 
 
 def worst_shots(review: ShotsReview, count: int = 3) -> list[ShotReview]:
@@ -312,9 +333,14 @@ def worst_shots(review: ShotsReview, count: int = 3) -> list[ShotReview]:
 
 def shot_words(shot: ShotReview, size: int) -> str:
     """``move 12  C4 12%, the best E5 48%``."""
-    return (
-        f"move {shot.move:3d}  {square_name(shot.square, size):>3} {100 * shot.chance:3.0f}%,"
-        f" the best {square_name(shot.best_square, size):>3} {100 * shot.best_chance:3.0f}%"
+    return _(
+        "move {move:3d}  {square_name:>3} {n:3.0f}%, the best {square_name2:>3} {n2:3.0f}%"
+    ).format(
+        move=shot.move,
+        square_name=square_name(shot.square, size),
+        n=100 * shot.chance,
+        square_name2=square_name(shot.best_square, size),
+        n2=100 * shot.best_chance,
     )
 
 

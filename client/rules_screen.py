@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, Ruleset, preset_name
+from statki_net.store.language import _
 
 from .clock import next_limit
 from .kinds import Stage
@@ -35,7 +36,7 @@ class RulesScreen(Placing):
         if name in self.rule_choices:
             self.rules_cursor = self.rule_choices.index(name)
         self.stage = Stage.RULES
-        self.say("Choose the rules: arrows pick, Enter confirms")
+        self.say(_("Choose the rules: arrows pick, Enter confirms"))
 
     def revisit_rules(self) -> bool:
         """R in placement: back to the rules screen, the fleet kept unless the fleet changes."""
@@ -52,9 +53,16 @@ class RulesScreen(Placing):
         try:
             self.link.propose_limits(next_limit(self.limits, step))
         except UsageError as error:
-            self.say(f"Cannot change the time for a move now: {error}", trouble=True)
+            self.say(
+                _("Cannot change the time for a move now: {error}").format(error=error),
+                trouble=True,
+            )
             return False
-        self.say(f"Each move may take {self.limits.move_ms // 1000} s; Enter confirms the rules")
+        self.say(
+            _("Each move may take {n} s; Enter confirms the rules").format(
+                n=self.limits.move_ms // 1000
+            )
+        )
         return True
 
     def move_rules_cursor(self, step: int) -> None:
@@ -81,7 +89,7 @@ class RulesScreen(Placing):
         try:
             self.link.propose(chosen)
         except UsageError as error:
-            self.say(f"Cannot change the rules now: {error}", trouble=True)
+            self.say(_("Cannot change the rules now: {error}").format(error=error), trouble=True)
             return False
         same_fleet = (
             bool(self.ships)
@@ -92,6 +100,10 @@ class RulesScreen(Placing):
             self._start_placing(chosen)
             return True
         self.rules, self.stage = chosen, Stage.PLACING
-        self.say(f"Rules: {self.rules_name()}; your fleet is kept (R chooses again)")
+        self.say(
+            _("Rules: {rules_name}; your fleet is kept (R chooses again)").format(
+                rules_name=self.rules_name()
+            )
+        )
         self._report_problems()
         return True

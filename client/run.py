@@ -16,6 +16,7 @@ from statki_net.net.connection import GameConnection, Outcome
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
+from statki_net.store.language import _
 
 from .keys import build_app
 from .local import Chooser, LocalGame
@@ -129,7 +130,10 @@ def play_computer(
             model.resign_now()
             raise
         if model.end_screen is not None and model.end_screen.log_path is not None:
-            print(f"statki: log saved at {model.end_screen.log_path}", file=sys.stderr)
+            print(
+                _("statki: log saved at {log_path}").format(log_path=model.end_screen.log_path),
+                file=sys.stderr,
+            )
     finally:
         history.close()
     return 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from statki_net.game.rules import Ruleset, describe, match_presets
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.language import _, words
 
 from .kinds import HistorySource, Link, Overlay, Stage
 
@@ -80,10 +81,10 @@ class CommonState:
 
     def rules_name(self) -> str:
         if self.stage is Stage.RULES:
-            return "choosing the rules"
+            return _("choosing the rules")
         if self.rules is None:
-            return "rules not known yet"
-        return describe(self.rules).name
+            return _("rules not known yet")
+        return describe(self.rules, words()).name
 
     def departure_lines(self) -> list[str]:
         """How the rules depart from the nearest preset, a line each; none for a preset.
@@ -96,7 +97,10 @@ class CommonState:
         match = match_presets(self.rules)
         if not match.custom:
             return []
-        return [f"No preset: unlike {match.nearest},", *(f" {d}" for d in match.differences())]
+        return [
+            _("No preset: unlike {nearest},").format(nearest=match.nearest),
+            *(f" {d}" for d in match.differences(words())),
+        ]
 
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble
@@ -105,9 +109,9 @@ class CommonState:
         """The opponent in a sentence: their name, told apart from this side's when the same."""
         name = self.opponent_name
         if not name:
-            return "the opponent"
+            return _("the opponent")
         if name.casefold() == self.session.name.casefold():
-            return f"your opponent {name}"
+            return _("your opponent {name}").format(name=name)
         return name
 
     @staticmethod

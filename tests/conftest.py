@@ -2,7 +2,7 @@ import io
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 
 from statki_net.cli.main import main
+from statki_net.store import language
 
 # CI runs the same examples every time, so a red run can be rerun and a green
 # one means the same; a developer's run explores new examples each time.
@@ -23,6 +24,15 @@ if os.environ.get("CI"):
 os.environ["STATKI_NO_MAP"] = "1"
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test speaks English unless it asks for Polish: whatever the developer's locale
+    (the commands read LC_ALL first), and whatever language the test before it chose."""
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    yield
+    language.speak("en")
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import ENGLISH, Words
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while an analysis runs."""
@@ -150,20 +151,33 @@ class FleetDifficulty:
         half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
         return 100 * max(0.0, middle - half), 100 * min(1.0, middle + half)
 
-    def share_words(self) -> str:
+    def share_words(self, words: Words = ENGLISH) -> str:
         """The share with its sample and uncertainty, one clause."""
         low, high = self.likely_range
-        return (
-            f"harder to find than {self.percentile:.0f}% of {len(self.reference)} random fleets"
-            f" (likely between {low:.0f}% and {high:.0f}%)"
-        )
+        fleets = len(self.reference)
+        # Percentages by the format's own %: a % sign followed by a space in a message is
+        # taken for a %-format by the catalog's tools.
+        return words.ngettext(
+            "harder to find than {share:.0%} of {fleets} random fleets"
+            " (likely between {low:.0%} and {high:.0%})",
+            "harder to find than {share:.0%} of {fleets} random fleets"
+            " (likely between {low:.0%} and {high:.0%})",
+            fleets,
+        ).format(share=self.percentile / 100, fleets=fleets, low=low / 100, high=high / 100)
 
-    def words(self) -> str:
+    def words(self, words: Words = ENGLISH) -> str:
         games = len(self.games) or 1
-        return (
-            f"{self.share_words()}; density needed {self.shots:.1f} shots"
-            f" in {games} game{'s' if games != 1 else ''}"
-            f" against {statistics.fmean(self.reference):.1f} for a random fleet"
+        return words.ngettext(
+            "{share}; density needed {shots:.1f} shots in {games} game"
+            " against {mean:.1f} for a random fleet",
+            "{share}; density needed {shots:.1f} shots in {games} games"
+            " against {mean:.1f} for a random fleet",
+            games,
+        ).format(
+            share=self.share_words(words),
+            shots=self.shots,
+            games=games,
+            mean=statistics.fmean(self.reference),
         )
 
     def to_map(self) -> dict[str, Any]:

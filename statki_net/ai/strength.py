@@ -24,6 +24,7 @@ from statki_net.ai.density import per_ship_scores, target_hits
 from statki_net.ai.strategies import Strategy, strategy_named
 from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.board import bit, full_board, side_neighbours, squares_of
+from statki_net.game.words import N_
 
 
 class Strength(enum.StrEnum):
@@ -54,21 +55,21 @@ STRENGTHS: Mapping[Strength, Level] = MappingProxyType(
             "random",
             forgets=0.2,
             trial=1.0,
-            description="searches at random, finishes a ship by trial, often forgets a mark",
+            description=N_("searches at random, finishes a ship by trial, often forgets a mark"),
         ),
         Strength.MEDIUM: Level(
             "per-ship",
             "random",
             forgets=0.03,
             trial=0.3,
-            description="counts where each ship fits, now and then finishes by trial",
+            description=N_("counts where each ship fits, now and then finishes by trial"),
         ),
         Strength.HARD: Level(
             "density",
             "hard",
             forgets=0.0,
             trial=0.0,
-            description="whole-fleet probabilities, no mistakes, a fleet hard to find",
+            description=N_("whole-fleet probabilities, no mistakes, a fleet hard to find"),
         ),
     }
 )

@@ -32,32 +32,40 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
+from statki_net.store.language import _
 from statki_net.store.userfile import read_user_file
 
 
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("analyze")
-    parser.add_argument("log", metavar="LOG", help="a game log")
-    parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
+    parser.add_argument("log", metavar="LOG", help=_("a game log"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     parser.add_argument(
         "--reference-fleets",
         type=int,
         default=20,
         metavar="N",
-        help="random fleets to rank each fleet against (default 20; more is slower and finer)",
+        help=_("random fleets to rank each fleet against (default 20; more is slower and finer)"),
     )
     parser.add_argument(
         "--fleet-games",
         type=int,
         default=3,
         metavar="N",
-        help="games density plays against each player's fleet (default 3)",
+        help=_("games density plays against each player's fleet (default 3)"),
     )
     parser.add_argument(
-        "--seed", type=int, default=None, help="seed for the sampling (default: from the game id)"
+        "--seed",
+        type=int,
+        default=None,
+        help=_("seed for the sampling (default: from the game id)"),
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("processes to use (default: all cores)"),
     )
     parser.set_defaults(run=_analyze)
 
@@ -86,10 +94,18 @@ class Progress:
             return
         percent = 100 * done // total
         if self.in_place:
-            print(f"\ranalysing {self.label}: {percent:3d}%", end="", file=sys.stderr)
+            print(
+                _("\ranalysing {label}: {percent:3d}%").format(label=self.label, percent=percent),
+                end="",
+                file=sys.stderr,
+            )
         elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
             self.said = percent - percent % self.STEP
-            print(f"analysing {self.label}: {percent}%", file=sys.stderr, flush=True)
+            print(
+                _("analysing {label}: {percent}%").format(label=self.label, percent=percent),
+                file=sys.stderr,
+                flush=True,
+            )
 
     def finish(self) -> None:
         if self.in_place:
@@ -98,22 +114,22 @@ class Progress:
 
 def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
-        print("statki: --reference-fleets and --fleet-games must be at least 1", file=sys.stderr)
+        print(_("statki: --reference-fleets and --fleet-games must be at least 1"), file=sys.stderr)
         return EXIT_BAD_INPUT
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
     transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:
         print(
-            "statki: the log ends before the battle began; there is nothing to analyse",
+            _("statki: the log ends before the battle began; there is nothing to analyse"),
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
     for warning in _warnings(contents, transcript, violation):
-        print(f"statki: warning: {warning}", file=sys.stderr)
+        print(_("statki: warning: {warning}").format(warning=warning), file=sys.stderr)
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
     progress = Progress()
-    progress.start("the game")
+    progress.start(_("the game"))
     results = _analysis(transcript, rules, args, random.Random(seed), progress)
     progress.finish()
     if args.json:

@@ -43,6 +43,7 @@ from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset, Touching, ruleset_named
+from statki_net.store.language import _
 from statki_net.store.userfile import read_user_text
 
 MAX_SHARD = 64 * 1024 * 1024
@@ -90,45 +91,49 @@ def label(strategy: str, fleets: str) -> str:
 def add(commands: Subcommands) -> None:
     bench = commands.add_parser("bench")
     kinds = bench.add_subparsers(dest="kind", required=True, metavar="KIND")
-    ai = kinds.add_parser("ai", help="every strategy against the same random fleets")
+    ai = kinds.add_parser("ai", help=_("every strategy against the same random fleets"))
     rules_argument(ai)
-    ai.add_argument("--games", type=int, default=100, metavar="N", help="fleets to sink")
-    ai.add_argument("--seed", type=int, default=1, metavar="S", help="seed for fleets and bots")
+    ai.add_argument("--games", type=int, default=100, metavar="N", help=_("fleets to sink"))
+    ai.add_argument("--seed", type=int, default=1, metavar="S", help=_("seed for fleets and bots"))
     ai.add_argument(
         "--strategies",
         default=",".join(STRATEGIES),
         metavar="A,B,...",
-        help=f"strategies to compare ({', '.join(BENCH_PLAYERS)})",
+        help=_("strategies to compare ({join})").format(join=", ".join(BENCH_PLAYERS)),
     )
     ai.add_argument(
         "--fleets",
         default="uniform",
         metavar="KIND,...",
-        help=f"the fleets each strategy plays, each kind beside the others ({', '.join(FLEETS)})",
+        help=_("the fleets each strategy plays, each kind beside the others ({join})").format(
+            join=", ".join(FLEETS)
+        ),
     )
-    ai.add_argument("--jobs", type=int, default=1, metavar="J", help="games played in parallel")
-    ai.add_argument("--json", action="store_true", help="one JSON object keyed by strategy")
+    ai.add_argument("--jobs", type=int, default=1, metavar="J", help=_("games played in parallel"))
+    ai.add_argument("--json", action="store_true", help=_("one JSON object keyed by strategy"))
     farm = ai.add_mutually_exclusive_group()
     farm.add_argument(
         "--shard",
         type=_shard,
         metavar="I/N",
-        help="play only games I, I+N, I+2N, ... (I from 1 to N) and print them as JSON to merge",
+        help=_("play only games I, I+N, I+2N, ... (I from 1 to N) and print them as JSON to merge"),
     )
     farm.add_argument(
         "--merge",
         nargs="+",
         metavar="FILE",
-        help="read the shards' JSON and print the whole run (rules, games, seed from the files)",
+        help=_("read the shards' JSON and print the whole run (rules, games, seed from the files)"),
     )
     ai.set_defaults(run=_bench_ai)
     placement = kinds.add_parser(
-        "placement", help="shots density needs against hard fleets and random ones"
+        "placement", help=_("shots density needs against hard fleets and random ones")
     )
     rules_argument(placement)
-    placement.add_argument("--games", type=int, default=40, metavar="N", help="fleets of each kind")
-    placement.add_argument("--seed", type=int, default=1, metavar="S", help="seed")
-    placement.add_argument("--json", action="store_true", help="one JSON object")
+    placement.add_argument(
+        "--games", type=int, default=40, metavar="N", help=_("fleets of each kind")
+    )
+    placement.add_argument("--seed", type=int, default=1, metavar="S", help=_("seed"))
+    placement.add_argument("--json", action="store_true", help=_("one JSON object"))
     placement.set_defaults(run=_bench_placement)
 
 

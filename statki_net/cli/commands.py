@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 
 from statki_net.cli.common import AddCommand
+from statki_net.game.words import N_
 
 
 class Command:
@@ -27,49 +28,54 @@ class Command:
         self.module = module
         """The module under ``statki_net.cli`` whose ``add`` adds this command's parser."""
         self.help = help
+        """English, marked for the catalog; shown as ``_(command.help)``."""
 
     def __repr__(self) -> str:
         return f"Command({self.name!r}, {self.module!r}, {self.help!r})"
 
 
 COMMANDS = (
-    Command("fleet", "fleet", "draw or check a fleet"),
-    Command("play", "play", "play against the computer"),
-    Command("selfplay", "selfplay", "two computer players over loopback TCP; prints a summary"),
-    Command("host", "netplay", "host a game: print an invite and wait for a guest"),
-    Command("join", "netplay", "join a game from its invite (statki://...)"),
-    Command("resume", "resume", "list unfinished games, or pick one up after its program stopped"),
+    Command("fleet", "fleet", N_("draw or check a fleet")),
+    Command("play", "play", N_("play against the computer")),
+    Command("selfplay", "selfplay", N_("two computer players over loopback TCP; prints a summary")),
+    Command("host", "netplay", N_("host a game: print an invite and wait for a guest")),
+    Command("join", "netplay", N_("join a game from its invite (statki://...)")),
+    Command(
+        "resume", "resume", N_("list unfinished games, or pick one up after its program stopped")
+    ),
     Command(
         "daemon",
         "daemon",
-        "the long-running peer: many games at once, driven over a control socket",
+        N_("the long-running peer: many games at once, driven over a control socket"),
     ),
     Command(
         "doctor",
         "doctor",
-        "what a host sees of the internet: its addresses, the router, a test port mapping",
+        N_("what a host sees of the internet: its addresses, the router, a test port mapping"),
     ),
-    Command("verify", "verify", "check game logs as a referee"),
+    Command("verify", "verify", N_("check game logs as a referee")),
     Command(
         "conformance",
         "conformance",
-        "test another implementation's peer against SPEC.md, case by case",
+        N_("test another implementation's peer against SPEC.md, case by case"),
     ),
     Command(
         "tournament",
         "tournament",
-        "a tournament's standings, crosstable, games and ratings, from its logs",
+        N_("a tournament's standings, crosstable, games and ratings, from its logs"),
     ),
-    Command("id", "identity", "print your key fingerprint"),
-    Command("history", "history", "list the games you played"),
-    Command("stats", "history", "who wins most often, per opponent and per rules"),
-    Command("bench", "bench", "measure the computer players"),
-    Command("sheet", "paper", "write an A4 PDF with the boards for a game on paper"),
-    Command("record", "paper", "print a finished game as a record to keep, or write it as a PDF"),
+    Command("id", "identity", N_("print your key fingerprint")),
+    Command("history", "history", N_("list the games you played")),
+    Command("stats", "history", N_("who wins most often, per opponent and per rules")),
+    Command("bench", "bench", N_("measure the computer players")),
+    Command("sheet", "paper", N_("write an A4 PDF with the boards for a game on paper")),
+    Command(
+        "record", "paper", N_("print a finished game as a record to keep, or write it as a PDF")
+    ),
     Command(
         "analyze",
         "analyze",
-        "after a game: the best shot at every move, and how hard each fleet was",
+        N_("after a game: the best shot at every move, and how hard each fleet was"),
     ),
 )
 

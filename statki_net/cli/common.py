@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from statki_net.store.home import home_dir
+from statki_net.store.language import _
 
 # Not ``typing.TYPE_CHECKING``: ``statki --help`` loads this module, and needs nothing
 # of ``typing`` (mypy takes any name ``TYPE_CHECKING`` as true).
@@ -29,12 +30,12 @@ AddCommand = Callable[[Subcommands], None]
 
 def non_negative(text: str) -> int:
     """An argument's whole number, 0 or more (argparse names the option when it is not)."""
-    return _at_least(text, 0, f"{text!r} is not a whole number of 0 or more")
+    return _at_least(text, 0, _("{text!r} is not a whole number of 0 or more").format(text=text))
 
 
 def positive(text: str) -> int:
     """An argument's whole number, 1 or more."""
-    return _at_least(text, 1, f"{text!r} is not a whole number of 1 or more")
+    return _at_least(text, 1, _("{text!r} is not a whole number of 1 or more").format(text=text))
 
 
 def _at_least(text: str, lowest: int, refusal: str) -> int:
@@ -55,7 +56,7 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
         "--rules",
         default="classic",
         metavar="NAME",
-        help=f"rules preset, or presets joined by + ({', '.join(PRESETS)})",
+        help=_("rules preset, or presets joined by + ({join})").format(join=", ".join(PRESETS)),
     )
 
 
@@ -64,8 +65,10 @@ def custom_rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--custom-rules",
         action="store_true",
-        help="consider rules that are no preset nor a combination of presets"
-        " (by default they are declined)",
+        help=_(
+            "consider rules that are no preset nor a combination of presets"
+            " (by default they are declined)"
+        ),
     )
 
 
@@ -78,7 +81,7 @@ def move_limit_argument(parser: argparse.ArgumentParser) -> None:
         dest="move_timeout",
         type=float,
         metavar="SECONDS",
-        help="the longest a move may take, and a reveal (60 to 86400 seconds; default 120)",
+        help=_("the longest a move may take, and a reveal (60 to 86400 seconds; default 120)"),
     )
 
 
@@ -98,8 +101,9 @@ def limits_of(seconds: float | None) -> Limits | None:
     ms = round(seconds * 1000)
     if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
         raise UsageError(
-            f"--move-timeout must be between {MIN_MOVE_MS // 1000}"
-            f" and {MAX_LIMIT_MS // 1000} seconds"
+            _("--move-timeout must be between {least} and {most} seconds").format(
+                least=MIN_MOVE_MS // 1000, most=MAX_LIMIT_MS // 1000
+            )
         )
     return Limits(move_ms=ms, reveal_ms=ms)
 
@@ -110,8 +114,10 @@ def placement_argument(parser: argparse.ArgumentParser) -> None:
         "--placement",
         default=None,
         choices=["random", "hard"],
-        help="the computer's fleet: uniformly random, or hard for density to find"
-        " (default: its strength's, random for a --bot strategy)",
+        help=_(
+            "the computer's fleet: uniformly random, or hard for density to find"
+            " (default: its strength's, random for a --bot strategy)"
+        ),
     )
 
 
@@ -124,8 +130,10 @@ def strength_argument(parser: argparse.ArgumentParser) -> None:
         "--strength",
         default=None,
         choices=[strength.value for strength in Strength],
-        help="how well the computer plays: easy and medium make a person's mistakes"
-        f" (default {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)",
+        help=_(
+            "how well the computer plays: easy and medium make a person's mistakes (default"
+            " {DEFAULT_STRENGTH}; --bot STRATEGY plays a strategy instead)"
+        ).format(DEFAULT_STRENGTH=DEFAULT_STRENGTH),
     )
 
 
@@ -159,8 +167,10 @@ def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
         metavar="DIR",
         dest=dest,
         default=None,
-        help="statki's directory for the key, logs and history "
-        "(default: $STATKI_HOME, else ~/.local/share/statki)",
+        help=_(
+            "statki's directory for the key, logs and history "
+            "(default: $STATKI_HOME, else ~/.local/share/statki)"
+        ),
     )
 
 
@@ -170,8 +180,10 @@ NAME_QUESTION = "Your name, as opponents will see it (asked once, kept for the n
 def name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--name",
-        help="the name your opponent sees, for this game"
-        " (default: the one you gave the first time you played)",
+        help=_(
+            "the name your opponent sees, for this game"
+            " (default: the one you gave the first time you played)"
+        ),
     )
 
 

@@ -30,6 +30,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.protocol.wire import Limits
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity, my_fingerprint
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
@@ -39,18 +40,22 @@ def add(commands: Subcommands) -> None:
         action="append",
         default=[],
         metavar="HOST:PORT",
-        help=f"where to listen for peers (default: every address, port {DEFAULT_PORT})",
+        help=_("where to listen for peers (default: every address, port {DEFAULT_PORT})").format(
+            DEFAULT_PORT=DEFAULT_PORT
+        ),
     )
     parser.add_argument(
         "--bot",
         metavar="STRATEGY",
-        help=f"accept every challenge and play it ({', '.join(STRATEGIES)}, or a strength)",
+        help=_("accept every challenge and play it ({join}, or a strength)").format(
+            join=", ".join(STRATEGIES)
+        ),
     )
     strength_argument(parser)
     placement_argument(parser)
     rules_argument(parser)
     home_argument(parser)
-    parser.add_argument("--name", default="statki daemon", help="the name opponents see")
+    parser.add_argument("--name", default="statki daemon", help=_("the name opponents see"))
     move_limit_argument(parser)
     custom_rules_argument(parser)
     map_argument(parser)

@@ -16,6 +16,7 @@ from statki_net.game.fleet import (
 )
 from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import ruleset_named
+from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_stdin_text, read_user_text
 
 MAX_FLEET_TEXT = 16 * 1024 * 1024
@@ -25,12 +26,14 @@ MAX_FLEET_TEXT = 16 * 1024 * 1024
 def add(commands: Subcommands) -> None:
     fleet = commands.add_parser("fleet")
     actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
-    draw = actions.add_parser("random", help="print a random legal fleet")
+    draw = actions.add_parser("random", help=_("print a random legal fleet"))
     rules_argument(draw)
-    draw.add_argument("--seed", type=int, default=None, help="seed for a repeatable fleet")
+    draw.add_argument("--seed", type=int, default=None, help=_("seed for a repeatable fleet"))
     draw.set_defaults(run=_fleet_random)
-    check = actions.add_parser("check", help="check a fleet written one ship a line")
-    check.add_argument("file", metavar="FILE", help="the fleet's text form; - for standard input")
+    check = actions.add_parser("check", help=_("check a fleet written one ship a line"))
+    check.add_argument(
+        "file", metavar="FILE", help=_("the fleet's text form; - for standard input")
+    )
     rules_argument(check)
     check.set_defaults(run=_fleet_check)
 
@@ -54,15 +57,21 @@ def _fleet_check(args: argparse.Namespace) -> int:
     try:
         fleet, problems = read_fleet_text(rules, text)
     except FleetTextError as error:
-        print(f"statki: cannot read the fleet: {error}", file=sys.stderr)
+        print(_("statki: cannot read the fleet: {error}").format(error=error), file=sys.stderr)
         return EXIT_BAD_INPUT
-    problems += fleet_problems(rules, fleet)
+    problems += fleet_problems(rules, fleet, words())
     if not problems:
-        print(f"legal fleet for {args.rules}")
+        print(_("legal fleet for {rules}").format(rules=args.rules))
         return EXIT_OK
     for problem in problems:
         print(problem.message)
-    print(f"{len(problems)} problem(s): not a legal fleet for {args.rules}")
+    print(
+        ngettext(
+            "{n} problem(s): not a legal fleet for {rules}",
+            "{n} problem(s): not a legal fleet for {rules}",
+            len(problems),
+        ).format(n=len(problems), rules=args.rules)
+    )
     return EXIT_FOUND
 
 

@@ -10,23 +10,24 @@ from datetime import datetime
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
 from statki_net.store.home import home_path
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
     history = commands.add_parser("history")
     home_argument(history)
-    history.add_argument("--json", action="store_true", help="print JSON for tools")
+    history.add_argument("--json", action="store_true", help=_("print JSON for tools"))
     history.add_argument(
         "--limit",
         type=non_negative,
         default=1000,
         metavar="N",
-        help="the latest N games (default 1000)",
+        help=_("the latest N games (default 1000)"),
     )
     history.set_defaults(run=_history)
     stats = commands.add_parser("stats")
     home_argument(stats)
-    stats.add_argument("--json", action="store_true", help="print JSON for tools")
+    stats.add_argument("--json", action="store_true", help=_("print JSON for tools"))
     stats.set_defaults(run=_stats)
 
 
@@ -40,11 +41,11 @@ def _history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([asdict(game) for game in games], indent=2))
     elif not games:
-        print(f"no games recorded yet (history: {home / DB_FILE})")
+        print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
     else:
         for game in games:
             print(_game_line(game))
-            print(f"    {game.verdict or 'no verdict: the game never ended'}")
+            print("    " + (game.verdict or _("no verdict: the game never ended")))
             print(f"    log: {game.log_path}")
         print(f"{len(games)} game(s)")
     return EXIT_OK
@@ -80,15 +81,15 @@ def _stats(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2))
         return EXIT_OK
     if not rules:
-        print(f"no games recorded yet (history: {home / DB_FILE})")
+        print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
         return EXIT_OK
-    print(f"all games: {_score(_total(rules))}")
+    print(_("all games: {score}").format(score=_score(_total(rules))))
     print()
-    print("per opponent (you : them):")
+    print(_("per opponent (you : them):"))
     for tally in opponents:
         print(f"  {tally.label or 'someone'} [{tally.key}]: {_score(tally)}")
     print()
-    print("per rules (you : them):")
+    print(_("per rules (you : them):"))
     for tally in rules:
         print(f"  {tally.label}: {_score(tally)}")
     return EXIT_OK

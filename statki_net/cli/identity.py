@@ -7,6 +7,7 @@ import sys
 
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, home_of
 from statki_net.store.identity import KEY_FILE, load_identity, my_fingerprint
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
@@ -20,6 +21,9 @@ def _id(args: argparse.Namespace) -> int:
     new = not (home / KEY_FILE).exists()
     fingerprint = my_fingerprint(load_identity(home))
     if new:
-        print(f"statki: created a new identity key in {home / KEY_FILE}", file=sys.stderr)
+        print(
+            _("statki: created a new identity key in {path}").format(path=home / KEY_FILE),
+            file=sys.stderr,
+        )
     print(fingerprint)
     return EXIT_OK

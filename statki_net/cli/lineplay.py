@@ -30,6 +30,7 @@ from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
@@ -38,12 +39,13 @@ from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Role
+from statki_net.store.language import _, ngettext, words
 
 RESIGN_WORDS = ("resign", "quit")
 SAY_WORD = "say"
 MUTE_WORD = "mute"
 UNMUTE_WORD = "unmute"
-TALK_HINT = "talk: say TEXT; mute / unmute the opponent"
+TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
@@ -91,7 +93,7 @@ class LocalHandle:
 
     def _told(self, notice: Notice) -> None:
         # Drawn now, as the notice is told: by the time it is read the game may be further on.
-        told = shown(notice, self.conn.session) if self.draw_boards else Shown(notice)
+        told = shown(notice, self.conn.session, words()) if self.draw_boards else Shown(notice)
         self.queue.put_nowait(told)
 
     async def next_notice(self) -> Shown | None:
@@ -223,11 +225,13 @@ def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
     squares = tuple(parse_square(word, size) for word in words)
     if len(squares) != due:
         raise UsageError(
-            f"fire exactly {due} shot{'s' if due != 1 else ''}, not {len(squares)}"
-            + (": squares separated by spaces, like A1 B2" if due > 1 else ": like C7")
+            ngettext(
+                "fire exactly {due} shot, not {count}", "fire exactly {due} shots, not {count}", due
+            ).format(due=due, count=len(squares))
+            + (_(": squares separated by spaces, like A1 B2") if due > 1 else _(": like C7"))
         )
     if len(set(squares)) != len(squares):
-        raise UsageError("the same square twice in one salvo")
+        raise UsageError(_("the same square twice in one salvo"))
     return squares
 
 
@@ -241,20 +245,38 @@ def describe_rules(notice: notices.Rules, me: Role = Role.GUEST) -> list[str]:
     fleet = ",".join(str(length) for length in rules.fleet)
     limits = notice.limits
     lines = [
-        f"rules: {notice.name} (fleet {fleet}; touching {rules.touching.value};"
-        f" turns {rules.turns.value}); {limits.move_ms // 1000} s a move,"
-        f" {limits.reveal_ms // 1000} s for the reveal"
+        _(
+            "rules: {name} (fleet {fleet}; touching {touching}; turns {turns}); {move} s a move,"
+            " {reveal} s for the reveal"
+        ).format(
+            name=notice.name,
+            fleet=fleet,
+            touching=rules.touching.value,
+            turns=rules.turns.value,
+            move=limits.move_ms // 1000,
+            reveal=limits.reveal_ms // 1000,
+        )
     ]
     match = notice.presets
     if match.custom:
-        lines.append(f"these rules are no preset; they depart from {match.nearest} in:")
+        lines.append(
+            _("these rules are no preset; they depart from {nearest} in:").format(
+                nearest=match.nearest
+            )
+        )
         lines += [f"  {difference}" for difference in match.differences()]
     first = notice.first
     if first is None:
-        lines.append("who shoots first: a coin toss decides")
+        lines.append(_("who shoots first: a coin toss decides"))
     else:
-        who = "you shoot" if first is me else f"the {first.value} shoots"
-        lines.append(f"who shoots first: {who} first (agreed, no coin toss)")
+        who = (
+            _("you shoot")
+            if first is me
+            else _("the host shoots")
+            if first is Role.HOST
+            else _("the guest shoots")
+        )
+        lines.append(_("who shoots first: {who} first (agreed, no coin toss)").format(who=who))
     return lines
 
 
@@ -263,13 +285,17 @@ CUSTOM_RULES_DECLINED = (
     " unless --custom-rules admits others"
 )
 
-RESULT_WORDS = {Result.WON: "you won", Result.LOST: "you lost", Result.NONE: "no winner"}
+RESULT_WORDS = {
+    Result.WON: N_("you won"),
+    Result.LOST: N_("you lost"),
+    Result.NONE: N_("no winner"),
+}
 
 REVEALED_NEXT = {
-    (End.SUNK, Result.WON): "you sank every ship",
-    (End.SUNK, Result.LOST): "your last ship sank",
-    (End.RESIGNED, Result.WON): "the opponent resigned",
-    (End.RESIGNED, Result.LOST): "you resigned",
+    (End.SUNK, Result.WON): N_("you sank every ship"),
+    (End.SUNK, Result.LOST): N_("your last ship sank"),
+    (End.RESIGNED, Result.WON): N_("the opponent resigned"),
+    (End.RESIGNED, Result.LOST): N_("you resigned"),
 }
 """How a battle ended that the reveals may still turn (a finding makes it ``cheated``)."""
 
@@ -278,13 +304,13 @@ def battle_over_words(result: Result, end: End) -> str:
     """The battle's end as it stands, never as the game's result: that comes from the log."""
     how = REVEALED_NEXT.get((end, result))
     if how is None:
-        return f"the battle is over ({end.value})"
-    return f"the battle is over: {how}; the fleets are revealed and checked"
+        return _("the battle is over ({end})").format(end=end.value)
+    return _("the battle is over: {how}; the fleets are revealed and checked").format(how=_(how))
 
 
 RESULT_SENTENCES = {
-    (End.RESIGNED, Result.WON): "you won: the opponent resigned",
-    (End.RESIGNED, Result.LOST): "you lost: you resigned",
+    (End.RESIGNED, Result.WON): N_("you won: the opponent resigned"),
+    (End.RESIGNED, Result.LOST): N_("you lost: you resigned"),
 }
 """Results that ``you won (resigned)`` would tell the wrong way round (who resigned?)."""
 
@@ -293,9 +319,11 @@ def result_words(closed: notices.Closed) -> str:
     """The game's result as the referee finds it in this side's log: ``you won (sunk)``."""
     if closed.end is None:
         standing = closed.standing.value if closed.standing else "no log"
-        return f"no result ({standing})"
+        return _("no result ({standing})").format(standing=standing)
     sentence = RESULT_SENTENCES.get((closed.end, closed.result))
-    return sentence or f"{RESULT_WORDS[closed.result]} ({closed.end.value})"
+    if sentence is not None:
+        return _(sentence)
+    return f"{_(RESULT_WORDS[closed.result])} ({_(closed.end.value)})"
 
 
 class PromptPlayer:
@@ -367,10 +395,17 @@ class PromptPlayer:
         match notice:
             case notices.Hello(name=name, key=key, address=address):
                 where = f" from {address}" if address else ""
-                self.say(f"opponent: {name or '(no name)'} [{key}]{where}")
+                self.say(
+                    _("opponent: {name} [{key}]{where}").format(
+                        name=name or _("(no name)"), key=key, where=where
+                    )
+                )
                 self.opponent = name or self.opponent
             case notices.Talk(mine=mine, text=text) if self._shows(notice):
-                self.say(f"you said: {text}" if mine else f"{self.opponent} says: {text}")
+                if mine:
+                    self.say(_("you said: {text}").format(text=text))
+                else:
+                    self.say(_("{name} says: {text}").format(name=self.opponent, text=text))
             case notices.Rules():
                 for line in describe_rules(notice):
                     self.say(line)
@@ -383,9 +418,9 @@ class PromptPlayer:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
-                self.say("you shoot first" if you_first else "your opponent shoots first")
+                self.say(_("you shoot first") if you_first else _("your opponent shoots first"))
                 if self.lines is not None and not self.quiet:
-                    self.say(TALK_HINT)
+                    self.say(_(TALK_HINT))
                 if not self.quiet:
                     self.say(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
@@ -394,21 +429,31 @@ class PromptPlayer:
                     await self._discard_typed_out_of_turn()
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
-                self.say(f"{'you' if mine else 'they'} fired {' '.join(squares)}: {answer}")
+                self.say(
+                    (
+                        _("you fired {squares}: {answer}")
+                        if mine
+                        else _("they fired {squares}: {answer}")
+                    ).format(squares=" ".join(squares), answer=answer)
+                )
                 self.say(boards)
-            case notices.Lost(detail=detail, wait_ms=wait_ms):
-                self.say(f"connection lost: {detail}")
+            case notices.Lost(detail=detail, wait_ms=wait_ms, spoken=spoken):
+                self.say(_("connection lost: {detail}").format(detail=spoken or detail))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Reconnecting() | notices.Reconnected():
-                self.say(notice.detail)
+                self.say(notice.words_in(words()))
             case notices.Over(result=result, end=end):
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
             case Failed(detail=detail, by_peer=by_peer):
                 self.failure = notice
-                who = "the opponent" if by_peer else "this side"
-                self.say(f"the game stopped: {who} reported {notice.code_text}: {detail}")
+                who = _("the opponent") if by_peer else _("this side")
+                self.say(
+                    _("the game stopped: {who} reported {code_text}: {detail}").format(
+                        who=who, code_text=notice.code_text, detail=detail
+                    )
+                )
             case notices.Closed(verdict=verdict, log=log):
                 self.closed = notice
                 self.say(result_words(notice))
@@ -492,7 +537,7 @@ class PromptPlayer:
     async def _decide(self, notice: notices.Rules) -> None:
         rules = notice.rules
         while True:
-            answer = await self._ask("play by these rules? [y/n] ")
+            answer = await self._ask(_("play by these rules? [y/n] "))
             if isinstance(answer, Interrupted):
                 return
             if await self._talked(answer):
@@ -504,22 +549,25 @@ class PromptPlayer:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:
-                    self.say(f"your fleet does not fit these rules: {error}")
+                    self.say(_("your fleet does not fit these rules: {error}").format(error=error))
                     await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
                     return
                 await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
                 return
-            self.say("answer y or n")
+            self.say(_("answer y or n"))
 
     async def _turn(self, due: int) -> None:
         """Ask for a volley until one is fired; give up asking if the game moves on."""
-        plural = "s" if due != 1 else ""
         while True:
-            line = await self._ask(f"your shot{plural} ({due}), or resign: ")
+            line = await self._ask(
+                ngettext(
+                    "your shot ({due}), or resign: ", "your shots ({due}), or resign: ", due
+                ).format(due=due)
+            )
             if isinstance(line, Interrupted):
                 return
             if line is None:
-                self.say("no more input: resigning")
+                self.say(_("no more input: resigning"))
                 self._owed = None
                 await self._quietly(self.handle.resign())
                 return
@@ -549,8 +597,9 @@ class PromptPlayer:
         dropped = [line for line in await self.lines.discard_typed() if line]
         if dropped:
             self.say(
-                f"! Not fired: {' / '.join(dropped)}, typed during the opponent's turn;"
-                " type your shot now."
+                _(
+                    "! Not fired: {join}, typed during the opponent's turn; type your shot now."
+                ).format(join=" / ".join(dropped))
             )
 
     def _warn_of_repeats(self, volley: tuple[int, ...]) -> bool:
@@ -565,14 +614,18 @@ class PromptPlayer:
         if again:
             names = ", ".join(square_name(square, self.size) for square in again)
             self.say(
-                f"! You have fired at {names} before, and a shot there again counts as a miss;"
-                " type the same again to fire anyway."
+                _(
+                    "! You have fired at {names} before, and a shot there again counts as a miss;"
+                    " type the same again to fire anyway."
+                ).format(names=names)
             )
         if empty:
             names = ", ".join(square_name(square, self.size) for square in empty)
             self.say(
-                f"! {names}: no ship can be there, beside a ship already sunk;"
-                " type the same again to fire anyway."
+                _(
+                    "! {names}: no ship can be there, beside a ship already sunk; type the same"
+                    " again to fire anyway."
+                ).format(names=names)
             )
         return True
 

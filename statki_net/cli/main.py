@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -18,6 +19,9 @@ try:
     from statki_net.cli.commands import BY_NAME, COMMANDS, adder
     from statki_net.cli.common import EXIT_BAD_INPUT, home_argument
     from statki_net.game.errors import StatkiError
+    from statki_net.game.words import N_
+    from statki_net.store import language
+    from statki_net.store.language import _, ngettext
     from statki_net.version import SOFTWARE
 except KeyboardInterrupt:
     print("statki: interrupted", file=sys.stderr)
@@ -35,6 +39,9 @@ class Terminated(KeyboardInterrupt):
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     before = _on_sigterm_as_on_ctrl_c()
+    # The one place the language is chosen: before the parser, whose help is translated.
+    language.speak(_language_asked(argv) or language.from_locale(os.environ))
+    _argparse_speaks()
     try:
         args = build_parser(argv).parse_args(argv)
         if getattr(args, "home", None) is None:
@@ -44,15 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except KeyboardInterrupt:  # Terminated too
         if _terminated:
-            print("statki: terminated", file=sys.stderr)
+            print(_("statki: terminated"), file=sys.stderr)
             return EXIT_TERMINATED
-        print("statki: interrupted", file=sys.stderr)
+        print(_("statki: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except StatkiError as error:
         print(f"statki: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except UnicodeDecodeError as error:
-        print(f"statki: not a text file: {error.reason}", file=sys.stderr)
+        print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as error:
         where = f": {error.filename}" if error.filename else ""
@@ -108,9 +115,14 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     Only the command being run loads its module (and what that imports).
     """
     parser = argparse.ArgumentParser(
-        prog="statki", description="Battleship of Polish school notebooks, peer to peer."
+        prog="statki", description=_("Battleship of Polish school notebooks, peer to peer.")
     )
     parser.add_argument("--version", action="version", version=SOFTWARE)
+    parser.add_argument(
+        "--lang",
+        choices=language.LANGUAGES,
+        help=_("the language to speak (default: from LC_ALL, LC_MESSAGES or LANG; else en)"),
+    )
     home_argument(parser, dest="home_before")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _command_word(argv)
@@ -118,15 +130,64 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         adder(BY_NAME[chosen])(commands)
     for command in COMMANDS:
         if command.name not in commands.choices:
-            commands.add_parser(command.name, help=command.help)
+            commands.add_parser(command.name, help=_(command.help))
     return parser
 
 
-def _command_word(argv: Sequence[str]) -> str | None:
-    """The command's name: the first word that is no option nor the value of ``--home``."""
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("options"),
+    N_("positional arguments"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("the following arguments are required: %s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+)
+"""argparse's own words that a person meets (its usage, its errors), in statki's catalog."""
+
+
+def _argparse_speaks() -> None:
+    """argparse says its words through gettext's global domain, which knows nothing of
+    ``--lang``: it is given statki's instead (its module-level ``_`` and ``ngettext``)."""
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
+
+
+def _language_asked(argv: Sequence[str]) -> str | None:
+    """The language of ``--lang`` before the command, when it names one statki speaks
+    (any other value is left to the parser, which says what it takes)."""
     words = iter(argv)
     for word in words:
         if word == "--home":
+            next(words, None)
+            continue
+        if word == "--lang":
+            asked = next(words, None)
+        elif word.startswith("--lang="):
+            asked = word.removeprefix("--lang=")
+        elif word.startswith("-"):
+            continue
+        else:
+            return None
+        return asked if asked in language.LANGUAGES else None
+    return None
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command's name: the first word that is no option nor the value of ``--home``
+    or ``--lang``."""
+    words = iter(argv)
+    for word in words:
+        if word in ("--home", "--lang"):
             next(words, None)
         elif not word.startswith("-"):
             return word

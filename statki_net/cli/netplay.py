@@ -78,6 +78,7 @@ from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
+from statki_net.store.language import _
 from statki_net.store.unfinished import SecretKeeper
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
@@ -99,23 +100,23 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         metavar="STRATEGY",
-        help=f"let the computer play this side ({', '.join(STRATEGIES)})",
+        help=_("let the computer play this side ({join})").format(join=", ".join(STRATEGIES)),
     )
     placement_argument(parser)
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="a line prompt instead of the full screen (scripts, screen readers)",
+        help=_("a line prompt instead of the full screen (scripts, screen readers)"),
     )
     parser.add_argument(
-        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+        "--fleet", metavar="FILE", help=_("your fleet, one ship a line (default: random)")
     )
     move_limit_argument(parser)
     parser.add_argument(
         "--no-bell",
         dest="bell",
         action="store_false",
-        help="no terminal bell when your turn begins on the full screen",
+        help=_("no terminal bell when your turn begins on the full screen"),
     )
 
 
@@ -127,19 +128,21 @@ def add(commands: Subcommands) -> None:
         "--port",
         type=int,
         default=DEFAULT_PORT,
-        help=f"port to listen on (default {DEFAULT_PORT}; 0: any)",
+        help=_("port to listen on (default {DEFAULT_PORT}; 0: any)").format(
+            DEFAULT_PORT=DEFAULT_PORT
+        ),
     )
     host.add_argument(
         "--advertise",
         action="append",
         default=[],
         metavar="HOST[:PORT]",
-        help="an address others reach you at (a router's forwarded port, a public IPv6 address)",
+        help=_("an address others reach you at (a router's forwarded port, a public IPv6 address)"),
     )
     host.add_argument(
         "--open",
         action="store_true",
-        help="admit anyone, without the invite's secret (a LAN: a bare HOST:PORT joins)",
+        help=_("admit anyone, without the invite's secret (a LAN: a bare HOST:PORT joins)"),
     )
     map_argument(host)
     player_arguments(host)
@@ -149,7 +152,7 @@ def add(commands: Subcommands) -> None:
         "invite",
         nargs="+",
         metavar="INVITE",
-        help="the host's invite, or a bare HOST:PORT (copied over several lines, it is joined)",
+        help=_("the host's invite, or a bare HOST:PORT (copied over several lines, it is joined)"),
     )
     custom_rules_argument(join)
     player_arguments(join)
@@ -260,8 +263,10 @@ def _join(args: argparse.Namespace) -> int:
     invite = parse_invite("".join(args.invite))
     if invite.key is None:
         print(
-            "statki: warning: a bare address cannot be authenticated;"
-            " whoever answers there plays as the host",
+            _(
+                "statki: warning: a bare address cannot be authenticated;"
+                " whoever answers there plays as the host"
+            ),
             file=sys.stderr,
         )
     return asyncio.run(_join_game(player, invite))
@@ -288,7 +293,7 @@ async def _host_game(
             request["advertise"] = advertise
             request["open"] = open_to_anyone
             reply = await client.request("host", **request)
-            _print_invite(reply["invite"], "the daemon hosts the game")
+            _print_invite(reply["invite"], _("the daemon hosts the game"))
             return await _play(player, RemoteHandle(client, reply["game"]), rules)
         finally:
             await client.close()
@@ -309,7 +314,8 @@ async def _host_game(
         )
         tell_reach(outcome, bound[0][1], addresses)
         invite = format_invite(addresses, public_key_bytes(key), door.secret)
-        _print_invite(invite, "listening on " + ", ".join(format_address(a) for a in bound))
+        listening = ", ".join(format_address(a) for a in bound)
+        _print_invite(invite, _("listening on {addresses}").format(addresses=listening))
         if player.on_screen:
             session = player.session(Role.HOST, key, rules=rules, admit=door.admit)
             return await _host_on_screen(
@@ -483,7 +489,9 @@ class HostReunion:
                 admitted = await self.arrived.get()
         except TimeoutError:
             raise UsageError(
-                f"{who} did not come back for the rematch within {seconds:g} s"
+                _("{who} did not come back for the rematch within {seconds:g} s").format(
+                    who=who, seconds=seconds
+                )
             ) from None
         finally:
             self.close()
@@ -566,12 +574,15 @@ async def _daemon_of(home: Path) -> ControlClient | None:
     try:
         return await ControlClient.connect(home)
     except UntrustedSocket as error:
-        print(f"statki: not using the daemon's socket: {error}; playing here", file=sys.stderr)
+        print(
+            _("statki: not using the daemon's socket: {error}; playing here").format(error=error),
+            file=sys.stderr,
+        )
         return None
 
 
 def _print_invite(invite: str, where: str) -> None:
-    print(f"{where}; give your opponent this invite:", flush=True)
+    print(_("{where}; give your opponent this invite:").format(where=where), flush=True)
     print(invite, flush=True)
 
 
@@ -734,7 +745,7 @@ async def _on_screen(
     finally:
         history.close()
     if not outcomes:
-        print("statki: you left before the game began", file=sys.stderr)
+        print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
     for outcome in outcomes:
         if outcome.verdict is not None:
@@ -772,13 +783,15 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
         print(
-            "statki: the host turned this guest away (not-invited):"
-            " check that you have the whole invite line, secret included",
+            _(
+                "statki: the host turned this guest away (not-invited):"
+                " check that you have the whole invite line, secret included"
+            ),
             file=sys.stderr,
         )
         return EXIT_FOUND
     if end not in FINISHED:
-        said = end.value if end else "no ending"
-        print(f"statki: the game did not finish: {why or said}", file=sys.stderr)
+        said = end.value if end else _("no ending")
+        print(_("statki: the game did not finish: {why}").format(why=why or said), file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
 from statki_net.game.rules import Ruleset, describe, ruleset_named
+from statki_net.store.language import _, words
 from statki_net.store.userfile import read_user_file, write_user_file
 
 if TYPE_CHECKING:
@@ -39,12 +40,12 @@ def add(commands: Subcommands) -> None:
         "-o",
         default=SHEET_FILE,
         metavar="FILE",
-        help=f"the PDF to write (default {SHEET_FILE})",
+        help=_("the PDF to write (default {SHEET_FILE})").format(SHEET_FILE=SHEET_FILE),
     )
     sheet.set_defaults(run=_sheet)
     record = commands.add_parser("record")
-    record.add_argument("log", metavar="LOG", help="the log of a game")
-    record.add_argument("--pdf", metavar="FILE", help="also write the record to FILE, on A4")
+    record.add_argument("log", metavar="LOG", help=_("the log of a game"))
+    record.add_argument("--pdf", metavar="FILE", help=_("also write the record to FILE, on A4"))
     record.set_defaults(run=_record)
 
 
@@ -54,7 +55,11 @@ def add(commands: Subcommands) -> None:
 def _sheet(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
     write_user_file(args.output, sheet_pdf(rules))
-    print(f"wrote {args.output}: two games of {describe(rules).name} on one A4 page")
+    print(
+        _("wrote {output}: two games of {name} on one A4 page").format(
+            output=args.output, name=describe(rules, words()).name
+        )
+    )
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ from statki_net.cli.common import (
 )
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
@@ -23,19 +24,21 @@ def add(commands: Subcommands) -> None:
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     play.add_argument(
-        "--bot", default=None, metavar="STRATEGY", help="the computer's strategy, no mistakes"
+        "--bot", default=None, metavar="STRATEGY", help=_("the computer's strategy, no mistakes")
     )
     strength_argument(play)
     placement_argument(play)
     play.add_argument(
         "--plain",
         action="store_true",
-        help="a line prompt instead of the full screen (scripts, screen readers)",
+        help=_("a line prompt instead of the full screen (scripts, screen readers)"),
     )
     name_argument(play)
-    play.add_argument("--seed", type=int, default=None, help="seed for repeatable fleets and aim")
     play.add_argument(
-        "--fleet", metavar="FILE", help="your fleet, one ship a line (default: random)"
+        "--seed", type=int, default=None, help=_("seed for repeatable fleets and aim")
+    )
+    play.add_argument(
+        "--fleet", metavar="FILE", help=_("your fleet, one ship a line (default: random)")
     )
     home_argument(play)
     play.set_defaults(run=_play)

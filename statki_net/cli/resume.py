@@ -32,6 +32,7 @@ from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
+from statki_net.store.language import _
 from statki_net.store.recorder import GameRecorder
 from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinished, unfinished_games
 
@@ -39,7 +40,7 @@ from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinishe
 def add(commands: Subcommands) -> None:
     resume = commands.add_parser("resume")
     resume.add_argument(
-        "game", nargs="?", metavar="GAME", help="the game's id, or its first characters"
+        "game", nargs="?", metavar="GAME", help=_("the game's id, or its first characters")
     )
     player_arguments(resume)
     map_argument(resume)
@@ -53,7 +54,7 @@ def _resume(args: argparse.Namespace) -> int:
         return _list(player)
     kept = find_unfinished(player.home, args.game)
     if not kept.log.is_file():
-        raise UsageError(f"the game's log {kept.log} is gone")
+        raise UsageError(_("the game's log {log} is gone").format(log=kept.log))
     contents = read_log(kept.log.read_bytes())
     session = Session.restore(
         kept.role,
@@ -64,14 +65,19 @@ def _resume(args: argparse.Namespace) -> int:
         entropy=secrets.token_bytes,
         said=next_say(contents, kept.role),
     )
-    print(f"resuming game {kept.game[:16]} as the {kept.role}; log: {kept.log}", flush=True)
+    print(
+        _("resuming game {game} as the {role}; log: {log}").format(
+            game=kept.game[:16], role=_(str(kept.role)), log=kept.log
+        ),
+        flush=True,
+    )
     return asyncio.run(_carry_on(player, kept, session, map_port=wants_map(args)))
 
 
 def _list(player: Player) -> int:
     games = unfinished_games(player.home)
     if not games:
-        print("no unfinished games")
+        print(_("no unfinished games"))
         return EXIT_OK
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))

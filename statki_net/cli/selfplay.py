@@ -19,24 +19,29 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.selfplay import selfplay
 from statki_net.store.home import private_folder
+from statki_net.store.language import _
 
 
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("selfplay")
     rules_argument(parser)
-    parser.add_argument("--games", type=int, default=10, metavar="N", help="games to play")
+    parser.add_argument("--games", type=int, default=10, metavar="N", help=_("games to play"))
     parser.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="seed for repeatable games"
+        "--seed", type=int, default=0, metavar="S", help=_("seed for repeatable games")
     )
     parser.add_argument(
         "--bot",
         default=None,
         metavar="STRATEGY",
-        help=f"the strategy both sides play ({', '.join(STRATEGIES)}), instead of a strength",
+        help=_("the strategy both sides play ({join}), instead of a strength").format(
+            join=", ".join(STRATEGIES)
+        ),
     )
     strength_argument(parser)
     placement_argument(parser)
-    parser.add_argument("--log-dir", metavar="DIR", help="write each side's log of each game here")
+    parser.add_argument(
+        "--log-dir", metavar="DIR", help=_("write each side's log of each game here")
+    )
     parser.set_defaults(run=_selfplay)
 
 

@@ -44,6 +44,7 @@ from statki_net.referee.tournament import (
     sort_games,
     summarize,
 )
+from statki_net.store.language import _
 from statki_net.store.userfile import read_user_text
 
 T = TypeVar("T")
@@ -52,49 +53,66 @@ T = TypeVar("T")
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser(
         "tournament",
-        description="The standings, crosstable, games and ratings of a tournament, "
-        "judged from its players' logs.",
+        description=_(
+            "The standings, crosstable, games and ratings of a tournament, "
+            "judged from its players' logs."
+        ),
     )
     parser.add_argument(
-        "paths", nargs="+", metavar="LOG", help="a log file, or a directory to search for logs"
+        "paths", nargs="+", metavar="LOG", help=_("a log file, or a directory to search for logs")
     )
     parser.add_argument(
-        "--config", metavar="FILE", help="the tournament's rules, as TOML (see README)"
+        "--config", metavar="FILE", help=_("the tournament's rules, as TOML (see README)")
     )
     parser.add_argument(
-        "--rules", metavar="NAME", help="the rules every game must use: a preset, or presets+joined"
+        "--rules",
+        metavar="NAME",
+        help=_("the rules every game must use: a preset, or presets+joined"),
     )
     parser.add_argument(
         "--min-move-limit",
         type=float,
         metavar="SECONDS",
-        help="the least move limit a game may have",
+        help=_("the least move limit a game may have"),
     )
-    parser.add_argument("--since", metavar="DATE", help="the first day games may begin (UTC)")
-    parser.add_argument("--until", metavar="DATE", help="the last day games may begin (UTC)")
+    parser.add_argument("--since", metavar="DATE", help=_("the first day games may begin (UTC)"))
+    parser.add_argument("--until", metavar="DATE", help=_("the last day games may begin (UTC)"))
     parser.add_argument(
-        "--games-per-pair", type=int, metavar="N", help="games between two players that count (1)"
+        "--games-per-pair",
+        type=int,
+        metavar="N",
+        help=_("games between two players that count (1)"),
     )
-    parser.add_argument("--tau", type=float, metavar="T", help=f"Glicko-2's tau (default {TAU})")
+    parser.add_argument(
+        "--tau", type=float, metavar="T", help=_("Glicko-2's tau (default {TAU})").format(TAU=TAU)
+    )
     shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--json", action="store_true", help="print one JSON document for tools")
+    shown.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     shown.add_argument(
         "--csv",
         nargs="?",
         const="standings",
         choices=CSV_TABLES,
         metavar="TABLE",
-        help=f"print one table as CSV: {', '.join(CSV_TABLES)} (default standings)",
+        help=_("print one table as CSV: {join} (default standings)").format(
+            join=", ".join(CSV_TABLES)
+        ),
     )
-    shown.add_argument("--html", action="store_true", help="print a self-contained HTML page")
+    shown.add_argument("--html", action="store_true", help=_("print a self-contained HTML page"))
     parser.add_argument(
         "--save",
         metavar="DIR",
-        help="also write every format into DIR: tournament.txt, tournament.json, "
-        f"{', '.join(f'{t}.csv' for t in CSV_TABLES)}, tournament.html",
+        help=_(
+            "also write every format into DIR: tournament.txt, tournament.json, {join},"
+            " tournament.html"
+        ).format(join=", ".join(f"{t}.csv" for t in CSV_TABLES)),
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, metavar="N", help="processes to use (default: all cores)"
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("processes to use (default: all cores)"),
     )
     parser.set_defaults(run=_tournament)
 

@@ -30,6 +30,7 @@ from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcomman
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
+from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read_user_file
 
 LOG_SUFFIX = ".statki"
@@ -48,20 +49,20 @@ R = TypeVar("R")
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("verify")
     parser.add_argument(
-        "paths", nargs="+", metavar="LOG", help="a log file, or a directory to search for logs"
+        "paths", nargs="+", metavar="LOG", help=_("a log file, or a directory to search for logs")
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     parser.add_argument(
         "--jobs",
         type=positive,
         default=None,
         metavar="N",
-        help="processes to use (default: all cores)",
+        help=_("processes to use (default: all cores)"),
     )
     parser.add_argument(
         "--every-signature",
         action="store_true",
-        help="check every signature, not only each side's last (SPEC.md section 16)",
+        help=_("check every signature, not only each side's last (SPEC.md section 16)"),
     )
     parser.set_defaults(run=_verify)
 
@@ -138,7 +139,10 @@ def bad_input(found: Found) -> bool:
         print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
     for directory, count in found.searched:
         if count == 0:
-            print(f"statki: no statki logs under {directory}", file=sys.stderr)
+            print(
+                _("statki: no statki logs under {directory}").format(directory=directory),
+                file=sys.stderr,
+            )
     return bool(found.unreadable) or any(count == 0 for _, count in found.searched)
 
 
@@ -182,7 +186,10 @@ def logs_under(directory: Path) -> Iterator[str]:
             path = os.path.join(root, name)
             if not is_regular(path):
                 if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
-                    print(f"statki: {path}: not a regular file, passed over", file=sys.stderr)
+                    print(
+                        _("statki: {path}: not a regular file, passed over").format(path=path),
+                        file=sys.stderr,
+                    )
                 continue
             try:
                 with open(path, "rb") as file:
@@ -274,14 +281,24 @@ def _print_people(
 ) -> None:
     """Each game, then, for more than one path or a directory, how many of each standing."""
     for judgement in judgements:
-        print("\n".join(judgement.lines()))
+        print("\n".join(judgement.lines(words())))
     logs = sum(len(j.logs) for j in judgements)
     if tally:
         counts = {standing: 0 for standing in Standing}
         for judgement in judgements:
             counts[judgement.standing] += 1
-        where = f" under {', '.join(d for d, _ in searched)}" if searched else ""
+        folders = ", ".join(folder for folder, _count in searched)
+        where = _(" under {folders}").format(folders=folders) if searched else ""
         standings = ", ".join(
-            f"{n} {standing}" for standing, n in counts.items() if n or standing is Standing.VALID
+            f"{n} {_(standing.value)}"
+            for standing, n in counts.items()
+            if n or standing is Standing.VALID
         )
-        print(f"{len(judgements)} game(s) from {logs} log(s){where}: {standings}")
+        games = ngettext("{n} game(s)", "{n} game(s)", len(judgements)).format(n=len(judgements))
+        print(
+            ngettext(
+                "{games} from {n} log(s){where}: {standings}",
+                "{games} from {n} log(s){where}: {standings}",
+                logs,
+            ).format(games=games, n=logs, where=where, standings=standings)
+        )

@@ -15,6 +15,7 @@ from statki_net.game.board import bit, bitboard_of, popcount, side_neighbours, s
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around
 from statki_net.game.rules import Report, Ruleset, Touching, Turns
+from statki_net.game.words import ENGLISH, Words
 
 
 class Outcome(enum.StrEnum):
@@ -51,16 +52,36 @@ class Answer:
             names=(name,) if name else (),
         )
 
-    def words(self) -> str:
-        """The answer as a player says it: ``hit``, ``sunk: cruiser``, ``2 hits, 1 sunk``."""
+    def words(self, words: Words = ENGLISH) -> str:
+        """The answer as a player says it: ``hit``, ``sunk: cruiser``, ``2 hits, 1 sunk``
+        (in Polish: ``trafiony``, ``trafiony, zatopiony``)."""
+        _ = words.gettext
         if self.outcomes and len(self.outcomes) == 1:
             if self.names:
-                return f"sunk: {self.names[0]}"
-            return self.outcomes[0].value
-        parts = [o.value for o in self.outcomes] if self.outcomes else [f"{self.hits} hit(s)"]
+                return _("sunk: {name}").format(name=self.names[0])
+            return outcome_words(self.outcomes[0], words)
+        if self.outcomes:
+            parts = [outcome_words(o, words) for o in self.outcomes]
+        else:
+            parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
         if self.sunk:
-            parts.append(f"sunk: {', '.join(self.names)}" if self.names else f"{self.sunk} sunk")
+            if self.names:
+                parts.append(_("sunk: {name}").format(name=", ".join(self.names)))
+            else:
+                parts.append(_("{n} sunk").format(n=self.sunk))
         return ", ".join(parts)
+
+
+def outcome_words(outcome: Outcome, words: Words = ENGLISH) -> str:
+    """An answer as a player says it (pudło, trafiony, trafiony zatopiony); in the catalog's
+    context "answer", apart from a game's end (``sunk``: the whole fleet)."""
+    match outcome:
+        case Outcome.MISS:
+            return words.pgettext("answer", "miss")
+        case Outcome.HIT:
+            return words.pgettext("answer", "hit")
+        case Outcome.SUNK:
+            return words.pgettext("answer", "sunk")
 
 
 # ---------------------------------------------------------------- the defender

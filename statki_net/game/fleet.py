@@ -26,6 +26,7 @@ from statki_net.game.board import (
 )
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, Touching
+from statki_net.game.words import ENGLISH, Words
 
 Ship = tuple[int, ...]
 """A ship: its squares, in order along its line."""
@@ -102,20 +103,26 @@ def line_between(start: int, end: int, size: int) -> Ship | None:
 # ---------------------------------------------------------------- legality
 
 
-def fleet_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
-    """Every way the fleet breaks the rules; empty for a legal fleet."""
+def fleet_problems(rules: Ruleset, fleet: Fleet, words: Words = ENGLISH) -> list[FleetProblem]:
+    """Every way the fleet breaks the rules, said in ``words``; empty for a legal fleet."""
+    _ = words.gettext
     size = rules.size
     problems = [
-        FleetProblem("shape", f"ship {ship_text(ship, size)} is not a straight line", tuple(ship))
+        FleetProblem(
+            "shape",
+            _("ship {ship} is not a straight line").format(ship=ship_text(ship, size)),
+            tuple(ship),
+        )
         for ship in fleet.ships
         if not _is_line(ship, size)
     ]
-    problems += _count_problems(rules, fleet)
-    problems += _contact_problems(rules, fleet)
+    problems += _count_problems(rules, fleet, words)
+    problems += _contact_problems(rules, fleet, words)
     return problems
 
 
-def _count_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
+def _count_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetProblem]:
+    _ = words.gettext
     have = Counter(len(ship) for ship in fleet.ships)
     want = Counter(rules.fleet)
     problems = []
@@ -126,7 +133,9 @@ def _count_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
         problems.append(
             FleetProblem(
                 "count",
-                f"{have[length]} ship(s) of length {length}, the rules want {want[length]}",
+                _("{have} ship(s) of length {length}, the rules want {want}").format(
+                    have=have[length], length=length, want=want[length]
+                ),
                 cells,
             )
         )
@@ -135,12 +144,18 @@ def _count_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
     # Ship i is the rules' ship i: that is how a sink names it and how a reveal is read.
     for index, ship in enumerate(fleet.ships):
         if len(ship) != rules.fleet[index]:
-            label = f"the {rules.names[index]}" if rules.names else f"ship {index + 1}"
+            label = (
+                _("the {name}").format(name=rules.names[index])
+                if rules.names
+                else _("ship {n}").format(n=index + 1)
+            )
             problems.append(
                 FleetProblem(
                     "count",
-                    f"{label} must be {rules.fleet[index]} long, not {len(ship)} "
-                    "(ships are listed in the order of the rules' fleet)",
+                    _(
+                        "{label} must be {length} long, not {actual} (ships are listed in the"
+                        " order of the rules' fleet)"
+                    ).format(label=label, length=rules.fleet[index], actual=len(ship)),
                     ship,
                 )
             )
@@ -157,7 +172,8 @@ is told so in a bounded number of lines.
 """
 
 
-def _contact_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
+def _contact_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetProblem]:
+    _ = words.gettext
     size = rules.size
     table = {
         Touching.NONE: all_neighbours(size),
@@ -168,13 +184,15 @@ def _contact_problems(rules: Ruleset, fleet: Fleet) -> list[FleetProblem]:
     problems = [
         problem
         for i, j in sorted(pairs)[:MAX_CONTACTS]
-        if (problem := _contact(rules, table, fleet.ships[i], fleet.ships[j])) is not None
+        if (problem := _contact(rules, table, fleet.ships[i], fleet.ships[j], words)) is not None
     ]
     if len(pairs) > MAX_CONTACTS:
         problems.append(
             FleetProblem(
                 "overlap",
-                f"more than {MAX_CONTACTS} pairs of ships overlap or touch; not all listed",
+                _("more than {n} pairs of ships overlap or touch; not all listed").format(
+                    n=MAX_CONTACTS
+                ),
             )
         )
     return problems
@@ -207,21 +225,28 @@ def _meeting_pairs(
 
 
 def _contact(
-    rules: Ruleset, table: tuple[int, ...] | None, one: Ship, two: Ship
+    rules: Ruleset, table: tuple[int, ...] | None, one: Ship, two: Ship, words: Words
 ) -> FleetProblem | None:
     """How two ships break the touching rule, if they do."""
+    _ = words.gettext
     size = rules.size
     first, second = bitboard_of(one), bitboard_of(two)
-    names = f"{ship_text(one, size)} and {ship_text(two, size)}"
+    names = _("{one} and {two}").format(one=ship_text(one, size), two=ship_text(two, size))
     if first & second:
         cells = tuple(squares_of(first & second))
         where = ", ".join(square_name(s, size) for s in cells)
-        return FleetProblem("overlap", f"ships {names} overlap at {where}", cells)
+        return FleetProblem(
+            "overlap", _("ships {names} overlap at {where}").format(names=names, where=where), cells
+        )
     if table is not None and spread(first, table) & second:
         cells = tuple(squares_of((spread(first, table) & second) | (spread(second, table) & first)))
         where = ", ".join(square_name(s, size) for s in cells)
-        kind = "by a side or a corner" if rules.touching is Touching.NONE else "by a side"
-        return FleetProblem("touching", f"ships {names} touch {kind} at {where}", cells)
+        kind = _("by a side or a corner") if rules.touching is Touching.NONE else _("by a side")
+        return FleetProblem(
+            "touching",
+            _("ships {names} touch {kind} at {where}").format(names=names, kind=kind, where=where),
+            cells,
+        )
     return None
 
 

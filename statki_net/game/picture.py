@@ -12,6 +12,7 @@ from collections.abc import Callable
 from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit
 from statki_net.game.fleet import Fleet
+from statki_net.game.words import N_
 
 GLYPHS = {
     "water": ".",
@@ -23,7 +24,8 @@ GLYPHS = {
     Cell.EMPTY: "-",
     Cell.SHOT: "?",
 }
-LEGEND = "# ship  o miss  x hit  @ sunk  - known empty  ? shot, result untold"
+LEGEND = N_("# ship  o miss  x hit  @ sunk  - known empty  ? shot, result untold")
+"""English; a text front end shows ``words.gettext(LEGEND)``."""
 
 
 def grid(size: int, glyph: Callable[[int], str]) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from statki_net.game.board import MAX_SIZE
 from statki_net.game.errors import UsageError
+from statki_net.game.words import ENGLISH, N_, Words
 
 MAX_NAME = 40
 """Longest ship name."""
@@ -105,11 +106,15 @@ class Ruleset:
     def ship_cells(self) -> int:
         return sum(self.fleet)
 
-    def ship_label(self, index: int) -> str:
-        """How a person calls ship ``index``: its name, or its length."""
+    def ship_label(self, index: int, words: Words = ENGLISH) -> str:
+        """How a person calls ship ``index``: its name, or its length (a ``4-mast ship``,
+        a czteromasztowiec)."""
         if self.names:
             return self.names[index]
-        return f"{self.fleet[index]}-mast ship"
+        length = self.fleet[index]
+        if length in MAST_WORDS:
+            return words.gettext(MAST_WORDS[length])
+        return words.gettext("{length}-mast ship").format(length=length)
 
     def to_map(self) -> dict[str, Any]:
         """The ruleset as a plain map, for the wire and for files."""
@@ -282,16 +287,19 @@ class PresetMatch:
     def custom(self) -> bool:
         return self.name is None
 
-    def words(self) -> str:
+    def words(self, words: Words = ENGLISH) -> str:
         """In one line: ``five-ships+salvo``, or ``custom rules, unlike classic: board 8x8 ...``."""
         if self.name is not None:
             return self.name
-        return f"custom rules, unlike {self.nearest}: " + "; ".join(self.differences())
+        return words.gettext("custom rules, unlike {nearest}: ").format(
+            nearest=self.nearest
+        ) + "; ".join(self.differences(words))
 
-    def differences(self) -> tuple[str, ...]:
+    def differences(self, words: Words = ENGLISH) -> tuple[str, ...]:
         """Each departure in words: ``board: 8x8 (classic: 10x10)``."""
         return tuple(
-            f"{d.option}: {d.proposed} ({self.nearest}: {d.usual})" for d in self.departures
+            f"{words.gettext(d.option)}: {d.proposed} ({self.nearest}: {d.usual})"
+            for d in self.departures
         )
 
 
@@ -325,6 +333,17 @@ def _names_words(rules: Ruleset) -> str:
     return ", ".join(rules.names) if rules.names else "none"
 
 
+OPTION_LABELS = (
+    N_("board"),
+    N_("fleet"),
+    N_("ship names"),
+    N_("touching"),
+    N_("turns"),
+    N_("report"),
+    N_("sinks"),
+)
+"""The keys of ``OPTION_WORDS``, marked for the catalog: a departure names its option."""
+
 OPTION_WORDS: dict[str, Callable[[Ruleset], str]] = {
     "board": lambda rules: f"{rules.size}x{rules.size}",
     "fleet": lambda rules: ",".join(str(length) for length in rules.fleet),
@@ -341,22 +360,32 @@ all of these are alike (unknown keys aside)."""
 # ---------------------------------------------------------------- in words
 
 TOUCHING_WORDS: dict[Touching, tuple[str, str]] = {
-    Touching.NONE: ("no touching", "ships never touch, not even at a corner"),
-    Touching.CORNERS: ("touching at corners only", "ships may touch only at corners"),
-    Touching.ANY: ("ships may touch", "ships may touch, never overlap"),
+    Touching.NONE: (N_("no touching"), N_("ships never touch, not even at a corner")),
+    Touching.CORNERS: (N_("touching at corners only"), N_("ships may touch only at corners")),
+    Touching.ANY: (N_("ships may touch"), N_("ships may touch, never overlap")),
 }
-"""Each touching rule as players say it, then as a clause that stands on its own."""
+"""Each touching rule as players say it, then as a clause that stands on its own.
+
+These tables are English; ``describe`` gives them in the ``Words`` it is passed."""
 
 TURNS_WORDS: dict[Turns, str] = {
-    Turns.CHAIN: "a hit earns another shot",
-    Turns.ALTERNATE: "one shot a turn",
-    Turns.SALVO: "a salvo: one shot per ship afloat",
+    Turns.CHAIN: N_("a hit earns another shot"),
+    Turns.ALTERNATE: N_("one shot a turn"),
+    Turns.SALVO: N_("a salvo: one shot per ship afloat"),
 }
-SALVO_COUNT_WORDS = "a salvo, only how many hit is told"
+SALVO_COUNT_WORDS = N_("a salvo, only how many hit is told")
 REPORT_WORDS: dict[Report, str] = {
-    Report.EACH: "every shot is told",
-    Report.COUNT: "only how many hit is told",
+    Report.EACH: N_("every shot is told"),
+    Report.COUNT: N_("only how many hit is told"),
 }
+MAST_WORDS: dict[int, str] = {
+    1: N_("1-mast ship"),
+    2: N_("2-mast ship"),
+    3: N_("3-mast ship"),
+    4: N_("4-mast ship"),
+    5: N_("5-mast ship"),
+}
+"""The ships players have a word for (jednomasztowiec ... pięciomasztowiec)."""
 
 
 @dataclass(frozen=True)
@@ -391,21 +420,26 @@ class RulesWords:
         return (self.board, self.touching, self.turns)
 
 
-def describe(rules: Ruleset) -> RulesWords:
-    """``rules`` in words (see ``RulesWords``)."""
-    ships = f"{len(rules.fleet)} named ships" if rules.names else f"{len(rules.fleet)} ships"
+def describe(rules: Ruleset, words: Words = ENGLISH) -> RulesWords:
+    """``rules`` in words (see ``RulesWords``), in ``words``' language."""
+    _, ngettext = words.gettext, words.ngettext
+    count = len(rules.fleet)
+    if rules.names:
+        ships = ngettext("{n} named ship", "{n} named ships", count).format(n=count)
+    else:
+        ships = ngettext("{n} ship", "{n} ships", count).format(n=count)
     if rules.size != 10:
-        ships += f" on {rules.size}x{rules.size}"
+        ships += _(" on {size}x{size}").format(size=rules.size)
     fleet = ",".join(str(length) for length in rules.fleet)
     touching_brief, touching = TOUCHING_WORDS[rules.touching]
     turns = TURNS_WORDS[rules.turns]
     if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
         turns = SALVO_COUNT_WORDS
     return RulesWords(
-        name=preset_name(rules) or "custom rules",
+        name=preset_name(rules) or _("custom rules"),
         ships=ships,
-        board=f"{rules.size}x{rules.size}, fleet {fleet}",
-        touching_brief=touching_brief,
-        touching=touching,
-        turns=turns,
+        board=_("{size}x{size}, fleet {fleet}").format(size=rules.size, fleet=fleet),
+        touching_brief=_(touching_brief),
+        touching=_(touching),
+        turns=_(turns),
     )

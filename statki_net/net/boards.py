@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from statki_net.game.battle import Defence, Sea
 from statki_net.game.picture import LEGEND, defence_lines, sea_lines, side_by_side
+from statki_net.game.words import ENGLISH, Words
 from statki_net.net.notices import Notice, Started, Volley
 from statki_net.protocol.session import Session
 
@@ -26,22 +27,25 @@ class Shown:
     boards: str = ""
 
 
-def shown(notice: Notice, session: Session) -> Shown:
-    """``notice`` with the boards drawn now, if it is one that shows them."""
+def shown(notice: Notice, session: Session, words: Words = ENGLISH) -> Shown:
+    """``notice`` with the boards drawn now, if it is one that shows them (titled in ``words``;
+    the control socket's are English)."""
     if isinstance(notice, Started | Volley):
-        return Shown(notice, boards_text(session))
+        return Shown(notice, boards_text(session, words))
     return Shown(notice)
 
 
-def boards_text(session: Session) -> str:
+def boards_text(session: Session, words: Words = ENGLISH) -> str:
     """This side's fleet with the opponent's shots, beside its view of their sea, and the legend."""
+    _ = words.gettext
     rules = session.rules
     if rules is None:
         return ""
     defence = _current_defence(session)
     view = session.view or Sea(rules)
     left = defence_lines(defence) if defence else sea_lines(Sea(rules))  # no fleet yet: water
-    return side_by_side(left, sea_lines(view), ("your fleet", "their sea")) + "\n" + LEGEND
+    titles = (_("your fleet"), _("their sea"))
+    return side_by_side(left, sea_lines(view), titles) + "\n" + _(LEGEND)
 
 
 def _current_defence(session: Session) -> Defence | None:

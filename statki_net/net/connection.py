@@ -48,6 +48,7 @@ from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
+from statki_net.game.words import ENGLISH, Words
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import (
     Closed,
@@ -73,6 +74,7 @@ from statki_net.protocol.session import (
 )
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import Commit, Role
+from statki_net.store import language
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 from statki_net.store.unfinished import SecretKeeper
@@ -484,14 +486,18 @@ class GameConnection:
         due = self.session.deadline()
         wait_ms = None if due is None else max(0, due - self.now())
         then = PHASES[self.session.transcript.phase].claim if due is not None else None
-        detail = lost_words(
-            wait_ms,
-            then,
-            recorded,
-            resigning=self.session.resigning,
-            reconnecting=self.rejoin is not None,
-        )
-        self._publish(Lost(detail, wait_ms, then, recorded))
+
+        def said(words: Words) -> str:
+            return lost_words(
+                wait_ms,
+                then,
+                recorded,
+                resigning=self.session.resigning,
+                reconnecting=self.rejoin is not None,
+                words=words,
+            )
+
+        self._publish(Lost(said(ENGLISH), wait_ms, then, recorded, spoken=said(language.words())))
 
     def _hang_up(self, lost: ConnectionLost) -> None:
         """The connection is lost: note why (with the bytes that were nobody's word), close it.

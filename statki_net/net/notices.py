@@ -18,6 +18,7 @@ from pathlib import Path
 
 from statki_net.game.board import square_name
 from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
+from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import (
@@ -123,6 +124,9 @@ class Lost:
     """What this side's time claim will do once the wait is over (None: no claim)."""
     recorded: tuple[str, ...] = ()
     """The types of this side's messages just signed into its log, as if sent."""
+    spoken: str = ""
+    """``detail`` in the language spoken by the process that lost the connection, for its
+    screen; empty when the notice came over the control socket (whose detail is English)."""
 
 
 @dataclass(frozen=True)
@@ -144,10 +148,23 @@ class Reconnecting:
 
     @property
     def detail(self) -> str:
-        """``connection lost, reconnecting, 14 s left``."""
-        doing = "waiting for the guest to reconnect" if self.waiting_for_guest else "reconnecting"
-        left = "your move" if self.wait_ms is None else f"{-(-self.wait_ms // 1000)} s left"
-        return f"connection lost, {doing} (attempt {self.attempt}), {left}"
+        """``connection lost, reconnecting, 14 s left``: English, as the control socket says it."""
+        return self.words_in(ENGLISH)
+
+    def words_in(self, words: Words) -> str:
+        """The detail in ``words``' language, for a person's screen."""
+        _ = words.gettext
+        if self.waiting_for_guest:
+            doing = _("waiting for the guest to reconnect")
+        else:
+            doing = _("reconnecting")
+        if self.wait_ms is None:
+            left = _("your move")
+        else:
+            left = _("{seconds} s left").format(seconds=-(-self.wait_ms // 1000))
+        return _("connection lost, {doing} (attempt {attempt}), {left}").format(
+            doing=doing, attempt=self.attempt, left=left
+        )
 
 
 @dataclass(frozen=True)
@@ -161,8 +178,17 @@ class Reconnected:
 
     @property
     def detail(self) -> str:
-        again = f"; {self.sent} of your messages sent again" if self.sent else ""
-        return f"reconnected: the game goes on{again}"
+        """English, as the control socket says it."""
+        return self.words_in(ENGLISH)
+
+    def words_in(self, words: Words) -> str:
+        """The detail in ``words``' language, for a person's screen."""
+        _ = words.gettext
+        if not self.sent:
+            return _("reconnected: the game goes on")
+        return _("reconnected: the game goes on; {sent} of your messages sent again").format(
+            sent=self.sent
+        )
 
 
 def lost_words(
@@ -172,37 +198,44 @@ def lost_words(
     *,
     resigning: bool = False,
     reconnecting: bool = False,
+    words: Words = ENGLISH,
 ) -> str:
     """The ``Lost`` notice's detail: ``waiting 60 s for the opponent, then the game is yours
-    on time``, after what this side recorded alone, if anything."""
+    on time``, after what this side recorded alone, if anything (in ``words``)."""
+    _ = words.gettext
     said = ""
     if recorded:
-        verb = "is" if len(recorded) == 1 else "are"
-        said = f"your {' and '.join(recorded)} {verb} recorded in your log"
+        said = words.ngettext(
+            "your {types} is recorded in your log",
+            "your {types} are recorded in your log",
+            len(recorded),
+        ).format(types=_(" and ").join(recorded))
     if wait_ms is None:
-        waiting = "your move: it goes into your log"
+        waiting = _("your move: it goes into your log")
     else:
-        seconds = -(-wait_ms // 1000)
-        waiting = f"waiting {seconds} s for the opponent, then {_after_the_wait(then, resigning)}"
+        waiting = _("waiting {seconds} s for the opponent, then {then}").format(
+            seconds=-(-wait_ms // 1000), then=_after_the_wait(then, resigning, words)
+        )
     if reconnecting:
-        waiting = _reconnecting_words(wait_ms)
+        waiting = _reconnecting_words(wait_ms, words)
     return "; ".join(part for part in (said, waiting) if part)
 
 
-def _reconnecting_words(wait_ms: int | None) -> str:
+def _reconnecting_words(wait_ms: int | None, words: Words) -> str:
     if wait_ms is None:
-        return "reconnecting; your move meanwhile goes into your log"
-    return f"reconnecting, {-(-wait_ms // 1000)} s left"
+        return words.gettext("reconnecting; your move meanwhile goes into your log")
+    return words.gettext("reconnecting, {seconds} s left").format(seconds=-(-wait_ms // 1000))
 
 
-def _after_the_wait(then: Claim | None, resigning: bool) -> str:
+def _after_the_wait(then: Claim | None, resigning: bool, words: Words) -> str:
+    _ = words.gettext
     if resigning:
-        return "the game ends with your resignation"
+        return _("the game ends with your resignation")
     if then is Claim.WINS_THE_GAME:
-        return "the game is yours on time"
+        return _("the game is yours on time")
     if then is Claim.VOIDS_THE_GAME:
-        return "the game is void: it never began"
-    return "the game ends as it stands"
+        return _("the game is void: it never began")
+    return _("the game ends as it stands")
 
 
 @dataclass(frozen=True)

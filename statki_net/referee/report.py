@@ -13,12 +13,17 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
 
 SAID_BY_THE_END = frozenset({End.FORFEIT, End.NO_GAME, End.REFUSED})
 """Ends whose reason is the heart of the result (who stopped, with what): shown always."""
+
+
+STANDING_WORDS = (N_("valid"), N_("invalid"), N_("disputed"), N_("unfinished"))
+"""Each ``Standing`` as the catalog has it: a report's words give ``_(standing.value)``."""
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -175,119 +180,158 @@ class Judgement:
 
     # ------------------------------------------------------------ words
 
-    def player(self, role: Role | None) -> str:
+    def player(self, role: Role | None, words: Words = ENGLISH) -> str:
+        _ = words.gettext
         if role is None:
-            return "nobody"
+            return _("nobody")
         name = self.players.get(role, {}).get("name") or role.value
-        return f"{name} ({role.value})"
+        return f"{name} ({_(role.value)})"
 
-    def result_words(self, *, details: bool = True) -> str:
+    def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
         """The result in one line: who won and how, or why nobody did.
 
         ``details`` adds the reason where the words of the end do not say it
         all (a cheat's first finding, a dispute's two endings).
         """
+        _ = words.gettext
         ending = self.ending
         if ending is None:
-            what = "disputed, nobody won" if self.standing is Standing.DISPUTED else "unfinished"
-            return f"{what}: {self.reason}" if self.reason else what
+            what = (
+                _("disputed, nobody won") if self.standing is Standing.DISPUTED else _("unfinished")
+            )
+            return (
+                _("{what}: {reason}").format(what=what, reason=self.reason) if self.reason else what
+            )
         winner, blamed = ending.winner, [r for r in Role if ending.blames(r)]
-        loser = self.player(winner.other) if winner else "nobody"
+        loser = self.player(winner.other, words) if winner else _("nobody")
         match ending.end:
             case End.SUNK | End.RESIGNED | End.TIME | End.FORFEIT if winner is None:
-                words = f"{ending.end}, nobody won"
+                said = _("{end}, nobody won").format(end=_(ending.end.value))
             case End.SUNK:
-                words = f"{self.player(winner)} won: sank the whole fleet"
-            case End.RESIGNED:
-                words = f"{self.player(winner)} won: {loser} resigned"
-            case End.TIME:
-                words = (
-                    f"{self.player(winner)} won on time: {loser} was silent past the limit "
-                    "(the claimant's word, uncorroborated)"
+                said = _("{player} won: sank the whole fleet").format(
+                    player=self.player(winner, words)
                 )
+            case End.RESIGNED:
+                said = _("{player} won: {loser} resigned").format(
+                    player=self.player(winner, words), loser=loser
+                )
+            case End.TIME:
+                said = _(
+                    "{player} won on time: {loser} was silent past the limit (the claimant's"
+                    " word, uncorroborated)"
+                ).format(player=self.player(winner, words), loser=loser)
             case End.FORFEIT:
-                words = f"{self.player(winner)} won by forfeit"
+                said = _("{player} won by forfeit").format(player=self.player(winner, words))
             case End.CHEATED if winner is not None:
-                words = f"{self.player(winner)} won: {loser} cheated"
+                said = _("{player} won: {loser} cheated").format(
+                    player=self.player(winner, words), loser=loser
+                )
             case End.CHEATED:
-                words = "nobody won: both sides cheated"
+                said = _("nobody won: both sides cheated")
             case End.REFUSED:
-                words = "no game" if self.reason else "no game: the guest refused the rules"
+                said = _("no game") if self.reason else _("no game: the guest refused the rules")
             case End.NO_GAME:
-                named = " and ".join(self.player(r) for r in blamed)
-                words = "no game" + (f" ({named} to blame, for information)" if named else "")
+                named = " and ".join(self.player(r, words) for r in blamed)
+                said = _("no game") + (
+                    _(" ({named} to blame, for information)").format(named=named) if named else ""
+                )
         if self.reason and (
             ending.end in SAID_BY_THE_END or (details and ending.end is End.CHEATED)
         ):
-            words += f": {self.reason}"
-        return words
+            said += _(": {reason}").format(reason=self.reason)
+        return said
 
-    def standing_words(self) -> str:
+    def standing_words(self, words: Words = ENGLISH) -> str:
         classes = sorted(
             {v.violation_class for v in self.violations if v.weighs},
             key=list(ViolationClass).index,
         )
-        return f"{self.standing.value} ({', '.join(classes)})" if classes else self.standing.value
+        standing = words.gettext(self.standing.value)
+        return f"{standing} ({', '.join(classes)})" if classes else standing
 
-    def headline(self) -> str:
+    def headline(self, words: Words = ENGLISH) -> str:
         """One line a person reads at a glance: the standing, then the result."""
-        words = self.result_words(details=False)
+        _ = words.gettext
+        _ = words.gettext
+        result = self.result_words(details=False, words=words)
         # The standing says "disputed" or "unfinished" once: the words need not again.
-        for said in (f"{self.standing.value}, ", f"{self.standing.value}: "):
-            words = words.removeprefix(said)
-        line = f"{self.standing.value}: {words}"
+        for said in (f"{_(self.standing.value)}, ", f"{_(self.standing.value)}: "):
+            result = result.removeprefix(said)
+        line = _("{standing}: {result}").format(standing=_(self.standing.value), result=result)
         if self.rules is not None:
-            line += f"; {self.rules}"
+            line += _("; {rules}").format(rules=_(self.rules))  # a preset, or "custom rules"
         if self.shots:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
-            line += f"; shots host {host}, guest {guest}"
+            line += _("; shots host {host}, guest {guest}").format(host=host, guest=guest)
         serious = [v for v in self.violations if v.weighs]
         if serious:
-            more = f" (+{len(serious) - 1} more)" if len(serious) > 1 else ""
-            line += f"; {self.describe(serious[0])}{more}"
+            more = _(" (+{n} more)").format(n=len(serious) - 1) if len(serious) > 1 else ""
+            line += f"; {self.describe(serious[0], words)}{more}"
         return line
 
-    def describe(self, violation: Violation) -> str:
+    def describe(self, violation: Violation, words: Words = ENGLISH) -> str:
         """One violation on one line: the player, the move and the square, then what."""
-        where = [self.player(violation.culprit)] if violation.culprit else []
+        _ = words.gettext
+        where = [self.player(violation.culprit, words)] if violation.culprit else []
         if violation.move is not None:
-            where.append(f"move {violation.move}")
+            where.append(_("move {move}").format(move=violation.move))
         if violation.cell is not None:
             where.append(violation.cell)
         prefix = f" ({', '.join(where)})" if where else ""
         return f"{violation.kind}{prefix}: {violation.detail}"
 
-    def lines(self) -> list[str]:
+    def lines(self, words: Words = ENGLISH) -> list[str]:
         """The judgement as ``statki verify`` prints it: the game and its logs, the
         result and the standing on lines of their own, then the fork and the violations."""
-        title = "game " + (self.game.hex()[:16] if self.game else "(no game id)")
+        _, ngettext = words.gettext, words.ngettext
+        title = _("game ") + (self.game.hex()[:16] if self.game else _("(no game id)"))
         if self.rules is not None:
-            title += f", {self.rules}"
+            title += f", {_(self.rules)}"
         if self.players:
-            title += f": {self.player(Role.HOST)} v {self.player(Role.GUEST)}"
-        used = ", ".join(_log_words(log) for log in self.logs)
+            title += _(": {host} v {guest}").format(
+                host=self.player(Role.HOST, words), guest=self.player(Role.GUEST, words)
+            )
+        used = ", ".join(_log_words(log, words) for log in self.logs)
         # A cheat's finding is listed below with the violations: the result need not say it too.
-        result = self.result_words(details=not self.violations)
-        out = [title, f"  logs: {used}", f"  result: {result}"]
+        result = self.result_words(details=not self.violations, words=words)
+        out = [
+            title,
+            _("  logs: {used}").format(used=used),
+            _("  result: {result}").format(result=result),
+        ]
         if self.shots and self.messages:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
-            out.append(f"  shots: host {host}, guest {guest}; {self.messages} messages")
-        out.append(f"  standing: {self.standing_words()}")
+            out.append(
+                _("  shots: host {host}, guest {guest}; {messages} messages").format(
+                    host=host, guest=guest, messages=self.messages
+                )
+            )
+        out.append(_("  standing: {standing}").format(standing=self.standing_words(words)))
         if self.fork is not None:
             shots = self.fork.move
-            move = f", after {shots} shot{'s' if shots != 1 else ''}" if shots else ""
-            out.append(f"  fork at message {self.fork.seq}{move}:")
+            move = (
+                ngettext(", after {shots} shot", ", after {shots} shots", shots).format(shots=shots)
+                if shots
+                else ""
+            )
+            out.append(_("  fork at message {seq}{move}:").format(seq=self.fork.seq, move=move))
             for branch in self.fork.branches:
-                held = ", ".join(self.logs[i].name for i in branch.logs) or "no log"
+                held = ", ".join(self.logs[i].name for i in branch.logs) or _("no log")
                 out.append(
-                    f"    {branch.sender} {branch.type} (in {held}; {branch.messages} messages): "
-                    + _branch_ending(self, branch.ending)
+                    _("    {sender} {type} (in {held}; {messages} messages): ").format(
+                        sender=branch.sender, type=branch.type, held=held, messages=branch.messages
+                    )
+                    + _branch_ending(self, branch.ending, words)
                 )
-        out += [f"  {self.describe(v)}" for v in self.violations]
+        out += [f"  {self.describe(v, words)}" for v in self.violations]
         if self.talk:
-            out.append(f"  talk: {len(self.talk)} line{'s' if len(self.talk) != 1 else ''}")
+            said = words.ngettext("talk: {n} line", "talk: {n} lines", len(self.talk))
+            out.append("  " + said.format(n=len(self.talk)))
             out += [
-                f"    {self.player(line.sender)}, after message {line.seen}: {line.text}"
+                "    "
+                + words.gettext("{player}, after message {seen}: {text}").format(
+                    player=self.player(line.sender, words), seen=line.seen, text=line.text
+                )
                 for line in self.talk
             ]
         return out
@@ -334,16 +378,22 @@ def _role(role: Role | None) -> str | None:
     return role.value if role else None
 
 
-def _log_words(log: LogUsed) -> str:
-    held = f"{log.messages} messages"
+def _log_words(log: LogUsed, words: Words = ENGLISH) -> str:
+    _ = words.gettext
+    held = _("{messages} messages").format(messages=log.messages)
     if log.evidence:
-        held += f", {log.evidence} evidence"
-    return f"{log.name} ({log.role or 'no role'}, {held})"
+        held += _(", {evidence} evidence").format(evidence=log.evidence)
+    return _("{name} ({role}, {held})").format(
+        name=log.name, role=_(log.role) if log.role else _("no role"), held=held
+    )
 
 
-def _branch_ending(judgement: Judgement, ending: Ending | None) -> str:
+def _branch_ending(judgement: Judgement, ending: Ending | None, words: Words = ENGLISH) -> str:
+    _ = words.gettext
     if ending is None:
-        return "no ending"
+        return _("no ending")
     if ending.winner is None:
-        return f"{ending.end.value}, nobody wins"
-    return f"{ending.end.value}, {judgement.player(ending.winner)} wins"
+        return _("{end}, nobody wins").format(end=_(ending.end.value))
+    return _("{end}, {player} wins").format(
+        end=_(ending.end.value), player=judgement.player(ending.winner, words)
+    )

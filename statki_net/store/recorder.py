@@ -32,11 +32,12 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
+from statki_net.game.words import Words
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, Signed, header_record
@@ -65,10 +66,18 @@ class LogVerdict:
     ending: Ending | None = None
     """The result; None when the log holds no ending (unfinished, disputed, unreadable)."""
     standing: Standing = Standing.INVALID
+    judgement: Judgement | None = field(default=None, compare=False)
+    """What the line says it of, to say it again in a person's language (``headline_in``)."""
 
     @classmethod
     def of(cls, judgement: Judgement) -> LogVerdict:
-        return cls(judgement.valid, judgement.headline(), judgement.ending, judgement.standing)
+        return cls(
+            judgement.valid, judgement.headline(), judgement.ending, judgement.standing, judgement
+        )
+
+    def headline_in(self, words: Words) -> str:
+        """The referee's line in ``words``' language (``headline`` is English, for machines)."""
+        return self.judgement.headline(words) if self.judgement is not None else self.headline
 
 
 def rules_name(session: Session) -> str:

@@ -1,0 +1,110 @@
+"""The command line in Polish and in English: chosen by --lang or the locale, help at 80 columns.
+
+Every command of the registry (``cli/commands.py``) prints its help in both
+languages; a line wider than 80 columns fails, and so does a line of words
+that reads the same in both (a help text nobody marked for translation).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import Cli
+
+from statki_net.ai.strategies import STRATEGIES
+from statki_net.ai.strength import Strength
+from statki_net.cli.commands import COMMANDS
+from statki_net.game.rules import PRESETS
+
+COLUMNS = 80
+NAMES = {*PRESETS, *STRATEGIES, *(strength.value for strength in Strength), "tournament"}
+"""Names a help lists as they are typed: the same in every language."""
+
+
+def helped(cli: Cli, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(COLUMNS))
+    finished = cli(*args, "--help")
+    assert finished.returncode == 0, finished.stderr
+    return finished.stdout
+
+
+def wordy(line: str) -> bool:
+    """A line with words a person reads: not the usage, not options, metavars and names."""
+    if line.strip().startswith(("[", "usage", "użycie")):
+        return False
+    tokens = re.sub(r"\{[^}]*\}", " ", line).replace(",", " ").replace(")", " ").split()
+    words = [
+        token
+        for token in tokens
+        if re.fullmatch(r"\(?[a-ząćęłńóśźż]{3,}", token) and token.strip("(") not in NAMES
+    ]
+    return len(words) >= 2
+
+
+@pytest.mark.parametrize("command", [command.name for command in COMMANDS])
+def test_every_commands_help_fits_80_columns_in_both_languages(
+    command: str, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    english = helped(cli, monkeypatch, "--lang", "en", command)
+    polish = helped(cli, monkeypatch, "--lang", "pl", command)
+    for text in (english, polish):
+        wide = [line for line in text.splitlines() if len(line) > COLUMNS]
+        assert not wide, f"wider than {COLUMNS} columns: {wide}"
+    assert "opcje:" in polish and "użycie: statki " in polish
+    same = [line for line in polish.splitlines() if wordy(line) and line in english.splitlines()]
+    assert not same, f"{command}: the same in both languages: {same}"
+
+
+def test_the_top_level_help_lists_every_command_in_polish(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    polish = helped(cli, monkeypatch, "--lang", "pl")
+    assert "graj z komputerem" in polish and "sprawdź zapisy gier jak sędzia" in polish
+    assert "--lang {en,pl}" in polish
+
+
+def test_the_locale_chooses_the_language_and_lang_overrides_it(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LC_ALL", "pl_PL.UTF-8")
+    assert "graj z komputerem" in helped(cli, monkeypatch)
+    assert "play against the computer" in helped(cli, monkeypatch, "--lang", "en")
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")  # neither: English
+    assert "play against the computer" in helped(cli, monkeypatch)
+
+
+def test_an_error_is_said_in_polish_and_the_exit_code_is_the_same(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    english = cli("--lang", "en", "play", "--strength", "nie")
+    polish = cli("--lang", "pl", "play", "--strength", "nie")
+    assert english.returncode == polish.returncode == 2
+    assert "invalid choice" in english.stderr
+    assert "nieprawidłowy wybór" in polish.stderr and "błąd" in polish.stderr
+
+
+def test_json_stays_english_whatever_the_language(cli: Cli) -> None:
+    english = cli("--lang", "en", "history", "--json")
+    polish = cli("--lang", "pl", "history", "--json")
+    assert english.returncode == polish.returncode == 0
+    assert english.stdout == polish.stdout
+
+
+EVERY_SQUARE = "".join(f"{column}{row}\n" for row in range(1, 11) for column in "ABCDEFGHIJ")
+
+
+def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
+    """The line prompt's screens, prompts, answers and verdict in the players' words; the
+    log it writes is the same kind of file as in English (its path says so on stderr)."""
+    done = cli("--lang", "pl", "play", "--plain", "--seed", "3", stdin="\n" + EVERY_SQUARE)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Twoja flota" in out and "czteromasztowiec" in out, "the set-up screen"
+    assert "Morze przeciwnika" in out and "TWÓJ RUCH" in out, "the battle screen"
+    assert "pudło" in out and "trafiony" in out
+    assert re.search(r"^ (Wygrana|Przegrana): ", out, re.M), out[-2000:]
+    assert "strzał> " in out
+    assert done.stderr.startswith("statki: zapis gry w ") and done.stderr.strip().endswith(
+        ".statki"
+    )
