@@ -269,6 +269,14 @@ class _Cover:
     rest: tuple[int, ...]
     """Ships of each of the view's kinds still to place on unknown squares."""
 
+    @property
+    def squares(self) -> int:
+        """The squares its ships stand on."""
+        board = 0
+        for ship in self.ships:
+            board |= ship
+        return board
+
 
 def _sink_layouts(view: View) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
     """Every way to lay the sunk ships of the view's clues: (ships, blocked, kinds left).
@@ -471,8 +479,11 @@ def _sample_fleets(
     covers: list[_Cover],
     rng: Random,
     samples: int,
+    kept: list[tuple[int, float]] | None = None,
 ) -> tuple[dict[int, float], float]:
     """Estimate the per-position tallies of ``_count_exactly`` from random fleets.
+
+    ``kept``, when given, receives every fleet drawn: its squares and its weight.
 
     Sequential importance sampling: each cover gets its share of the samples;
     each remaining ship (longest first) takes a uniformly chosen position
@@ -548,6 +559,11 @@ def _sample_fleets(
             tallies[ship] = get(ship, 0.0) + weight
         cover_weights[index] += weight
         total += weight
+        if kept is not None:
+            board = covers[index].squares
+            for ship in chosen:
+                board |= ship
+            kept.append((board, weight))
     for cover, weight in zip(covers, cover_weights, strict=True):
         for ship in cover.ships:
             tallies[ship] = tallies.get(ship, 0.0) + weight
@@ -598,6 +614,36 @@ def hit_probabilities(
             merged[ship] = merged.get(ship, 0.0) + weight * share_more
         tallies, total = merged, total * share_pilot + more_total * share_more
     return Probabilities(_tally(view, tallies, total), False, total)
+
+
+@dataclass(frozen=True)
+class FleetSample:
+    """Whole fleets consistent with the view, drawn at random, each with its weight.
+
+    Weighted, the fleets stand for the uniform distribution over consistent
+    fleets (``_sample_fleets``), so what is true of a share of their weight
+    (that a square holds a ship, given another does) is an estimate of the
+    probability.
+    """
+
+    fleets: tuple[tuple[int, float], ...]
+    """Each fleet's squares as a bitboard, and its weight."""
+    total: float
+
+
+def sample_fleets(sea: Sea, rng: Random, samples: int) -> FleetSample:
+    """About ``samples`` whole fleets consistent with the view (none where answers are counts).
+
+    For a look-ahead: ``hit_probabilities`` tallies the same draws without keeping them.
+    """
+    if not tells_cells(sea.rules):
+        return FleetSample((), 0.0)
+    view = read_view(sea)
+    covers = _covers(view)
+    kept: list[tuple[int, float]] = []
+    if covers:
+        _sample_fleets(view, covers, rng, samples, kept)
+    return FleetSample(tuple(kept), sum(weight for _, weight in kept))
 
 
 def _normalised(sea: Sea, scores: list[float]) -> Probabilities:
