@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from random import Random
@@ -269,6 +269,14 @@ class _Cover:
     rest: tuple[int, ...]
     """Ships of each of the view's kinds still to place on unknown squares."""
 
+    @property
+    def squares(self) -> int:
+        """The squares its ships stand on."""
+        board = 0
+        for ship in self.ships:
+            board |= ship
+        return board
+
 
 def _sink_layouts(view: View) -> Iterator[tuple[tuple[int, ...], int, list[int]]]:
     """Every way to lay the sunk ships of the view's clues: (ships, blocked, kinds left).
@@ -471,8 +479,16 @@ def _sample_fleets(
     covers: list[_Cover],
     rng: Random,
     samples: int,
-) -> tuple[dict[int, float], float]:
+    kept: list[tuple[int, float]] | None = None,
+    odds: Sequence[float] | None = None,
+) -> tuple[dict[int, float], float, list[float]]:
     """Estimate the per-position tallies of ``_count_exactly`` from random fleets.
+
+    Returns the tallies, their total and each cover's part of it.  ``kept``,
+    when given, receives every fleet drawn: its squares and its weight.
+    ``odds``, when given, are the chances (summing to 1) with which each
+    sample draws its cover, to spend the samples where the fleets are (see
+    ``_cover_odds``); otherwise every cover gets an equal share.
 
     Sequential importance sampling: each cover gets its share of the samples;
     each remaining ship (longest first) takes a uniformly chosen position
@@ -489,15 +505,18 @@ def _sample_fleets(
     rules = view.rules
     tallies: dict[int, float] = {}
     total = 0.0
-    if len(covers) > samples:
+    if odds is not None:
+        drawn = rng.choices(range(len(covers)), weights=odds, k=samples)
+        shares = [1.0 / (samples * chance) if chance > 0 else 0.0 for chance in odds]
+    elif len(covers) > samples:
         drawn = [rng.randrange(len(covers)) for _ in range(samples)]
-        share = len(covers) / samples
+        shares = [len(covers) / samples] * len(covers)
     else:
         per_cover = samples // len(covers)
         drawn = list(range(len(covers))) * per_cover
-        share = 1.0 / per_cover
+        shares = [1.0 / per_cover] * len(covers)
     plans = []
-    for cover in covers:
+    for cover, share in zip(covers, shares, strict=True):
         lengths = [view.kinds[kind][0] for kind in _rest_kinds(cover)]
         labelled = math.prod(math.factorial(n) for n in cover.rest)
         plans.append(([_lines(rules, length) for length in lengths], share / labelled))
@@ -548,10 +567,37 @@ def _sample_fleets(
             tallies[ship] = get(ship, 0.0) + weight
         cover_weights[index] += weight
         total += weight
+        if kept is not None:
+            board = covers[index].squares
+            for ship in chosen:
+                board |= ship
+            kept.append((board, weight))
     for cover, weight in zip(covers, cover_weights, strict=True):
         for ship in cover.ships:
             tallies[ship] = tallies.get(ship, 0.0) + weight
-    return tallies, total
+    return tallies, total, cover_weights
+
+
+_EVEN_SHARE = 0.2
+"""The part of the samples ``_cover_odds`` still spreads evenly over the covers."""
+
+
+def _cover_odds(weights: Sequence[float]) -> list[float] | None:
+    """Chances of drawing each cover, in proportion to its fleets as a pilot sample found them.
+
+    Where the hits may be explained in many ways, an equal share per cover
+    leaves a handful of samples to each, and the square beside a hit is then
+    only as well known as the noisiest of those few: drawing the covers as
+    the pilot weighed them puts the samples where the fleets are.  Part of
+    them stays evenly spread, so a cover the pilot undersold is still drawn
+    and the estimate stays unbiased (each draw is weighted by its chance).
+    None where there is a single cover or the pilot found no fleet.
+    """
+    total = sum(weights)
+    if len(weights) < 2 or total <= 0:
+        return None
+    even = _EVEN_SHARE / len(weights)
+    return [(1 - _EVEN_SHARE) * weight / total + even for weight in weights]
 
 
 def hit_probabilities(
@@ -582,7 +628,7 @@ def hit_probabilities(
         return _normalised(sea, per_ship_scores(sea))
     free_positions = _free_positions(view)
     pilot = min(samples, max(_PILOT_SAMPLES, len(covers)))
-    tallies, total = _sample_fleets(view, covers, rng, pilot)
+    tallies, total, pilot_weights = _sample_fleets(view, covers, rng, pilot)
     if total <= exact_limit:
         try:
             tallies, total = _count_exactly(view, covers, free_positions)
@@ -591,13 +637,44 @@ def hit_probabilities(
         else:
             return Probabilities(_tally(view, tallies, total), True, total)
     if samples > pilot:
-        more, more_total = _sample_fleets(view, covers, rng, samples - pilot)
+        odds = _cover_odds(pilot_weights)
+        more, more_total, _ = _sample_fleets(view, covers, rng, samples - pilot, odds=odds)
         share_pilot, share_more = pilot / samples, (samples - pilot) / samples
         merged = {s: w * share_pilot for s, w in tallies.items()}
         for ship, weight in more.items():
             merged[ship] = merged.get(ship, 0.0) + weight * share_more
         tallies, total = merged, total * share_pilot + more_total * share_more
     return Probabilities(_tally(view, tallies, total), False, total)
+
+
+@dataclass(frozen=True)
+class FleetSample:
+    """Whole fleets consistent with the view, drawn at random, each with its weight.
+
+    Weighted, the fleets stand for the uniform distribution over consistent
+    fleets (``_sample_fleets``), so what is true of a share of their weight
+    (that a square holds a ship, given another does) is an estimate of the
+    probability.
+    """
+
+    fleets: tuple[tuple[int, float], ...]
+    """Each fleet's squares as a bitboard, and its weight."""
+    total: float
+
+
+def sample_fleets(sea: Sea, rng: Random, samples: int) -> FleetSample:
+    """About ``samples`` whole fleets consistent with the view (none where answers are counts).
+
+    For a look-ahead: ``hit_probabilities`` tallies the same draws without keeping them.
+    """
+    if not tells_cells(sea.rules):
+        return FleetSample((), 0.0)
+    view = read_view(sea)
+    covers = _covers(view)
+    kept: list[tuple[int, float]] = []
+    if covers:
+        _sample_fleets(view, covers, rng, samples, kept)
+    return FleetSample(tuple(kept), sum(weight for _, weight in kept))
 
 
 def _normalised(sea: Sea, scores: list[float]) -> Probabilities:

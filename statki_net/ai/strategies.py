@@ -57,7 +57,7 @@ def _unknown(sea: Sea) -> int:
     return full_board(sea.rules.size) & ~sea.known
 
 
-def _best(sea: Sea, scores: Sequence[float], count: int, rng: Random) -> tuple[int, ...]:
+def choose_best(sea: Sea, scores: Sequence[float], count: int, rng: Random) -> tuple[int, ...]:
     """The ``count`` unknown squares with the highest scores, ties broken by ``rng``."""
     unknown = list(squares_of(_unknown(sea)))
     ranked = sorted(unknown, key=lambda s: (-scores[s], rng.random()))
@@ -92,12 +92,13 @@ def random_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
 
 def per_ship_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
     """Fire where the most positions of the remaining ships, each on its own, meet."""
-    return _best(sea, per_ship_scores(sea), count, rng)
+    return choose_best(sea, per_ship_scores(sea), count, rng)
 
 
 def density_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
     """Fire at the squares most likely to hold a ship, over whole consistent fleets."""
-    return _best(sea, hit_probabilities(sea, rng, samples=DEFAULT_SAMPLES).squares, count, rng)
+    chances = hit_probabilities(sea, rng, samples=DEFAULT_SAMPLES).squares
+    return choose_best(sea, chances, count, rng)
 
 
 def hunt_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:

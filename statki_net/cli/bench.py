@@ -30,6 +30,7 @@ from typing import Any
 
 from statki_net.ai.computer import PLAYERS, check_strategy
 from statki_net.ai.exact import clustered_fleet, exact_strategy
+from statki_net.ai.lookahead import lookahead_strategy
 from statki_net.ai.strategies import (
     STRATEGIES,
     Strategy,
@@ -53,14 +54,19 @@ YARDSTICK = "per-ship"
 
 EXACT = "exact"
 """The bench's own player: greedy on exact whole-fleet probabilities (``ai.exact``)."""
+LOOKAHEAD = "lookahead"
+"""The bench's trial of beyond-greedy play: density looking one shot ahead (``ai.lookahead``)."""
 
-BENCH_PLAYERS = (*PLAYERS, EXACT)
-"""What ``--strategies`` takes: the strategies, the strengths, and the exact reference."""
+BENCH_ONLY: dict[str, Strategy] = {EXACT: exact_strategy, LOOKAHEAD: lookahead_strategy}
+"""Players only the bench plays: references and trials, too slow or unproven for a game."""
+
+BENCH_PLAYERS = (*PLAYERS, *BENCH_ONLY)
+"""What ``--strategies`` takes: the strategies, the strengths, and the bench's own players."""
 
 
 def bench_player(name: str) -> Strategy:
-    if name == EXACT:
-        return exact_strategy
+    if name in BENCH_ONLY:
+        return BENCH_ONLY[name]
     return player_named(check_strategy(name))
 
 
@@ -312,9 +318,11 @@ def _bench_ai(args: argparse.Namespace) -> int:
         kinds = tuple(kind.strip() for kind in args.fleets.split(",") if kind.strip())
         plan = Plan(args.rules, args.games, args.seed, names, kinds)
         for name in names:
-            if name != EXACT:
+            if name not in BENCH_ONLY:
                 check_strategy(name)
-            elif plan.rules.touching is Touching.ANY or not tells_cells(plan.rules):
+            elif name == EXACT and (
+                plan.rules.touching is Touching.ANY or not tells_cells(plan.rules)
+            ):
                 raise UsageError("exact counts only where ships never share a side")
         for kind in kinds:
             if kind not in FLEETS:

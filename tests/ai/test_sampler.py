@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statki_net.ai.density import _lines
+from statki_net.ai.density import _cover_odds, _covers, _lines, read_view
 from statki_net.ai.strategies import hit_probabilities
 from statki_net.game.battle import Defence, Sea
 from statki_net.game.board import full_board, squares_of
@@ -72,4 +72,28 @@ def test_sampled_probabilities_are_close_to_exact_where_ships_may_touch_or_not(
     assert exact.exact and not sampled.exact
     assert sampled.fleets == pytest.approx(exact.fleets, rel=0.05)
     for square in squares_of(full_board(rules.size) & ~sea.known):
+        assert sampled.squares[square] == pytest.approx(exact.squares[square], abs=0.03)
+
+
+def test_cover_odds_follow_the_pilot_and_keep_every_cover_drawable() -> None:
+    odds = _cover_odds([3.0, 1.0, 0.0, 0.0])
+    assert odds is not None and sum(odds) == pytest.approx(1.0)
+    assert odds[0] == pytest.approx(0.8 * 0.75 + 0.05) and odds[2] == pytest.approx(0.05)
+    assert _cover_odds([5.0]) is None, "one cover: the samples stay as they were"
+    assert _cover_odds([0.0, 0.0]) is None
+
+
+def test_hits_far_apart_many_covers_sampled_close_to_exact() -> None:
+    # Two lone hits in opposite corners: every pair of ships through them is a cover.
+    fleet = Fleet(((0, 1, 2), (23, 24), (10, 15)))
+    sea, defence = Sea(TOUCHING), Defence(TOUCHING, fleet)
+    for square in (0, 24, 12):
+        answer, defence = defence.answer((square,))
+        sea = sea.apply((square,), answer)
+    assert len(_covers(read_view(sea))) > 10
+    exact = hit_probabilities(sea, random.Random(0), exact_limit=10**9)
+    sampled = hit_probabilities(sea, random.Random(1), samples=20_000, exact_limit=0)
+    assert exact.exact and not sampled.exact
+    assert sampled.fleets == pytest.approx(exact.fleets, rel=0.05)
+    for square in squares_of(full_board(TOUCHING.size) & ~sea.known):
         assert sampled.squares[square] == pytest.approx(exact.squares[square], abs=0.03)
