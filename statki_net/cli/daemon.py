@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import signal
 
 from statki_net.ai.computer import STRATEGIES, chosen_player
@@ -62,7 +63,28 @@ def add(commands: Subcommands) -> None:
     parser.set_defaults(run=_daemon)
 
 
+M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter: the size from which ``malloc`` maps memory of its own."""
+MMAP_FROM = 128 * 1024
+"""glibc's default threshold, fixed: a block this big is mapped, and unmapped when freed."""
+
+
+def _keep_the_heap_flat() -> None:
+    """Stop glibc's heap creeping over thousands of connections (issue 11; README, "Benchmarks").
+
+    asyncio reads a socket with ``recv(256 KiB)`` and then shrinks the bytes to
+    what came.  glibc raises its mmap threshold past 256 KiB the first time such
+    a buffer is freed, so from then on every read carves 256 KiB out of the heap
+    and leaves a small block in it: the heap's free space grows game after game
+    while what is in use stays flat.  Setting the threshold turns the raising off.
+    Elsewhere than glibc there is no ``mallopt``, and nothing to do.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, MMAP_FROM)
+
+
 def _daemon(args: argparse.Namespace) -> int:
+    _keep_the_heap_flat()
     home = home_dir(args.home)
     key = load_identity(home)
     addresses = [parse_address(a, DEFAULT_PORT, listening=True) for a in args.listen]

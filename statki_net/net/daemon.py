@@ -143,6 +143,7 @@ class Daemon:
         rules: Ruleset,
         limits: Limits,
         max_games: int = MAX_GAMES,
+        keep_finished: int = KEEP_FINISHED,
         custom_rules: bool = False,
         clock: Clock = WALL_CLOCK,
     ) -> None:
@@ -155,6 +156,7 @@ class Daemon:
         self.rules = rules
         self.limits = limits
         self.max_games = max_games
+        self.keep_finished = keep_finished
         self.custom_rules = custom_rules
         """Whether its computer player, as a guest, takes rules that are no preset."""
         self.clock = clock
@@ -269,7 +271,7 @@ class Daemon:
         game.summary = game_state(game)
         game.conn = None
         self.finished.append(game.id)
-        while len(self.finished) > KEEP_FINISHED:
+        while len(self.finished) > self.keep_finished:
             self.games.pop(self.finished.popleft(), None)
 
     @property

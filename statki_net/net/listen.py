@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import socket
 from collections.abc import Awaitable, Callable
 
@@ -40,23 +41,49 @@ def quiet_on_cancel(on_connect: ConnectHandler) -> ConnectHandler:
     return serve
 
 
+PORT_TRIES = 16
+"""Ports picked in turn when the one picked for the first address is taken on another."""
+
+
+class _PortTaken(Exception):
+    """The port picked on one address is in use on another: pick another."""
+
+
 async def listen(addresses: list[Address], on_connect: ConnectHandler) -> list[asyncio.Server]:
     """Listen on each address; port 0 on the first picks a port the others then share.
 
-    Addresses that cannot be bound (no IPv6 on this machine, say) are passed
-    over as long as one can; when none can, the first error is raised as a
-    one-line UsageError.
+    The kernel picks a port free on the first address only (an IPv6 socket's
+    ports are apart from IPv4's), so the others may find it taken: then the
+    port is given up and another picked, up to ``PORT_TRIES`` times, so that
+    ``::`` and ``0.0.0.0`` never end up on different ports, or one of them
+    silently on none.  Addresses that cannot be bound for any other reason (no
+    IPv6 on this machine, say) are passed over as long as one can; when none
+    can, the first error is raised as a one-line UsageError.
     """
+    for _ in range(PORT_TRIES - 1):
+        with contextlib.suppress(_PortTaken):
+            return await _listen_once(addresses, on_connect, retry=True)
+    return await _listen_once(addresses, on_connect, retry=False)
+
+
+async def _listen_once(
+    addresses: list[Address], on_connect: ConnectHandler, *, retry: bool
+) -> list[asyncio.Server]:
     servers: list[asyncio.Server] = []
     errors: list[str] = []
     chosen_port = 0
     for host, port in addresses:
+        shared = not port and chosen_port
         port = port or chosen_port
         try:
             server = await asyncio.start_server(
                 quiet_on_cancel(on_connect), host, port, limit=64 * 1024, backlog=BACKLOG
             )
         except OSError as error:
+            if retry and shared and error.errno == errno.EADDRINUSE:
+                for server in servers:
+                    server.close()
+                raise _PortTaken from error
             errors.append(f"cannot listen on {format_address((host, port))}: {error.strerror}")
             continue
         servers.append(server)
