@@ -78,16 +78,16 @@ def add(commands: Subcommands) -> None:
 
 def _their_invite(args: argparse.Namespace) -> Invite | None:
     if args.invite and args.connect:
-        raise UsageError("give an invite or --connect, not both")
+        raise UsageError(_("give an invite or --connect, not both"))
     if args.invite:
         return parse_invite(args.invite)
     if args.connect:
         if not args.key:
-            raise UsageError("--connect needs --key, the implementation's public key")
+            raise UsageError(_("--connect needs --key, the implementation's public key"))
         address = parse_address(args.connect)
         return parse_invite(f"statki://{address[0]}:{address[1]}/{args.key}")
     if args.key:
-        raise UsageError("--key goes with --connect")
+        raise UsageError(_("--key goes with --connect"))
     return None
 
 
@@ -96,10 +96,10 @@ def _roles(args: argparse.Namespace, theirs: Invite | None) -> Role | None:
     role = args.role or ("both" if args.driver else "host" if theirs else "guest")
     if role == "both":
         if not args.driver and not args.list:
-            raise UsageError("both roles need --driver (or run once per --role)")
+            raise UsageError(_("both roles need --driver (or run once per --role)"))
         return None
     if role == "host" and not (args.driver or theirs or args.list):
-        raise UsageError("for the cases in which it hosts, give the implementation's invite")
+        raise UsageError(_("for the cases in which it hosts, give the implementation's invite"))
     return Role(role)
 
 

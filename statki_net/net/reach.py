@@ -16,7 +16,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.net.invite import Address, format_address
 
 
@@ -91,7 +91,7 @@ def mapping_outcome(
 ) -> Mapped | Refused | DoubleNat:
     """What a mapping the router accepted is worth, by the external address it reports."""
     if not external_ip:
-        return Refused(router, "the router does not say its external address")
+        return Refused(router, N_("the router does not say its external address"))
     try:
         ipaddress.ip_address(external_ip)
     except ValueError:
@@ -164,8 +164,9 @@ def outcome_line(outcome: Outcome, words: Words = ENGLISH) -> str:
                 " within {waited} s"
             ).format(upnp=Via.UPNP.value, natpmp=Via.NATPMP.value, waited=f"{waited:g}")
         case Refused(router=router, reason=reason):
+            # The router's own words pass through unchanged; statki's own (N_) are translated.
             return words.gettext("router: {router} refused to forward the port: {reason}").format(
-                router=router, reason=reason
+                router=router, reason=words.gettext(reason)
             )
         case DoubleNat(router=router, external=external):
             return words.gettext(
