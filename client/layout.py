@@ -475,7 +475,8 @@ def battle_lines(model: Model, click: Click | None = None, now: int | None = Non
 TALK_GAP = 2
 MIN_TALK_WIDTH = 16
 """Columns the talk needs beside the boards; with fewer (a large board) it is not shown."""
-CHAT_PROMPT = "Say: "
+CHAT_PROMPT = N_("Say: ")
+"""Translated where it is drawn: ``_(CHAT_PROMPT)``."""
 
 
 def with_talk(model: Model, boards: list[Line], width: int = WIDTH) -> list[Line]:
@@ -488,20 +489,22 @@ def with_talk(model: Model, boards: list[Line], width: int = WIDTH) -> list[Line
 
 def talk_lines(model: Model, width: int, height: int) -> list[Line]:
     """The talk as the screen shows it: a heading, then the last lines that fit, wrapped."""
-    heading = "Talk (muted)" if model.muted else "Talk"
+    heading = _("Talk (muted)") if model.muted else _("Talk")
     rows: list[Line] = []
-    them = model.opponent_name or "them"
+    them = model.opponent_name or _("them")
     for line in model.lines_shown():
-        who = "you" if line.mine else them
-        text = textwrap.wrap(f"{who}: {line.text}", width, break_long_words=True) or [""]
+        who = _("you") if line.mine else them
+        said = _("{who}: {text}").format(who=who, text=line.text)
+        text = textwrap.wrap(said, width, break_long_words=True) or [""]
         rows += [[("class:box" if line.mine else "", row)] for row in text]
     return [[("class:box", heading)], *rows[-(height - 1) :]]
 
 
 def chat_line(draft: str, width: int) -> Line:
     """The chat line being typed: its end, when it is longer than the screen is wide."""
-    room = width - len(CHAT_PROMPT) - 1
-    return [("class:box", CHAT_PROMPT), ("", draft[-room:] + "_")]
+    prompt = _(CHAT_PROMPT)
+    room = width - len(prompt) - 1
+    return [("class:box", prompt), ("", draft[-room:] + "_")]
 
 
 def turn_words(model: Model) -> str:
@@ -745,7 +748,9 @@ def history_lines(model: Model, width: int) -> list[Line]:
 
 def keys_line(model: Model) -> str:
     if model.draft is not None and model.overlay is None:
-        return f" Enter say  Esc close  Backspace erase   {len(model.draft)}/{MAX_SAY_CHARS}"
+        return _(" Enter say  Esc close  Backspace erase   {used}/{most}").format(
+            used=len(model.draft), most=MAX_SAY_CHARS
+        )
     if model.overlay is Overlay.QUIT:
         return _(" y quit  n stay")
     if model.overlay is Overlay.ANALYSIS:

@@ -17,6 +17,7 @@ from statki_net.game.errors import UsageError
 from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.talk import TalkHeard, TalkSaid
+from statki_net.store.language import _
 
 from .state import CommonState
 
@@ -65,7 +66,7 @@ class Talking(CommonState):
 
     def open_chat(self) -> None:
         if not self.can_talk:
-            self.say("Nobody to talk to now", trouble=True)
+            self.say(_("Nobody to talk to now"), trouble=True)
             return
         self.draft = ""
 
@@ -85,9 +86,9 @@ class Talking(CommonState):
         self.muted = not self.muted
         who = self._capitalised(self.opponent_label())
         self.say(
-            f"{who} is muted: their talk is kept in the log, not shown"
+            _("{who} is muted: their talk is kept in the log, not shown").format(who=who)
             if self.muted
-            else f"{who} can be heard again"
+            else _("{who} can be heard again").format(who=who)
         )
 
     def lines_shown(self) -> list[TalkLine]:
@@ -102,7 +103,7 @@ class Talking(CommonState):
         self.talk.append(TalkLine(mine, event.say.text))
         if not mine and not self.muted and not self.trouble:
             who = self._capitalised(self.opponent_label())
-            self.say(f"{who} says: {event.say.text}")
+            self.say(_("{name} says: {text}").format(name=who, text=event.say.text))
 
     def _send(self, text: str) -> None:
         if not text.strip():

@@ -147,8 +147,9 @@ def map_argument(parser: argparse.ArgumentParser) -> None:
         "--no-map",
         dest="map",
         action="store_false",
-        help="do not ask the router to forward the port (UPnP IGD);"
-        f" also when ${NO_MAP_VARIABLE} is set",
+        help=_(
+            "do not ask the router to forward the port (UPnP IGD); also when ${variable} is set"
+        ).format(variable=NO_MAP_VARIABLE),
     )
 
 

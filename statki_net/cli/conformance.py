@@ -29,6 +29,7 @@ from statki_net.conformance.report import html_page, json_text, line, summary
 from statki_net.game.errors import UsageError
 from statki_net.net.invite import Invite, parse_address, parse_invite
 from statki_net.protocol.wire import Role
+from statki_net.store.language import _
 from statki_net.store.userfile import write_user_file
 
 
@@ -38,53 +39,55 @@ def add(commands: Subcommands) -> None:
         "invite",
         nargs="?",
         metavar="INVITE",
-        help="the implementation's invite, for the cases in which it hosts",
+        help=_("the implementation's invite, for the cases in which it hosts"),
     )
-    parser.add_argument("--connect", metavar="HOST:PORT", help="where the implementation hosts")
-    parser.add_argument("--key", metavar="HEX", help="the implementation's key (with --connect)")
+    parser.add_argument("--connect", metavar="HOST:PORT", help=_("where the implementation hosts"))
+    parser.add_argument("--key", metavar="HEX", help=_("the implementation's key (with --connect)"))
     parser.add_argument(
         "--driver",
         metavar="COMMAND",
-        help="started once per case as 'COMMAND host' or 'COMMAND join INVITE'",
+        help=_("started once per case as 'COMMAND host' or 'COMMAND join INVITE'"),
     )
     parser.add_argument(
         "--role",
         choices=("host", "guest", "both"),
-        help="the role the implementation plays (default: both with --driver; else host"
-        " when an invite is given, guest otherwise)",
+        help=_(
+            "the role the implementation plays (default: both with --driver; else host"
+            " when an invite is given, guest otherwise)"
+        ),
     )
     parser.add_argument(
         "--case",
         action="append",
         default=[],
         metavar="PREFIX",
-        help="only the cases whose id starts so (repeatable)",
+        help=_("only the cases whose id starts so (repeatable)"),
     )
-    parser.add_argument("--quick", action="store_true", help="skip the cases that wait a minute")
+    parser.add_argument("--quick", action="store_true", help=_("skip the cases that wait a minute"))
     parser.add_argument(
         "--listen",
         default="127.0.0.1:0",
         metavar="HOST:PORT",
-        help="where the suite listens when it hosts (default 127.0.0.1, any port)",
+        help=_("where the suite listens when it hosts (default 127.0.0.1, any port)"),
     )
-    parser.add_argument("--list", action="store_true", help="list the cases; play none")
-    parser.add_argument("--json", action="store_true", help="print one JSON document for tools")
-    parser.add_argument("--html", metavar="FILE", help="also write the report as an HTML page")
+    parser.add_argument("--list", action="store_true", help=_("list the cases; play none"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
+    parser.add_argument("--html", metavar="FILE", help=_("also write the report as an HTML page"))
     parser.set_defaults(run=_conformance)
 
 
 def _their_invite(args: argparse.Namespace) -> Invite | None:
     if args.invite and args.connect:
-        raise UsageError("give an invite or --connect, not both")
+        raise UsageError(_("give an invite or --connect, not both"))
     if args.invite:
         return parse_invite(args.invite)
     if args.connect:
         if not args.key:
-            raise UsageError("--connect needs --key, the implementation's public key")
+            raise UsageError(_("--connect needs --key, the implementation's public key"))
         address = parse_address(args.connect)
         return parse_invite(f"statki://{address[0]}:{address[1]}/{args.key}")
     if args.key:
-        raise UsageError("--key goes with --connect")
+        raise UsageError(_("--key goes with --connect"))
     return None
 
 
@@ -93,10 +96,10 @@ def _roles(args: argparse.Namespace, theirs: Invite | None) -> Role | None:
     role = args.role or ("both" if args.driver else "host" if theirs else "guest")
     if role == "both":
         if not args.driver and not args.list:
-            raise UsageError("both roles need --driver (or run once per --role)")
+            raise UsageError(_("both roles need --driver (or run once per --role)"))
         return None
     if role == "host" and not (args.driver or theirs or args.list):
-        raise UsageError("for the cases in which it hosts, give the implementation's invite")
+        raise UsageError(_("for the cases in which it hosts, give the implementation's invite"))
     return Role(role)
 
 

@@ -31,7 +31,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.protocol.wire import Limits
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity, my_fingerprint
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 
 def add(commands: Subcommands) -> None:
@@ -113,7 +113,7 @@ def _daemon(args: argparse.Namespace) -> int:
             print(f"listening on {format_address(address)}", flush=True)
         outcome = await daemon.map_port() if wants_map(args) else None
         if outcome is not None:
-            print(outcome_line(outcome), flush=True)
+            print(outcome_line(outcome, words()), flush=True)
         print(f"control socket {socket_path(home)}", flush=True)
         await daemon.serve()
 

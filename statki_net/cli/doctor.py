@@ -37,6 +37,7 @@ from statki_net.net.reach import (
     outcome_line,
 )
 from statki_net.store.home import private_folder
+from statki_net.store.language import _, words
 from statki_net.store.portmaps import kept
 
 TEST_LEASE_S = 120
@@ -49,31 +50,38 @@ def add(commands: Subcommands) -> None:
         "--port",
         type=int,
         default=DEFAULT_PORT,
-        help=f"the port to test a mapping of (default {DEFAULT_PORT}, as statki host)",
+        help=_("the port to test a mapping of (default {port}, as statki host)").format(
+            port=DEFAULT_PORT
+        ),
     )
     map_argument(parser)
-    parser.add_argument("--home", default=None, metavar="DIR", help="statki's directory")
+    parser.add_argument("--home", default=None, metavar="DIR", help=_("statki's directory"))
     parser.set_defaults(run=_doctor)
 
 
 def _doctor(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
-        raise UsageError("--port must be between 1 and 65535")
+        raise UsageError(_("--port must be between 1 and 65535"))
     home = private_folder(home_of(args), follow_link=True)
     local = visible_addresses(args.port)
     for line in address_lines(local):
         print(line, flush=True)
     if not wants_map(args):
         outcome = None
-        print(f"router: not asked (--no-map, or ${NO_MAP_VARIABLE} is set)", flush=True)
+        print(
+            _("router: not asked (--no-map, or ${variable} is set)").format(
+                variable=NO_MAP_VARIABLE
+            ),
+            flush=True,
+        )
     else:
         outcome = asyncio.run(_test_mapping(home, args.port))
     addresses = invite_addresses([], outcome, local)
-    said = advice(outcome, args.port, addresses)
+    said = advice(outcome, args.port, addresses, words())
     if said is None:
-        print("verdict: guests on the internet can reach you; statki host needs nothing more")
+        print(_("verdict: guests on the internet can reach you; statki host needs nothing more"))
         return EXIT_OK
-    print(f"verdict: {said}")
+    print(_("verdict: {advice}").format(advice=said))
     return EXIT_FOUND
 
 
@@ -82,30 +90,49 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
     if port in busy:
         # A statki of this home hosts on it now: a test mapping there would replace its own.
         free = next(p for p in range(port + 1, 65536) if p not in busy)
-        print(f"router: port {port} is forwarded for a statki hosting now; testing {free}")
+        print(
+            _("router: port {port} is forwarded for a statki hosting now; testing {free}").format(
+                port=port, free=free
+            )
+        )
         port = free
     mapping = PortMapping(home, port, lease_s=TEST_LEASE_S)
-    print(f"router: searching ({SEARCH_S:g} s at most)...", flush=True)
+    print(
+        _("router: searching ({seconds} s at most)...").format(seconds=f"{SEARCH_S:g}"), flush=True
+    )
     try:
         outcome = await mapping.open()
         if mapping.gateway is not None:
             gateway = mapping.gateway
-            print(f"router: {gateway.name} at {gateway.location} ({gateway.via.value})", flush=True)
-        print(outcome_line(outcome), flush=True)
+            print(
+                _("router: {name} at {location} ({via})").format(
+                    name=gateway.name, location=gateway.location, via=gateway.via.value
+                ),
+                flush=True,
+            )
+        print(outcome_line(outcome, words()), flush=True)
         if isinstance(outcome, Mapped | DoubleNat):
             external = outcome.external[0] if isinstance(outcome, Mapped) else outcome.external
-            kind = "global" if is_global(external) else "not global: a second translation"
-            print(f"external address: {external} ({kind})", flush=True)
+            kind = _("global") if is_global(external) else _("not global: a second translation")
+            print(
+                _("external address: {address} ({kind})").format(address=external, kind=kind),
+                flush=True,
+            )
     finally:
         made = mapping.kept
         await mapping.close()
     if made is not None:
         removed = (
-            "removed" if mapping.kept is None else "NOT removed (the router stopped answering)"
+            _("made and removed")
+            if mapping.kept is None
+            else _("made and NOT removed (the router stopped answering)")
         )
         print(
-            f"test mapping: TCP port {made.external_port} ->"
-            f" {format_address((made.internal_host, made.internal_port))} made and {removed}",
+            _("test mapping: TCP port {port} -> {address} {removed}").format(
+                port=made.external_port,
+                address=format_address((made.internal_host, made.internal_port)),
+                removed=removed,
+            ),
             flush=True,
         )
     return outcome
@@ -114,7 +141,11 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
 def address_lines(local: list[Address]) -> list[str]:
     """This machine's outgoing addresses, each said global or not."""
     lines = []
-    for host, _ in local:
-        kind = "global" if is_global(host) else "private: reached only from this network"
-        lines.append(f"address: {host} (IPv{family(host)}, {kind})")
+    for host, _port in local:
+        kind = _("global") if is_global(host) else _("private: reached only from this network")
+        lines.append(
+            _("address: {host} (IPv{version}, {kind})").format(
+                host=host, version=family(host), kind=kind
+            )
+        )
     return lines

@@ -367,7 +367,7 @@ class PromptPlayer:
         """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
         self.muted = False
         """The player muted the opponent's talk: not shown (it is still in the log)."""
-        self.opponent = "opponent"
+        self.opponent = _("opponent")
         """How the opponent's lines are introduced: its name, once it said hello."""
 
     def say(self, text: str) -> None:
@@ -482,11 +482,11 @@ class PromptPlayer:
         """Carry out ``line`` if it is a talk command (``say``, ``mute``, ``unmute``)."""
         if line is None:
             return False
-        word, _, text = line.partition(" ")
+        word, _space, text = line.partition(" ")
         word = word.lower()
         if word == SAY_WORD:
             if not text.strip():
-                self.say(f"! {TALK_HINT}")
+                self.say(f"! {_(TALK_HINT)}")
                 return True
             try:
                 await self.handle.say(text.strip())
@@ -496,9 +496,9 @@ class PromptPlayer:
         if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
             self.muted = word == MUTE_WORD
             self.say(
-                f"{self.opponent}'s talk is hidden (still kept in the log)"
+                _("{name}'s talk is hidden (still kept in the log)").format(name=self.opponent)
                 if self.muted
-                else f"{self.opponent}'s talk is shown again"
+                else _("{name}'s talk is shown again").format(name=self.opponent)
             )
             return True
         return False

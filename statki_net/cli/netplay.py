@@ -78,7 +78,7 @@ from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.unfinished import SecretKeeper
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
@@ -349,8 +349,8 @@ def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> 
     internet can reach this host: one line each."""
     if outcome is None:
         return
-    print(outcome_line(outcome), flush=True)
-    said = advice(outcome, port, addresses)
+    print(outcome_line(outcome, words()), flush=True)
+    said = advice(outcome, port, addresses, words())
     if said is not None:
         print(f"statki: {said}", file=sys.stderr, flush=True)
 
@@ -624,7 +624,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
     key = load_identity(player.home)
     reader, writer, dialled = await dial(invite.addresses)
     address = dialled.address
-    print(dialled.text(), flush=True)
+    print(dialled.text(words()), flush=True)
     session = player.session(Role.GUEST, key, invite_secret=invite.secret)
     # A lost connection is dialled again, at every address of the invite.
     resuming = CarryOn(

@@ -32,7 +32,7 @@ from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.recorder import GameRecorder
 from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinished, unfinished_games
 
@@ -106,7 +106,7 @@ async def _carry_on(
             servers = await listen(default_listen(kept.port), on_connect)
             if map_port:  # the guest redials the router's address the invite named
                 mapping = PortMapping(player.home, kept.port)
-                print(outcome_line(await mapping.open()), flush=True)
+                print(outcome_line(await mapping.open(), words()), flush=True)
             rejoin = TakeBack(admission)
 
         def connect(history: History) -> GameConnection:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import ENGLISH, Words
 from statki_net.net.invite import Address, format_address
 from statki_net.net.reach import dial_order
 
@@ -42,8 +43,8 @@ class Dialled:
     address: Address
     failed: tuple[Failure, ...] = ()
 
-    def text(self) -> str:
-        said = f"connected to {format_address(self.address)}"
+    def text(self, words: Words = ENGLISH) -> str:
+        said = words.gettext("connected to {address}").format(address=format_address(self.address))
         if self.failed:
             said += " (" + "; ".join(_failure_text(f) for f in self.failed) + ")"
         return said

@@ -35,6 +35,7 @@ from async_upnp_client.exceptions import UpnpActionError, UpnpError
 from async_upnp_client.search import SsdpSearchListener
 from async_upnp_client.utils import CaseInsensitiveDict
 
+from statki_net.game.words import N_
 from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, Via, mapping_outcome
 from statki_net.protocol import natpmp
 from statki_net.store.portmaps import KeptMapping, forget, keep, kept
@@ -296,7 +297,7 @@ class NatPmpGateway(Gateway):
         reply = await self._ask(natpmp.mapping_request(internal_port, external_port, lease_s))
         if isinstance(reply, natpmp.Granted) and reply.internal_port == internal_port:
             return Grant(reply.external_port, reply.lifetime_s)
-        reason = reply.reason() if isinstance(reply, natpmp.Failed) else "no NAT-PMP answer"
+        reason = reply.reason() if isinstance(reply, natpmp.Failed) else N_("no NAT-PMP answer")
         raise Declined(Refused(self.name, reason))
 
     async def unmap(self, external_port: int, internal_port: int) -> None:
@@ -419,7 +420,7 @@ class PortMapping:
             return declined.outcome
         except NoAnswer as error:
             await self.close()
-            return Refused(gateway.name, str(error) or "no answer")
+            return Refused(gateway.name, str(error) or N_("no answer"))
         outcome = mapping_outcome(
             gateway.name, external_ip, grant.external_port, grant.lease_s, gateway.via
         )
@@ -444,7 +445,7 @@ class PortMapping:
                 self.kept = None
                 if number == len(candidates) - 1:
                     raise Declined(
-                        Refused(gateway.name, "the port is forwarded to another machine")
+                        Refused(gateway.name, N_("the port is forwarded to another machine"))
                     ) from None
                 continue
             except Declined:

@@ -16,6 +16,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.net.invite import Address, format_address
 
 
@@ -90,7 +91,7 @@ def mapping_outcome(
 ) -> Mapped | Refused | DoubleNat:
     """What a mapping the router accepted is worth, by the external address it reports."""
     if not external_ip:
-        return Refused(router, "the router does not say its external address")
+        return Refused(router, N_("the router does not say its external address"))
     try:
         ipaddress.ip_address(external_ip)
     except ValueError:
@@ -143,26 +144,40 @@ def reachable(outcome: Outcome | None, addresses: Iterable[Address]) -> bool:
     return isinstance(outcome, Mapped) or any(is_global(host) for host, _ in addresses)
 
 
-def outcome_line(outcome: Outcome) -> str:
+def outcome_line(outcome: Outcome, words: Words = ENGLISH) -> str:
     """One line on what the router did."""
     match outcome:
         case Mapped(external=external, via=via, router=router, lease_s=lease):
-            how_long = f"for {lease} s, renewed while hosting" if lease else "until hosting stops"
-            where = format_address(external)
-            return f"router: {router} forwards {where} here ({via.value}, {how_long})"
-        case NoRouter(waited_s=waited):
-            asked = f"{Via.UPNP.value} or {Via.NATPMP.value}"
-            return f"router: none answered a port-mapping request ({asked}) within {waited:g} s"
-        case Refused(router=router, reason=reason):
-            return f"router: {router} refused to forward the port: {reason}"
-        case DoubleNat(router=router, external=external):
-            return (
-                f"router: {router} forwards the port, but its external address {external}"
-                " is not a public one: a second translation (carrier-grade NAT) is in the way"
+            how_long = (
+                words.gettext("for {lease} s, renewed while hosting").format(lease=lease)
+                if lease
+                else words.gettext("until hosting stops")
             )
+            return words.gettext(
+                "router: {router} forwards {where} here ({via}, {how_long})"
+            ).format(
+                router=router, where=format_address(external), via=via.value, how_long=how_long
+            )
+        case NoRouter(waited_s=waited):
+            return words.gettext(
+                "router: none answered a port-mapping request ({upnp} or {natpmp})"
+                " within {waited} s"
+            ).format(upnp=Via.UPNP.value, natpmp=Via.NATPMP.value, waited=f"{waited:g}")
+        case Refused(router=router, reason=reason):
+            # The router's own words pass through unchanged; statki's own (N_) are translated.
+            return words.gettext("router: {router} refused to forward the port: {reason}").format(
+                router=router, reason=words.gettext(reason)
+            )
+        case DoubleNat(router=router, external=external):
+            return words.gettext(
+                "router: {router} forwards the port, but its external address {external}"
+                " is not a public one: a second translation (carrier-grade NAT) is in the way"
+            ).format(router=router, external=external)
 
 
-def advice(outcome: Outcome | None, port: int, addresses: Iterable[Address]) -> str | None:
+def advice(
+    outcome: Outcome | None, port: int, addresses: Iterable[Address], words: Words = ENGLISH
+) -> str | None:
     """What a host whose guests cannot reach it from the internet should do; None when they can.
 
     ``addresses`` are the invite's; a global one (IPv6, or an address the
@@ -172,14 +187,18 @@ def advice(outcome: Outcome | None, port: int, addresses: Iterable[Address]) -> 
     if reachable(outcome, addresses):
         return None
     ways = [
-        f"forward TCP port {port} on your router to this machine by hand and pass"
-        f" --advertise YOUR_PUBLIC_ADDRESS:{port}",
-        "play over IPv6 where both of you have it",
-        "or swap roles: your opponent hosts and you join their invite",
+        words.gettext(
+            "forward TCP port {port} on your router to this machine by hand and pass"
+            " --advertise YOUR_PUBLIC_ADDRESS:{port}"
+        ).format(port=port),
+        words.gettext("play over IPv6 where both of you have it"),
+        words.gettext("or swap roles: your opponent hosts and you join their invite"),
     ]
     if isinstance(outcome, DoubleNat):
-        ways[0] = (
+        ways[0] = words.gettext(
             "ask your provider for a public address or a forwarded port"
             " (a second translation is theirs)"
         )
-    return "guests on the internet cannot reach you; " + "; ".join(ways)
+    return words.gettext("guests on the internet cannot reach you; {ways}").format(
+        ways="; ".join(ways)
+    )

@@ -27,6 +27,7 @@ from test_client_analysis import SMALL
 from test_client_analysis import play_out as play_small
 from test_client_model import CLASSIC_FLEET, clock, game, place, play_out
 from test_client_netscreen import GUEST_KEY, INVITE, guest_arrives, host_model
+from test_client_talk import heard
 
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, ruleset_named
@@ -179,6 +180,20 @@ def host_met(tmp_path: Path) -> Model:
     return model
 
 
+def chatting(tmp_path: Path) -> Model:
+    model = battle(tmp_path)
+    press(model, "t")  # the chat line open, a line half typed
+    for key in "good luck":
+        press(model, key)
+    return model
+
+
+def talk_heard(tmp_path: Path) -> Model:
+    model = battle(tmp_path)
+    heard(model, "nice shot")  # the talk beside the boards, its heading, the notice
+    return model
+
+
 def guest(failure: Failed | None) -> Callable[[Path], Model]:
     def shown(tmp_path: Path) -> Model:
         session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(1).randbytes)
@@ -199,6 +214,8 @@ SCREENS: dict[str, Callable[[Path], Model]] = {
     "battle": battle,
     "battle, a refused shot": battle_refused_shot,
     "battle, a salvo": salvo_battle,
+    "battle, the chat line": chatting,
+    "battle, talk heard": talk_heard,
     "quit question": overlay(Overlay.QUIT),
     "help": overlay(Overlay.HELP),
     "past games": overlay(Overlay.HISTORY),
