@@ -22,5 +22,6 @@ command -v ip >/dev/null || wanted+=(iproute2)
 mkdir -p .venv/typecheck && ln -sfn ../../client .venv/typecheck/statki_client
 .venv/bin/python -m ruff check .
 .venv/bin/python -m mypy
-# Both cores: most tests wait on a socket or a subprocess, one at a time.
-.venv/bin/python -m pytest -q -n auto "$@"
+# Both cores: most tests wait on a socket or a subprocess, one at a time; a worker that
+# runs out takes tests from the other (worksteal), so a long test late in a file costs less.
+.venv/bin/python -m pytest -q -n auto --dist worksteal "$@"
