@@ -785,6 +785,13 @@ def read_envelope(value: Any) -> Envelope:
     Raises ``ProtocolError`` with ``Check.FRAME``, ``BODY`` or ``PLACE``: bytes that
     fail here are nobody's word.
     """
+    body, signature, fields = _framed(value)
+    return Envelope(body, signature, read_header(fields), fields)
+
+
+def _framed(value: Any) -> tuple[bytes, bytes, dict[Any, Any]]:
+    """Steps 1-2, the same for a frame of the game and a line of talk: ``[body,
+    signature]`` as two bins of the right sizes, and the body's map."""
     if (
         not isinstance(value, (list, tuple))
         or len(value) != 2
@@ -798,7 +805,7 @@ def read_envelope(value: Any) -> Envelope:
     if len(body) > MAX_FRAME:
         raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes", Check.FRAME)
     fields = read_body(body)
-    return Envelope(body, signature, read_header(fields), fields)
+    return body, signature, fields
 
 
 def decode_frame(value: Any) -> Frame:
@@ -856,19 +863,7 @@ def read_incoming(value: Any) -> Envelope | SayFrame:
     Raises ``ProtocolError`` at steps 1-3 for a frame of the game (nobody's word), and
     ``BadSay`` for talk whose fields are wrong (its size bound is the talk's check).
     """
-    if (
-        not isinstance(value, (list, tuple))
-        or len(value) != 2
-        or not isinstance(value[0], bytes)
-        or not isinstance(value[1], bytes)
-    ):
-        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins", Check.FRAME)
-    body, signature = value
-    if len(signature) != 64:
-        raise fail(Code.MALFORMED, "a signature is 64 bytes", Check.FRAME)
-    if len(body) > MAX_FRAME:
-        raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes", Check.FRAME)
-    fields = read_body(body)
+    body, signature, fields = _framed(value)
     if is_say(fields):
         return read_say(body, signature, fields)
     return Envelope(body, signature, read_header(fields), fields)
