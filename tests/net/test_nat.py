@@ -57,8 +57,12 @@ def env(home: Path) -> dict[str, str]:
     return values
 
 
+Hosting = Callable[[str, list[str]], None]
+"""Checks made while the host waits: given its invite and its lines before it."""
+
+
 def play(
-    lab: Lab, tmp_path: Path, *host_args: str
+    lab: Lab, tmp_path: Path, *host_args: str, while_hosting: Hosting | None = None
 ) -> tuple[str, subprocess.CompletedProcess[str], tuple[int, str, str], list[str]]:
     """A whole game, bots on both sides: the host in its home, the guest joining with the
     invite exactly as the host printed it.  The invite, the guest's run, the host's end, and
@@ -67,6 +71,8 @@ def play(
     try:
         seen: list[str] = []
         invite = line_starting(host, "statki://", seen)
+        if while_hosting is not None:
+            while_hosting(invite, seen)
         guest = subprocess.run(
             ["ip", "netns", "exec", lab.ns("guest"), *_statki(), "join", invite, "--bot", "hunt"],
             capture_output=True,
@@ -97,10 +103,8 @@ def test_a_game_through_the_hosts_router_with_the_port_mapped_by_upnp(
 ) -> None:
     lab = make_lab()
     lab.start_miniupnpd()
-    host = lab.statki("host", env(tmp_path / "alice"), "host", "--bot", "hunt")
-    try:
-        seen: list[str] = []
-        invite = line_starting(host, "statki://", seen)
+
+    def mapped(invite: str, seen: list[str]) -> None:
         # The router's external address comes first, the global IPv6 one next, the LAN's last.
         assert parse_invite(invite).addresses == (
             (Lab.HOST_WAN, DEFAULT_PORT),
@@ -111,17 +115,8 @@ def test_a_game_through_the_hosts_router_with_the_port_mapped_by_upnp(
         forwards = lab.mappings()
         assert f"dport {DEFAULT_PORT}" in forwards and f"dnat ip to {Lab.HOST_LAN}" in forwards
         assert list((tmp_path / "alice" / "portmaps").glob("*.json")), "the mapping is kept"
-        guest = subprocess.run(
-            ["ip", "netns", "exec", lab.ns("guest"), *_statki(), "join", invite, "--bot", "hunt"],
-            capture_output=True,
-            text=True,
-            timeout=50,
-            env=env(tmp_path / "bob"),
-        )
-        status, _, err = finish(host)
-    finally:
-        if host.poll() is None:
-            stop(host)
+
+    _, guest, (status, _, err), _ = play(lab, tmp_path, while_hosting=mapped)
     assert guest.returncode == 0, guest.stderr
     assert status == 0, err
     # Through the mapping: to the router's address, and the host saw the guest's router.
@@ -136,24 +131,13 @@ def test_a_game_through_a_router_that_speaks_only_nat_pmp(
 ) -> None:
     lab = make_lab(ipv6=False)
     lab.start_miniupnpd(upnp=False)
-    host = lab.statki("host", env(tmp_path / "alice"), "host", "--bot", "hunt")
-    try:
-        seen: list[str] = []
-        invite = line_starting(host, "statki://", seen)
+
+    def mapped(invite: str, seen: list[str]) -> None:
         assert parse_invite(invite).addresses[0] == (Lab.HOST_WAN, DEFAULT_PORT)
         assert any("(NAT-PMP, " in line for line in seen), seen
         assert f"dnat ip to {Lab.HOST_LAN}:{DEFAULT_PORT}" in lab.mappings()
-        guest = subprocess.run(
-            ["ip", "netns", "exec", lab.ns("guest"), *_statki(), "join", invite, "--bot", "hunt"],
-            capture_output=True,
-            text=True,
-            timeout=50,
-            env=env(tmp_path / "bob"),
-        )
-        status, _, err = finish(host)
-    finally:
-        if host.poll() is None:
-            stop(host)
+
+    _, guest, (status, _, err), _ = play(lab, tmp_path, while_hosting=mapped)
     assert guest.returncode == 0, guest.stderr
     assert status == 0, err
     assert f"connected to {Lab.HOST_WAN}:{DEFAULT_PORT}" in guest.stdout
