@@ -331,12 +331,13 @@ def _clip(line: Line, width: int) -> Line:
 
 
 def with_unfinished(model: Model, lines: list[Line]) -> list[Line]:
-    """The line on unfinished games under the title, before the battle: in the blank line
-    the screen starts with, or above a screen without one (the invite's leaves room below)."""
+    """The line on unfinished games under the title, before the battle, in place of a
+    blank line (the first): the screen grows no longer, so a long invite still fits."""
     if not model.unfinished or model.overlay is not None or model.stage not in BEFORE_BATTLE:
         return lines
     line: Line = [("class:trouble", model.unfinished)]
-    return [line, *lines[1:]] if lines and not lines[0] else [line, *lines]
+    blank = next((index for index, each in enumerate(lines) if not each), None)
+    return [line, *(lines if blank is None else lines[:blank] + lines[blank + 1 :])]
 
 
 def title_line(model: Model, width: int) -> Line:
