@@ -50,13 +50,18 @@ def unfinished_words(games: Sequence[Glance | None]) -> str:
         return ""
     if games[0] is None:
         return _("An unfinished game: statki resume picks it up")
-    kept = games[0]
-    details = _("vs {name}, {rules}, {turn}").format(
+    return _("Unfinished game {details}: statki resume picks it up").format(
+        details=glance_words(games[0])
+    )
+
+
+def glance_words(kept: Glance) -> str:
+    """The game in a few words: "vs Ala, classic, your move"."""
+    return _("vs {name}, {rules}, {turn}").format(
         name=kept.opponent[:NAME_SHOWN] or "?",
         rules=describe(kept.rules, words()).name if kept.rules else "?",
         turn=_("your move") if kept.my_move else _("their move"),
     )
-    return _("Unfinished game {details}: statki resume picks it up").format(details=details)
 
 
 def history_source(history: History) -> HistorySource:
