@@ -44,6 +44,8 @@ MARKED = "+"
 """A square marked for the salvo being aimed."""
 NO_FIT = "~"
 """A hint: no ship still afloat fits on this square."""
+BEFORE_BATTLE = (Stage.CONNECTING, Stage.RULES, Stage.PLACING, Stage.WAITING)
+"""The stages whose screens name the unfinished games: the first screens a player sees."""
 LEGEND = N_("# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits  [ ] cursor")
 PLACING_LEGEND = N_("# ship  * picked ship  ! ship breaking the rules")
 PROMPT_LEGEND = N_("# ship  o miss  x hit  @ sunk  - empty  + marked  ~ no ship fits")
@@ -262,7 +264,7 @@ def _body_and_keys(
         lines = placing_lines(model, width, click)
     else:
         lines = battle_lines(model, click, now)
-    lines = [title_line(model, width), *lines]
+    lines = [title_line(model, width), *with_unfinished(model, lines)]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
     return lines, [("class:keys", keys_line(model))]
@@ -326,6 +328,16 @@ def _clip(line: Line, width: int) -> Line:
         out.append((fragment[0], text, *fragment[2:]))
         room -= len(text)
     return out
+
+
+def with_unfinished(model: Model, lines: list[Line]) -> list[Line]:
+    """The line on unfinished games under the title, before the battle, in place of a
+    blank line (the first): the screen grows no longer, so a long invite still fits."""
+    if not model.unfinished or model.overlay is not None or model.stage not in BEFORE_BATTLE:
+        return lines
+    line: Line = [("class:trouble", model.unfinished)]
+    blank = next((index for index, each in enumerate(lines) if not each), None)
+    return [line, *(lines if blank is None else lines[:blank] + lines[blank + 1 :])]
 
 
 def title_line(model: Model, width: int) -> Line:

@@ -5,18 +5,19 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
-from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.game.rules import PRESETS, Ruleset, describe
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _
+from statki_net.store.language import _, words
+from statki_net.store.unfinished import Glance, glance, unfinished_games
 
 from .keys import build_app
 from .local import Chooser, LocalGame
@@ -25,11 +26,42 @@ from .plain import run_plain
 from .remote import ConnectionLink, Reunion, play_over_connection
 
 HISTORY_ROWS = 50
+NAME_SHOWN = 9
+"""The opponent's name is cut to this on the unfinished games' line, so that it fits
+80 columns with the longest preset's name, in both languages."""
 
 
 def computer_chooser(player: str, rng: random.Random) -> Chooser:
     """The computer player named ``player`` (a strategy or a strength) with ``rng`` bound."""
     return ComputerPlayer(check_strategy(player), rng).volley
+
+
+def unfinished_line(home: Path) -> str:
+    """The start screen's line on the games ``statki resume`` can pick up; empty: none."""
+    return unfinished_words([glance(kept) for kept in unfinished_games(home)])
+
+
+def unfinished_words(games: Sequence[Glance | None]) -> str:
+    """One line on the kept games (oldest first): the game and its state when there is
+    one whose log reads (None: it does not), else how many; ``statki resume`` lists them."""
+    if len(games) > 1:
+        return _("Unfinished games: {n}; statki resume lists them").format(n=len(games))
+    if not games:
+        return ""
+    if games[0] is None:
+        return _("An unfinished game: statki resume picks it up")
+    return _("Unfinished game {details}: statki resume picks it up").format(
+        details=glance_words(games[0])
+    )
+
+
+def glance_words(kept: Glance) -> str:
+    """The game in a few words: "vs Ala, classic, your move"."""
+    return _("vs {name}, {rules}, {turn}").format(
+        name=kept.opponent[:NAME_SHOWN] or "?",
+        rules=describe(kept.rules, words()).name if kept.rules else "?",
+        turn=_("your move") if kept.my_move else _("their move"),
+    )
 
 
 def history_source(history: History) -> HistorySource:
@@ -120,6 +152,7 @@ def play_computer(
             strength_choices=strengths,
             strength_cursor=strengths.index(strategy) if strategy in strengths else 0,
             on_strength=lambda name: link.use_computer(name, computer_chooser(name, rng)),
+            unfinished=unfinished_line(home),
         )
         try:
             if not on_screen:
@@ -150,6 +183,7 @@ async def play_connection_on_screen(
     custom_rules: bool = False,
     reunion: Reunion | None = None,
     bell: bool = True,
+    unfinished: str = "",
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
@@ -157,7 +191,8 @@ async def play_connection_on_screen(
     host (guest) for the session it is given: the host's may be made anew
     when the host chooses the rules on screen (``choose_rules``).  The host's
     screen shows ``invite`` until the guest arrives.  With ``reunion`` the end
-    screen offers a rematch with the same opponent.
+    screen offers a rematch with the same opponent.  ``unfinished`` is the line on
+    the games ``statki resume`` can pick up (``unfinished_line``).
     """
     link = ConnectionLink(session, reunion=reunion)
     model = Model(
@@ -169,6 +204,7 @@ async def play_connection_on_screen(
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
         bell=bell,
+        unfinished=unfinished,
     )
     await play_over_connection(model, link, connect)
     outcomes: list[Outcome] = []

@@ -56,6 +56,8 @@ class CommonState:
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
     at_prompt: bool = False
+    unfinished: str = ""
+    """A line on the games kept for ``statki resume``; shown until the battle starts."""
     """Played at the line prompt (``--plain``): squares are typed, no cursor nor keys to tell."""
 
     @property

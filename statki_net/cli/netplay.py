@@ -727,7 +727,7 @@ async def _on_screen(
 
     The exit status tells how the last game that began ended.
     """
-    from statki_client.run import play_connection_on_screen
+    from statki_client.run import play_connection_on_screen, unfinished_line
 
     history = History.in_home(player.home)
     try:
@@ -741,6 +741,7 @@ async def _on_screen(
             custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
             bell=player.bell,
+            unfinished=unfinished_line(player.home),
         )
     finally:
         history.close()

@@ -34,7 +34,13 @@ from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, words
 from statki_net.store.recorder import GameRecorder
-from statki_net.store.unfinished import SecretKeeper, Unfinished, find_unfinished, unfinished_games
+from statki_net.store.unfinished import (
+    SecretKeeper,
+    Unfinished,
+    find_unfinished,
+    glance,
+    unfinished_games,
+)
 
 
 def add(commands: Subcommands) -> None:
@@ -75,6 +81,8 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _list(player: Player) -> int:
+    from statki_client.run import glance_words  # the start screen's words for a game
+
     games = unfinished_games(player.home)
     if not games:
         print(_("no unfinished games"))
@@ -82,6 +90,9 @@ def _list(player: Player) -> int:
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
         print(f"{game.game[:16]}  {game.role.value:<5}  {when}  {game.log}")
+        seen = glance(game)
+        if seen is not None:  # which game it is, for a player choosing among several
+            print(f"  {glance_words(seen)}")
     return EXIT_OK
 
 

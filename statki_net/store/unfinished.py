@@ -24,7 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from statki_net.game.errors import UsageError
+from statki_net.game.rules import Ruleset
+from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session, SideSecrets
+from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.store.home import private_folder
 
@@ -129,6 +133,34 @@ def find_unfinished(home: Path, prefix: str) -> Unfinished:
     if len(found) > 1:
         raise UsageError(f"{prefix!r} names {len(found)} unfinished games: give more of the id")
     return found[0]
+
+
+@dataclass(frozen=True)
+class Glance:
+    """How far a kept game has got, as its log tells: what a start screen names it by."""
+
+    opponent: str
+    rules: Ruleset | None
+    my_move: bool
+    """This side is the one to send the next message."""
+
+
+def glance(kept: Unfinished) -> Glance | None:
+    """The game's opponent, rules and turn from its log; None when the log is gone or
+    does not replay (``statki resume`` then says why, when the player picks it)."""
+    try:
+        contents = read_log(kept.log.read_bytes())
+        transcript = Transcript()
+        for frame in frames_of(contents):
+            transcript.add(frame)
+    except (OSError, UsageError, ProtocolError):
+        return None
+    hello = transcript.sides[kept.role.other].hello
+    return Glance(
+        opponent=hello.name if hello is not None else "",
+        rules=transcript.rules,
+        my_move=transcript.speaker() is kept.role,
+    )
 
 
 class SecretKeeper:

@@ -86,3 +86,27 @@ def test_a_killed_side_resumes_its_game_with_statki_resume(
     assert bodies["host"] == bodies["guest"]
     assert not list((homes[victim] / "unfinished").glob("*.json")), "removed at the end"
     assert run(homes[victim], "resume").stdout.strip() == "no unfinished games"
+
+
+def test_statki_play_names_the_game_a_killed_guest_left_unfinished(tmp_path: Path) -> None:
+    """Real processes: a guest killed mid-game; then ``statki play`` in its home says so,
+    and ``statki resume`` lists the game by its opponent, rules and turn."""
+    homes = {"host": tmp_path / "host", "guest": tmp_path / "guest"}
+    hosting = ("host", "--port", "0", "--advertise", "127.0.0.1", "--bot", "random")
+    host = start(homes["host"], *hosting, "--name", "Ala")
+    try:
+        invite = loopback_only(line_starting(host, "statki://", []))
+        guest = start(homes["guest"], "join", invite, "--bot", "random", "--name", "Ola")
+        kill_at(guest, homes["guest"], 10)
+    finally:
+        stop(host)
+    played = run(homes["guest"], "play", "--plain", stdin="q\n")
+    assert played.returncode == 0, played.stderr
+    assert "Unfinished game vs Ala, classic, " in played.stdout, played.stdout
+    assert "statki resume picks it up" in played.stdout
+    listed = run(homes["guest"], "resume")
+    assert listed.returncode == 0 and "  vs Ala, classic, " in listed.stdout, listed.stdout
+    kept = next((homes["guest"] / "unfinished").glob("*.json"))
+    kept.unlink()  # the game given up: the next start screen says nothing of it
+    again = run(homes["guest"], "play", "--plain", stdin="q\n")
+    assert again.returncode == 0 and "statki resume" not in again.stdout, again.stdout

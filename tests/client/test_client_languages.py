@@ -23,6 +23,7 @@ from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Overlay, Stage
 from statki_client.remote import ConnectionLink
 from statki_client.review import run_now
+from statki_client.run import unfinished_words
 from test_client_analysis import SMALL
 from test_client_analysis import play_out as play_small
 from test_client_model import CLASSIC_FLEET, clock, game, place, play_out
@@ -36,11 +37,15 @@ from statki_net.protocol.session import Failed, Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.language import LOCALE_DIR, speak
+from statki_net.store.unfinished import Glance
 
 CATALOG = LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po"
 
 SAME_IN_BOTH = {"statki", "Enter", "Tab", "Esc", "OK", "classic", "alternate", "salvo"}
 """Words a Polish screen shares with the English one: key names, preset names."""
+
+ALA_TO_MOVE = Glance("Ala-the-longest-name", ruleset_named("salvo-count"), my_move=False)
+"""A kept game as its log reads: the longest words the line can hold (the name is cut)."""
 
 Shown = Callable[[], Model]
 """Makes a model and brings it to one screen; called once per language."""
@@ -168,6 +173,10 @@ def overlay(kind: Overlay) -> Callable[[Path], Model]:
     return shown
 
 
+def host_placing(tmp_path: Path) -> Model:
+    return host_model(invite=INVITE)  # statki host's first screen: placing, the invite below
+
+
 def host_waiting(tmp_path: Path) -> Model:
     model = host_model(invite=INVITE)
     press(model, "enter")  # the fleet committed: waiting for a guest
@@ -192,6 +201,17 @@ def talk_heard(tmp_path: Path) -> Model:
     model = battle(tmp_path)
     heard(model, "nice shot")  # the talk beside the boards, its heading, the notice
     return model
+
+
+def with_unfinished(shown: Callable[[Path], Model], count: int) -> Callable[[Path], Model]:
+    """``shown`` in a home that keeps ``count`` unfinished games, the last one's log read."""
+
+    def unfinished(tmp_path: Path) -> Model:
+        model = shown(tmp_path)
+        model.unfinished = unfinished_words([None] * (count - 1) + [ALA_TO_MOVE])
+        return model
+
+    return unfinished
 
 
 def guest(failure: Failed | None) -> Callable[[Path], Model]:
@@ -225,6 +245,9 @@ SCREENS: dict[str, Callable[[Path], Model]] = {
     "rematch": rematch,
     "host waiting, invite": host_waiting,
     "host, the guest arrived": host_met,
+    "placement, an unfinished game": with_unfinished(placing, 1),
+    "rules screen, unfinished games": with_unfinished(rules_screen, 3),
+    "host placing, invite, an unfinished game": with_unfinished(host_placing, 1),
     "guest connecting": guest(None),
     "guest turned away": guest(Failed(Code.NOT_INVITED, "the hello proves no invite", True)),
 }

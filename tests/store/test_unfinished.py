@@ -16,6 +16,7 @@ from statki_net.store.unfinished import (
     Unfinished,
     find_unfinished,
     forget,
+    glance,
     keep,
     unfinished_games,
 )
@@ -67,3 +68,12 @@ def test_a_log_cut_mid_record_is_appended_to_after_its_last_whole_record(
     contents = read_log(path.read_bytes())
     assert contents.damage is None
     assert [n.text for n in contents.notes] == ["first", "second"]
+
+
+def test_a_game_whose_log_is_gone_or_no_log_is_glanced_at_as_none(tmp_path: Path) -> None:
+    """The start screen then names the game without details instead of failing."""
+    assert glance(kept("ab" * 32)) is None  # /x/log: gone
+    garbage = tmp_path / "game.statki"
+    garbage.write_bytes(b"not a log at all")
+    base = kept("ab" * 32)
+    assert glance(Unfinished(base.game, base.role, base.name, garbage, SECRETS)) is None
