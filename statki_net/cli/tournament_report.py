@@ -257,8 +257,9 @@ HOW_WORDS = {
 }
 
 
-def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
-    """The tournament as a terminal shows it, in 80 columns, without colour."""
+def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
+    """The tournament as a terminal shows it, in 80 columns, without colour, a line at a
+    time (its games' table is as long as the tournament)."""
     games = table.games
     out = [
         f"Tournament: {len(games.scored) + len(games.apart)} game(s) from {logs} log(s); "
@@ -287,8 +288,9 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
             f"{rank:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
-    out += ["", *_crosstable_text(table), "", *_games_text(table)]
-    return out
+    out += ["", *_crosstable_text(table), ""]
+    yield from out
+    yield from _games_text(table)
 
 
 def _rules_words(rules: TournamentRules) -> str:
@@ -343,11 +345,15 @@ def _crosstable_text(table: Standings) -> list[str]:
     return out
 
 
-def _games_text(table: Standings) -> list[str]:
-    out = ["Games, in the order played (1st: who shot first; shots: host-guest)"]
-    out.append(
-        f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
-    )
+def _games_text(table: Standings) -> Iterator[str]:
+    lines = _games_lines(table)
+    return (_wrap(line) if len(line) > WIDTH else line.rstrip() for line in lines)
+
+
+def _games_lines(table: Standings) -> Iterator[str]:
+    yield "Games, in the order played (1st: who shot first; shots: host-guest)"
+    yield f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
+    # The games set apart are shown after those scored; kept till then, as they are few.
     apart: list[str] = []
     for number, game, why, detail in numbered(table):
         if why is not None:
@@ -358,22 +364,20 @@ def _games_text(table: Standings) -> list[str]:
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
         roles = " ".join(_log_marks(game))
-        out.append(
+        yield (
             f"{number:>3}  {shown(_player(table, game, Role.HOST), 13):<13}"
             f" {shown(_player(table, game, Role.GUEST), 13):<13}"
             f" {(game.first or '-')[0].upper():<3}  {shown(_winner(table, game), 13):<13}"
             f" {HOW_WORDS.get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
         )
-    out.append(
-        "Logs: H the host's, G the guest's.  Flags: "
-        + ", ".join(f"{mark} {flag}" for flag, mark in FLAG_MARKS.items())
+    yield "Logs: H the host's, G the guest's.  Flags: " + ", ".join(
+        f"{mark} {flag}" for flag, mark in FLAG_MARKS.items()
     )
     if apart:
-        out += ["", "Set apart, not scored"]
+        yield from ["", "Set apart, not scored"]
         for line in apart:
-            out += textwrap.wrap(line, WIDTH, subsequent_indent="       ")
-    return [_wrap(line) if len(line) > WIDTH else line.rstrip() for line in out]
+            yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
 def _log_marks(game: GameSummary) -> list[str]:

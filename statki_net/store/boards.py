@@ -34,6 +34,9 @@ class BoardStore:
             self._db = sqlite3.connect(self.path)
             self._db.execute("PRAGMA synchronous = OFF")
             self._db.execute("PRAGMA journal_mode = OFF")
+            # Each game's boards are read back once, so a cache does not pay: SQLite's own
+            # (2 MiB) would only make the process grow with the first thousand games.
+            self._db.execute("PRAGMA cache_size = -128")
             self._db.execute("CREATE TABLE boards (game TEXT PRIMARY KEY, boards TEXT NOT NULL)")
         except BaseException:
             self.path.unlink(missing_ok=True)
