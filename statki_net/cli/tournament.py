@@ -5,9 +5,9 @@ The logs are found, grouped into games and judged as ``statki verify`` does
 a worker process and only its summary comes back; the summary's bulk, the
 game's two boards as text, goes to a temporary SQLite file
 (``store.boards``) and is read back a game at a time as the JSON and the
-HTML page are written, so the main process keeps only a few hundred bytes a
-game.  The tournament's rules come from a TOML file
-(``--config``) and the options, which win over it.  The standings, the
+HTML page are written, so the main process keeps about 2 KB a game, not 5,
+and writes every format a game at a time.  The tournament's rules come from
+a TOML file (``--config``) and the options, which win over it.  The standings, the
 crosstable, the games and the ratings are computed purely
 (``statki_net.referee.tournament``, ``standings``); ``tournament_report``
 writes them as a terminal table, ``--json`` or ``--csv``, and
