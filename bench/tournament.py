@@ -2,7 +2,7 @@
 
 Run from the checkout (it is long: run it at low priority):
 
-    nice -n 19 python bench/tournament.py [--games N] [--keep DIR]
+    nice -n 19 python bench/tournament.py [--games N] [--keep DIR] [--html]
 
 It plays N real games (default 5,000: 10,000 logs) between 100 players with
 keys of their own, through real sessions back to back with random-shooting
@@ -17,7 +17,8 @@ clock, the CPU time of the process and its workers, the logs per second two
 idle cores would judge (from the CPU time: the figure that holds on a
 shared machine), and the peak resident memory of the main process and of its
 largest worker.  Flat memory means the main process's peak does not
-grow with the logs beyond their small per-game summaries.
+grow with the logs beyond their small per-game summaries.  ``--html`` has the
+command write the HTML page (every game's boards) instead of the JSON.
 """
 
 from __future__ import annotations
@@ -82,10 +83,10 @@ def generate(folder: Path, games: int, jobs: int) -> None:
     print(f"\nplayed {games} games in {time.monotonic() - began:.0f} s", file=sys.stderr)
 
 
-def measure(paths: list[Path], logs: int) -> None:
+def measure(paths: list[Path], logs: int, shown: str) -> None:
     began = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, "tournament", *map(str, paths), "--json"],
+        [sys.executable, "-c", MEASURE, "tournament", *map(str, paths), shown],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -104,19 +105,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5000, help="games to play (2 logs each)")
     parser.add_argument("--keep", metavar="DIR", help="keep the logs here, and reuse them")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--html", action="store_true", help="measure the HTML page, not JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.keep or scratch)
         folder.mkdir(parents=True, exist_ok=True)
         generate(folder, args.games, args.jobs)
         parts = sorted(p for p in folder.iterdir() if p.is_dir())
-        print(f"{os.cpu_count()} cores; statki tournament --json, whole process, all cores")
+        shown = "--html" if args.html else "--json"
+        print(f"{os.cpu_count()} cores; statki tournament {shown}, whole process, all cores")
         print("|   logs | wall s | CPU s | logs/s on 2 idle cores | main MiB | worker MiB | exit |")
         print("|---|---|---|---|---|---|---|")
         for count in (1, PARTS):
             chosen = parts[:count]
             logs = sum(1 for p in chosen for _ in p.glob("*.statki"))
-            measure(chosen, logs)
+            measure(chosen, logs, shown)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 The logs are found, grouped into games and judged as ``statki verify`` does
 (its ``find_logs``, ``identified_games``, ``spread``); each game is judged in
-a worker process and only its summary comes back, so memory stays flat
-however many logs there are.  The tournament's rules come from a TOML file
-(``--config``) and the options, which win over it.  The standings, the
+a worker process and only its summary comes back; the summary's bulk, the
+game's two boards as text, goes to a temporary SQLite file
+(``store.boards``) and is read back a game at a time as the JSON and the
+HTML page are written, so the main process keeps about 2 KB a game, not 5,
+and writes every format a game at a time.  The tournament's rules come from
+a TOML file (``--config``) and the options, which win over it.  The standings, the
 crosstable, the games and the ratings are computed purely
 (``statki_net.referee.tournament``, ``standings``); ``tournament_report``
 writes them as a terminal table, ``--json`` or ``--csv``, and
@@ -29,7 +32,17 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
-from statki_net.cli.tournament_report import CSV_TABLES, report, text, write_csv, write_json
+from statki_net.cli.tournament_report import (
+    CSV_TABLES,
+    BoardsOf,
+    no_boards,
+    own_boards,
+    report_games,
+    report_head,
+    text,
+    write_csv,
+    write_json,
+)
 from statki_net.cli.verify import Source, bad_input, find_logs, identified_games, named_logs, spread
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, combination_name, ruleset_named
@@ -44,6 +57,7 @@ from statki_net.referee.tournament import (
     sort_games,
     summarize,
 )
+from statki_net.store.boards import BoardStore
 from statki_net.store.language import _
 from statki_net.store.userfile import read_user_text
 
@@ -278,17 +292,18 @@ def _tournament(args: argparse.Namespace) -> int:
     reading = Progress(len(found.named), "reading logs", began=began)
     games = identified_games(found, jobs, reading.over)
     judging = Progress(len(games), "judging games", began=began)
-    summaries = list(judging.over(spread(summarize_files, games, jobs)))
-    table = standings(sort_games(summaries, rules), rules.points, rules.tau)
-    logs = sum(len(paths) for paths in games)
-    formats = shown_as(table, rules, logs)
-    formats[_chosen_format(args)](sys.stdout)
-    if args.save is not None:
-        folder = Path(args.save)
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, write in formats.items():
-            with open(folder / name, "w", encoding="utf-8", newline="") as file:
-                write(file)
+    with BoardStore() as store:
+        summaries = [store.keep(s) for s in judging.over(spread(summarize_files, games, jobs))]
+        table = standings(sort_games(summaries, rules), rules.points, rules.tau)
+        logs = sum(len(paths) for paths in games)
+        formats = shown_as(table, rules, logs, store.boards)
+        formats[_chosen_format(args)](sys.stdout)
+        if args.save is not None:
+            folder = Path(args.save)
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, write in formats.items():
+                with open(folder / name, "w", encoding="utf-8", newline="") as file:
+                    write(file)
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
@@ -297,22 +312,26 @@ def _tournament(args: argparse.Namespace) -> int:
 Writer = Callable[[IO[str]], None]
 
 
-def shown_as(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Writer]:
-    """A writer for every format, under the name ``--save`` gives its file."""
+def shown_as(
+    table: Standings, rules: TournamentRules, logs: int, boards: BoardsOf = own_boards
+) -> dict[str, Writer]:
+    """A writer for every format, under the name ``--save`` gives its file; ``boards``
+    finds each game's boards (put away on disk: ``BoardStore``)."""
 
     def as_csv(which: str) -> Writer:
         return lambda out: write_csv(table, which, out)
 
     def as_html(out: IO[str]) -> None:
-        from statki_net.cli.tournament_page import page
+        from statki_net.cli.tournament_page import write_page
 
-        out.write(page(report(table, rules, logs)))
+        head = report_head(table, rules, logs)
+        write_page(head, report_games(table, no_boards), report_games(table, boards), out)
 
     return {
         "tournament.txt": lambda out: out.writelines(
             f"{line}\n" for line in text(table, rules, logs)
         ),
-        "tournament.json": lambda out: write_json(table, rules, logs, out),
+        "tournament.json": lambda out: write_json(table, rules, logs, out, boards),
         **{f"{which}.csv": as_csv(which) for which in CSV_TABLES},
         "tournament.html": as_html,
     }

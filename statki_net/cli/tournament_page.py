@@ -5,13 +5,17 @@ holds: the standings, the ratings, the crosstable, every game (those set
 apart with their reason), and each game's two boards at the end.  Inline
 CSS, no script, no file or address outside the page; every word a player
 chose (a name) is escaped.
+
+``write_page`` writes it a line at a time from the games as they come: the
+games' table and their boards are never all in memory at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from html import escape
-from typing import Any
+from io import StringIO
+from typing import IO, Any
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #111; background: #fff; }
@@ -41,8 +45,31 @@ STANDING_COLUMNS = (
 
 
 def page(report: dict[str, Any]) -> str:
+    """The page of a whole report (``report``), as one string."""
+    out = StringIO()
+    write_page(report, report["games"], report["games"], out)
+    return out.getvalue()
+
+
+def write_page(
+    head: dict[str, Any],
+    games: Iterable[dict[str, Any]],
+    with_boards: Iterable[dict[str, Any]],
+    out: IO[str],
+) -> None:
+    """The page, from the report's head (``report_head``) and its games twice over: once
+    for their table (boards not needed), once for their boards."""
+    for line in _lines(head, games, with_boards):
+        out.write(line + "\n")
+
+
+def _lines(
+    report: dict[str, Any],
+    games: Iterable[dict[str, Any]],
+    with_boards: Iterable[dict[str, Any]],
+) -> Iterator[str]:
     players = report["standings"]
-    parts = [
+    yield from [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<title>statki tournament</title>",
@@ -56,12 +83,11 @@ def page(report: dict[str, Any]) -> str:
         "<h2>Crosstable</h2>",
         _crosstable(report),
         "<h2>Games</h2>",
-        _table("games", _GAME_HEAD, _game_rows(report["games"])),
-        "<h2>Boards</h2>",
-        *_boards(report["games"]),
-        "</body></html>",
     ]
-    return "\n".join(parts) + "\n"
+    yield from _table_lines("games", _GAME_HEAD, _game_rows(games))
+    yield "<h2>Boards</h2>"
+    yield from _boards(with_boards)
+    yield "</body></html>"
 
 
 def _standing_head(players: Sequence[dict[str, Any]]) -> list[str]:
@@ -98,7 +124,7 @@ _GAME_HEAD = [
 ]
 
 
-def _game_rows(games: Sequence[dict[str, Any]]) -> Iterable[list[str]]:
+def _game_rows(games: Iterable[dict[str, Any]]) -> Iterable[list[str]]:
     for game in games:
         winner = game[game["winner"]]["name"] if game["winner"] else "nobody"
         apart = game["apart"]
@@ -132,23 +158,26 @@ def _crosstable(report: dict[str, Any]) -> str:
 
 
 def _table(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    return "\n".join(_table_lines(name, head, rows))
+
+
+def _table_lines(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> Iterator[str]:
     named = {"Player", "Host", "Guest", "First", "Winner", "How", "Standing", "Set apart", "Flags"}
 
     def cell(tag: str, title: str, text: str) -> str:
         kind = ' class="name"' if title in named else ' class="logs"' if title == "Logs" else ""
         return f"<{tag}{kind}>{escape(text)}</{tag}>"
 
-    lines = [f'<table id="{name}"><thead><tr>']
-    lines.append("".join(cell("th", title, title) for title in head) + "</tr></thead><tbody>")
+    yield f'<table id="{name}"><thead><tr>'
+    yield "".join(cell("th", title, title) for title in head) + "</tr></thead><tbody>"
     for row in rows:
         apart = ' class="apart"' if name == "games" and row[9] else ""
         cells = "".join(cell("td", title, text) for title, text in zip(head, row, strict=True))
-        lines.append(f"<tr{apart}>{cells}</tr>")
-    lines.append("</tbody></table>")
-    return "\n".join(lines)
+        yield f"<tr{apart}>{cells}</tr>"
+    yield "</tbody></table>"
 
 
-def _boards(games: Sequence[dict[str, Any]]) -> Iterable[str]:
+def _boards(games: Iterable[dict[str, Any]]) -> Iterable[str]:
     for game in games:
         if not game["boards"]:
             continue

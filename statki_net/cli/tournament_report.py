@@ -12,16 +12,35 @@ import csv
 import datetime
 import json
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import IO, Any
 
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
-from statki_net.referee.tournament import Flag, GameSummary, Points, SetApart, TournamentRules
+from statki_net.referee.tournament import (
+    Board,
+    Flag,
+    GameSummary,
+    Points,
+    SetApart,
+    TournamentRules,
+)
 
 WIDTH = 80
 CSV_TABLES = ("standings", "games", "crosstable")
+
+BoardsOf = Callable[[GameSummary], tuple[Board, ...]]
+"""Where a game's boards are: in its summary, or put away on disk (``store.boards``)."""
+
+
+def own_boards(game: GameSummary) -> tuple[Board, ...]:
+    return game.boards
+
+
+def no_boards(game: GameSummary) -> tuple[Board, ...]:
+    """For a table of the games, which shows no boards: nothing to read back."""
+    return ()
 
 
 # ---------------------------------------------------------------- the report (JSON)
@@ -36,25 +55,33 @@ def _why(apart: SetApart | None) -> tuple[str | None, str | None]:
     return (apart.why.value, apart.detail) if apart else (None, None)
 
 
-def report(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
-    """The whole report, the games included (the HTML page is drawn from it)."""
-    return {**_head(table, rules, logs), "games": list(report_games(table))}
+def report(
+    table: Standings, rules: TournamentRules, logs: int, boards: BoardsOf = own_boards
+) -> dict[str, Any]:
+    """The whole report, the games included."""
+    return {**report_head(table, rules, logs), "games": list(report_games(table, boards))}
 
 
-def report_games(table: Standings) -> Iterator[dict[str, Any]]:
+def report_games(table: Standings, boards: BoardsOf = own_boards) -> Iterator[dict[str, Any]]:
     """The report's games, one at a time."""
-    return (_game_json(table, *item) for item in numbered(table))
+    return (_game_json(table, *item, boards) for item in numbered(table))
 
 
-def write_json(table: Standings, rules: TournamentRules, logs: int, out: IO[str]) -> None:
+def write_json(
+    table: Standings,
+    rules: TournamentRules,
+    logs: int,
+    out: IO[str],
+    boards: BoardsOf = own_boards,
+) -> None:
     """The report as ``json.dumps(report(...), indent=2)`` writes it, one game at a time:
     ten thousand games' maps and their text are never all in memory at once."""
-    head = json.dumps({**_head(table, rules, logs), "games": []}, indent=2)
-    before, empty, after = head.rpartition('"games": []')
+    head_text = json.dumps({**report_head(table, rules, logs), "games": []}, indent=2)
+    before, empty, after = head_text.rpartition('"games": []')
     assert empty, "the games come last"
     out.write(before + '"games": [')
     count = 0
-    for game in report_games(table):
+    for game in report_games(table, boards):
         out.write(
             ("," if count else "") + "\n" + textwrap.indent(json.dumps(game, indent=2), "    ")
         )
@@ -62,7 +89,7 @@ def write_json(table: Standings, rules: TournamentRules, logs: int, out: IO[str]
     out.write(("\n  ]" if count else "]") + after + "\n")
 
 
-def _head(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
+def report_head(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:
     """The report but its games."""
     keys = [line.key for line in table.lines]
     return {
@@ -110,7 +137,12 @@ def _line_json(line: Line) -> dict[str, Any]:
 
 
 def _game_json(
-    table: Standings, number: int, game: GameSummary, why: str | None, detail: str | None
+    table: Standings,
+    number: int,
+    game: GameSummary,
+    why: str | None,
+    detail: str | None,
+    boards: BoardsOf,
 ) -> dict[str, Any]:
     def side(role: Role) -> dict[str, Any]:
         key = game.keys.get(role)
@@ -138,7 +170,7 @@ def _game_json(
         "flags": [flag.value for flag in game.flags],
         "scored": why is None,
         "apart": None if why is None else {"why": why, "detail": detail},
-        "boards": [{"title": b.title, "lines": list(b.lines)} for b in game.boards],
+        "boards": [{"title": b.title, "lines": list(b.lines)} for b in boards(game)],
     }
 
 
@@ -225,8 +257,9 @@ HOW_WORDS = {
 }
 
 
-def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
-    """The tournament as a terminal shows it, in 80 columns, without colour."""
+def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
+    """The tournament as a terminal shows it, in 80 columns, without colour, a line at a
+    time (its games' table is as long as the tournament)."""
     games = table.games
     out = [
         f"Tournament: {len(games.scored) + len(games.apart)} game(s) from {logs} log(s); "
@@ -255,8 +288,9 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> list[str]:
             f"{rank:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
-    out += ["", *_crosstable_text(table), "", *_games_text(table)]
-    return out
+    out += ["", *_crosstable_text(table), ""]
+    yield from out
+    yield from _games_text(table)
 
 
 def _rules_words(rules: TournamentRules) -> str:
@@ -311,11 +345,15 @@ def _crosstable_text(table: Standings) -> list[str]:
     return out
 
 
-def _games_text(table: Standings) -> list[str]:
-    out = ["Games, in the order played (1st: who shot first; shots: host-guest)"]
-    out.append(
-        f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
-    )
+def _games_text(table: Standings) -> Iterator[str]:
+    lines = _games_lines(table)
+    return (_wrap(line) if len(line) > WIDTH else line.rstrip() for line in lines)
+
+
+def _games_lines(table: Standings) -> Iterator[str]:
+    yield "Games, in the order played (1st: who shot first; shots: host-guest)"
+    yield f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
+    # The games set apart are shown after those scored; kept till then, as they are few.
     apart: list[str] = []
     for number, game, why, detail in numbered(table):
         if why is not None:
@@ -326,22 +364,20 @@ def _games_text(table: Standings) -> list[str]:
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
         roles = " ".join(_log_marks(game))
-        out.append(
+        yield (
             f"{number:>3}  {shown(_player(table, game, Role.HOST), 13):<13}"
             f" {shown(_player(table, game, Role.GUEST), 13):<13}"
             f" {(game.first or '-')[0].upper():<3}  {shown(_winner(table, game), 13):<13}"
             f" {HOW_WORDS.get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
         )
-    out.append(
-        "Logs: H the host's, G the guest's.  Flags: "
-        + ", ".join(f"{mark} {flag}" for flag, mark in FLAG_MARKS.items())
+    yield "Logs: H the host's, G the guest's.  Flags: " + ", ".join(
+        f"{mark} {flag}" for flag, mark in FLAG_MARKS.items()
     )
     if apart:
-        out += ["", "Set apart, not scored"]
+        yield from ["", "Set apart, not scored"]
         for line in apart:
-            out += textwrap.wrap(line, WIDTH, subsequent_indent="       ")
-    return [_wrap(line) if len(line) > WIDTH else line.rstrip() for line in out]
+            yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
 def _log_marks(game: GameSummary) -> list[str]:
