@@ -57,7 +57,9 @@ def test_a_game_kept_holds_no_boards_and_little_memory(tmp_path: Path) -> None:
         fresh = _bytes_held(lambda: _rebuilt(kept))
         whole = _bytes_held(lambda: _rebuilt(game))
     assert fresh < KEPT_BYTES, f"{fresh} bytes kept a game"
-    assert whole - fresh > 2000, "the boards were the bulk of a summary"
+    # Two boards of ten rows and their titles are over a kilobyte whatever the game (they
+    # were 1,969 to 2,600 bytes in the games seen): kept, they would break the bound above.
+    assert whole - fresh > 1000, "the boards were a large part of a summary"
 
 
 def _rebuilt(game: GameSummary) -> GameSummary:
