@@ -8,6 +8,10 @@ guest redials (``Redial``), the host takes its game back through a
 and holding one transcript.  The players are oracles that fire at the other
 side's ships, so a whole classic game is a few dozen messages, and all the
 cuts are played at once on one event loop.
+
+Every index of a game is cut in ``tests/protocol/test_resume.py``, in this
+process without sockets; here, over TCP, the cuts at the messages where the
+game changes its phase, one of each side mid-battle, and the end.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ CLASSIC = ruleset_named("classic")
 SPEED = 8
 """The games' clock runs this much faster than real time: the minute-long limits are
 7.5 s of ours, far longer than a resume takes even on a loaded machine."""
+WAITING_SPEED = 30
+"""The clock of a game a resume cannot help, which one side finishes alone by waiting
+out a limit: 2 s of ours for a minute, and no resume to race it."""
 AT_ONCE = 24
 """Games played at the same time."""
 
@@ -104,12 +111,13 @@ async def play_cut(
     *,
     meanwhile: Callable[[int, Session, Session], Awaitable[None]] | None = None,
     silent_host: bool = False,
+    speed: float = SPEED,
 ) -> Resumed:
     """One game, cut after ``cut_after`` frames (None: never), resumed, played out.
 
     ``meanwhile`` runs once the guest has the rules, before it accepts, with the
     host's own port (past the proxy) and both sessions."""
-    clock = ScaledClock(SPEED)
+    clock = ScaledClock(speed)
     host, guest = sessions(CLASSIC, seed, first=Role.HOST)
     guest_fleet = ComputerPlayer("random", random.Random(seed + 1)).fleet(CLASSIC)
     admission: Admission[str] = Admission(clock=clock)
@@ -236,20 +244,25 @@ def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
     assert told[-1].detail.startswith("reconnected: the game goes on"), where
 
 
-PARTS = 3
-"""The cuts are shared among this many tests, so each has headroom under pytest-timeout
-on a loaded machine (and xdist spreads them over the cores)."""
+def resumed_cuts(total: int) -> list[int]:
+    """Where a resume is tested over TCP: at each message of the set-up (the accept, both
+    commitments, both coin halves, the first shot and its answer), at a shot and at an
+    answer mid-battle, and at the reveals and the first verdict.  Each is a different
+    state of the shell's resend and a different sender."""
+    middle = total // 2
+    return [*range(2, 9), middle, middle + 1, total - 4, total - 3, total - 2]
 
 
-@pytest.mark.parametrize("part", range(PARTS), ids=[f"part{p + 1}of{PARTS}" for p in range(PARTS)])
-@pytest.mark.parametrize("silent_host", [False, True], ids=["both-see-it", "host-sees-nothing"])
-def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(
-    tmp_path: Path, silent_host: bool, part: int
+def unresumed_cuts(total: int) -> list[int]:
+    """Where no resume can help: in the hellos (no game yet) and at the last message (its
+    sender is done and gone)."""
+    return [0, 1, total - 1]
+
+
+def cut_at_each(
+    tmp_path: Path, silent_host: bool, cuts: Callable[[int], list[int]], speed: float
 ) -> None:
-    """Cut at each message, whoever sent it (every ``PARTS``-th message, from ``part``: the
-    parts together cut at every one).  With ``silent_host`` only the guest's side of the
-    connection closes: the host still holds its old connection when the guest comes back
-    on a new one, and takes the old one as lost."""
+    """A whole game played once uncut, then cut at each of ``cuts(total)``, all at once."""
 
     async def main() -> None:
         whole = await play_cut(None, tmp_path / "whole")
@@ -262,13 +275,36 @@ def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(
         async def one(cut_after: int) -> None:
             async with gate:
                 played = await play_cut(
-                    cut_after, tmp_path / str(cut_after), silent_host=silent_host
+                    cut_after, tmp_path / str(cut_after), silent_host=silent_host, speed=speed
                 )
             check_resumed(played, cut_after, total)
 
-        await asyncio.gather(*(one(k) for k in range(part, total, PARTS)))
+        await asyncio.gather(*(one(k) for k in cuts(total)))
 
     asyncio.run(main())
+
+
+SILENT_HOST = pytest.mark.parametrize(
+    "silent_host", [False, True], ids=["both-see-it", "host-sees-nothing"]
+)
+"""With ``silent_host`` only the guest's side of the connection closes: the host still
+holds its old connection when the guest comes back on a new one, and takes the old one as
+lost."""
+
+
+@SILENT_HOST
+def test_a_connection_cut_at_each_phase_of_a_classic_game_resumes(
+    tmp_path: Path, silent_host: bool
+) -> None:
+    cut_at_each(tmp_path, silent_host, resumed_cuts, SPEED)
+
+
+@SILENT_HOST
+def test_a_cut_no_resume_can_help_is_finished_alone_by_the_rules(
+    tmp_path: Path, silent_host: bool
+) -> None:
+    """Each side waits out its limit alone, on a faster clock: nothing races it."""
+    cut_at_each(tmp_path, silent_host, unresumed_cuts, WAITING_SPEED)
 
 
 async def hello_nonce(reader: asyncio.StreamReader) -> bytes:
