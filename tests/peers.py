@@ -126,17 +126,27 @@ def play(
 def snapshot(pair: BackToBack) -> BackToBack:
     """A copy of ``pair`` that plays on apart from it, without the events so far.
 
-    Frames and volleys are frozen and keys cannot be copied, so the copy shares
-    them; each side gets a fresh frame reader (between deliveries it holds no
-    bytes).  Copying stays cheap however long the game.
+    Frames, volleys and the settled standings are frozen and keys cannot be
+    copied, so the copy shares them; each side gets a fresh frame reader
+    (between deliveries it holds no bytes), and a generator of its entropy in
+    the same state (``setstate``: deepcopy takes the state apart number by
+    number, which was most of a snapshot's time).  Copying stays cheap however
+    long the game.
     """
     shared: dict[int, object] = {}
     for session in (pair.host, pair.guest):
         shared[id(session.key)] = session.key
         shared[id(session._reader)] = FrameReader()
+        generator = getattr(session.entropy, "__self__", None)
+        if isinstance(generator, random.Random):
+            twin = random.Random()
+            twin.setstate(generator.getstate())
+            shared[id(generator)] = twin
         t = session.transcript
         for frame in t.frames:
             shared[id(frame)] = frame
+        for settled in t.settled:
+            shared[id(settled)] = settled
         for side in t.sides.values():
             for volley in side.volleys:
                 shared[id(volley)] = volley
