@@ -72,7 +72,7 @@ def test_the_short_logs_are_valid() -> None:
         assert judge_log(log_of(frames)).valid
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2), st.data())
 def test_any_single_byte_change_in_the_frames_is_detected(which: int, data: st.DataObject) -> None:
     log = bytearray(log_of(short_games()[which]))
