@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from netproc import finish, line_starting, run, start, stop
 from peers import make_pair, play
 
@@ -136,24 +137,27 @@ def _bot_game_through(daemon: subprocess.Popen[str], home: Path, guest_home: Pat
     assert joined.returncode == 0 and status == 0, (joined.stderr, err)
 
 
-def test_the_workers_go_when_the_daemon_stops_and_when_it_is_killed(tmp_path: Path) -> None:
-    for how in (signal.SIGTERM, signal.SIGKILL):
-        home, guest = tmp_path / f"{how.name}-a", tmp_path / f"{how.name}-b"
-        daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
-        workers: set[int] = set()
-        try:
-            line_starting(daemon, "control socket", [])
-            _bot_game_through(daemon, home, guest)
-            workers = children(daemon.pid)
-            assert workers, "the bot thought in worker processes"
-            os.kill(daemon.pid, how)
-            assert gone_within(workers, 5.0), f"left over after {how.name}"
-            # Its output closes only when every process holding it is gone.
-            daemon.communicate(timeout=10)
-            if how is signal.SIGTERM:
-                assert daemon.returncode == 0
-        finally:
-            for pid in workers:  # whatever a failure left behind
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            stop(daemon)
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_the_workers_go_when_the_daemon_stops_and_when_it_is_killed(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    """Each way a daemon ends is a test of its own: three processes each, on both cores."""
+    home, guest = tmp_path / f"{how.name}-a", tmp_path / f"{how.name}-b"
+    daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
+    workers: set[int] = set()
+    try:
+        line_starting(daemon, "control socket", [])
+        _bot_game_through(daemon, home, guest)
+        workers = children(daemon.pid)
+        assert workers, "the bot thought in worker processes"
+        os.kill(daemon.pid, how)
+        assert gone_within(workers, 5.0), f"left over after {how.name}"
+        # Its output closes only when every process holding it is gone.
+        daemon.communicate(timeout=10)
+        if how is signal.SIGTERM:
+            assert daemon.returncode == 0
+    finally:
+        for pid in workers:  # whatever a failure left behind
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        stop(daemon)
