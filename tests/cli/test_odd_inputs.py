@@ -174,8 +174,9 @@ def _no_traceback(result: Finished | subprocess.CompletedProcess[str], took: flo
 
 @pytest.fixture
 def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bounds a few KiB large, and a FIFO given up on in a fraction of a second."""
-    monkeypatch.setattr(userfile, "STREAM_SECONDS", 0.3)
+    """Bounds a few KiB large, and a FIFO given up on in a twentieth of a second (every
+    FIFO case waits it out in full: nobody writes to the FIFO)."""
+    monkeypatch.setattr(userfile, "STREAM_SECONDS", 0.05)
     for module, name in (
         (verify, "MAX_LOG_BYTES"),
         (analyze, "MAX_LOG_BYTES"),
