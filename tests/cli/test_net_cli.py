@@ -2,7 +2,9 @@
 
 Each player has its own STATKI_HOME, as two people on one machine would.  An
 invite refused before any connection is the command's own output, so that test
-runs ``main`` in this process.
+runs ``main`` in this process; so do the guests a real host turns away (what
+they print and return is the point, ``joined_here``), and the guests that play
+a game are processes of their own.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import Cli
+import pytest
+from conftest import Cli, Finished
 from netproc import finish, line_starting, run, start, stop
 
 from statki_net.net.invite import format_invite, parse_invite
@@ -23,6 +26,12 @@ def _host(home: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
     process = start(home, "host", "--port", "0", "--advertise", "127.0.0.1", *args)
     invite = line_starting(process, "statki://", [])
     return process, invite
+
+
+def joined_here(cli: Cli, monkeypatch: pytest.MonkeyPatch, home: Path, *args: str) -> Finished:
+    """``statki join ARGS`` in this process, in ``home``: a guest the host process turns away."""
+    monkeypatch.setenv("STATKI_HOME", str(home))
+    return cli("join", *args)
 
 
 def _only_log(home: Path) -> Path:
@@ -89,12 +98,14 @@ def test_a_person_at_the_line_prompt_plays_a_bot(tmp_path: Path) -> None:
     assert "verdict: valid" in out
 
 
-def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> None:
+def test_join_refuses_a_host_whose_key_is_not_the_invites(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     host, invite = _host(tmp_path / "host", "--bot", "random")
     real = parse_invite(invite)
     assert real.secret is not None
     forged = format_invite(real.addresses, b"\xab" * 32, real.secret)
-    joined = run(tmp_path / "guest", "join", forged, "--bot", "random")
+    joined = joined_here(cli, monkeypatch, tmp_path / "guest", forged, "--bot", "random")
     assert joined.returncode == 1
     assert joined.stderr.count("\n") == 1
     assert "is not the key in the invite" in joined.stderr and "refusing to play" in joined.stderr
@@ -107,10 +118,12 @@ def test_join_refuses_a_host_whose_key_is_not_the_invites(tmp_path: Path) -> Non
     assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid
 
 
-def test_a_wrong_secret_is_turned_away_and_the_invited_guest_then_plays(tmp_path: Path) -> None:
+def test_a_wrong_secret_is_turned_away_and_the_invited_guest_then_plays(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "five-ships")
     wrong = invite[:-32] + "0" * 32
-    turned = run(tmp_path / "mallory", "join", wrong, "--bot", "random")
+    turned = joined_here(cli, monkeypatch, tmp_path / "mallory", wrong, "--bot", "random")
     assert turned.returncode == 1 and turned.stderr.count("\n") == 1, turned.stderr
     assert "the host turned this guest away (not-invited)" in turned.stderr
     assert host.poll() is None, "a guest with a wrong invite does not end the hosting"
@@ -120,10 +133,12 @@ def test_a_wrong_secret_is_turned_away_and_the_invited_guest_then_plays(tmp_path
     assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid, "one game, one log"
 
 
-def test_a_bare_address_gets_one_clear_line_unless_the_host_is_open(tmp_path: Path) -> None:
+def test_a_bare_address_gets_one_clear_line_unless_the_host_is_open(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     host, invite = _host(tmp_path / "host", "--bot", "random", "--rules", "five-ships")
     address = invite.removeprefix("statki://").split(",")[0].split("/")[0]
-    refused = run(tmp_path / "guest", "join", address, "--bot", "random")
+    refused = joined_here(cli, monkeypatch, tmp_path / "guest", address, "--bot", "random")
     assert refused.returncode == 1, refused.stderr
     assert refused.stderr.splitlines()[-1] == (
         "statki: this host admits only the guest it invited: ask for the invite line"
