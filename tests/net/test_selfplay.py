@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from conftest import Run
+from conftest import Cli, Run
 
 from statki_net.referee.verify import judge_log
 
@@ -25,9 +25,11 @@ def test_selfplay_plays_whole_signed_games_and_logs_them(statki: Run, tmp_path: 
         assert judgement.rules == "five-ships"
 
 
-def test_selfplay_refuses_nonsense(statki: Run) -> None:
-    done = statki("selfplay", "--games", "0")
+def test_selfplay_refuses_nonsense(cli: Cli) -> None:
+    """What the command says and returns (in this process: its start-up is tested in
+    tests/cli/test_odd_inputs.py)."""
+    done = cli("selfplay", "--games", "0")
     assert done.returncode == 2
     assert done.stderr.startswith("statki: ") and done.stderr[-1] == "\n"
-    done = statki("selfplay", "--bot", "clairvoyant", "--games", "1")
+    done = cli("selfplay", "--bot", "clairvoyant", "--games", "1")
     assert done.returncode == 2 and "unknown strategy" in done.stderr
