@@ -288,12 +288,22 @@ def random_fleet(rules: Ruleset, rng: Random, *, max_tries: int = 1_000_000) -> 
     rejection sampling from independent uniform positions, so every legal
     fleet is equally likely (ships of equal length being interchangeable).
     """
-    options = [placements(rules, length) for length in rules.fleet]
+    # Thousands of draws a fleet: each is ``rng.randrange(len(positions))`` done as
+    # ``Random._randbelow`` does it (bits of the length's width, drawn again while out of
+    # range), so that the same seed still gives the same fleet, at half the cost.
+    positions_of = [placements(rules, length) for length in rules.fleet]
+    options = [
+        (positions, len(positions), len(positions).bit_length()) for positions in positions_of
+    ]
+    getrandbits = rng.getrandbits
     for _ in range(max_tries):
         halo = 0
         chosen = []
-        for positions in options:
-            ship, around = positions[rng.randrange(len(positions))]
+        for positions, count, bits in options:
+            drawn = getrandbits(bits)
+            while drawn >= count:
+                drawn = getrandbits(bits)
+            ship, around = positions[drawn]
             if ship & halo:
                 break
             halo |= around
