@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from random import Random
+from typing import TYPE_CHECKING
 
 from statki_net.game.board import (
     all_neighbours,
@@ -27,6 +27,9 @@ from statki_net.game.board import (
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, Touching
 from statki_net.game.words import ENGLISH, Words
+
+if TYPE_CHECKING:  # only named: a referee, which draws no fleet, need not load random
+    from random import Random
 
 Ship = tuple[int, ...]
 """A ship: its squares, in order along its line."""
