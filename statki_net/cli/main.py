@@ -12,7 +12,6 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 try:
     # Ctrl-C in the first second lands in these imports: one line, not a traceback.
     import argparse
-    import threading
     from collections.abc import Callable, Sequence
     from types import FrameType
 
@@ -81,10 +80,14 @@ def _on_sigterm_as_on_ctrl_c() -> Handler | None:
     one signals are delivered to; it returns the handler it replaced, for
     ``main`` to put back (None off the main thread).
     """
-    if threading.current_thread() is not threading.main_thread():
+    try:
+        # signal.signal itself says whether this is the main thread (ValueError if not):
+        # asking threading would cost every command its import.
+        before = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:
         return None
     _terminated.clear()
-    return signal.signal(signal.SIGTERM, _terminate)
+    return before
 
 
 _terminated: list[int] = []

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from random import Random
+from typing import TYPE_CHECKING
 
 from statki_net.game.board import (
     all_neighbours,
@@ -27,6 +27,9 @@ from statki_net.game.board import (
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, Touching
 from statki_net.game.words import ENGLISH, Words
+
+if TYPE_CHECKING:  # only named: a referee, which draws no fleet, need not load random
+    from random import Random
 
 Ship = tuple[int, ...]
 """A ship: its squares, in order along its line."""
@@ -288,12 +291,22 @@ def random_fleet(rules: Ruleset, rng: Random, *, max_tries: int = 1_000_000) -> 
     rejection sampling from independent uniform positions, so every legal
     fleet is equally likely (ships of equal length being interchangeable).
     """
-    options = [placements(rules, length) for length in rules.fleet]
+    # Thousands of draws a fleet: each is ``rng.randrange(len(positions))`` done as
+    # ``Random._randbelow`` does it (bits of the length's width, drawn again while out of
+    # range), so that the same seed still gives the same fleet, at half the cost.
+    positions_of = [placements(rules, length) for length in rules.fleet]
+    options = [
+        (positions, len(positions), len(positions).bit_length()) for positions in positions_of
+    ]
+    getrandbits = rng.getrandbits
     for _ in range(max_tries):
         halo = 0
         chosen = []
-        for positions in options:
-            ship, around = positions[rng.randrange(len(positions))]
+        for positions, count, bits in options:
+            drawn = getrandbits(bits)
+            while drawn >= count:
+                drawn = getrandbits(bits)
+            ship, around = positions[drawn]
             if ship & halo:
                 break
             halo |= around

@@ -135,6 +135,10 @@ class Thinking:
         return cls(on_the_loop=True)
 
     async def volley(self, player: ComputerPlayer, view: Sea, count: int) -> tuple[int, ...]:
+        if self.here:
+            # The player thinks in place: its generator's state need not travel (a copy of
+            # 625 numbers out and back at every move).
+            return player.volley(view, count)
         shots, state = await self._run(_volley, player, view, count)
         player.rng.setstate(state)
         return shots

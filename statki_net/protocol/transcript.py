@@ -22,7 +22,6 @@ transcript keeps the one its frames decide as ``ending``.
 from __future__ import annotations
 
 import enum
-from collections import Counter
 from dataclasses import dataclass, field
 
 from statki_net.game.battle import Outcome, Score, Sea, check_answer_shape, hits_of, tells_cells
@@ -797,9 +796,16 @@ class Transcript:
 
 
 def _fits(lengths: list[int], fleet: tuple[int, ...]) -> bool:
-    """Whether these ship lengths can all be ships of the fleet."""
-    need, have = Counter(lengths), Counter(fleet)
-    return all(have[length] >= count for length, count in need.items())
+    """Whether these ship lengths can all be ships of the fleet.
+
+    Checked at every answer: a list of ten lengths crossed off one by one, not two
+    ``Counter`` maps (2% of a game's time)."""
+    left = list(fleet)
+    for length in lengths:
+        if length not in left:
+            return False
+        left.remove(length)
+    return True
 
 
 def _name(square: int, size: int) -> str:

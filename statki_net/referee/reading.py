@@ -231,7 +231,7 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: 
         return
     before, move, accepted = len(t.findings), t.move, at_stake(t)
     try:
-        t.add(envelope, signature_later=signature_later)
+        frame = t.add(envelope, signature_later=signature_later)
     except ProtocolError as error:
         if error.refuses:
             log.refusal, log.stopped = Refusal(envelope, error.code, error.detail, move), True
@@ -240,8 +240,10 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: 
         kind = UNTRUSTED.get(error.code, Kind.MALFORMED)
         _tampered(log, kind, f"message {index}: {error.detail}", move)
         return
-    log.frames.append(envelope)
-    log.found += [Found(envelope.digest, f, accepted) for f in t.findings[before:]]
+    # The frame read in full, not its envelope: the transcript hashes it to place the next
+    # one, and the game's tree asks the same hash again.
+    log.frames.append(frame)
+    log.found += [Found(frame.digest, f, accepted) for f in t.findings[before:]]
 
 
 def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) -> None:

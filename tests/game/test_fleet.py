@@ -282,3 +282,30 @@ def test_thousands_of_piled_ships_get_a_bounded_list() -> None:
     contacts = [p for p in fleet_problems(rules, fleet) if p.kind in ("overlap", "touching")]
     assert len(contacts) == MAX_CONTACTS + 1
     assert "not all listed" in contacts[-1].message
+
+
+def _fleet_by_randrange(rules: Ruleset, rng: random.Random) -> tuple[tuple[int, ...], ...]:
+    """``random_fleet`` as it was written first, with ``randrange``: the fleets a seed gave."""
+    options = [placements(rules, length) for length in rules.fleet]
+    while True:
+        halo, chosen = 0, []
+        for positions in options:
+            ship, around = positions[rng.randrange(len(positions))]
+            if ship & halo:
+                break
+            halo |= around
+            chosen.append(ship)
+        else:
+            return tuple(tuple(squares_of(ship)) for ship in chosen)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_seed_gives_the_fleet_randrange_gave(name: str) -> None:
+    """``random_fleet`` draws its positions with ``getrandbits`` as ``randrange`` does inside
+    (about 0.1 s for the presets): if Python ever drew ``randrange`` otherwise, seeded games
+    would change their fleets, and this says so."""
+    rules = PRESETS[name]
+    for seed in (1, 2):
+        assert random_fleet(rules, random.Random(seed)).ships == _fleet_by_randrange(
+            rules, random.Random(seed)
+        )

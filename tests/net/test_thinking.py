@@ -79,6 +79,8 @@ def test_a_seeded_player_draws_the_same_moves_in_a_process_as_in_a_thread() -> N
     in_threads = asyncio.run(moves(Thinking()))
     in_processes = asyncio.run(moves(Thinking.in_processes(1)))
     assert in_processes == in_threads
+    # On the loop the player thinks in place, its generator never copied: the same moves.
+    assert asyncio.run(moves(Thinking.on_the_loop())) == in_threads
     assert in_threads[2] != random.Random(7).getstate()
 
 
