@@ -228,3 +228,15 @@ def test_a_guest_joins_once_and_a_second_hello_of_another_game_is_answered_as_v4
     me.receive_data(host_session(2, secret=bytes(16)).data_to_send(), 20)
     [value] = FrameReader().values(me.data_to_send())
     assert msgpack.unpackb(value[0])["type"] == "hello", "no second join"
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_no_change_to_a_joins_bytes_names_a_game(data: st.DataObject) -> None:
+    """Whatever byte of a good join is altered, the screening never takes it for a join."""
+    host = host_hello(1)
+    frame = bytearray(join_for(host))
+    at = data.draw(st.integers(0, len(frame) - 1))
+    frame[at] ^= data.draw(st.integers(1, 255))
+    decision = Screening(host, SECRET).feed(bytes(frame))
+    assert not isinstance(decision, JoinAsked), (at, decision)
