@@ -39,6 +39,7 @@ from statki_net.protocol.wire import (
     Frame,
     Header,
     Hello,
+    Join,
     Limits,
     Message,
     Refuse,
@@ -51,7 +52,9 @@ from statki_net.protocol.wire import (
     Verdict,
     encode_body,
     guest_proof,
+    message_hash,
     sign,
+    sign_join,
 )
 from statki_net.vectors.games import (
     PlacesIllegally,
@@ -313,6 +316,13 @@ def injected(
         kept = Frame(body, session.key.sign(SIGN_LABEL + body), header, message)
         return Sent(kept.encode(), header.seq, kept)
     return Sent(_signed(session.key, body), header.seq)
+
+
+def join_bytes(session: Session, hello: bytes, tag: bytes | None, now: int) -> bytes:
+    """The suite's ``join`` as guest: bound to the host hello whose body is ``hello``, naming
+    the game of ``tag`` (None: a game open to anyone), signed by the suite's key."""
+    join = Join(public_key_bytes(session.key), message_hash(hello), tag, now)
+    return sign_join(session.key, join).encode()
 
 
 # ---------------------------------------------------------------- time claims

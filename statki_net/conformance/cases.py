@@ -108,6 +108,19 @@ class Injection(enum.StrEnum):
     NO_LIMITS = "no-limits"
     FIRST_INVALID = "first-invalid"
     ADMIT_INVALID = "admit-invalid"
+    # a guest names its game (protocol 5)
+    JOIN_OWN_GAME = "join-own-game"
+    """A join naming the invite's game, in place of the guest's hello: the game goes on
+    from the hello that answers it."""
+    JOIN_WRONG_TAG = "join-wrong-tag"
+    JOIN_TWICE = "join-twice"
+    """A join, then, after the hello that answers it, a second one bound to that hello."""
+    JOIN_ANOTHER_HELLO = "join-another-hello"
+    JOIN_BEFORE_HELLO = "join-before-hello"
+    """A join the moment the connection opens, before the host has said anything."""
+    ANOTHER_GAME = "another-game"
+    """Suite as host: first the hello of another game, saying ``join``: the guest must name
+    its own."""
     # time claims, dated by the suite's own clock
     EARLY_CLAIM = "early-claim"
     """``waited_ms`` under the limit: an early claim, a finding against the suite."""
@@ -525,6 +538,70 @@ def hellos() -> Iterator[Case]:
         )
 
 
+JOIN_SECTION = '3, "Admission"'
+
+
+def joins() -> Iterator[Case]:
+    """A guest names its game (SPEC.md section 3, "Naming the game"; section 6, "join")."""
+    yield Case(
+        _id("join", "names-its-game", Role.HOST),
+        JOIN_SECTION,
+        "a join naming the invite's game: answered by a fresh hello, the game played from it",
+        Role.HOST,
+        Expectation(Kind.FINISHES, end=None, winner=Side.AS_PLAYED),
+        Deed.SEND,
+        At(Phase.GUEST_HELLO),
+        Injection.JOIN_OWN_GAME,
+    )
+    yield Case(
+        _id("join", "wrong-tag", Role.HOST),
+        JOIN_SECTION,
+        "a join naming a game the host does not have",
+        Role.HOST,
+        Expectation(Kind.REFUSES, Code.NOT_INVITED, End.NO_GAME, Side.NOBODY),
+        Deed.SEND,
+        At(Phase.GUEST_HELLO),
+        Injection.JOIN_WRONG_TAG,
+    )
+    yield Case(
+        _id("join", "twice", Role.HOST),
+        JOIN_SECTION,
+        "a second join after the hello that answered the first",
+        Role.HOST,
+        IGNORED,
+        Deed.SEND,
+        At(Phase.GUEST_HELLO),
+        Injection.JOIN_TWICE,
+    )
+    yield Case(
+        _id("join", "another-hello", Role.HOST),
+        JOIN_SECTION,
+        "a join bound to another connection's hello (a replay)",
+        Role.HOST,
+        IGNORED,
+        Deed.SEND,
+        At(Phase.GUEST_HELLO),
+        Injection.JOIN_ANOTHER_HELLO,
+    )
+    yield Case(
+        _id("join", "before-the-hello", Role.HOST),
+        JOIN_SECTION,
+        "a join before the host's hello: the guest speaks first",
+        Role.HOST,
+        IGNORED,
+        injection=Injection.JOIN_BEFORE_HELLO,
+        may=True,  # the quiet moment is a MAY: a host that says its hello anyway is not wrong
+    )
+    yield Case(
+        _id("join", "names-its-game", Role.GUEST),
+        JOIN_SECTION,
+        "first the hello of another game, saying join: the guest names its own",
+        Role.GUEST,
+        Expectation(Kind.FINISHES, end=None, winner=Side.AS_PLAYED),
+        injection=Injection.ANOTHER_GAME,
+    )
+
+
 # ---------------------------------------------------------------- lies
 
 
@@ -703,6 +780,7 @@ def all_cases() -> tuple[Case, ...]:
     """Every case, in the report's order: the handshake, frames, turns, the battle, endings."""
     cases = (
         *hellos(),
+        *joins(),
         *frames(),
         *out_of_place(),
         *lies(),

@@ -22,7 +22,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.conformance.acts import Sent, behaviour, honest_shot, injected
+from statki_net.conformance.acts import Sent, behaviour, honest_shot, injected, join_bytes
 from statki_net.conformance.cases import Aim, Case, Deed, Injection, Kind
 from statki_net.conformance.judging import Observation, Seen
 from statki_net.game.battle import Cell
@@ -47,8 +47,11 @@ from statki_net.protocol.wire import (
     Role,
     TimeClaim,
     Verdict,
+    game_tag,
+    join_signature_valid,
     proof_holds,
     read_envelope,
+    read_join,
     signature_valid,
 )
 
@@ -66,6 +69,17 @@ WATCH_SECONDS = 5.0
 CLAIM_SLACK_SECONDS = 15.0
 """How long past the move limit the suite waits for a time claim."""
 READ_SIZE = 64 * 1024
+
+
+JOINS = frozenset(
+    {
+        Injection.JOIN_OWN_GAME,
+        Injection.JOIN_WRONG_TAG,
+        Injection.JOIN_TWICE,
+        Injection.JOIN_ANOTHER_HELLO,
+    }
+)
+"""The joins the suite sends as guest in place of its hello (``CaseRun._join``)."""
 
 
 def _now() -> int:
@@ -192,6 +206,8 @@ class CaseRun:
         self.rng = rng
         self.invite_secret = invite_secret
         """Suite as host: the secret of its invite, to check the guest's proof."""
+        if invite_secret is not None and session.role is Role.HOST:
+            session.tag = game_tag(invite_secret)  # an invite game's hellos carry its tag
         self.watch = Watch()
         self.place: int | None = None
         self.reader: asyncio.StreamReader | None = None
@@ -223,15 +239,21 @@ class CaseRun:
 
     async def _play(self) -> None:
         session = self.session
+        if self.case.injection is Injection.JOIN_BEFORE_HELLO:
+            self._write(join_bytes(session, b"", session.tag_of_invite, _now()))
+            await self._observe(WATCH_SECONDS)
+            return
+        if self.case.injection is Injection.ANOTHER_GAME:
+            await self._hello_of_another_game()
         if session.role is Role.HOST:
             self._events(session.start(_now()))
-        while not session.closed:
+        while not self.session.closed:
             watching = await self._act_if_due()
             self._flush()
             if watching is not None:
                 await self._observe(watching)
                 return
-            if session.closed:
+            if self.session.closed:
                 break
             if self._players_move():
                 continue  # still the suite's move (after a resume, say): make it first
@@ -240,11 +262,11 @@ class CaseRun:
                 raise UsageError(f"the implementation said nothing for {READ_SECONDS:g} s")
             if not data:
                 self.watch.closed = True
-                self._events(session.connection_lost(_now()))
+                self._events(self.session.connection_lost(_now()))
                 if self.case.deed in (Deed.PLAY, Deed.RESIGN):
                     raise UsageError("the implementation closed the connection during the game")
                 return
-            self._events(session.receive_data(data, _now()))
+            self._events(self.session.receive_data(data, _now()))
         self._flush()
         if self.watches_the_close:
             # The game is over for the suite: the implementation must close, and say nothing.
@@ -311,6 +333,8 @@ class CaseRun:
             await self._cut_and_resume()
             return None
         assert case.injection is not None
+        if case.injection in JOINS:
+            return await self._join(case.injection, now)
         sent = injected(case.injection, session, now, session.entropy, moment.held)
         self.place = sent.seq
         if case.injection is Injection.UNKNOWN_KEY and sent.kept is not None:
@@ -319,6 +343,65 @@ class CaseRun:
             return None
         self._write(said + sent.data if deed is Deed.SEND_AFTER else sent.data)
         return WATCH_SECONDS
+
+    async def _join(self, injection: Injection, now: int) -> float | None:
+        """A join in place of the suite's hello (SPEC.md section 3, "Naming the game"); the
+        seconds to watch, or None when the game goes on from the hello that answers it."""
+        session = self.session
+        first = session.transcript.frames[0].body
+        tag = session.tag_of_invite
+        if injection is Injection.JOIN_WRONG_TAG:
+            self.place = 1  # the host's not-invited follows its hello
+            self._write(join_bytes(session, first, game_tag(session.entropy(16)), now))
+            return WATCH_SECONDS
+        if injection is Injection.JOIN_ANOTHER_HELLO:
+            self._write(join_bytes(session, first + b"\x00", tag, now))
+            return WATCH_SECONDS
+        self._write(join_bytes(session, first, tag, now))
+        value, rest = await self._value("the implementation did not answer the join")
+        hello = read_envelope(value)
+        if injection is Injection.JOIN_TWICE:
+            self._write(join_bytes(session, hello.body, tag, _now()))
+            return WATCH_SECONDS
+        if hello.type != Hello.TYPE or hello.header.seq != 0:
+            self.watch.notes.append("it answered the join with no fresh hello (section 3)")
+        # The game begins with the hello that answered the join: a new session reads it.
+        self.session = session.anew(rules=None, first=None)
+        self._events(self.session.start(now))
+        self._events(self.session.receive_data(hello.encode() + rest, _now()))
+        return None
+
+    async def _hello_of_another_game(self) -> None:
+        """As host: first a hello of another game of the suite's, saying ``join``; the
+        implementation must answer with a join naming its invite's game, bound and signed."""
+        self.moment.acted = True
+        session = self.session
+        assert session.proposed_rules is not None
+        other = Session(
+            Role.HOST,
+            session.key,
+            name=session.name,
+            entropy=session.entropy,
+            rules=session.proposed_rules,
+            limits=session.proposed_limits,
+            admit=Admit.INVITE,
+            tag=game_tag(session.entropy(16)),
+        )
+        other.joinable = True
+        other.start(_now())
+        self._write(other.data_to_send())
+        value, _ = await self._value("the implementation did not answer the hello")
+        try:
+            join = read_join(value)
+        except ProtocolError:
+            self.watch.notes.append("it answered another game's hello with no join (section 3)")
+            return
+        if (
+            join.join.hello != other.transcript.frames[0].digest
+            or not join_signature_valid(join)
+            or join.join.tag != session.tag
+        ):
+            self.watch.notes.append("its join does not name its game, bound and signed")
 
     def _aim(self) -> tuple[int, ...]:
         session = self.session
@@ -472,14 +555,16 @@ class CaseRun:
         if rest:
             self._events(session.receive_data(rest, _now()))
 
-    async def _value(self) -> tuple[Any, bytes]:
+    async def _value(
+        self, missing: str = "the implementation did not resume the game"
+    ) -> tuple[Any, bytes]:
         """The next msgpack value from the implementation, and the bytes read after it."""
         unpacker = msgpack.Unpacker(raw=False, max_buffer_size=2 * READ_SIZE)
         received = b""
         while True:
             data = await self._read(READ_SECONDS)
             if not data:
-                raise UsageError("the implementation did not resume the game")
+                raise UsageError(missing)
             received += data
             unpacker.feed(data)
             try:

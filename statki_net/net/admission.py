@@ -20,7 +20,13 @@ listener's), all at once, within bounds:
    the candidate the game: ``Admitted``, and the game is no longer waiting.
    A hello that proves nothing is answered with ``error`` ``not-invited``;
    silence, garbage or any other frame is closed without a word.  The game
-   goes on waiting for its guest either way.
+   goes on waiting for its guest either way;
+5. where more than one game waits (a daemon's hosted games, its games on
+   demand), the hello says so (``join``) and carries its game's tag: a guest
+   of another game answers with a ``join`` naming its own by tag (none: the
+   game open to anyone), and gets a fresh hello of that game on the same
+   connection (or ``not-invited``, when none waits with that tag), after which
+   step 4 decides again, once: a connection joins at most once.
 
 A candidate that never becomes a game leaves nothing behind: no log file and
 no history row (those begin with the game, ``store.recorder``); ``turned_away``
@@ -56,6 +62,7 @@ from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.protocol.errors import Code
 from statki_net.protocol.screening import (
     GuestProven,
+    JoinAsked,
     NotAdmitted,
     Refusal,
     ResumeAsked,
@@ -63,6 +70,7 @@ from statki_net.protocol.screening import (
     Unwanted,
 )
 from statki_net.protocol.session import Session
+from statki_net.protocol.wire import game_tag
 
 GUEST_QUIET_SECONDS = 0.3
 """How long a new connection must stay open and silent before the host says hello."""
@@ -95,6 +103,11 @@ class Hosting:
     """A new host session, not started, for each connection screened: its own nonce."""
     secret: bytes | None
     """The invite's secret the guest must prove; None: open to anyone (``--open``)."""
+
+    @property
+    def tag(self) -> bytes | None:
+        """The game's public name, which its hellos carry and a ``join`` gives."""
+        return game_tag(self.secret) if self.secret is not None else None
 
 
 @dataclass(frozen=True)
@@ -265,11 +278,22 @@ class Admission(Generic[GameT]):
             if isinstance(target, TurnedAway):
                 return target
             name, hosting = target
-            session = hosting.hello()
-            session.start(self.clock.now())
-            writer.write(session.data_to_send())
+            session = self._say_hello(hosting, writer, joinable=self._several())
             screening = Screening(session.transcript.frames[0], hosting.secret)
             decision = await self._first_frame(reader, reading, screening)
+            if isinstance(decision, JoinAsked):
+                named = self._named(decision.tag)
+                if named is None:
+                    detail = "no game here waits for the guest of that invite"
+                    session.abort(Code.NOT_INVITED, detail, self.clock.now())
+                    writer.write(session.data_to_send())
+                    return TurnedAway(Refusal.NOT_INVITED)
+                # The candidate of the first hello is dropped, unlogged: the named game's
+                # hello, fresh, is the one this connection's game (if any) begins with.
+                name, hosting = named
+                session = self._say_hello(hosting, writer, joinable=False)
+                screening = Screening(session.transcript.frames[0], hosting.secret, decision.key)
+                decision = await self._first_frame(reader, None, screening, decision.rest)
             if isinstance(decision, GuestProven):
                 return self._take(name, session, decision.received, reader, writer)
             if isinstance(decision, NotAdmitted):
@@ -278,9 +302,37 @@ class Admission(Generic[GameT]):
                 return TurnedAway(decision.refusal)
             if isinstance(decision, ResumeAsked):
                 return self._resume(decision, screening.challenge, reader, writer)
+            if isinstance(decision, JoinAsked):  # a second join; the screening refuses it
+                return TurnedAway(Refusal.BAD_JOIN)
             return TurnedAway(decision.refusal)
         finally:
             reading.cancel()
+
+    def _say_hello(
+        self, hosting: Hosting, writer: asyncio.StreamWriter, *, joinable: bool
+    ) -> Session:
+        """A candidate's hello, said on the connection: its own nonce, its game's tag."""
+        session = hosting.hello()
+        session.tag = hosting.tag
+        session.joinable = joinable
+        session.start(self.clock.now())
+        writer.write(session.data_to_send())
+        return session
+
+    def _several(self) -> bool:
+        """Whether more than one game could take a guest now: then hellos say ``join``."""
+        ready = sum(1 for waiting in self._waiting.values() if waiting.hosting is not None)
+        return ready + (self.on_demand is not None) > 1
+
+    def _named(self, tag: bytes | None) -> tuple[str | None, Hosting] | None:
+        """The waiting game a join names by its tag (None: one open to anyone, the oldest,
+        else a game on demand), if any can say hello."""
+        for name, waiting in self._waiting.items():
+            if waiting.hosting is not None and waiting.hosting.tag == tag:
+                return name, waiting.hosting
+        if tag is None and self.on_demand is not None:
+            return None, self.on_demand.hosting
+        return None
 
     async def _target(
         self, reading: asyncio.Future[bytes]
@@ -313,24 +365,33 @@ class Admission(Generic[GameT]):
     async def _first_frame(
         self,
         reader: asyncio.StreamReader,
-        reading: asyncio.Future[bytes],
+        reading: asyncio.Future[bytes] | None,
         screening: Screening,
-    ) -> GuestProven | NotAdmitted | ResumeAsked | Unwanted:
-        """Feed what comes back after the hello until it decides, within the admission wait."""
+        read: bytes = b"",
+    ) -> GuestProven | NotAdmitted | ResumeAsked | JoinAsked | Unwanted:
+        """Feed what comes back after the hello until it decides, within the admission wait
+        (``read``: what already came, after a join)."""
+        if read:
+            decision = screening.feed(read)
+            if decision is not None:
+                return decision
         try:
             async with asyncio.timeout(self.wait_seconds):
                 while True:
+                    if reading is None:
+                        reading = asyncio.ensure_future(reader.read(READ_SIZE))
                     data = await _read(reading)
                     if not data:
                         return Unwanted(Refusal.CLOSED)
                     decision = screening.feed(data)
                     if decision is not None:
                         return decision
-                    reading = asyncio.ensure_future(reader.read(READ_SIZE))
+                    reading = None
         except TimeoutError:
             return Unwanted(Refusal.SILENT)
         finally:
-            reading.cancel()
+            if reading is not None:
+                reading.cancel()
 
     def _take(
         self,

@@ -11,6 +11,11 @@ connection's challenge).  What comes back first is one of:
   answers with that ``error`` before it closes; the hosting goes on;
 - a ``resume`` frame naming a game: ``ResumeAsked``, routed to that game if
   the host has it (the resume handshake checks the rest);
+- a ``join`` naming a game by its tag, the connection's first, bound to this
+  hello and signed by the key it carries (protocol 5): ``JoinAsked``; the host
+  then says the hello of the game named (a new ``Screening``, ``joined`` by
+  that key: only a guest's hello with that key is admitted there), or answers
+  ``not-invited`` when no game waiting has that tag;
 - anything else (bytes that are no frame, a frame that is no guest hello, one
   that fits nowhere or is badly signed): ``Unwanted``, closed without a word.
 
@@ -33,9 +38,12 @@ from statki_net.protocol.wire import (
     FrameReader,
     Hello,
     Role,
+    is_join,
+    join_signature_valid,
     proof_holds,
     read_body,
     read_envelope,
+    read_join,
     signature_valid,
 )
 
@@ -66,6 +74,9 @@ class Refusal(enum.StrEnum):
     """A guest's hello of another protocol version (answered, then closed)."""
     NO_RESUME = "no-resume"
     """A resume for a game this host does not wait to resume."""
+    BAD_JOIN = "bad-join"
+    """A join that is not this connection's (another hello's, badly signed, ill-formed) or
+    not its first."""
 
 
 @dataclass(frozen=True)
@@ -97,22 +108,50 @@ class ResumeAsked:
 
 
 @dataclass(frozen=True)
+class JoinAsked:
+    """A guest names the game it was invited to: the host says that game's hello next."""
+
+    tag: bytes | None
+    """The game's tag; None names the game open to anyone."""
+    key: bytes
+    """The guest's key: its hello, after the named game's, must carry it."""
+    rest: bytes
+    """Whatever followed the join in the same reads."""
+
+
+@dataclass(frozen=True)
 class Unwanted:
     """Not a guest: closed without a word."""
 
     refusal: Refusal
 
 
-Decision = GuestProven | NotAdmitted | ResumeAsked | Unwanted
+Decision = GuestProven | NotAdmitted | ResumeAsked | JoinAsked | Unwanted
+
+
+def wants_join(hello: Hello, tag: bytes | None) -> bool:
+    """Whether a guest holding the invite of ``tag`` (None: no secret) answers the host's
+    ``hello`` with a ``join`` rather than its own hello (SPEC.md, section 3, "Admission").
+
+    Only where the host says other games wait (``join``) and this hello is of
+    another game than the invite's; elsewhere the guest goes on as a version 4
+    guest did.  A guest joins once a connection: this is asked of its first hello.
+    """
+    return hello.join and hello.tag != tag
 
 
 class Screening:
     """One connection after the host's ``hello``: feed what comes back until it decides."""
 
-    def __init__(self, host_hello: Frame, secret: bytes | None) -> None:
+    def __init__(
+        self, host_hello: Frame, secret: bytes | None, joined: bytes | None = None
+    ) -> None:
         self.host_hello = host_hello
         self.secret = secret
         """The invite's secret, or None for a host open to anyone."""
+        self.joined = joined
+        """The key of the connection's ``join``, once it has sent one: this hello answers it,
+        and only a guest's hello with that key may follow (no second join, no resume)."""
         self._reader = FrameReader()
         self._received = bytearray()
 
@@ -136,8 +175,12 @@ class Screening:
     def _decide(self, value: Any) -> Decision:
         game = _resume_game(value)
         if game is not None:
+            if self.joined is not None:  # a resume names its game by id, on a first frame
+                return Unwanted(Refusal.NOT_A_GUEST)
             end = self._reader.consumed
             return ResumeAsked(game, bytes(self._received[:end]), bytes(self._received[end:]))
+        if is_join(value):
+            return self._join(value)
         try:
             envelope = read_envelope(value)
         except ProtocolError:
@@ -149,6 +192,7 @@ class Screening:
             or header.seq != 1
             or header.prev != self.host_hello.digest
             or key is None
+            or (self.joined is not None and key != self.joined)
             or not signature_valid(key, envelope)
         ):
             return Unwanted(Refusal.NOT_A_GUEST)
@@ -163,6 +207,22 @@ class Screening:
             detail = "this host admits only the guest it invited: the hello proves no invite"
             return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
         return GuestProven(bytes(self._received))
+
+    def _join(self, value: Any) -> JoinAsked | Unwanted:
+        """A join, checked in SPEC.md's order: its shape, the first of the connection, bound
+        to this hello, signed; which game it names is the host's to look up."""
+        try:
+            frame = read_join(value)
+        except ProtocolError:
+            return Unwanted(Refusal.BAD_JOIN)
+        if (
+            self.joined is not None
+            or frame.join.hello != self.host_hello.digest
+            or not join_signature_valid(frame)
+        ):
+            return Unwanted(Refusal.BAD_JOIN)
+        rest = bytes(self._received[self._reader.consumed :])
+        return JoinAsked(frame.join.tag, frame.join.key, rest)
 
 
 def _resume_game(value: Any) -> bytes | None:

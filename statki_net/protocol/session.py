@@ -69,6 +69,7 @@ from statki_net.protocol.resume import (
     check_resume,
     sign_resume,
 )
+from statki_net.protocol.screening import wants_join
 from statki_net.protocol.talk import Talk, TalkDropped, TalkHeard, TalkRefused, TalkSaid
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
@@ -86,6 +87,7 @@ from statki_net.protocol.wire import (
     FrameReader,
     Header,
     Hello,
+    Join,
     Limits,
     Message,
     Refuse,
@@ -97,9 +99,11 @@ from statki_net.protocol.wire import (
     Shot,
     TimeClaim,
     Verdict,
+    game_tag,
     guest_proof,
     read_incoming,
     sign,
+    sign_join,
     sign_say,
 )
 from statki_net.version import SOFTWARE
@@ -305,6 +309,7 @@ class Session:
         host_key: bytes | None = None,
         admit: Admit = Admit.OPEN,
         invite_secret: bytes | None = None,
+        tag: bytes | None = None,
     ) -> None:
         self.proposed_limits = limits or Limits()
         if role is Role.HOST:
@@ -330,6 +335,14 @@ class Session:
         """Host only: what its hello says of whom it admits (the admission checks the proof)."""
         self.invite_secret = invite_secret
         """Guest only: the invite's one-time secret, proved in its hello, never sent."""
+        self.tag = tag
+        """Host only: the game tag its hello carries (``game_tag`` of the invite's secret; the
+        admission sets it, from the secret it admits by)."""
+        self.joinable = False
+        """Host only: its hello says other games wait on this port (``join``): the admission's."""
+        self._joined: Frame | None = None
+        """Guest only: the host's hello it answered with a ``join``; not in the transcript,
+        which begins with the hello the host says next, that of the game named."""
         self.behaviour = behaviour or Behaviour()
         """Whether this side plays honestly; see ``statki_net.protocol.behaviour``."""
         self.transcript = Transcript()
@@ -432,6 +445,7 @@ class Session:
             host_key=self.host_key,
             admit=self.admit,
             invite_secret=self.invite_secret,
+            tag=self.tag,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:
@@ -737,6 +751,9 @@ class Session:
             detail = f"a frame in this side's own name ({self.role})"
             self._lose(Code.OUT_OF_TURN, detail, now, envelope.encode())
             return
+        if self._joined is not None and not t.frames and header.seq != 0:
+            self._join_answered(envelope, now)
+            return
         if self._from_another_host(envelope):
             self._refuse_host(now)
             return
@@ -751,6 +768,9 @@ class Session:
                 self._refuse(envelope, error, now)
             else:
                 self._lose(error.code, error.detail, now, envelope.encode())
+            return
+        if self._joins(frame):
+            self._join(frame, now)
             return
         if self._uninvited(frame):
             self._refuse_uninvited()
@@ -791,6 +811,48 @@ class Session:
         self.failure = Failed(Code.WRONG_KEY, detail, by_peer=False)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
+
+    def _joins(self, frame: Frame) -> bool:
+        """The host's first hello is of another game than the invite's, and the host says
+        others wait: name ours (SPEC.md, section 3, "Admission"), once a connection."""
+        hello = frame.message
+        return (
+            self.role is Role.GUEST
+            and isinstance(hello, Hello)
+            and self._joined is None
+            and wants_join(hello, self.tag_of_invite)
+        )
+
+    @property
+    def tag_of_invite(self) -> bytes | None:
+        """Guest only: the tag of the game its invite admits to; None without a secret."""
+        return game_tag(self.invite_secret) if self.invite_secret is not None else None
+
+    def _join(self, frame: Frame, now: int) -> None:
+        """Answer the hello with a ``join``; the hello stays out of the transcript and the log,
+        for this is no game: the host's next hello, of the game named, begins it."""
+        self._joined = frame
+        join = Join(public_key_bytes(self.key), frame.digest, self.tag_of_invite, now)
+        self._outbox += sign_join(self.key, join).encode()
+        self.last_heard = now
+
+    def _join_answered(self, envelope: Envelope, now: int) -> None:
+        """Not the named game's hello, but the host's word after the hello joined: its
+        ``error`` (``not-invited``: no game here has that tag) ends it, with no game."""
+        assert self._joined is not None
+        scratch = Transcript()
+        scratch.append(self._joined)
+        try:
+            frame = scratch.check(envelope)
+        except ProtocolError as error:
+            self._lose(error.code, error.detail, now, envelope.encode())
+            return
+        if not isinstance(frame.message, Error):
+            self._lose(Code.BAD_CHAIN, "the host answered the join with no hello", now)
+            return
+        self.failure = Failed.reported(frame.message)
+        self._events.append(self.failure)
+        self._close(Ending(End.NO_GAME, reason=self.failure.detail))
 
     def _uninvited(self, frame: Frame) -> bool:
         """The host's hello admits only the guest it invited, and this guest holds no secret."""
@@ -897,6 +959,8 @@ class Session:
             first=self.proposed_first if host else None,
             admit=self.admit if host else None,
             proof=proof,
+            tag=self.tag if host else None,
+            join=self.joinable if host else False,
         )
 
     def _send(self, message: Message, now: int) -> None:

@@ -32,7 +32,7 @@ from statki_net.game.battle import Answer, Outcome
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
 SIGN_LABEL = b"statki/v1/sign\x00"
@@ -47,6 +47,16 @@ SAY_LABEL = b"statki/v4/say\x00"
 """What a ``say``'s signature is over, before its body: never a message's ``SIGN_LABEL``,
 so no talk can pass for a message of the game, nor a message for talk."""
 SAY_TYPE = "say"
+TAG_LABEL = b"statki/v5/tag\x00"
+"""What the game tag is an HMAC of, under the invite's secret (SPEC.md, section 3, "Admission")."""
+TAG_SIZE = 16
+"""Bytes of a game tag: the first 16 of that HMAC."""
+JOIN_LABEL = b"statki/v5/join\x00"
+"""What a ``join``'s signature is over, before its body: never a message's ``SIGN_LABEL``,
+so no join can pass for a message of the game, nor a message for a join."""
+JOIN_TYPE = "join"
+MAX_JOIN = 256
+"""Largest ``join`` body in bytes."""
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
 MAX_TEXT = 200
@@ -103,7 +113,7 @@ class Hello:
 
     TYPE: ClassVar[str] = "hello"
     protocol: int
-    """Protocol version; this is version 4."""
+    """Protocol version; this is version 5."""
     software: str
     """Implementation name and version, for people: "statki 0.1.0"."""
     key: bytes
@@ -127,6 +137,10 @@ class Hello:
     """Host only: whether it admits only the guest it invited; absent means ``open``."""
     proof: bytes | None = None
     """Guest only: ``guest_proof`` of the invite's secret, for a host that admits by invite."""
+    tag: bytes | None = None
+    """Host only: the game tag (``game_tag``) of the game this hello is of; None for an open one."""
+    join: bool = False
+    """Host only: another game waits on this port too, so a guest of another may ``join``."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +369,74 @@ def proof_holds(secret: bytes, host_hello: bytes, guest_key: bytes, proof: objec
     return hmac.compare_digest(proof, guest_proof(secret, host_hello, guest_key))
 
 
+def game_tag(secret: bytes) -> bytes:
+    """The public name of the game an invite's ``secret`` admits to (SPEC.md, section 3).
+
+    An HMAC under the secret, so it tells nothing of it, and the same for every
+    connection: a guest names its game by it without proving anything yet.
+    """
+    return hmac.new(secret, TAG_LABEL, hashlib.sha256).digest()[:TAG_SIZE]
+
+
+@dataclass(frozen=True)
+class Join:
+    """A guest's ``join``: the game it was invited to, named on a host of several (SPEC.md,
+    section 6, "join").  No message of the game: no ``seq``, no ``prev``, never in a log."""
+
+    key: bytes
+    """The guest's key: it signs this, and the guest's hello must then carry it."""
+    hello: bytes
+    """``message_hash`` of the host's hello on this connection: a join is worth nothing on
+    another connection."""
+    tag: bytes | None
+    """The game's tag (``game_tag``), or None for the host's game open to anyone."""
+    at: int
+    """The guest's clock, ms since 1970; for people."""
+
+
+@dataclass(frozen=True)
+class JoinFrame:
+    """A ``join`` as it travels: ``[body, signature]``, the body's exact bytes kept."""
+
+    body: bytes
+    signature: bytes
+    join: Join
+
+    def encode(self) -> bytes:
+        return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
+
+
+def encode_join(join: Join) -> bytes:
+    """A join's body: a msgpack map in this key order (any order reads); no ``tag`` names the
+    open game."""
+    body: dict[str, Any] = {
+        "type": JOIN_TYPE,
+        "from": Role.GUEST.value,
+        "key": join.key,
+        "hello": join.hello,
+    }
+    if join.tag is not None:
+        body["tag"] = join.tag
+    body["at"] = join.at
+    return bytes(msgpack.packb(body, use_bin_type=True))
+
+
+def sign_join(key: Ed25519PrivateKey, join: Join) -> JoinFrame:
+    body = encode_join(join)
+    return JoinFrame(body, key.sign(JOIN_LABEL + body), join)
+
+
+def join_signature_valid(frame: JoinFrame) -> bool:
+    """Whether the join is signed by the key it carries."""
+    try:
+        Ed25519PublicKey.from_public_bytes(frame.join.key).verify(
+            frame.signature, JOIN_LABEL + frame.body
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def game_id(host_hello: bytes, guest_hello: bytes) -> bytes:
     """The game id: a hash of both hellos' exact bytes."""
     return hashlib.sha256(
@@ -390,6 +472,10 @@ def _fields(message: Message) -> dict[str, Any]:
                 fields["admit"] = message.admit.value
             if message.proof is not None:
                 fields["proof"] = message.proof
+            if message.tag is not None:
+                fields["tag"] = message.tag
+            if message.join:
+                fields["join"] = True
             return fields
         case Accept() | Resign():
             return {}
@@ -592,6 +678,8 @@ def _hello(body: Mapping[str, Any]) -> Hello:
         first=_role(body["first"]) if "first" in body else None,
         admit=_admit(body["admit"]) if "admit" in body else None,
         proof=_bytes(body, "proof", PROOF_SIZE) if "proof" in body else None,
+        tag=_bytes(body, "tag", TAG_SIZE) if "tag" in body else None,
+        join=_need(body, "join", bool, "true or false") if "join" in body else False,
     )
 
 
@@ -867,6 +955,36 @@ def read_incoming(value: Any) -> Envelope | SayFrame:
     if is_say(fields):
         return read_say(body, signature, fields)
     return Envelope(body, signature, read_header(fields), fields)
+
+
+def is_join(value: Any) -> bool:
+    """Whether an unpacked value is ``[body, signature]`` whose body names itself a ``join``:
+    read no further, so that whatever else is wrong with it is the join's to find."""
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], bytes)):
+        return False
+    try:
+        return read_body(value[0]).get("type") == JOIN_TYPE
+    except ProtocolError:
+        return False
+
+
+def read_join(value: Any) -> JoinFrame:
+    """A join's frame and fields, each of its type (SPEC.md section 6, "join"), its signature
+    unchecked (``join_signature_valid``).  Raises ``ProtocolError``."""
+    body, signature, fields = _framed(value)
+    if len(body) > MAX_JOIN:
+        raise fail(Code.TOO_LARGE, f"a join is at most {MAX_JOIN} bytes", Check.FRAME)
+    if fields.get("type") != JOIN_TYPE:
+        raise fail(Code.BAD_FIELD, "not a join")
+    if fields.get("from") != Role.GUEST.value:
+        raise fail(Code.BAD_FIELD, "a join is the guest's")
+    join = Join(
+        _bytes(fields, "key", 32),
+        _bytes(fields, "hello", HASH_SIZE),
+        _bytes(fields, "tag", TAG_SIZE) if "tag" in fields else None,
+        _need(fields, "at", int, "a whole number"),
+    )
+    return JoinFrame(body, signature, join)
 
 
 class FrameReader:

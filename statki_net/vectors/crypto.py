@@ -29,12 +29,17 @@ from statki_net.protocol.commitment import (
 )
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
+    JOIN_LABEL,
     PROOF_LABEL,
     SIGN_LABEL,
+    TAG_LABEL,
     Hello,
+    Join,
     Role,
+    game_tag,
     guest_proof,
     message_hash,
+    sign_join,
 )
 from statki_net.vectors.encoding import as_json, dump
 from statki_net.vectors.games import Scenario
@@ -242,5 +247,28 @@ def admission_file(by_name: dict[str, Scenario]) -> bytes:
             "guest_key": guest.key.hex(),
             "message": signed.hex(),
             "proof": proof.hex(),
+            "join": _join_example(host_hello.body, guest.key),
         }
     )
+
+
+def _join_example(host_hello: bytes, guest_key: bytes) -> dict[str, Any]:
+    """The ``join`` the same guest would answer that hello with, were it of another game of
+    the host's (SPEC.md section 6, "join"): the tag of the invite's secret, bound to it."""
+    tag = game_tag(INVITE_SECRET)
+    join = Join(guest_key, message_hash(host_hello), tag, 1_700_000_000_000)
+    frame = sign_join(test_key(Role.GUEST), join)
+    assert frame.join.key == public_key_bytes(test_key(Role.GUEST))
+    return {
+        "about": "tag = first 16 bytes of HMAC-SHA256(key = secret, msg = TAG_LABEL), which "
+        "the host hello above carries as 'tag'; a join is [body, signature], the body a map "
+        "of type 'join' whose 'hello' is host_hello_hash and 'key' guest_key, signed by "
+        "the guest's key over JOIN_LABEL || body.",
+        "TAG_LABEL": TAG_LABEL.hex(),
+        "JOIN_LABEL": JOIN_LABEL.hex(),
+        "tag": tag.hex(),
+        "body": frame.body.hex(),
+        "signed": (JOIN_LABEL + frame.body).hex(),
+        "signature": frame.signature.hex(),
+        "frame": frame.encode().hex(),
+    }

@@ -67,6 +67,7 @@ from statki_net.protocol.wire import (
     SayFrame,
     Shot,
     TimeClaim,
+    game_tag,
     read_envelope,
     sign,
 )
@@ -101,6 +102,7 @@ class Game:
             fleet=random_fleet(rules, self.rng),
             behaviour=host,
             admit=Admit.INVITE,
+            tag=game_tag(INVITE_SECRET),
         )
         guest_session = Session(
             Role.GUEST,

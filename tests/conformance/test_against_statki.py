@@ -35,6 +35,7 @@ SUBSETS = {
         "honest.five-ships+salvo@guest",
         "field.shot-off-board@guest",
         "hello.board-too-small@guest",
+        "join.names-its-game@guest",
     ],
     "lies and endings": [
         "lie.miss-for-hit@guest",

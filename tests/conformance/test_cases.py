@@ -15,9 +15,10 @@ from pathlib import Path
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from peers import make_pair
 
-from statki_net.conformance.acts import injected
+from statki_net.conformance.acts import injected, join_bytes
 from statki_net.conformance.cases import (
     Case,
     Cheat,
@@ -35,8 +36,15 @@ from statki_net.game.rules import PRESETS, combination_name, ruleset_named
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import ConnectionLost, Evidence, FrameAdded, Session
-from statki_net.protocol.wire import PROTOCOL_VERSION, Error, Role
+from statki_net.protocol.screening import JoinAsked, Refusal, Screening, Unwanted
+from statki_net.protocol.session import (
+    ConnectionLost,
+    Evidence,
+    FrameAdded,
+    Session,
+    public_key_bytes,
+)
+from statki_net.protocol.wire import PROTOCOL_VERSION, Admit, Error, Role, game_tag
 
 SPEC = (Path(__file__).resolve().parents[2] / "SPEC.md").read_text()
 CASES = all_cases()
@@ -261,3 +269,33 @@ def test_the_suites_core_is_pure(name: str) -> None:
         top = module.split(".")[0]
         assert top not in SHELL_MODULES, f"conformance/{name}.py:{line} imports {module}"
         assert not module.startswith(("statki_net.net", "statki_net.store")), module
+
+
+def test_the_suites_joins_meet_the_screening_check_they_are_about() -> None:
+    """The join cases' bytes, read by statki's own screening (``protocol.screening``)."""
+    secret = secrets.token_bytes(16)
+    host = Session(
+        Role.HOST,
+        Ed25519PrivateKey.generate(),
+        name="h",
+        entropy=secrets.token_bytes,
+        rules=ruleset_named("classic"),
+        admit=Admit.INVITE,
+        tag=game_tag(secret),
+    )
+    host.start(0)
+    guest = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="g",
+        entropy=secrets.token_bytes,
+        invite_secret=secret,
+    )
+    guest.receive_data(host.data_to_send(), 1)
+    hello = host.transcript.frames[0]
+    key = public_key_bytes(guest.key)
+    own = join_bytes(guest, hello.body, game_tag(secret), 2)
+    assert Screening(hello, secret).feed(own) == JoinAsked(game_tag(secret), key, b"")
+    replayed = join_bytes(guest, hello.body + b"\x00", game_tag(secret), 2)
+    assert Screening(hello, secret).feed(replayed) == Unwanted(Refusal.BAD_JOIN)
+    assert Screening(hello, secret, key).feed(own) == Unwanted(Refusal.BAD_JOIN), "a second"

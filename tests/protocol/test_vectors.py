@@ -16,6 +16,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from statki_net.protocol.logformat import MAGIC, read_log
@@ -327,3 +328,29 @@ def test_the_guests_proof_follows_the_spec_and_is_in_the_sample_hello() -> None:
     host_hello, guest_hello = (msgpack.unpackb(body) for body, _ in data.frames[:2])
     assert host_hello["admit"] == "invite" and guest_hello["proof"].hex() == proof
     assert data.frames[0][0] == body
+
+
+def test_the_game_tag_and_the_join_follow_the_spec() -> None:
+    """The tag recomputed with hmac alone, the join read with msgpack and checked with a
+    bare Ed25519 verify, from SPEC.md section 3 ("Admission") and section 6 ("join")."""
+    vector = load("admission.json")
+    join = vector["join"]
+    tag_label, join_label = b"statki/v5/tag\x00", b"statki/v5/join\x00"
+    assert bytes.fromhex(join["TAG_LABEL"]) == tag_label
+    assert bytes.fromhex(join["JOIN_LABEL"]) == join_label
+    secret = bytes.fromhex(vector["secret"])
+    tag = hmac.new(secret, tag_label, hashlib.sha256).digest()[:16]
+    assert tag.hex() == join["tag"]
+    assert msgpack.unpackb(bytes.fromhex(vector["host_hello_body"]))["tag"] == tag
+    frame = msgpack.unpackb(bytes.fromhex(join["frame"]))
+    body, signature = frame
+    assert body.hex() == join["body"] and signature.hex() == join["signature"]
+    assert (join_label + body).hex() == join["signed"]
+    fields = msgpack.unpackb(body)
+    assert fields["type"] == "join" and fields["from"] == "guest" and fields["tag"] == tag
+    assert fields["hello"].hex() == vector["host_hello_hash"]
+    assert fields["key"].hex() == vector["guest_key"]
+    key = Ed25519PublicKey.from_public_bytes(fields["key"])
+    key.verify(signature, join_label + body)  # raises if it does not hold
+    with pytest.raises(InvalidSignature):
+        key.verify(signature, b"statki/v1/sign\x00" + body)
