@@ -74,6 +74,26 @@ def test_the_locale_chooses_the_language_and_lang_overrides_it(
     assert "play against the computer" in helped(cli, monkeypatch)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--lang", "pl"),
+        ("verify", "--lang=pl"),
+        ("--lang", "en", "history", "--lang", "pl"),
+        ("--home", "/nonexistent", "play", "--home", "/nonexistent", "--lang", "pl"),
+    ],
+)
+def test_lang_after_the_command_chooses_as_before_it(
+    args: tuple[str, ...], cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``--home`` does, ``--lang`` works after the command too: the last one given
+    speaks (a few ms each: the help only)."""
+    polish = helped(cli, monkeypatch, *args)
+    assert "opcje:" in polish and "użycie: statki " in polish
+    english = helped(cli, monkeypatch, *args[:-1], "en") if args[-1] == "pl" else None
+    assert english is None or "options:" in english
+
+
 def test_an_error_is_said_in_polish_and_the_exit_code_is_the_same(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
