@@ -116,7 +116,7 @@ def summarize(judged: Judged) -> GameSummary:
         winner=j.winner,
         culprits=j.culprits,
         result=j.result_words(),
-        reason=j.reason,
+        reason=str(j.reason),
         shots=dict(j.shots),
         boards=_boards(t, {role: info["name"] or role.value for role, info in j.players.items()}),
     )
