@@ -8,6 +8,7 @@ that reads the same in both (a help text nobody marked for translation).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from conftest import Cli
@@ -128,3 +129,34 @@ def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
     assert done.stderr.startswith("statki: zapis gry w ") and done.stderr.strip().endswith(
         ".statki"
     )
+
+
+LOGS = str(Path(__file__).resolve().parent.parent.parent / "protocol" / "logs")
+
+
+def test_the_tournament_in_polish_as_a_referee_writes_it(cli: Cli) -> None:
+    """The terminal table and the HTML page in the players' words; ``--json`` the same in
+    both languages.  The real logs of protocol/ (43 of them): a second or two."""
+    polish = cli("--lang", "pl", "tournament", LOGS)
+    assert polish.stderr == "" and polish.returncode == 1, "some of its games are disputed"
+    text = polish.stdout
+    for said in (
+        "Turniej: partie: 29, zapisy: 43; liczone: 1, odłożone: 28",
+        "Tabela (przy równych punktach decydują: bezpośrednie pojedynki, zwycięstwa,",
+        "  #  Gracz          Par  Zw Por  Pkt   zat podd czas walk  osz Bezp    SB   Strz",
+        "Ranking (Glicko-2, partia po partii w kolejności rozegrania), od najlepszego",
+        "Tabela krzyżowa (punkty wiersza przeciw kolumnie, partia po partii)",
+        "Odłożone, nieliczone",
+        "Ala \N{EN DASH} Olek: rozegrana ponownie: Ala i Olek mogą zagrać ze",
+    ):
+        assert said in text, said
+    assert all(len(line) <= COLUMNS for line in text.splitlines())
+    english_run = cli("--lang", "en", "tournament", LOGS)
+    english = english_run.stdout
+    assert english_run.returncode == polish.returncode
+    assert "Standings (ties: head-to-head, wins," in english and "Gracz" not in english
+    page = cli("tournament", LOGS, "--html", "--lang", "pl").stdout
+    assert '<html lang="pl">' in page and "<h2>Tabela krzyżowa</h2>" in page
+    assert '<th class="name">Gracz</th>' in page and "<h1>Turniej</h1>" in page
+    as_json = [cli("--lang", lang, "tournament", LOGS, "--json").stdout for lang in ("en", "pl")]
+    assert as_json[0] == as_json[1]
