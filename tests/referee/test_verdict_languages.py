@@ -79,7 +79,7 @@ def test_every_reason_and_violation_is_said_in_polish(name: str) -> None:
         ("false-answer-on-move.statki", "B5: odpowiedź „woda”, a zobowiązanie mówi „statek”"),
         ("early-claim.statki", "przedwczesne zgłoszenie czasu"),
         ("reordered.statki", "ma numer 11, a w tym miejscu powinna być wiadomość 10"),
-        ("missing-reveal.statki", "urywają się w fazie pierwszego odsłonięcia floty"),
+        ("missing-reveal.statki", "urywają się w fazie pierwszego ujawnienia floty"),
         ("crossed-claim-host.statki", "na czas (wygrywa gospodarz); na czas (wygrywa gość)"),
         ("refused.statki", "gość odrzucił zasady: I play salvo only"),
         ("talk-tampered.statki", "zły wpis czatu: wpis czatu 0: podpis gościa się nie zgadza"),
