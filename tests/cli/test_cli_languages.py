@@ -129,6 +129,23 @@ def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
     assert done.stderr.startswith("statki: zapis gry w ") and done.stderr.strip().endswith(
         ".statki"
     )
+    # The history of that game, in the same words (a few ms: one SQLite read each).
+    history = cli("history", "--lang", "pl").stdout
+    assert re.search(r"^\S+ \S+  (wygrana|przegrana) \(zatopienie\), przeciwnik: ", history, re.M)
+    assert "grasz jako gospodarz  strzały " in history and history.endswith("1 gra\n")
+    stats = cli("stats", "--lang", "pl").stdout
+    assert re.search(r"^wszystkie gry: [01] : [01] \((prowadzisz|prowadzi przeciwnik)", stats)
+
+
+def test_selfplay_sums_up_in_polish(cli: Cli) -> None:
+    """One game between two computers over loopback (about a second)."""
+    done = cli("selfplay", "--games", "1", "--seed", "5", "--lang", "pl")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["zasady: classic", "gry: 1"]
+    assert lines[2].startswith("wygrane: gospodarz ") and ", bez zwycięzcy 0" in lines[2]
+    assert lines[3].startswith("średnio strzałów na grę: gospodarz ")
+    assert lines[4].startswith("gier na sekundę: ")
 
 
 LOGS = str(Path(__file__).resolve().parent.parent.parent / "protocol" / "logs")
