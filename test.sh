@@ -8,13 +8,15 @@ cd "$(dirname "$0")"
 # Debian's packages some tests use, installed when missing and we may (root), in one apt
 # call: chromium checks the tournament page in a real headless browser (skipped without
 # it, saying why); miniupnpd (a real home router's UPnP), miniupnpc, nftables (the routers'
-# masquerade) and iproute2 (ip netns) build tests/net/test_nat.py's small internet.
+# masquerade) and iproute2 (ip netns) build tests/net/test_nat.py's small internet;
+# fonts-dejavu-core has the PDFs' fonts (Polish letters: README, "Dependencies").
 wanted=()
 command -v chromium >/dev/null || wanted+=(chromium)
 command -v miniupnpd >/dev/null || wanted+=(miniupnpd)
 command -v upnpc >/dev/null || wanted+=(miniupnpc)
 command -v nft >/dev/null || wanted+=(nftables)
 command -v ip >/dev/null || wanted+=(iproute2)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || wanted+=(fonts-dejavu-core)
 [ ${#wanted[@]} = 0 ] || { [ "$(id -u)" = 0 ] && { apt-get update -qq && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${wanted[@]}" >/dev/null; } \
     || echo "test.sh: could not install ${wanted[*]}"; }

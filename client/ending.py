@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.game.words import Phrase, as_is
 from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, GameClosed
 from statki_net.protocol.wire import Role
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 from .kinds import ABSENT, EndScreen, Overlay, Stage
 from .review import AnalysisJob, AnalysisState, AnalysisStatus, Runner, Update, job_for, run_now
@@ -118,7 +119,8 @@ class EndOfGame(CommonState):
         ending = self.session.transcript.ending
         if ending is not None:
             return ending
-        return Ending(End.NO_GAME, reason=self._failure_words(self.failure) if self.failure else "")
+        said = self._failure_words(self.failure) if self.failure else ""
+        return Ending(End.NO_GAME, reason=as_is(said) if said else Phrase())
 
     def _end_screen(self, closed: GameClosed) -> EndScreen:
         t, me = self.session.transcript, self.session.role
@@ -126,7 +128,8 @@ class EndOfGame(CommonState):
         result = ending.result(me)
         findings = tuple(
             _("{them}: {detail}").format(
-                them=_("You") if f.culprit is me else self.opponent_label(), detail=f.detail
+                them=_("You") if f.culprit is me else self.opponent_label(),
+                detail=f.detail.in_words(words()),
             )
             for f in closed.findings
         )
@@ -141,7 +144,7 @@ class EndOfGame(CommonState):
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
-            why_unfinished=ending.reason if ending.end is End.NO_GAME else "",
+            why_unfinished=ending.reason.in_words(words()) if ending.end is End.NO_GAME else "",
         )
 
     @staticmethod

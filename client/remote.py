@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import as_is
 from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
@@ -122,7 +123,7 @@ class ConnectionLink:
         failure = failure or session.failure
         failure = failure or Failed(Code.CLOSED, "the connection ended", False)
         # A link that ended before the session could say how the game ended: no game.
-        ending = session.ending or Ending(End.NO_GAME, reason=failure.detail)
+        ending = session.ending or Ending(End.NO_GAME, reason=as_is(failure.detail))
         self._to_model([failure, GameClosed(ending, ())])
 
     @property

@@ -32,7 +32,7 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.userfile import read_user_file
 
 
@@ -239,16 +239,23 @@ def _warnings(
     messages = len(transcript.frames)
     if contents.damage:
         said.append(
-            f"the log is damaged ({contents.damage});"
-            f" the {messages} messages before it are analysed"
+            _(
+                "the log is damaged ({damage}); the {messages} messages before it are analysed"
+            ).format(damage=contents.damage.in_words(words()), messages=messages)
         )
     elif violation is not None and violation.violation_class is not ViolationClass.BREACH:
         said.append(
-            f"the referee finds the log invalid ({violation.kind}: {violation.detail});"
-            f" the {messages} messages before that are analysed"
+            _(
+                "the referee finds the log invalid ({kind}: {detail});"
+                " the {messages} messages before that are analysed"
+            ).format(
+                kind=_(violation.kind.value),
+                detail=violation.detail.in_words(words()),
+                messages=messages,
+            )
         )
     if transcript.ending is None:
-        said.append("the game in this log did not finish; the moves played so far are analysed")
+        said.append(_("the game in this log did not finish; the moves played so far are analysed"))
     return said
 
 
@@ -258,29 +265,51 @@ def _player(transcript: Transcript, role: Role) -> str:
     return f"{name} ({role.value})"
 
 
+def _player_words(transcript: Transcript, role: Role) -> str:
+    """``_player`` for a person: the role in the language spoken."""
+    hello = transcript.sides[role].hello
+    name = hello.name if hello and hello.name else _(role.value)
+    return f"{name} ({_(role.value)})"
+
+
 def _as_text(transcript: Transcript, rules: Ruleset, results: dict[Role, Analysis]) -> str:
     lines = []
     for role in Role:
         result = results[role]
         shots = result.shots
+        player = _player_words(transcript, role)
         lines.append(
-            f"{_player(transcript, role)}: {len(shots.shots)} shots, accuracy "
-            f"{100 * shots.accuracy:.0f}% (the best square {shots.best_shots} times)"
+            _(
+                "{player}: {shots} shots, accuracy {accuracy}% (the best square {best} times)"
+            ).format(
+                player=player,
+                shots=len(shots.shots),
+                accuracy=f"{100 * shots.accuracy:.0f}",
+                best=shots.best_shots,
+            )
         )
         for review in shots.shots:
             line = review.to_map(rules.size)
             best = (
                 ""
                 if line["square"] == line["best_square"]
-                else (f"   best {line['best_square']} {100 * review.best_chance:.0f}%")
+                else "   "
+                + _("best {square} {percent}%").format(
+                    square=line["best_square"], percent=f"{100 * review.best_chance:.0f}"
+                )
             )
             lines.append(
-                f"  move {review.move:3d}  {line['square']:>3}  {100 * review.chance:3.0f}%{best}"
+                "  "
+                + _("move {move}").format(move=f"{review.move:3d}")
+                + f"  {line['square']:>3}  {100 * review.chance:3.0f}%{best}"
             )
         own = results[role.other].fleet
         lines.append(
-            f"  {_player(transcript, role)}'s fleet: "
-            + (own.words() if own else "not revealed, so its difficulty is unknown")
+            "  "
+            + _("{player}'s fleet: {how}").format(
+                player=player,
+                how=own.words(words()) if own else _("not revealed, so its difficulty is unknown"),
+            )
         )
         lines.append("")
     return "\n".join(lines).rstrip()

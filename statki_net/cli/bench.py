@@ -44,6 +44,7 @@ from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset, Touching, ruleset_named
+from statki_net.game.words import N_
 from statki_net.store.language import _
 from statki_net.store.userfile import read_user_text
 
@@ -171,8 +172,16 @@ def _bench_placement(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(
-            f"density needs {result['hard']} shots for hard fleets, {result['random']} for random "
-            f"ones: {result['difference']:+} ± {result['stderr']} shots ({args.games} of each)"
+            _(
+                "density needs {hard} shots for hard fleets, {random} for random ones:"
+                " {difference} ± {stderr} shots ({games} of each)"
+            ).format(
+                hard=result["hard"],
+                random=result["random"],
+                difference=f"{result['difference']:+}",
+                stderr=result["stderr"],
+                games=args.games,
+            )
         )
     return EXIT_OK
 
@@ -425,13 +434,29 @@ def _table(plan: Plan, runs: Sequence[dict[int, Game]]) -> dict[str, dict[str, A
     return table
 
 
+TABLE_HEADINGS = (
+    N_("strategy"),
+    N_("mean"),
+    N_("median"),
+    N_("p90"),
+    N_("max"),
+    N_("misses"),
+    N_("ms p50"),
+    N_("ms p99"),
+)
+"""The table's column headings, translated where the table is aligned."""
+
+
 def _text(plan: Plan, table: dict[str, dict[str, Any]]) -> str:
     width = max(10, *(len(name) for name in table))
+    heads = {head: _(head) for head in TABLE_HEADINGS}
     lines = [
-        f"rules {plan.rules_name}, {plan.games} fleets, seed {plan.seed}:"
-        " shots to sink the whole fleet",
-        f"{'strategy':<{width}} {'mean':>13} {'median':>7} {'p90':>6} {'max':>6} {'misses':>7}"
-        f" {'ms p50':>8} {'ms p99':>8}",
+        _("rules {rules}, {games} fleets, seed {seed}: shots to sink the whole fleet").format(
+            rules=plan.rules_name, games=plan.games, seed=plan.seed
+        ),
+        f"{heads['strategy']:<{width}} {heads['mean']:>13} {heads['median']:>7}"
+        f" {heads['p90']:>6} {heads['max']:>6} {heads['misses']:>7}"
+        f" {heads['ms p50']:>8} {heads['ms p99']:>8}",
     ]
     for name, row in table.items():
         mean = f"{row['mean']:.2f} ± {row['stderr']:.2f}"
@@ -444,12 +469,16 @@ def _text(plan: Plan, table: dict[str, dict[str, Any]]) -> str:
         if versus:
             yardstick = YARDSTICK + "".join(name.partition("@")[1:])
             lines.append(
-                f"{name} - {yardstick}: {versus['mean']:+.2f} ± {versus['stderr']:.2f} shots"
-                " (paired, same fleets)"
+                _("{name} - {yardstick}: {mean} ± {stderr} shots (paired, same fleets)").format(
+                    name=name,
+                    yardstick=yardstick,
+                    mean=f"{versus['mean']:+.2f}",
+                    stderr=f"{versus['stderr']:.2f}",
+                )
             )
     if len(plan.fleets) > 1:
-        lines += ["", "mean shots ± s.e. by the fleets played (each kind its own fleets):"]
-        lines.append(f"{'strategy':<10}" + "".join(f" {kind:>15}" for kind in plan.fleets))
+        lines += ["", _("mean shots ± s.e. by the fleets played (each kind its own fleets):")]
+        lines.append(f"{heads['strategy']:<10}" + "".join(f" {kind:>15}" for kind in plan.fleets))
         for name in plan.strategies:
             cells = [table[label(name, kind)] for kind in plan.fleets]
             lines.append(

@@ -108,13 +108,13 @@ def _daemon(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, daemon.stopped.set)
-        print(f"statki daemon {my_fingerprint(key)}", flush=True)
+        print(_("statki daemon {key}").format(key=my_fingerprint(key)), flush=True)
         for address in daemon.addresses:
-            print(f"listening on {format_address(address)}", flush=True)
+            print(_("listening on {address}").format(address=format_address(address)), flush=True)
         outcome = await daemon.map_port() if wants_map(args) else None
         if outcome is not None:
             print(outcome_line(outcome, words()), flush=True)
-        print(f"control socket {socket_path(home)}", flush=True)
+        print(_("control socket {path}").format(path=socket_path(home)), flush=True)
         await daemon.serve()
 
     asyncio.run(run())

@@ -8,9 +8,10 @@ from dataclasses import asdict
 from datetime import datetime
 
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
+from statki_net.game.words import N_
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
 from statki_net.store.home import home_path
-from statki_net.store.language import _
+from statki_net.store.language import _, ngettext
 
 
 def add(commands: Subcommands) -> None:
@@ -46,19 +47,32 @@ def _history(args: argparse.Namespace) -> int:
         for game in games:
             print(_game_line(game))
             print("    " + (game.verdict or _("no verdict: the game never ended")))
-            print(f"    log: {game.log_path}")
-        print(f"{len(games)} game(s)")
+            print("    " + _("log: {path}").format(path=game.log_path))
+        print(ngettext("{n} game(s)", "{n} game(s)", len(games)).format(n=len(games)))
     return EXIT_OK
 
 
 def _game_line(game: GameRow) -> str:
-    result = game.result or "unfinished"
-    how = f" ({game.end_reason})" if game.end_reason else ""
-    return (
-        f"{_date(game.started)}  {result}{how} against {game.opponent_name or 'someone'}"
-        f" [{game.opponent_key}]  {game.rules}, you as {game.my_role}"
-        f"  shots {game.my_shots}:{game.their_shots}"
+    result = RESULT_WORDS.get(game.result, game.result) if game.result else N_("unfinished")
+    how = f" ({_(game.end_reason)})" if game.end_reason else ""
+    return _(
+        "{date}  {result}{how} against {opponent} [{key}]  {rules}, you as {role}"
+        "  shots {mine}:{theirs}"
+    ).format(
+        date=_date(game.started),
+        result=_(result),
+        how=how,
+        opponent=game.opponent_name or _("someone"),
+        key=game.opponent_key,
+        rules=_(game.rules),
+        role=_(game.my_role),
+        mine=game.my_shots,
+        theirs=game.their_shots,
     )
+
+
+RESULT_WORDS = {"won": N_("won"), "lost": N_("lost"), "none": N_("none")}
+"""A game's result as the history keeps it, for a person."""
 
 
 def _date(ms: int) -> str:
@@ -87,11 +101,11 @@ def _stats(args: argparse.Namespace) -> int:
     print()
     print(_("per opponent (you : them):"))
     for tally in opponents:
-        print(f"  {tally.label or 'someone'} [{tally.key}]: {_score(tally)}")
+        print(f"  {tally.label or _('someone')} [{tally.key}]: {_score(tally)}")
     print()
     print(_("per rules (you : them):"))
     for tally in rules:
-        print(f"  {tally.label}: {_score(tally)}")
+        print(f"  {_(tally.label)}: {_score(tally)}")
     return EXIT_OK
 
 
@@ -109,11 +123,12 @@ def _score(tally: Tally) -> str:
     """As paper players keep it: wins to losses, then who leads."""
     decided = tally.won + tally.lost
     if tally.won > tally.lost:
-        lead = "you lead"
+        lead = _("you lead")
     elif tally.lost > tally.won:
-        lead = "they lead"
+        lead = _("they lead")
     else:
-        lead = "level"
-    share = f", you win {100 * tally.won // decided}%" if decided else ""
-    open_ = f", {tally.unfinished} without a winner" if tally.unfinished else ""
-    return f"{tally.won} : {tally.lost} ({lead}{share}); {tally.games} game(s){open_}"
+        lead = _("level")
+    share = _(", you win {percent}%").format(percent=100 * tally.won // decided) if decided else ""
+    open_ = _(", {n} without a winner").format(n=tally.unfinished) if tally.unfinished else ""
+    games = ngettext("{n} game(s)", "{n} game(s)", tally.games).format(n=tally.games)
+    return f"{tally.won} : {tally.lost} ({lead}{share}); {games}{open_}"

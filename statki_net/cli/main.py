@@ -121,20 +121,38 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         prog="statki", description=_("Battleship of Polish school notebooks, peer to peer.")
     )
     parser.add_argument("--version", action="version", version=SOFTWARE)
-    parser.add_argument(
-        "--lang",
-        choices=language.LANGUAGES,
-        help=_("the language to speak (default: from LC_ALL, LC_MESSAGES or LANG; else en)"),
-    )
+    _lang_argument(parser)
     home_argument(parser, dest="home_before")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = _command_word(argv)
     if chosen in BY_NAME:
         adder(BY_NAME[chosen])(commands)
+        for command_parser in commands.choices.values():
+            _lang_after_the_command(command_parser)
     for command in COMMANDS:
         if command.name not in commands.choices:
             commands.add_parser(command.name, help=_(command.help))
     return parser
+
+
+def _lang_argument(parser: argparse.ArgumentParser, dest: str = "lang") -> None:
+    parser.add_argument(
+        "--lang",
+        choices=language.LANGUAGES,
+        dest=dest,
+        help=_("the language to speak (default: from LC_ALL, LC_MESSAGES or LANG; else en)"),
+    )
+
+
+def _lang_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` after the command too, as ``--home`` is: on the command's parser and on
+    those of its own commands (``history list``).  ``main`` reads the language from the
+    words before the parser runs, so the parsed value only has to be accepted."""
+    _lang_argument(parser, dest="lang_after")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for inner in action.choices.values():
+                _lang_after_the_command(inner)
 
 
 ARGPARSE_WORDS = (
@@ -166,23 +184,19 @@ def _argparse_speaks() -> None:
 
 
 def _language_asked(argv: Sequence[str]) -> str | None:
-    """The language of ``--lang`` before the command, when it names one statki speaks
-    (any other value is left to the parser, which says what it takes)."""
+    """The language of the last ``--lang``, before the command or after it, when it names
+    one statki speaks (any other value is left to the parser, which says what it takes).
+    Words after ``--`` are arguments, not options."""
+    asked: str | None = None
     words = iter(argv)
     for word in words:
-        if word == "--home":
-            next(words, None)
-            continue
+        if word == "--":
+            break
         if word == "--lang":
             asked = next(words, None)
         elif word.startswith("--lang="):
             asked = word.removeprefix("--lang=")
-        elif word.startswith("-"):
-            continue
-        else:
-            return None
-        return asked if asked in language.LANGUAGES else None
-    return None
+    return asked if asked in language.LANGUAGES else None
 
 
 def _command_word(argv: Sequence[str]) -> str | None:

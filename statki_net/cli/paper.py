@@ -5,18 +5,23 @@ it: for each of two games, your sea and the opponent's sea, ten by ten,
 letters A-J over the columns and numbers 1-10 beside the rows, and the fleet
 to tick off.  ``record LOG`` prints a finished game as a person reads it
 (``statki_net.referee.record``), and with ``--pdf FILE`` writes the same on
-A4.  The PDF is made with fpdf2: pure Python, kept up, and its own fonts
-(Helvetica, Courier) need no font files.
+A4, both in the language statki speaks.  The PDF is made with fpdf2: pure
+Python, kept up.  Its own fonts (Helvetica, Courier) are Latin-1 only, with no
+ą ć ę ł ń ó ś ź ż, so the text is set in DejaVu Sans (and DejaVu Sans Mono for
+the record, whose boards need a typewriter's columns), TrueType fonts Debian
+ships in fonts-dejavu-core, embedded in the PDF.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
+from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, describe, ruleset_named
-from statki_net.store.language import _, words
+from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_user_file, write_user_file
 
 if TYPE_CHECKING:
@@ -30,6 +35,14 @@ CELL = 7.0
 two squares are 10); a bigger board gets smaller squares, so two boards fit across."""
 A4_WIDTH = 210.0
 BOARD_GAP = 12.0
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+"""Where Debian's fonts-dejavu-core puts its fonts."""
+FONTS = {
+    ("sans", ""): "DejaVuSans.ttf",
+    ("sans", "B"): "DejaVuSans-Bold.ttf",
+    ("mono", ""): "DejaVuSansMono.ttf",
+}
+"""The font families and styles the PDFs use, and their files."""
 
 
 def add(commands: Subcommands) -> None:
@@ -67,40 +80,53 @@ def sheet_pdf(rules: Ruleset) -> bytes:
     """One A4 page: two games, each your sea beside the opponent's, and the fleet to tick."""
     pdf = _a4()
     pdf.add_page()
-    pdf.set_font("Helvetica", "B", 16)
-    pdf.cell(0, 8, "statki: Battleship on squared paper", new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("Helvetica", "", 9)
-    words = describe(rules)
-    pdf.cell(0, 5, f"Rules: {words.name}. " + "; ".join(words.lines) + ".")
-    pdf.ln(8)
+    pdf.set_font("sans", "B", 16)
+    pdf.cell(0, 8, _("statki: Battleship on squared paper"), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("sans", "", 9)
+    said = describe(rules, words())
+    pdf.multi_cell(
+        0,
+        5,
+        _("Rules: {name}.").format(name=said.name) + " " + "; ".join(said.lines) + ".",
+        align="L",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
+    pdf.ln(3)
     cell = min(CELL, (A4_WIDTH - 2 * MARGIN - BOARD_GAP) / 2 / (rules.size + 1))
     board = cell * (rules.size + 1)
     for game in (1, 2):
         top = pdf.get_y()
-        pdf.set_font("Helvetica", "B", 11)
-        pdf.cell(0, 6, f"Game {game}.  Opponent: ____________________   Date: __________")
+        pdf.set_font("sans", "B", 11)
+        pdf.cell(
+            0,
+            6,
+            _("Game {game}.  Opponent: ____________________   Date: __________").format(game=game),
+        )
         top += 9
-        for column, title in enumerate(("Your sea", "The opponent's sea")):
+        for column, title in enumerate((_("Your sea"), _("The opponent's sea"))):
             left = MARGIN + column * (board + BOARD_GAP)
             _board(pdf, rules.size, cell, left, top + 6, title)
         _fleet_tally(pdf, rules, MARGIN, top + 6 + board + 3)
         pdf.set_y(top + 6 + board + 18)
-    pdf.set_font("Helvetica", "", 8)
+    pdf.set_font("sans", "", 8)
     pdf.multi_cell(
         0,
         4,
-        "Say each shot as its square, letter first: D5.  The answer is miss, hit, or sunk.  "
-        "Mark a miss with a dot and a hit with a cross on the opponent's sea; mark their shots "
-        "on your own.  A shot at a square shot before counts as a miss.",
+        _(
+            "Say each shot as its square, letter first: D5.  The answer is miss, hit, or sunk.  "
+            "Mark a miss with a dot and a hit with a cross on the opponent's sea; mark their "
+            "shots on your own.  A shot at a square shot before counts as a miss."
+        ),
     )
     return bytes(pdf.output())
 
 
 def _board(pdf: FPDF, size: int, cell: float, left: float, top: float, title: str) -> None:
     """A square board with its title, letters over the columns and numbers beside the rows."""
-    pdf.set_font("Helvetica", "B", 10)
+    pdf.set_font("sans", "B", 10)
     pdf.text(left, top - 2, title)
-    pdf.set_font("Helvetica", "", 9)
+    pdf.set_font("sans", "", 9)
     for column in range(size):
         x = left + cell * (column + 1)
         pdf.set_xy(x, top)
@@ -119,18 +145,33 @@ def _board(pdf: FPDF, size: int, cell: float, left: float, top: float, title: st
 
 def _fleet_tally(pdf: FPDF, rules: Ruleset, left: float, top: float) -> None:
     """The fleet, a box per ship: ticked once it is drawn, crossed once it sinks."""
-    pdf.set_font("Helvetica", "", 9)
+    pdf.set_font("sans", "", 9)
     pdf.set_xy(left, top)
     counts: dict[int, int] = {}
     for length in rules.fleet:
         counts[length] = counts.get(length, 0) + 1
-    parts = [f"{count} x {length}-mast ship" for length, count in counts.items()]
+    parts = [_ships_of(length, count) for length, count in counts.items()]
     if rules.names:
         parts = list(rules.names)
-    pdf.multi_cell(0, 4.5, "Fleet: " + ", ".join(parts) + ".")
+    pdf.multi_cell(0, 4.5, _("Fleet: {ships}.").format(ships=", ".join(parts)))
     pdf.set_x(left)
-    boxes = "   ".join("[  ]" for _ in rules.fleet)
-    pdf.cell(0, 4.5, f"Ships sunk: {boxes}")
+    boxes = "   ".join("[  ]" for __ in rules.fleet)
+    pdf.cell(0, 4.5, _("Ships sunk: {boxes}").format(boxes=boxes))
+
+
+def _ships_of(length: int, count: int) -> str:
+    """``2 x 3-mast ship``; in Polish the players' own names: ``2 x trójmasztowiec``."""
+    named = {
+        1: ngettext("{n} x 1-mast ship", "{n} x 1-mast ship", count),
+        2: ngettext("{n} x 2-mast ship", "{n} x 2-mast ship", count),
+        3: ngettext("{n} x 3-mast ship", "{n} x 3-mast ship", count),
+        4: ngettext("{n} x 4-mast ship", "{n} x 4-mast ship", count),
+    }
+    if length in named:
+        return named[length].format(n=count)
+    return ngettext("{n} x {length}-mast ship", "{n} x {length}-mast ship", count).format(
+        n=count, length=length
+    )
 
 
 # ---------------------------------------------------------------- the record
@@ -146,7 +187,7 @@ def _record(args: argparse.Namespace) -> int:
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
     transcript, _ = replay_log(contents)
     judgement = judge_game([NamedLog(args.log, contents)])
-    lines = game_record(transcript, judgement).lines()
+    lines = game_record(transcript, judgement, words()).lines()
     print("\n".join(lines))
     if args.pdf:
         write_user_file(args.pdf, record_pdf(lines))
@@ -157,10 +198,10 @@ def record_pdf(lines: list[str]) -> bytes:
     """The record's lines on A4 pages, in a typewriter's font so the boards keep their squares."""
     pdf = _a4()
     pdf.add_page()
-    pdf.set_font("Helvetica", "B", 13)
+    pdf.set_font("sans", "B", 13)
     pdf.cell(0, 7, lines[0], new_x="LMARGIN", new_y="NEXT")
     pdf.ln(2)
-    pdf.set_font("Courier", "", 9)
+    pdf.set_font("mono", "", 9)
     for line in lines[1:]:
         pdf.multi_cell(0, 4, line or " ", new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
@@ -173,4 +214,12 @@ def _a4() -> FPDF:
     pdf.set_margins(MARGIN, MARGIN, MARGIN)
     pdf.set_auto_page_break(auto=True, margin=MARGIN)
     pdf.set_creator("statki")
+    for (family, style), name in FONTS.items():
+        if not (FONT_DIR / name).is_file():
+            raise UsageError(
+                _("{font} is missing: install Debian's fonts-dejavu-core").format(
+                    font=FONT_DIR / name
+                )
+            )
+        pdf.add_font(family, style, str(FONT_DIR / name))
     return pdf

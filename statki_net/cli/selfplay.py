@@ -19,7 +19,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net.selfplay import selfplay
 from statki_net.store.home import private_folder
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 
 def add(commands: Subcommands) -> None:
@@ -67,14 +67,14 @@ def _selfplay(args: argparse.Namespace) -> int:
             make_player=make_player,
         )
     )
-    print(f"rules: {args.rules}")
+    print(_("rules: {rules}").format(rules=args.rules))
     print(report.summary())
     invalid = [
-        o.verdict.headline
+        o.verdict.headline_in(words())
         for pair in report.outcomes
         for o in pair
         if o.verdict is not None and not o.verdict.valid
     ]
     for headline in invalid[:5]:
-        print(f"log: {headline}")
+        print(_("log: {headline}").format(headline=headline))
     return EXIT_OK

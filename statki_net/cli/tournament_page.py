@@ -17,6 +17,9 @@ from html import escape
 from io import StringIO
 from typing import IO, Any
 
+from statki_net.game.words import N_
+from statki_net.store.language import _, spoken
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #111; background: #fff; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
@@ -31,17 +34,32 @@ figure { margin: 0; } pre { font-size: 0.9em; line-height: 1.1; }
 
 STANDING_COLUMNS = (
     ("place", "#"),
-    ("name", "Player"),
-    ("games", "G"),
-    ("wins", "W"),
-    ("losses", "L"),
-    ("points", "Pts"),
-    ("head_to_head", "H2H"),
-    ("sonneborn_berger", "SB"),
-    ("shots_to_win", "Shots"),
-    ("rating", "Rating"),
-    ("deviation", "RD"),
+    ("name", N_("Player")),
+    ("games", N_("G")),
+    ("wins", N_("W")),
+    ("losses", N_("L")),
+    ("points", N_("Pts")),
+    ("head_to_head", N_("H2H")),
+    ("sonneborn_berger", N_("SB")),
+    ("shots_to_win", N_("Shots")),
+    ("rating", N_("Rating")),
+    ("deviation", N_("RD")),
 )
+"""The standings' columns: the report's key, and the heading (translated where shown)."""
+
+HEADINGS = (
+    N_("statki tournament"),
+    N_("Tournament"),
+    N_("Standings"),
+    N_("Crosstable"),
+    N_("Games"),
+    N_("Boards"),
+)
+"""The page's title and headings, marked here: they are translated inside f-strings,
+where Babel does not look."""
+
+NAMED = frozenset({"Player", "Host", "Guest", "First", "Winner", "How", "Standing", "Set apart"})
+"""Columns of words, set to the left (by their English heading, before it is translated)."""
 
 
 def page(report: dict[str, Any]) -> str:
@@ -71,34 +89,42 @@ def _lines(
     players = report["standings"]
     yield from [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>statki tournament</title>",
+        f'<html lang="{spoken()}"><head><meta charset="utf-8">',
+        f"<title>{escape(_('statki tournament'))}</title>",
         f"<style>{STYLE}</style></head><body>",
-        "<h1>Tournament</h1>",
-        f'<p id="summary">{report["games_judged"]} games from {report["logs"]} logs;'
-        f" {report['games_scored']} scored.  Ties broken by"
-        f" {escape(', '.join(report['tie_breaks']))}.</p>",
-        "<h2>Standings</h2>",
+        f"<h1>{escape(_('Tournament'))}</h1>",
+        '<p id="summary">'
+        + escape(
+            _("{games} games from {logs} logs; {scored} scored.  Ties broken by {ties}.").format(
+                games=report["games_judged"],
+                logs=report["logs"],
+                scored=report["games_scored"],
+                ties=", ".join(_(tie) for tie in report["tie_breaks"]),
+            )
+        )
+        + "</p>",
+        f"<h2>{escape(_('Standings'))}</h2>",
         _table("standings", _standing_head(players), _standing_rows(players)),
-        "<h2>Crosstable</h2>",
+        f"<h2>{escape(_('Crosstable'))}</h2>",
         _crosstable(report),
-        "<h2>Games</h2>",
+        f"<h2>{escape(_('Games'))}</h2>",
     ]
     yield from _table_lines("games", _GAME_HEAD, _game_rows(games))
-    yield "<h2>Boards</h2>"
+    yield f"<h2>{escape(_('Boards'))}</h2>"
     yield from _boards(with_boards)
     yield "</body></html>"
 
 
 def _standing_head(players: Sequence[dict[str, Any]]) -> list[str]:
     ends = list(players[0]["won_by"]) if players else []
-    head = [title for _, title in STANDING_COLUMNS]
-    return head[:6] + [f"{end} won-lost" for end in ends] + head[6:]
+    head = [title for __, title in STANDING_COLUMNS]
+    won_lost = [_("{end} won-lost").format(end=_(end)) for end in ends]
+    return head[:6] + won_lost + head[6:]
 
 
 def _standing_rows(players: Sequence[dict[str, Any]]) -> Iterable[list[str]]:
     for line in players:
-        cells = [_value(line[key]) for key, _ in STANDING_COLUMNS]
+        cells = [_value(line[key]) for key, __ in STANDING_COLUMNS]
         how = [f"{line['won_by'][end]}-{line['lost_by'][end]}" for end in line["won_by"]]
         yield cells[:6] + how + cells[6:]
 
@@ -111,34 +137,34 @@ def _value(value: Any) -> str:
 
 _GAME_HEAD = [
     "#",
-    "Host",
-    "Guest",
-    "First",
-    "Winner",
-    "How",
-    "Shots",
-    "Standing",
-    "Flags",
-    "Set apart",
-    "Logs",
+    N_("Host"),
+    N_("Guest"),
+    N_("First"),
+    N_("Winner"),
+    N_("How"),
+    N_("Shots"),
+    N_("Standing"),
+    N_("Flags"),
+    N_("Set apart"),
+    N_("Logs"),
 ]
 
 
 def _game_rows(games: Iterable[dict[str, Any]]) -> Iterable[list[str]]:
     for game in games:
-        winner = game[game["winner"]]["name"] if game["winner"] else "nobody"
+        winner = game[game["winner"]]["name"] if game["winner"] else _("nobody")
         apart = game["apart"]
         yield [
             str(game["number"]),
             game["host"]["name"] or "",
             game["guest"]["name"] or "",
-            game["first"] or "",
+            _(game["first"]) if game["first"] else "",
             winner,
-            game["end"] or "",
+            _(game["end"]) if game["end"] else "",
             f"{game['host']['shots']}-{game['guest']['shots']}",
-            game["standing"],
-            ", ".join(game["flags"]),
-            f"{apart['why']}: {apart['detail']}" if apart else "",
+            _(game["standing"]),
+            ", ".join(_(flag) for flag in game["flags"]),
+            f"{_(apart['why'])}: {apart['detail']}" if apart else "",
             " ".join(game["logs"]),
         ]
 
@@ -146,7 +172,7 @@ def _game_rows(games: Iterable[dict[str, Any]]) -> Iterable[list[str]]:
 def _crosstable(report: dict[str, Any]) -> str:
     keys = report["crosstable"]["players"]
     names = {line["key"]: line["name"] for line in report["standings"]}
-    head = ["#", "Player", *(str(n) for n in range(1, len(keys) + 1))]
+    head = ["#", N_("Player"), *(str(n) for n in range(1, len(keys) + 1))]
     rows = []
     for number, (row, cells) in enumerate(zip(keys, report["crosstable"]["rows"], strict=True), 1):
         shown = [
@@ -162,14 +188,13 @@ def _table(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> str
 
 
 def _table_lines(name: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> Iterator[str]:
-    named = {"Player", "Host", "Guest", "First", "Winner", "How", "Standing", "Set apart", "Flags"}
-
     def cell(tag: str, title: str, text: str) -> str:
-        kind = ' class="name"' if title in named else ' class="logs"' if title == "Logs" else ""
+        named = title in NAMED or title == "Flags"
+        kind = ' class="name"' if named else ' class="logs"' if title == "Logs" else ""
         return f"<{tag}{kind}>{escape(text)}</{tag}>"
 
     yield f'<table id="{name}"><thead><tr>'
-    yield "".join(cell("th", title, title) for title in head) + "</tr></thead><tbody>"
+    yield "".join(cell("th", title, _(title)) for title in head) + "</tr></thead><tbody>"
     for row in rows:
         apart = ' class="apart"' if name == "games" and row[9] else ""
         cells = "".join(cell("td", title, text) for title, text in zip(head, row, strict=True))
@@ -182,7 +207,8 @@ def _boards(games: Iterable[dict[str, Any]]) -> Iterable[str]:
         if not game["boards"]:
             continue
         yield f'<section class="game" id="game-{game["number"]}">'
-        yield f"<h3>Game {game['number']}: {escape(game['result'])}</h3>"
+        said = _("Game {number}: {result}").format(number=game["number"], result=game["result"])
+        yield f"<h3>{escape(said)}</h3>"
         yield '<div class="boards">'
         for board in game["boards"]:
             lines = escape("\n".join(board["lines"]))

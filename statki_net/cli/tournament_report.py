@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import IO, Any
 
+from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
 from statki_net.referee.tournament import (
@@ -26,6 +27,7 @@ from statki_net.referee.tournament import (
     SetApart,
     TournamentRules,
 )
+from statki_net.store.language import _, words
 
 WIDTH = 80
 CSV_TABLES = ("standings", "games", "crosstable")
@@ -47,12 +49,20 @@ def no_boards(game: GameSummary) -> tuple[Board, ...]:
 
 
 def numbered(table: Standings) -> list[tuple[int, GameSummary, str | None, str | None]]:
-    """Every game in the order played: its number, why it is set apart and the details."""
-    return [(n, game, *_why(apart)) for n, game, apart in table.games.in_order()]
+    """Every game in the order played: its number, why it is set apart and the details
+    (English: what ``--json`` and ``--csv`` keep)."""
+    return [(n, game, *_why(apart, ENGLISH)) for n, game, apart in table.games.in_order()]
 
 
-def _why(apart: SetApart | None) -> tuple[str | None, str | None]:
-    return (apart.why.value, apart.detail) if apart else (None, None)
+def numbered_in_words(
+    table: Standings,
+) -> list[tuple[int, GameSummary, str | None, str | None]]:
+    """``numbered``, the details in the language spoken now (for the terminal's table)."""
+    return [(n, game, *_why(apart, words())) for n, game, apart in table.games.in_order()]
+
+
+def _why(apart: SetApart | None, said: Words) -> tuple[str | None, str | None]:
+    return (apart.why.value, apart.detail.in_words(said)) if apart else (None, None)
 
 
 def report(
@@ -248,28 +258,97 @@ FLAG_MARKS = {
     Flag.ONE_SIDE: "1",
     Flag.COPY: "2",
 }
-HOW_WORDS = {
-    "sunk": "sunk",
-    "resigned": "res",
-    "time": "time",
-    "forfeit": "forf",
-    "cheated": "chtd",
+
+
+def how_words() -> dict[str, str]:
+    """How a game was won, by its end, in the tables' four columns, in the language spoken
+    now (the context ``how``: ``time`` is a column's word here, not an ending's)."""
+    w = words()
+    return {
+        "sunk": w.pgettext("how", "sunk"),
+        "resigned": w.pgettext("how", "res"),
+        "time": w.pgettext("how", "time"),
+        "forfeit": w.pgettext("how", "forf"),
+        "cheated": w.pgettext("how", "chtd"),
+    }
+
+
+def log_mark(role: str) -> str:
+    """A log's mark in the games' table: H the host's, G the guest's (context ``log``)."""
+    return words().pgettext("log", "H") if role == "host" else words().pgettext("log", "G")
+
+
+TIE_BREAK_WORDS = {
+    "head-to-head": N_("head-to-head"),
+    "wins": N_("wins"),
+    "Sonneborn-Berger": N_("Sonneborn-Berger"),
+    "shots-to-win difference": N_("shots-to-win difference"),
 }
+APART_WORDS = (
+    N_("no result"),
+    N_("unfinished"),
+    N_("disputed"),
+    N_("tampered or damaged"),
+    N_("other rules"),
+    N_("move limit"),
+    N_("not on the roster"),
+    N_("outside the dates"),
+    N_("played again"),
+)
+"""Each ``Apart`` as the catalog has it, translated where shown (``--json`` keeps it)."""
+HEADINGS = (
+    N_("Player"),
+    N_("G"),
+    N_("W"),
+    N_("L"),
+    N_("Pts"),
+    N_("H2H"),
+    N_("SB"),
+    N_("Shots"),
+    N_("Rating"),
+    N_("RD"),
+    N_("Volatility"),
+    N_("Games"),
+    N_("Host"),
+    N_("Guest"),
+    N_("1st"),
+    N_("Winner"),
+    N_("How"),
+    N_("Logs"),
+    N_("Flags"),
+)
+"""The terminal tables' column headings, marked here: they are translated inside the
+f-strings that align them, where Babel does not look."""
+FLAG_WORDS = (
+    N_("disputed"),
+    N_("uncorroborated time claim"),
+    N_("custom rules"),
+    N_("only one side's log"),
+    N_("a log given twice"),
+)
+"""Each ``Flag`` as the catalog has it."""
 
 
 def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     """The tournament as a terminal shows it, in 80 columns, without colour, a line at a
     time (its games' table is as long as the tournament)."""
     games = table.games
+    ties = ", ".join(_(TIE_BREAK_WORDS.get(name, name)) for name in TIE_BREAKS)
     out = [
-        f"Tournament: {len(games.scored) + len(games.apart)} game(s) from {logs} log(s); "
-        f"{len(games.scored)} scored, {len(games.apart)} set apart",
-        _wrap("Rules: " + _rules_words(rules)),
+        _(
+            "Tournament: {games} game(s) from {logs} log(s); {scored} scored, {apart} set apart"
+        ).format(
+            games=len(games.scored) + len(games.apart),
+            logs=logs,
+            scored=len(games.scored),
+            apart=len(games.apart),
+        ),
+        _wrap(_("Rules: {rules}").format(rules=_rules_words(rules))),
         "",
-        "Standings (ties: " + ", ".join(TIE_BREAKS) + ")",
-        f"{'#':>3}  {'Player':<14} {'G':>3} {'W':>3} {'L':>3} {'Pts':>4}  "
-        + " ".join(f"{w:>4}" for w in HOW_WORDS.values())
-        + f" {'H2H':>4} {'SB':>5} {'Shots':>6}",
+        _wrap(_("Standings (ties: {ties})").format(ties=ties)),
+        f"{'#':>3}  {_('Player'):<14} {_('G'):>3} {_('W'):>3} {_('L'):>3} {_('Pts'):>4}  "
+        + " ".join(f"{w:>4}" for w in how_words().values())
+        + f" {_('H2H'):>4} {_('SB'):>5} {_('Shots'):>6}",
     ]
     for line in table.lines:
         how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
@@ -279,8 +358,11 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
             f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
-    out += ["", "Ratings (Glicko-2, game by game in the order played), best first"]
-    out.append(f"{'#':>3}  {'Player':<16} {'Rating':>7} {'RD':>6}  {'Volatility':>10}  Games")
+    out += ["", _("Ratings (Glicko-2, game by game in the order played), best first")]
+    out.append(
+        f"{'#':>3}  {_('Player'):<16} {_('Rating'):>7} {_('RD'):>6}  {_('Volatility'):>10}"
+        f"  {_('Games')}"
+    )
     by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
     for rank, line in enumerate(by_rating, 1):
         r = line.rating
@@ -294,20 +376,26 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
 
 
 def _rules_words(rules: TournamentRules) -> str:
-    words = [rules.preset or "any preset or combination of presets"]
+    words = [rules.preset or _("any preset or combination of presets")]
     if rules.min_move_ms:
-        words.append(f"move limit at least {rules.min_move_ms / 1000:g} s")
+        words.append(
+            _("move limit at least {seconds} s").format(seconds=f"{rules.min_move_ms / 1000:g}")
+        )
     if rules.roster:
-        words.append(f"a roster of {len(rules.roster)}")
+        words.append(_("a roster of {n}").format(n=len(rules.roster)))
     if rules.since is not None or rules.until is not None:
-        words.append("games begun " + _dates(rules.since, rules.until))
+        words.append(_("games begun {dates}").format(dates=_dates(rules.since, rules.until)))
     pair = rules.games_per_pair
-    words.append("one game per pair" if pair == 1 else f"{pair} games per pair")
+    words.append(_("one game per pair") if pair == 1 else _("{n} games per pair").format(n=pair))
     if rules.points != Points():
         p = rules.points
         words.append(
-            f"points: win {p.win:g}, loss {p.loss:g}, by forfeit {p.forfeit:g},"
-            f" by cheating {p.cheated:g}"
+            _("points: win {win}, loss {loss}, by forfeit {forfeit}, by cheating {cheated}").format(
+                win=f"{p.win:g}",
+                loss=f"{p.loss:g}",
+                forfeit=f"{p.forfeit:g}",
+                cheated=f"{p.cheated:g}",
+            )
         )
     return "; ".join(words)
 
@@ -318,9 +406,9 @@ def _dates(since: int | None, until: int | None) -> str:
 
     parts = []
     if since is not None:
-        parts.append(f"from {moment(since)}")
+        parts.append(_("from {moment}").format(moment=moment(since)))
     if until is not None:
-        parts.append(f"before {moment(until)}")
+        parts.append(_("before {moment}").format(moment=moment(until)))
     return " ".join(parts) + " UTC"
 
 
@@ -330,12 +418,14 @@ def _crosstable_text(table: Standings) -> list[str]:
     cell = max([3, *(n + 1 for n in widest)])
     if 25 + cell * len(keys) > WIDTH:
         return [
-            f"Crosstable: {len(keys)} players are too many for {WIDTH} columns"
-            " (see --csv crosstable, --json or --html)"
+            _(
+                "Crosstable: {n} players are too many for {width} columns"
+                " (see --csv crosstable, --json or --html)"
+            ).format(n=len(keys), width=WIDTH)
         ]
-    out = ["Crosstable (the row's points against the column's, game by game)"]
+    out = [_("Crosstable (the row's points against the column's, game by game)")]
     numbers = "".join(f"{n:>{cell}}" for n in range(1, len(keys) + 1))
-    out.append(f"{'#':>3}  {'Player':<16}{numbers}")
+    out.append(f"{'#':>3}  {_('Player'):<16}{numbers}")
     for number, row in enumerate(keys, 1):
         cells = "".join(
             f"{'x' if col == row else (_scores(table.crosstable[row].get(col)) or '.'):>{cell}}"
@@ -351,15 +441,20 @@ def _games_text(table: Standings) -> Iterator[str]:
 
 
 def _games_lines(table: Standings) -> Iterator[str]:
-    yield "Games, in the order played (1st: who shot first; shots: host-guest)"
-    yield f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
+    yield _("Games, in the order played (1st: who shot first; shots: host-guest)")
+    yield (
+        f"{'#':>3}  {_('Host'):<13} {_('Guest'):<13} {_('1st'):<3}  {_('Winner'):<13}"
+        f" {_('How'):<4} {_('Shots'):>7}  {_('Logs'):<5} {_('Flags')}"
+    )
     # The games set apart are shown after those scored; kept till then, as they are few.
     apart: list[str] = []
-    for number, game, why, detail in numbered(table):
+    for number, game, why, detail in numbered_in_words(table):
         if why is not None:
             host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
             marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
-            words = f"{number:>3}  {game.game[:16]} {host} v {guest}: {why}: {detail}"
+            words = f"{number:>3}  {game.game[:16]} " + _(
+                "{host} v {guest}: {why}: {detail}"
+            ).format(host=host, guest=guest, why=_(why), detail=detail)
             apart.append(shown(words + (f" [{marks}]" if marks else ""), 10**6))
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
@@ -367,23 +462,37 @@ def _games_lines(table: Standings) -> Iterator[str]:
         yield (
             f"{number:>3}  {shown(_player(table, game, Role.HOST), 13):<13}"
             f" {shown(_player(table, game, Role.GUEST), 13):<13}"
-            f" {(game.first or '-')[0].upper():<3}  {shown(_winner(table, game), 13):<13}"
-            f" {HOW_WORDS.get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
+            f" {_first_mark(game):<3}  {shown(_winner_words(table, game), 13):<13}"
+            f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
         )
-    yield "Logs: H the host's, G the guest's.  Flags: " + ", ".join(
-        f"{mark} {flag}" for flag, mark in FLAG_MARKS.items()
+    yield _("Logs: {host} the host's, {guest} the guest's.  Flags: {flags}").format(
+        host=log_mark("host"),
+        guest=log_mark("guest"),
+        flags=", ".join(f"{mark} {_(flag)}" for flag, mark in FLAG_MARKS.items()),
     )
     if apart:
-        yield from ["", "Set apart, not scored"]
+        yield from ["", _("Set apart, not scored")]
         for line in apart:
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
 def _log_marks(game: GameSummary) -> list[str]:
     """H for a host's log, G for a guest's (the host's first), ? for one naming no role."""
-    marks = {"host": "H", "guest": "G"}
-    return sorted((marks.get(role or "", "?") for role in game.log_roles), key="HG?".index)
+    marks = {"host": log_mark("host"), "guest": log_mark("guest")}
+    order = [marks["host"], marks["guest"], "?"]
+    return sorted((marks.get(role or "", "?") for role in game.log_roles), key=order.index)
+
+
+def _first_mark(game: GameSummary) -> str:
+    """Who shot first: the host's mark or the guest's (``-``: nobody shot)."""
+    if game.first is None:
+        return "-"
+    return log_mark(game.first)
+
+
+def _winner_words(table: Standings, game: GameSummary) -> str:
+    return _player(table, game, game.winner) if game.winner else _("nobody")
 
 
 def _wrap(line: str) -> str:

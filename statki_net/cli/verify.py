@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
@@ -35,8 +36,8 @@ from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read
 
 LOG_SUFFIX = ".statki"
 """The name statki gives its logs: such a file is a log, however damaged its start."""
-DAMAGED_START = (
-    "the log's header is damaged: the file does not begin with a statki log's magic value"
+DAMAGED_START = phrase(
+    N_("the log's header is damaged: the file does not begin with a statki log's magic value")
 )
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
@@ -225,6 +226,10 @@ def spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]
         yield from pool.map(work, items, chunksize=chunk)
 
 
+def _unreadable_now(reason: str) -> Phrase:
+    return phrase(N_("unreadable now: {reason}"), reason=reason)
+
+
 def read_file(source: Source) -> LogContents:
     """A log's records; raises NotALog, or InputFileError when it cannot be read."""
     data, too_large = source.data, source.too_large
@@ -238,7 +243,9 @@ def read_file(source: Source) -> LogContents:
     if too_large:
         if not data.startswith(MAGIC):
             raise NotALog("not a statki log (no magic value at the start)")
-        too_big = f"the file is larger than any statki log ({MAX_LOG_BYTES // 2**20} MiB)"
+        too_big = phrase(
+            N_("the file is larger than any statki log ({mib} MiB)"), mib=MAX_LOG_BYTES // 2**20
+        )
         return LogContents(header={}, damage=too_big)
     return read_log(data)
 
@@ -269,9 +276,9 @@ def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
         try:
             contents = read_file(source)
         except InputFileError as error:
-            contents = LogContents(header={}, damage=f"unreadable now: {error.reason}")
+            contents = LogContents(header={}, damage=_unreadable_now(error.reason))
         except NotALog as error:
-            contents = LogContents(header={}, damage=f"unreadable now: {error}")
+            contents = LogContents(header={}, damage=_unreadable_now(str(error)))
         logs.append(NamedLog(source.path, contents))
     return logs
 

@@ -238,7 +238,7 @@ def _log_seen(logs: list[bytes]) -> LogSeen | None:
     if not judgements:
         return None
     last = judgements[-1]
-    return LogSeen(last.ending, last.standing, last.reason)
+    return LogSeen(last.ending, last.standing, str(last.reason))
 
 
 def _over_for_it(case: Case) -> bool:

@@ -26,7 +26,7 @@ from statki_net.game.board import (
 )
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, Touching
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words, phrase
 
 if TYPE_CHECKING:  # only named: a referee, which draws no fleet, need not load random
     from random import Random
@@ -42,7 +42,14 @@ class FleetProblem:
     kind: str
     """One of: off-board, shape, count, overlap, touching."""
     message: str
+    """``said`` in the words ``fleet_problems`` was given."""
     cells: tuple[int, ...] = ()
+    said: Phrase = SILENCE
+    """The problem as a phrase: a referee's finding keeps it, to be said in any language."""
+
+
+def _problem(kind: str, said: Phrase, words: Words, cells: tuple[int, ...] = ()) -> FleetProblem:
+    return FleetProblem(kind, said.in_words(words), cells, said)
 
 
 @dataclass(frozen=True)
@@ -108,12 +115,12 @@ def line_between(start: int, end: int, size: int) -> Ship | None:
 
 def fleet_problems(rules: Ruleset, fleet: Fleet, words: Words = ENGLISH) -> list[FleetProblem]:
     """Every way the fleet breaks the rules, said in ``words``; empty for a legal fleet."""
-    _ = words.gettext
     size = rules.size
     problems = [
-        FleetProblem(
+        _problem(
             "shape",
-            _("ship {ship} is not a straight line").format(ship=ship_text(ship, size)),
+            phrase(N_("ship {ship} is not a straight line"), ship=ship_text(ship, size)),
+            words,
             tuple(ship),
         )
         for ship in fleet.ships
@@ -125,7 +132,6 @@ def fleet_problems(rules: Ruleset, fleet: Fleet, words: Words = ENGLISH) -> list
 
 
 def _count_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetProblem]:
-    _ = words.gettext
     have = Counter(len(ship) for ship in fleet.ships)
     want = Counter(rules.fleet)
     problems = []
@@ -134,11 +140,15 @@ def _count_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetPro
             continue
         cells = tuple(s for ship in fleet.ships if len(ship) == length for s in ship)
         problems.append(
-            FleetProblem(
+            _problem(
                 "count",
-                _("{have} ship(s) of length {length}, the rules want {want}").format(
-                    have=have[length], length=length, want=want[length]
+                phrase(
+                    N_("{have} ship(s) of length {length}, the rules want {want}"),
+                    have=have[length],
+                    length=length,
+                    want=want[length],
                 ),
+                words,
                 cells,
             )
         )
@@ -148,17 +158,23 @@ def _count_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetPro
     for index, ship in enumerate(fleet.ships):
         if len(ship) != rules.fleet[index]:
             label = (
-                _("the {name}").format(name=rules.names[index])
+                phrase(N_("the {name}"), name=rules.names[index])
                 if rules.names
-                else _("ship {n}").format(n=index + 1)
+                else phrase(N_("ship {n}"), n=index + 1)
             )
             problems.append(
-                FleetProblem(
+                _problem(
                     "count",
-                    _(
-                        "{label} must be {length} long, not {actual} (ships are listed in the"
-                        " order of the rules' fleet)"
-                    ).format(label=label, length=rules.fleet[index], actual=len(ship)),
+                    phrase(
+                        N_(
+                            "{label} must be {length} long, not {actual} (ships are listed in"
+                            " the order of the rules' fleet)"
+                        ),
+                        label=label,
+                        length=rules.fleet[index],
+                        actual=len(ship),
+                    ),
+                    words,
                     ship,
                 )
             )
@@ -176,7 +192,6 @@ is told so in a bounded number of lines.
 
 
 def _contact_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetProblem]:
-    _ = words.gettext
     size = rules.size
     table = {
         Touching.NONE: all_neighbours(size),
@@ -191,11 +206,13 @@ def _contact_problems(rules: Ruleset, fleet: Fleet, words: Words) -> list[FleetP
     ]
     if len(pairs) > MAX_CONTACTS:
         problems.append(
-            FleetProblem(
+            _problem(
                 "overlap",
-                _("more than {n} pairs of ships overlap or touch; not all listed").format(
-                    n=MAX_CONTACTS
+                phrase(
+                    N_("more than {n} pairs of ships overlap or touch; not all listed"),
+                    n=MAX_CONTACTS,
                 ),
+                words,
             )
         )
     return problems
@@ -231,23 +248,30 @@ def _contact(
     rules: Ruleset, table: tuple[int, ...] | None, one: Ship, two: Ship, words: Words
 ) -> FleetProblem | None:
     """How two ships break the touching rule, if they do."""
-    _ = words.gettext
     size = rules.size
     first, second = bitboard_of(one), bitboard_of(two)
-    names = _("{one} and {two}").format(one=ship_text(one, size), two=ship_text(two, size))
+    names = phrase(N_("{one} and {two}"), one=ship_text(one, size), two=ship_text(two, size))
     if first & second:
         cells = tuple(squares_of(first & second))
         where = ", ".join(square_name(s, size) for s in cells)
-        return FleetProblem(
-            "overlap", _("ships {names} overlap at {where}").format(names=names, where=where), cells
+        return _problem(
+            "overlap",
+            phrase(N_("ships {names} overlap at {where}"), names=names, where=where),
+            words,
+            cells,
         )
     if table is not None and spread(first, table) & second:
         cells = tuple(squares_of((spread(first, table) & second) | (spread(second, table) & first)))
         where = ", ".join(square_name(s, size) for s in cells)
-        kind = _("by a side or a corner") if rules.touching is Touching.NONE else _("by a side")
-        return FleetProblem(
+        kind = phrase(
+            N_("by a side or a corner") if rules.touching is Touching.NONE else N_("by a side")
+        )
+        return _problem(
             "touching",
-            _("ships {names} touch {kind} at {where}").format(names=names, kind=kind, where=where),
+            phrase(
+                N_("ships {names} touch {kind} at {where}"), names=names, kind=kind, where=where
+            ),
+            words,
             cells,
         )
     return None

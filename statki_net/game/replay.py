@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from statki_net.game.battle import Answer, Defence
+from statki_net.game.battle import Answer, Defence, Outcome
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet, FleetProblem, fleet_problems
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, Fact, Phrase, Term, phrase
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,29 @@ class Contradiction:
     said: str
     truth: str
 
-    def describe(self, size: int) -> str:
-        where = f" at {square_name(self.square, size)}" if self.square is not None else ""
-        return f"move {self.move}{where}: answered {self.said}, the fleet shows {self.truth}"
+    def describe(self, size: int) -> Phrase:
+        if self.square is None:
+            return phrase(
+                N_("move {move}: answered {said}, the fleet shows {truth}"),
+                move=self.move,
+                said=_outcome(self.said),
+                truth=_outcome(self.truth),
+            )
+        return phrase(
+            N_("move {move} at {square}: answered {said}, the fleet shows {truth}"),
+            move=self.move,
+            square=square_name(self.square, size),
+            said=_outcome(self.said),
+            truth=_outcome(self.truth),
+        )
+
+
+OUTCOMES = frozenset(outcome.value for outcome in Outcome)
+
+
+def _outcome(said: str) -> Fact:
+    """An answer's word (``hit``) as the players say it; a count of outcomes as it is."""
+    return Term(said, "answer") if said in OUTCOMES else said
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,10 @@ machine-readable output (``--json``, logs, the wire) stays English.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from gettext import NullTranslations
-from typing import Protocol
+from typing import Protocol, Union
 
 
 class Words(Protocol):
@@ -30,3 +32,97 @@ def N_(message: str) -> str:  # the name gettext tools look for
     """Marks ``message`` for the catalog where it is defined (a table, a constant); it is
     translated where it is shown, by ``words.gettext(message)``."""
     return message
+
+
+@dataclass(frozen=True)
+class Term:
+    """A word of the catalog inside a phrase (a role: ``host``), translated with it.
+
+    A translation may ask for the word in a case of its own with a format spec:
+    ``{loser:gen}`` is ``words.pgettext("gen", "host")`` (Polish "gospodarza");
+    the English text says ``{loser}``.
+    """
+
+    word: str
+    context: str = ""
+    """The catalog's context for a word that means something else elsewhere (``message``:
+    a message type, ``shot``, as the wire names it)."""
+
+    def in_words(self, words: Words) -> str:
+        return format(_InCase(self, words))
+
+
+Fact = Union[str, int, Term, "Phrase"]
+"""What a phrase says of the game: a number or a name as it is (a square, a peer's own
+words), a word of the catalog, or a phrase of its own."""
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A sentence kept as its kind and its facts, put into words where it is shown.
+
+    ``text`` is the English, with ``{name}`` for each fact (marked with ``N_`` where
+    it is written); ``str()`` is that English, what logs, ``--json`` and the wire
+    keep, and ``in_words`` says it in a person's language.  An endings reason, a
+    violation's detail: the pure core builds these, and no text is read back.
+    """
+
+    text: str = ""
+    facts: tuple[tuple[str, Fact], ...] = ()
+
+    def in_words(self, words: Words) -> str:
+        if not self.text:
+            return ""
+        said = {name: _worded(fact, words) for name, fact in self.facts}
+        return words.gettext(self.text).format(**said)
+
+    def __str__(self) -> str:
+        return self.in_words(ENGLISH)
+
+    def __bool__(self) -> bool:
+        return bool(self.text)
+
+
+SILENCE = Phrase()
+"""The empty phrase: nothing said (a default)."""
+
+
+def phrase(text: str, /, **facts: Fact) -> Phrase:
+    """``Phrase(text, facts)``, the facts by name as ``text`` names them."""
+    return Phrase(text, tuple(facts.items()))
+
+
+def joined(parts: Sequence[Phrase], between: str) -> Phrase:
+    """Phrases one after another, ``between`` each (``"; "``), each said in its own words."""
+    text = between.join(f"{{p{i}}}" for i in range(len(parts)))
+    return Phrase(text, tuple((f"p{i}", part) for i, part in enumerate(parts)))
+
+
+def as_is(text: str) -> Phrase:
+    """Words no catalog holds, shown as they are: a peer's own detail, a writer's note."""
+    return phrase("{text}", text=text)
+
+
+@dataclass(frozen=True)
+class _InCase:
+    """A term as ``str.format`` places it: the format spec names the case."""
+
+    term: Term
+    words: Words
+
+    def __format__(self, case: str) -> str:
+        if case:
+            return self.words.pgettext(case, self.term.word)
+        if self.term.context:
+            return self.words.pgettext(self.term.context, self.term.word)
+        return self.words.gettext(self.term.word)
+
+
+def _worded(fact: Fact, words: Words) -> object:
+    match fact:
+        case Phrase():
+            return fact.in_words(words)
+        case Term():
+            return _InCase(fact, words)
+        case _:
+            return fact

@@ -27,6 +27,7 @@ from statki_net.net.thinking import Thinking
 from statki_net.protocol.bounds import MIN_MOVE_MS, MIN_REVEAL_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.language import _
 
 MOVE_LIMIT = Limits(move_ms=MIN_MOVE_MS, reveal_ms=MIN_REVEAL_MS)
 """The shortest limits SPEC allows: a game two bots stall in ends soonest."""
@@ -48,12 +49,17 @@ class SelfplayReport:
         rate = self.games / self.seconds if self.seconds > 0 else 0.0
         return "\n".join(
             [
-                f"games: {self.games}",
-                f"wins: host {self.wins[Role.HOST]}, guest {self.wins[Role.GUEST]},"
-                f" no winner {self.wins[None]}",
-                f"mean shots per game: host {self.shots['host'] / per_game:.1f},"
-                f" guest {self.shots['guest'] / per_game:.1f}",
-                f"games per second: {rate:.2f} ({self.seconds:.2f} s in all)",
+                _("games: {n}").format(n=self.games),
+                _("wins: host {host}, guest {guest}, no winner {none}").format(
+                    host=self.wins[Role.HOST], guest=self.wins[Role.GUEST], none=self.wins[None]
+                ),
+                _("mean shots per game: host {host}, guest {guest}").format(
+                    host=f"{self.shots['host'] / per_game:.1f}",
+                    guest=f"{self.shots['guest'] / per_game:.1f}",
+                ),
+                _("games per second: {rate} ({seconds} s in all)").format(
+                    rate=f"{rate:.2f}", seconds=f"{self.seconds:.2f}"
+                ),
             ]
         )
 

@@ -11,6 +11,7 @@ game's rules: the game itself plays any board (its tests use 4 x 4 ones).
 from __future__ import annotations
 
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.wire import Limits
 
 MIN_SIZE = 5
@@ -34,32 +35,42 @@ CLAIM_SLACK_MS = 2_000
 (SPEC.md section 12, "The receiver's check"): network delay and clock drift."""
 
 
-def rules_problems(rules: Ruleset) -> list[str]:
-    """How ``rules`` break the bounds, in words; empty when within them."""
+def rules_problems(rules: Ruleset) -> list[Phrase]:
+    """How ``rules`` break the bounds, as phrases; empty when within them."""
     problems = []
     if not MIN_SIZE <= rules.size <= MAX_SIZE:
-        problems.append(f"the board must be {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}")
+        problems.append(
+            phrase(
+                N_("the board must be {low}x{low} to {high}x{high}"), low=MIN_SIZE, high=MAX_SIZE
+            )
+        )
     if not 1 <= len(rules.fleet) <= MAX_SHIPS:
-        problems.append(f"the fleet must have 1 to {MAX_SHIPS} ships")
+        problems.append(phrase(N_("the fleet must have 1 to {ships} ships"), ships=MAX_SHIPS))
     squares = sum(rules.fleet)
     if squares > MAX_SHIP_SQUARES:
-        problems.append(f"the ships must cover at most {MAX_SHIP_SQUARES} squares")
+        problems.append(
+            phrase(N_("the ships must cover at most {squares} squares"), squares=MAX_SHIP_SQUARES)
+        )
     if 2 * squares > rules.size**2:
-        problems.append("the ships must cover at most half the board")
+        problems.append(phrase(N_("the ships must cover at most half the board")))
     return problems
 
 
-def limits_problems(limits: Limits) -> list[str]:
-    """How ``limits`` break the bounds, in words; empty when within them."""
+def limits_problems(limits: Limits) -> list[Phrase]:
+    """How ``limits`` break the bounds, as phrases; empty when within them."""
     problems = []
     if not MIN_MOVE_MS <= limits.move_ms <= MAX_LIMIT_MS:
-        problems.append(f"move_ms must be {MIN_MOVE_MS} to {MAX_LIMIT_MS}")
+        problems.append(
+            phrase(N_("move_ms must be {low} to {high}"), low=MIN_MOVE_MS, high=MAX_LIMIT_MS)
+        )
     if not MIN_REVEAL_MS <= limits.reveal_ms <= MAX_LIMIT_MS:
-        problems.append(f"reveal_ms must be {MIN_REVEAL_MS} to {MAX_LIMIT_MS}")
+        problems.append(
+            phrase(N_("reveal_ms must be {low} to {high}"), low=MIN_REVEAL_MS, high=MAX_LIMIT_MS)
+        )
     return problems
 
 
-def proposal_problems(rules: Ruleset, limits: Limits) -> list[str]:
+def proposal_problems(rules: Ruleset, limits: Limits) -> list[Phrase]:
     """Everything out of bounds in a host's proposal."""
     return rules_problems(rules) + limits_problems(limits)
 

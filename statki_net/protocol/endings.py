@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from statki_net.game.words import SILENCE, Phrase, Term, Words
 from statki_net.protocol.wire import Role
 
 
@@ -67,8 +68,9 @@ class Ending:
     culprits: frozenset[Role] = frozenset()
     """The sides the ending blames: none, one, or both (both cheated).  Under
     ``NO_GAME`` a side is named for information only: nothing was at stake."""
-    reason: str = ""
-    """Why, in one line a person reads."""
+    reason: Phrase = SILENCE
+    """Why, in one line a person reads: ``str()`` is the English logs and ``--json``
+    keep, ``reason.in_words(words)`` what a player reads."""
 
     def result(self, me: Role) -> Result:
         if self.winner is None:
@@ -77,3 +79,46 @@ class Ending:
 
     def blames(self, role: Role) -> bool:
         return role in self.culprits
+
+
+def role_term(role: Role) -> Term:
+    """A side as a phrase names it: the role's word, in the case the translation asks for."""
+    return Term(role.value)
+
+
+def _cases(words: Words) -> tuple[str, ...]:
+    """The cases a translation may ask of a side (``{loser:gen}``), written out for the
+    catalog's extraction: never called."""
+    return (
+        words.pgettext("gen", "host"),
+        words.pgettext("gen", "guest"),
+        words.pgettext("acc", "host"),
+        words.pgettext("acc", "guest"),
+        words.pgettext("inst", "host"),
+        words.pgettext("inst", "guest"),
+    )
+
+
+def message_term(type_: str) -> Term:
+    """A message's type (``shot``) as a phrase names it: the wire's word, in the catalog
+    under the context ``message`` (a type no catalog knows stays as it is)."""
+    return Term(type_, "message")
+
+
+def _message_types(words: Words) -> tuple[str, ...]:
+    """The message types a translation names (SPEC.md section 4), written out for the
+    catalog's extraction: never called."""
+    return (
+        words.pgettext("message", "hello"),
+        words.pgettext("message", "accept"),
+        words.pgettext("message", "refuse"),
+        words.pgettext("message", "commit"),
+        words.pgettext("message", "coin"),
+        words.pgettext("message", "shot"),
+        words.pgettext("message", "answer"),
+        words.pgettext("message", "resign"),
+        words.pgettext("message", "timeout"),
+        words.pgettext("message", "reveal"),
+        words.pgettext("message", "verdict"),
+        words.pgettext("message", "error"),
+    )

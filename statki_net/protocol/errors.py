@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 
 from statki_net.game.errors import StatkiError
+from statki_net.game.words import Phrase, as_is
 
 
 class Code(enum.StrEnum):
@@ -107,10 +108,13 @@ class Check(enum.IntEnum):
 class ProtocolError(StatkiError):
     """A frame failed a check; ``code`` says how (SPEC.md's table), ``check`` which one."""
 
-    def __init__(self, code: Code, detail: str, check: Check) -> None:
-        super().__init__(f"{code.value}: {detail}")
+    def __init__(self, code: Code, detail: Phrase | str, check: Check) -> None:
+        self.said = detail if isinstance(detail, Phrase) else as_is(detail)
+        """The detail as a phrase, for a person's language; ``detail`` is its English, what
+        the wire and the logs carry."""
+        self.detail = str(self.said)
+        super().__init__(f"{code.value}: {self.detail}")
         self.code = code
-        self.detail = detail
         self.check = check
 
     @property

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import msgpack
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.wire import MAX_FRAME, Frame, Role, decode_frame, read_body
 
@@ -115,7 +116,7 @@ class LogContents:
     header: dict[str, Any]
     records: list[Record] = field(default_factory=list)
     """Every record after the header, in the order written."""
-    damage: str | None = None
+    damage: Phrase | None = None
     """Why reading stopped early, if it did: a cut-off or garbled record."""
 
     @property
@@ -219,17 +220,17 @@ def read_log(data: bytes) -> LogContents:
         raise
     except Exception:  # msgpack raises several types for garbage
         if contents is None:
-            return LogContents(header={}, damage="the log's header is unreadable")
-        contents.damage = contents.damage or (
-            f"the record after message {len(contents.frames)} is unreadable"
+            return LogContents(header={}, damage=phrase(N_("the log's header is unreadable")))
+        contents.damage = contents.damage or phrase(
+            N_("the record after message {seq} is unreadable"), seq=len(contents.frames)
         )
         return contents
     if contents is None:
-        return LogContents(header={}, damage="the log has no header")
+        return LogContents(header={}, damage=phrase(N_("the log has no header")))
     consumed = unpacker.tell()
     if consumed != len(data) - len(MAGIC):
-        contents.damage = contents.damage or (
-            f"the log is cut off after {len(contents.frames)} messages"
+        contents.damage = contents.damage or phrase(
+            N_("the log is cut off after {messages} messages"), messages=len(contents.frames)
         )
     return contents
 
@@ -240,7 +241,7 @@ def _header(record: Any) -> LogContents:
         raise NotALog(f"statki log of version {version}; this software reads version {LOG_VERSION}")
     if version != LOG_VERSION:
         # Keep reading: the frames after a damaged header may still be judged.
-        return LogContents(header={}, damage="the log's header record is damaged")
+        return LogContents(header={}, damage=phrase(N_("the log's header record is damaged")))
     assert isinstance(record, dict)
     return LogContents(header=record)
 

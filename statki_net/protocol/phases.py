@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from statki_net.game.words import Term, Words
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import (
     Accept,
@@ -302,3 +303,30 @@ COIN_PHASES = (Phase.HOST_COIN, Phase.GUEST_COIN)
 """A coin is owed: not opening it in time loses the game, not only the toss."""
 VERDICT_PHASES = (Phase.FIRST_VERDICT, Phase.SECOND_VERDICT)
 """The game is decided: only a finding changes its result now."""
+
+
+def phase_term(phase: Phase) -> Term:
+    """A phase as a referee's phrase names it (``the logs stop at first-reveal``): SPEC's
+    name, in the catalog under the context ``phase``."""
+    return Term(phase.value, "phase")
+
+
+def _phase_words(words: Words) -> tuple[str, ...]:
+    """The phases a translation names, written out for the catalog's extraction: never
+    called."""
+    return (
+        words.pgettext("phase", "host-hello"),
+        words.pgettext("phase", "guest-hello"),
+        words.pgettext("phase", "decision"),
+        words.pgettext("phase", "host-commit"),
+        words.pgettext("phase", "guest-commit"),
+        words.pgettext("phase", "host-coin"),
+        words.pgettext("phase", "guest-coin"),
+        words.pgettext("phase", "shoot"),
+        words.pgettext("phase", "answer"),
+        words.pgettext("phase", "first-reveal"),
+        words.pgettext("phase", "second-reveal"),
+        words.pgettext("phase", "first-verdict"),
+        words.pgettext("phase", "second-verdict"),
+        words.pgettext("phase", "done"),
+    )

@@ -42,6 +42,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, phrase
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
@@ -51,7 +52,7 @@ from statki_net.protocol.commitment import (
     coin_commitment,
     ships_digest,
 )
-from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.endings import End, Ending, role_term
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import (
     HELLO_PHASES,
@@ -318,7 +319,7 @@ class Session:
             problems = proposal_problems(rules, self.proposed_limits)
             if problems:
                 # A host must not propose what every guest refuses (SPEC.md section 7).
-                raise UsageError("out of bounds: " + "; ".join(problems))
+                raise UsageError("out of bounds: " + "; ".join(map(str, problems)))
         self.role = role
         self.key = key
         self.name = name
@@ -807,8 +808,8 @@ class Session:
 
     def _refuse_host(self, now: int) -> None:
         """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
-        detail = "the host's key is not the key in the invite: refusing to play"
-        self.failure = Failed(Code.WRONG_KEY, detail, by_peer=False)
+        detail = phrase(N_("the host's key is not the key in the invite: refusing to play"))
+        self.failure = Failed(Code.WRONG_KEY, str(detail), by_peer=False)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -866,8 +867,8 @@ class Session:
 
     def _refuse_uninvited(self) -> None:
         """Nothing to prove with: say nothing, keep nothing; no game, nobody to blame."""
-        detail = "this host admits only the guest it invited: ask for the invite line"
-        self.failure = Failed(Code.NO_INVITE, detail, by_peer=False)
+        detail = phrase(N_("this host admits only the guest it invited: ask for the invite line"))
+        self.failure = Failed(Code.NO_INVITE, str(detail), by_peer=False)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -906,9 +907,15 @@ class Session:
         except ProtocolError as error:
             self.failure = Failed(None, error.detail, by_peer=True, unknown_code="unreadable")
         self._events.append(self.failure)
-        what = (
-            f"the {self.peer} stopped the game at message {place}, crossing this side's"
-            f" ({self.failure.code_text}: {self.failure.detail})"
+        what = phrase(
+            N_(
+                "the {peer} stopped the game at message {place}, crossing this side's"
+                " ({code}: {detail})"
+            ),
+            peer=role_term(self.peer),
+            place=place,
+            code=self.failure.code_text,
+            detail=self.failure.detail,
         )
         self._close(t.ending_if_stopped(self.peer, place, what))
 
@@ -920,7 +927,8 @@ class Session:
         self.lost = ConnectionLost(code, detail, data[:MAX_FRAME])
         self._events.append(self.lost)
         if self.transcript.phase in HELLO_PHASES:
-            self._close(Ending(End.NO_GAME, reason=f"the connection was lost: {detail}"))
+            reason = phrase(N_("the connection was lost: {detail}"), detail=detail)
+            self._close(Ending(End.NO_GAME, reason=reason))
 
     # ------------------------------------------------------------ internals
 
@@ -1110,7 +1118,9 @@ class Session:
     def _verdict(self) -> Verdict:
         t = self.transcript
         # A cheat's findings can be many and long; the verdict must stay decodable.
-        findings = tuple(f.detail[:MAX_TEXT] for f in t.findings_against(self.peer))[:MAX_FINDINGS]
+        findings = tuple(str(f.detail)[:MAX_TEXT] for f in t.findings_against(self.peer))[
+            :MAX_FINDINGS
+        ]
         assert t.end is not None, "the verdicts come after the end of the battle"
         return Verdict(t.winner, t.end.value, findings)
 

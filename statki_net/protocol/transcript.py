@@ -30,6 +30,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists
 from statki_net.game.replay import Volley, replay
 from statki_net.game.rules import RulesError, Ruleset, Touching
+from statki_net.game.words import N_, Phrase, as_is, joined, phrase
 from statki_net.protocol.bounds import proposal_problems
 from statki_net.protocol.commitment import (
     Opening,
@@ -39,7 +40,7 @@ from statki_net.protocol.commitment import (
     ships_digest,
     toss,
 )
-from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.endings import End, Ending, message_term, role_term
 from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.phases import (
     OPENING_PHASES,
@@ -52,6 +53,7 @@ from statki_net.protocol.phases import (
     deadline_kind,
     may_say,
     next_phase,
+    phase_term,
     speaker_kind,
 )
 from statki_net.protocol.wire import (
@@ -104,7 +106,7 @@ class Finding:
 
     culprit: Role
     kind: FindingKind
-    detail: str
+    detail: Phrase
     move: int | None = None
     square: int | None = None
 
@@ -125,7 +127,7 @@ class Settled:
     end: End | None
     winner: Role | None
     culprits: frozenset[Role]
-    reason: str
+    reason: Phrase
 
 
 @dataclass
@@ -163,7 +165,7 @@ class Transcript:
         self.winner: Role | None = None
         self.culprits: frozenset[Role] = frozenset()
         """The sides the ending blames (SPEC.md section 8, "Endings")."""
-        self.reason = ""
+        self.reason = Phrase()
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
         self.found_at: list[int] = []
@@ -256,14 +258,20 @@ class Transcript:
             return None
         return place
 
-    def _misplaced(self, header: Header) -> str:
+    def _misplaced(self, header: Header) -> Phrase:
         """Why a frame does not fit at the end, in one sentence (the referee names the frame)."""
         due = len(self.frames)
         if header.seq != due:
-            return f"it is numbered {header.seq} where message {due} was due"
+            return phrase(
+                N_("it is numbered {seq} where message {due} was due"), seq=header.seq, due=due
+            )
         if due == 0:
-            return "it is numbered 0 but does not begin a game"
-        return f"it is numbered {due} but does not follow message {due - 1} in the chain"
+            return phrase(N_("it is numbered 0 but does not begin a game"))
+        return phrase(
+            N_("it is numbered {due} but does not follow message {before} in the chain"),
+            due=due,
+            before=due - 1,
+        )
 
     def crossed(self, header: Header, own: Role) -> int | None:
         """The place of a frame that crossed ``own``'s last messages on the wire: one that
@@ -291,17 +299,23 @@ class Transcript:
         if key is None and frame.type == Hello.TYPE:
             key = frame.hello_key
             if key is None:
-                raise fail(Code.BAD_FIELD, "a hello must carry a 32-byte key", Check.SIGNATURE)
+                raise fail(
+                    Code.BAD_FIELD, phrase(N_("a hello must carry a 32-byte key")), Check.SIGNATURE
+                )
         if key is None:
             if header.sender is Role.GUEST and header.seq == 0 and frame.type == Error.TYPE:
                 return
             raise fail(
-                Code.BAD_SIGNATURE, f"the {header.sender} has no key to sign with", Check.SIGNATURE
+                Code.BAD_SIGNATURE,
+                phrase(N_("the {sender} has no key to sign with"), sender=role_term(header.sender)),
+                Check.SIGNATURE,
             )
         if not signature_later and not signature_valid(key, frame):
             raise fail(
                 Code.BAD_SIGNATURE,
-                f"the {header.sender}'s signature does not verify",
+                phrase(
+                    N_("the {sender}'s signature does not verify"), sender=role_term(header.sender)
+                ),
                 Check.SIGNATURE,
             )
 
@@ -362,18 +376,31 @@ class Transcript:
         if isinstance(message, TimeClaim):
             if PHASES[self.phase].claim is None or sender == speaker:
                 raise fail(
-                    Code.OUT_OF_TURN, "only the side kept waiting may claim on time", Check.TURN
+                    Code.OUT_OF_TURN,
+                    phrase(N_("only the side kept waiting may claim on time")),
+                    Check.TURN,
                 )
             return
         if sender != speaker:
             raise fail(
                 Code.OUT_OF_TURN,
-                f"{message.TYPE} from the {sender}, but it is the {speaker}'s turn",
+                phrase(
+                    N_("{type} from the {sender}, but it is the {speaker}'s turn"),
+                    type=message_term(message.TYPE),
+                    sender=role_term(sender),
+                    speaker=role_term(speaker) if speaker else str(speaker),
+                ),
                 Check.TURN,
             )
         if not may_say(self.phase, type(message)):
             raise fail(
-                Code.OUT_OF_TURN, f"{message.TYPE} is not allowed in phase {self.phase}", Check.TURN
+                Code.OUT_OF_TURN,
+                phrase(
+                    N_("{type} is not allowed in phase {phase}"),
+                    type=message_term(message.TYPE),
+                    phase=phase_term(self.phase),
+                ),
+                Check.TURN,
             )
 
     def _check_content(self, frame: Frame) -> None:
@@ -384,13 +411,17 @@ class Transcript:
                 self._proposal(message)
             case Hello():
                 if message.key == self.key(Role.HOST):
-                    raise fail(Code.BAD_FIELD, "both sides use the same key", Check.CONTENT)
+                    raise fail(
+                        Code.BAD_FIELD, phrase(N_("both sides use the same key")), Check.CONTENT
+                    )
             case Coin():
                 commit = self.sides[sender].commit
                 assert commit is not None
                 if coin_commitment(self.game, sender.value, message.coin) != commit.coin:
                     raise fail(
-                        Code.BAD_FIELD, "the coin does not open the coin commitment", Check.CONTENT
+                        Code.BAD_FIELD,
+                        phrase(N_("the coin does not open the coin commitment")),
+                        Check.CONTENT,
                     )
             case Shot():
                 assert self.rules is not None and self.score is not None
@@ -398,12 +429,16 @@ class Transcript:
                 if len(message.squares) != due:
                     raise fail(
                         Code.BAD_SHOT,
-                        f"{len(message.squares)} shot(s) where {due} are due",
+                        phrase(
+                            N_("{shots} shot(s) where {due} are due"),
+                            shots=len(message.squares),
+                            due=due,
+                        ),
                         Check.CONTENT,
                     )
                 area = self.rules.size**2
                 if any(not 0 <= square < area for square in message.squares):
-                    raise fail(Code.BAD_SHOT, "a shot is off the board", Check.CONTENT)
+                    raise fail(Code.BAD_SHOT, phrase(N_("a shot is off the board")), Check.CONTENT)
             case Reply():
                 assert self.rules is not None and self.pending is not None
                 try:
@@ -418,7 +453,9 @@ class Transcript:
         """The host's rules and limits, read and bounded (SPEC.md sections 6 and 7)."""
         if hello.rules is None or hello.limits is None:
             raise fail(
-                Code.BAD_FIELD, "the host's hello must propose rules and limits", Check.CONTENT
+                Code.BAD_FIELD,
+                phrase(N_("the host's hello must propose rules and limits")),
+                Check.CONTENT,
             )
         try:
             rules = Ruleset.from_map(hello.rules)
@@ -427,7 +464,8 @@ class Transcript:
         limits = read_limits(hello.limits)
         problems = proposal_problems(rules, limits)
         if problems:
-            raise fail(Code.BAD_FIELD, "out of bounds: " + "; ".join(problems), Check.CONTENT)
+            said = phrase(N_("out of bounds: {problems}"), problems=joined(problems, "; "))
+            raise fail(Code.BAD_FIELD, said, Check.CONTENT)
         return rules, limits
 
     def _apply(self, frame: Frame) -> None:
@@ -443,7 +481,7 @@ class Transcript:
                     End.REFUSED,
                     None,
                     frozenset(),
-                    f"the guest declined the rules: {message.reason}",
+                    phrase(N_("the guest declined the rules: {reason}"), reason=message.reason),
                 )
             case Commit():
                 side.commit = message
@@ -455,7 +493,11 @@ class Transcript:
             case Reply():
                 self._reply(sender, message)
             case Resign():
-                self._finish_battle(End.RESIGNED, sender.other, f"the {sender} resigned")
+                self._finish_battle(
+                    End.RESIGNED,
+                    sender.other,
+                    phrase(N_("the {sender} resigned"), sender=role_term(sender)),
+                )
             case TimeClaim():
                 self._time_claim(frame, message)
             case Reveal():
@@ -514,30 +556,44 @@ class Transcript:
             self.cheaters.add(defender)
             self._finish_battle(End.CHEATED, shooter, lie.detail)
         elif self.score.over:
-            self._finish_battle(End.SUNK, shooter, f"the {shooter} sank the whole fleet")
+            self._finish_battle(
+                End.SUNK,
+                shooter,
+                phrase(N_("the {shooter} sank the whole fleet"), shooter=role_term(shooter)),
+            )
 
     def _check_tally(self, defender: Role, after: Sea) -> Finding | None:
         """Totals no honest fleet can give: they show a lie on the move, proofs or not."""
         rules = self.rules
         assert rules is not None
 
-        def lie(kind: FindingKind, detail: str) -> Finding:
+        def lie(kind: FindingKind, detail: Phrase) -> Finding:
             return Finding(defender, kind, detail, self.move)
 
         sunk = len(after.sunk_ships)
         if hits_of(after) > rules.ship_cells or sunk > len(rules.fleet):
             return lie(
                 FindingKind.FALSE_ANSWER,
-                f"more hits or sinks than the fleet has ({rules.ship_cells} squares)",
+                phrase(
+                    N_("more hits or sinks than the fleet has ({cells} squares)"),
+                    cells=rules.ship_cells,
+                ),
             )
         if hits_of(after) == rules.ship_cells and sunk < len(rules.fleet):
             return lie(
                 FindingKind.FALSE_ANSWER,
-                f"all {rules.ship_cells} ship squares are hit, yet only {sunk} of "
-                f"{len(rules.fleet)} ships were announced sunk",
+                phrase(
+                    N_(
+                        "all {cells} ship squares are hit, yet only {sunk} of {ships} ships"
+                        " were announced sunk"
+                    ),
+                    cells=rules.ship_cells,
+                    sunk=sunk,
+                    ships=len(rules.fleet),
+                ),
             )
         if len(set(after.sunk_names)) != len(after.sunk_names):
-            return lie(FindingKind.FALSE_ANSWER, "a ship was announced sunk twice")
+            return lie(FindingKind.FALSE_ANSWER, phrase(N_("a ship was announced sunk twice")))
         known = [len(ship) for ship in after.sunk_ships if ship]
         if (
             rules.touching is not Touching.ANY
@@ -545,7 +601,8 @@ class Transcript:
             and not _fits(known, rules.fleet)
         ):
             return lie(
-                FindingKind.ILLEGAL_FLEET, f"a sunk ship of {known[-1]} squares is not in the fleet"
+                FindingKind.ILLEGAL_FLEET,
+                phrase(N_("a sunk ship of {cells} squares is not in the fleet"), cells=known[-1]),
             )
         return None
 
@@ -559,17 +616,26 @@ class Transcript:
         opened = self.sides[defender].opened
         size = self.rules.size
 
-        def lie(detail: str, square: int | None) -> Finding:
+        def lie(detail: Phrase, square: int | None) -> Finding:
             return Finding(defender, FindingKind.FALSE_ANSWER, detail, self.move, square)
 
         given: dict[int, Opening] = {}
         area = size * size
         for opening in reply.proofs:
             if opening.square >= area or len(opening.path) != path_length(area):
-                return lie(f"the proof for square {opening.square} has the wrong shape", None)
+                return lie(
+                    phrase(
+                        N_("the proof for square {square} has the wrong shape"),
+                        square=opening.square,
+                    ),
+                    None,
+                )
             if opening.root(self.game) != commit.fleet:
                 return lie(
-                    f"the proof for {_name(opening.square, size)} does not open the commitment",
+                    phrase(
+                        N_("the proof for {square} does not open the commitment"),
+                        square=_name(opening.square, size),
+                    ),
                     opening.square,
                 )
             given[opening.square] = opening
@@ -583,7 +649,11 @@ class Transcript:
             if seen & bit(square):
                 if outcome is not Outcome.MISS:
                     return lie(
-                        f"{_name(square, size)} was shot before, so it counts as a miss", square
+                        phrase(
+                            N_("{square} was shot before, so it counts as a miss"),
+                            square=_name(square, size),
+                        ),
+                        square,
                     )
                 continue
             seen |= bit(square)
@@ -592,12 +662,17 @@ class Transcript:
             claims[square] = False
         for square, ship in claims.items():
             if square not in opened:
-                return lie(f"no proof for {_name(square, size)}", square)
+                return lie(phrase(N_("no proof for {square}"), square=_name(square, size)), square)
             if opened[square] != ship:
-                said = "a ship" if ship else "water"
-                truth = "a ship" if opened[square] else "water"
+                said, truth = (_held(held) for held in (ship, opened[square]))
                 return lie(
-                    f"{_name(square, size)}: answered {said}, the commitment holds {truth}", square
+                    phrase(
+                        N_("{square}: answered {said}, the commitment holds {truth}"),
+                        square=_name(square, size),
+                        said=said,
+                        truth=truth,
+                    ),
+                    square,
                 )
         return None
 
@@ -617,18 +692,33 @@ class Transcript:
         limit = self.limit()
         seq = frame.header.seq
 
-        def early(detail: str) -> Finding:
+        def early(detail: Phrase) -> Finding:
             return Finding(
-                claimant, FindingKind.EARLY_CLAIM, f"message {seq}: {detail}", self.move or None
+                claimant,
+                FindingKind.EARLY_CLAIM,
+                phrase(N_("message {seq}: {detail}"), seq=seq, detail=detail),
+                self.move or None,
             )
 
         if claim.waited_ms < limit:
-            return early(f"a time claim after {claim.waited_ms} ms, under the limit of {limit} ms")
+            return early(
+                phrase(
+                    N_("a time claim after {waited} ms, under the limit of {limit} ms"),
+                    waited=claim.waited_ms,
+                    limit=limit,
+                )
+            )
         last = self.last_at(claimant)
         if last is not None and at < last + limit:
             return early(
-                f"a time claim dated {at - last} ms after the claimant's own last message, "
-                f"under the limit of {limit} ms"
+                phrase(
+                    N_(
+                        "a time claim dated {after} ms after the claimant's own last message,"
+                        " under the limit of {limit} ms"
+                    ),
+                    after=at - last,
+                    limit=limit,
+                )
             )
         return None
 
@@ -651,13 +741,20 @@ class Transcript:
             # cheating cannot win the game back by running out the clock.
             return
         if rule is Claim.VOIDS_THE_GAME:
-            reason = f"the guest did not decide on the rules in time (message {seq})"
+            reason = phrase(
+                N_("the guest did not decide on the rules in time (message {seq})"), seq=seq
+            )
             self._settle(End.NO_GAME, None, frozenset(), reason)
             return
         silent = claimant.other
-        reason = (
-            f"the {silent} was silent for longer than the limit: the {claimant} claimed the game"
-            f" on time (message {seq})"
+        reason = phrase(
+            N_(
+                "the {silent} was silent for longer than the limit: the {claimant} claimed the"
+                " game on time (message {seq})"
+            ),
+            silent=role_term(silent),
+            claimant=role_term(claimant),
+            seq=seq,
         )
         self._settle(End.TIME, claimant, frozenset({silent}), reason)
 
@@ -670,15 +767,26 @@ class Transcript:
             loser = refused.frame.header.sender
             # A hello of another version breaks nothing: it names no one.
             named = None if refused.code is Code.VERSION else loser
-            what = (
-                f"the {sender} refused the {loser}'s message {seq} ({error.code}: {error.detail})"
+            what = phrase(
+                N_("the {sender} refused the {loser}'s message {seq} ({code}: {detail})"),
+                sender=role_term(sender),
+                loser=role_term(loser),
+                seq=seq,
+                code=error.code,
+                detail=error.detail,
             )
         else:
             loser, named = sender, None
-            what = f"the {sender} stopped the game at message {seq} ({error.code}: {error.detail})"
+            what = phrase(
+                N_("the {sender} stopped the game at message {seq} ({code}: {detail})"),
+                sender=role_term(sender),
+                seq=seq,
+                code=error.code,
+                detail=error.detail,
+            )
         self._stop(loser, named, what)
 
-    def _stop(self, loser: Role, named: Role | None, what: str) -> None:
+    def _stop(self, loser: Role, named: Role | None, what: Phrase) -> None:
         end, winner, culprits, reason = self._stopped(
             Settled(self.phase, self.end, self.winner, self.culprits, self.reason),
             loser,
@@ -689,8 +797,8 @@ class Transcript:
 
     @staticmethod
     def _stopped(
-        before: Settled, loser: Role, named: Role | None, what: str
-    ) -> tuple[End, Role | None, frozenset[Role], str]:
+        before: Settled, loser: Role, named: Role | None, what: Phrase
+    ) -> tuple[End, Role | None, frozenset[Role], Phrase]:
         """The ending once ``loser`` stopped the game, as it stood ``before``."""
         if before.phase in OPENING_PHASES:
             return End.NO_GAME, None, frozenset({named} if named else ()), what
@@ -698,7 +806,7 @@ class Transcript:
             return before.end, before.winner, before.culprits, before.reason
         return End.FORFEIT, loser.other, frozenset({loser}), what
 
-    def ending_if_stopped(self, by: Role, at: int, what: str) -> Ending:
+    def ending_if_stopped(self, by: Role, at: int, what: Phrase) -> Ending:
         """The ending had ``by`` stopped the game with an ``error`` at place ``at``, answering
         no refused frame: how a side whose messages from ``at`` on crossed such an error
         judges its game (SPEC.md section 8, "Errors")."""
@@ -710,18 +818,18 @@ class Transcript:
         end, winner, culprits, reason = self._stopped(before, by, None, what)
         return Ending(end, winner, culprits, reason)
 
-    def _finish_battle(self, end: End, winner: Role, reason: str) -> None:
+    def _finish_battle(self, end: End, winner: Role, reason: Phrase) -> None:
         culprits = frozenset(self.cheaters) if end is End.CHEATED else frozenset()
         self._settle(end, winner, culprits, reason)
         # The winner speaks first in the reveal: the loser sent the last message.
         self.first_revealer = winner
 
     def _settle(
-        self, end: End, winner: Role | None, culprits: frozenset[Role], reason: str
+        self, end: End, winner: Role | None, culprits: frozenset[Role], reason: Phrase
     ) -> None:
         self.end, self.winner, self.culprits, self.reason = end, winner, culprits, reason
 
-    def _cheated(self, reason: str) -> None:
+    def _cheated(self, reason: Phrase) -> None:
         """A finding outranks every other ending: the other side wins, or nobody."""
         winner = None if len(self.cheaters) == 2 else next(iter(self.cheaters)).other
         if self.end is not End.CHEATED:
@@ -738,7 +846,11 @@ class Transcript:
         except UsageError as error:
             self._found(
                 Finding(
-                    sender, FindingKind.BAD_REVEAL, f"the revealed fleet is unreadable: {error}"
+                    sender,
+                    FindingKind.BAD_REVEAL,
+                    phrase(
+                        N_("the revealed fleet is unreadable: {error}"), error=as_is(str(error))
+                    ),
                 )
             )
             return
@@ -750,25 +862,32 @@ class Transcript:
                 Finding(
                     sender,
                     FindingKind.BAD_REVEAL,
-                    "the revealed fleet does not open its commitment",
+                    phrase(N_("the revealed fleet does not open its commitment")),
                 )
             )
             return
         if ships_digest(self.game, reveal.secret, reveal.fleet) != side.commit.ships:
-            detail = (
-                "the revealed ships are cut from the committed squares differently than committed"
+            detail = phrase(
+                N_(
+                    "the revealed ships are cut from the committed squares differently than"
+                    " committed"
+                )
             )
             self._found(Finding(sender, FindingKind.BAD_REVEAL, detail))
             return
         if len(fleet.ships) != len(self.rules.fleet):
             # Checked apart, and first: a thousand overlapping ships would
             # otherwise cost a pairwise check and a finding for every pair.
-            detail = f"{len(fleet.ships)} ships revealed, the rules have {len(self.rules.fleet)}"
+            detail = phrase(
+                N_("{revealed} ships revealed, the rules have {ships}"),
+                revealed=len(fleet.ships),
+                ships=len(self.rules.fleet),
+            )
             self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, detail))
             return
         report = replay(self.rules, fleet, self.sides[sender.other].volleys)
         for problem in report.fleet_problems:
-            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, problem.message))
+            self._found(Finding(sender, FindingKind.ILLEGAL_FLEET, problem.said))
         for wrong in report.contradictions:
             self._found(
                 Finding(
@@ -806,6 +925,10 @@ def _fits(lengths: list[int], fleet: tuple[int, ...]) -> bool:
             return False
         left.remove(length)
     return True
+
+
+def _held(ship: bool) -> Phrase:
+    return phrase(N_("a ship")) if ship else phrase(N_("water"))
 
 
 def _name(square: int, size: int) -> str:

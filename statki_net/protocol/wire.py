@@ -29,6 +29,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from statki_net.game.battle import Answer, Outcome
+from statki_net.game.words import Phrase
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
@@ -85,7 +86,7 @@ class Role(enum.StrEnum):
         return Role.GUEST if self is Role.HOST else Role.HOST
 
 
-def fail(code: Code, detail: str, check: Check = Check.DECODE) -> ProtocolError:
+def fail(code: Code, detail: Phrase | str, check: Check = Check.DECODE) -> ProtocolError:
     """The error of a failed check; most of this module's are step 5's (``Check.DECODE``)."""
     return ProtocolError(code, detail, check)
 

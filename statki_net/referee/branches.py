@@ -14,7 +14,8 @@ import contextlib
 import copy
 from dataclasses import dataclass, field, replace
 
-from statki_net.protocol.endings import End, Ending
+from statki_net.game.words import N_, Phrase, phrase
+from statki_net.protocol.endings import End, Ending, role_term
 from statki_net.protocol.errors import Code, ProtocolError
 from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.transcript import Finding, Transcript
@@ -28,7 +29,7 @@ class Refusal:
 
     frame: AnyFrame
     code: Code
-    detail: str
+    detail: Phrase
     move: int
     """Shots accepted before it."""
 
@@ -144,7 +145,7 @@ def _step(branch: Branch, node: Node, answers: Node | None) -> bool:
         if not error.refuses:  # the logs were read so that this cannot be: nobody's word
             branch.path.pop()
             return False
-        branch.refusal = Refusal(node.frame, error.code, error.detail, move)
+        branch.refusal = Refusal(node.frame, error.code, error.said, move)
         return False
     branch.found += [Found(node.digest, f, accepted) for f in t.findings[before:]]
     return not t.complete
@@ -168,7 +169,13 @@ def refusal_ending(t: Transcript, refusal: Refusal) -> Ending:
     no game, and the sender is named for information, unless its hello is of another
     version."""
     sender = refusal.sender
-    said = f"the {sender}'s message {refusal.seq} was refused ({refusal.code}: {refusal.detail})"
+    said = phrase(
+        N_("the {sender}'s message {seq} was refused ({code}: {detail})"),
+        sender=role_term(sender),
+        seq=refusal.seq,
+        code=refusal.code,
+        detail=refusal.detail,
+    )
     ending = t.ending_if_stopped(sender, len(t.frames), said)
     if ending.end is End.NO_GAME and refusal.code is not Code.VERSION:
         ending = replace(ending, culprits=frozenset({sender}))

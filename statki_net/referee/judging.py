@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statki_net.game.rules import combination_name
-from statki_net.protocol.endings import End, Ending, Standing
+from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase
+from statki_net.protocol.endings import End, Ending, Standing, message_term, role_term
 from statki_net.protocol.logformat import LogContents
+from statki_net.protocol.phases import phase_term
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Accept, Role, Verdict
 from statki_net.referee.branches import Branch, Found, judge_branches
@@ -55,7 +57,7 @@ class Result:
     """What SPEC's rules make of the tree: an ending, or why there is none."""
 
     ending: Ending | None
-    reason: str
+    reason: Phrase
     disputed: bool = False
 
 
@@ -148,7 +150,7 @@ def _replayed_already(tree: GameTree, read: list[ReadLog]) -> list[Branch] | Non
 
 def _findings(branches: list[Branch]) -> list[Found]:
     """Every finding on any branch, once (a finding in the trunk is on every branch)."""
-    seen: dict[tuple[bytes, str, str], Found] = {}
+    seen: dict[tuple[bytes, str, Phrase], Found] = {}
     for branch in branches:
         for found in branch.found:
             seen.setdefault((found.digest, found.finding.kind, found.finding.detail), found)
@@ -174,20 +176,36 @@ def _equivocations(tree: GameTree) -> list[Equivocation]:
                 continue
             seq = children[0].seq
             if all(c.sender is role for c in signed):
-                what = f"two different messages for message {seq}: " + " and ".join(
-                    c.type for c in signed[:2]
+                what = phrase(
+                    N_("two different messages for message {seq}: {one} and {two}"),
+                    seq=seq,
+                    one=message_term(signed[0].type),
+                    two=message_term(signed[1].type),
                 )
             else:
                 own = next((c for c in signed if c.sender is role), None)
                 theirs = next(c for c in signed if c.sender is not role)
-                mine = f"its own {own.type} there" if own else "after another message"
-                what = (
-                    f"on two branches of message {seq}: {mine}, and messages after "
-                    f"the {theirs.sender}'s {theirs.type}"
+                mine = (
+                    phrase(N_("its own {type} there"), type=message_term(own.type))
+                    if own
+                    else phrase(N_("after another message"))
+                )
+                what = phrase(
+                    N_(
+                        "on two branches of message {seq}: {mine}, and messages after the"
+                        " {sender}'s {type}"
+                    ),
+                    seq=seq,
+                    mine=mine,
+                    sender=role_term(theirs.sender),
+                    type=message_term(theirs.type),
                 )
             first = children[0]
             violation = Violation(
-                Kind.EQUIVOCATION, f"the {role} signed {what}", role, first.shots_before
+                Kind.EQUIVOCATION,
+                phrase(N_("the {sender} signed {what}"), sender=role_term(role), what=what),
+                role,
+                first.shots_before,
             )
             found.append(Equivocation(violation, first.accepted_before))
     return found
@@ -200,7 +218,12 @@ def _breaches(branches: list[Branch]) -> list[Violation]:
         refusal = branch.refusal
         if refusal is None or refusal.code not in BREACHES or refusal.frame.digest in seen:
             continue
-        detail = f"message {refusal.seq} ({refusal.type}): {refusal.detail}"
+        detail = phrase(
+            N_("message {seq} ({type}): {detail}"),
+            seq=refusal.seq,
+            type=message_term(refusal.type),
+            detail=refusal.detail,
+        )
         seen[refusal.frame.digest] = Violation(
             BREACHES[refusal.code], detail, refusal.sender, refusal.move
         )
@@ -211,7 +234,7 @@ def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
     """A side whose signed verdict disagrees with what its transcript showed when it
     signed it.  (Not with the final result: a side whose opponent claims falsely after
     the first verdict, making the end cheated, stated the truth all the same.)"""
-    seen: dict[str, Violation] = {}
+    seen: dict[Phrase, Violation] = {}
     for branch in branches:
         t = branch.transcript
         for seq, frame in enumerate(t.frames):
@@ -223,9 +246,13 @@ def _wrong_verdicts(branches: list[Branch]) -> list[Violation]:
                 continue
             if verdict.winner != stood.winner or verdict.end != stood.end.value:
                 role = frame.header.sender
-                said = f"{verdict.winner or 'nobody'} won ({verdict.end})"
-                truth = f"{stood.winner or 'nobody'} won ({stood.end.value})"
-                detail = f"message {seq}: the {role} stated {said}; its transcript showed {truth}"
+                detail = phrase(
+                    N_("message {seq}: the {sender} stated {said}; its transcript showed {truth}"),
+                    seq=seq,
+                    sender=role_term(role),
+                    said=_won(verdict.winner, verdict.end),
+                    truth=_won(stood.winner, stood.end.value),
+                )
                 seen.setdefault(detail, Violation(Kind.WRONG_VERDICT, detail, role))
     return list(seen.values())
 
@@ -243,16 +270,17 @@ def _result(
     """The first of SPEC.md section 16's rules that applies ("The result")."""
     cheating = _cheated(found, equivocations)
     if cheating is not None:
-        return Result(cheating, "")
+        return Result(cheating, Phrase())
     trunk = tree.trunk()
     fork = tree.fork()
     if fork is None:
         branch = branches[0] if branches else None
         ending = branch.ending if branch else None
         if ending is not None:
-            return Result(ending, "")
+            return Result(ending, Phrase())
         if branch is None or not any(n.type == Accept.TYPE for n in branch.path):
-            return Result(Ending(End.NO_GAME, reason="the log stops before the guest's accept"), "")
+            reason = phrase(N_("the log stops before the guest's accept"))
+            return Result(Ending(End.NO_GAME, reason=reason), Phrase())
         return Result(None, _unfinished_reason(branch, read))
     if not any(n.type == Accept.TYPE for n in trunk):
         # Named for information only: a refused frame that stopped a branch before the
@@ -263,17 +291,23 @@ def _result(
             if b.ending is not None and b.ending.end is End.NO_GAME
             for r in b.ending.culprits
         )
-        reason = f"the logs fork at message {fork[0].seq}, before the guest's accept"
-        return Result(Ending(End.NO_GAME, None, blamed, reason), "")
+        reason = phrase(
+            N_("the logs fork at message {seq}, before the guest's accept"), seq=fork[0].seq
+        )
+        return Result(Ending(End.NO_GAME, None, blamed, reason), Phrase())
     endings = [b.ending for b in branches if b.ending is not None]
     if not endings:
-        return Result(None, f"the logs fork at message {fork[0].seq} and stop before any ending")
+        reason = phrase(
+            N_("the logs fork at message {seq} and stop before any ending"), seq=fork[0].seq
+        )
+        return Result(None, reason)
     if len({e.winner for e in endings}) == 1:
         # Someone's stop or refused frame, rather than a silence, says more.
-        return Result(next((e for e in endings if e.end is not End.TIME), endings[0]), "")
-    reason = (
-        f"the logs fork at message {fork[0].seq} into endings with different winners: "
-        + "; ".join(_ending_words(e) for e in endings)
+        return Result(next((e for e in endings if e.end is not End.TIME), endings[0]), Phrase())
+    reason = phrase(
+        N_("the logs fork at message {seq} into endings with different winners: {endings}"),
+        seq=fork[0].seq,
+        endings=joined([_ending_words(e) for e in endings], "; "),
     )
     return Result(None, reason, disputed=True)
 
@@ -293,18 +327,39 @@ def _cheated(found: list[Found], equivocations: list[Equivocation]) -> Ending | 
     return Ending(End.CHEATED, winner, culprits, first)
 
 
-def _unfinished_reason(branch: Branch, read: list[ReadLog]) -> str:
-    reason = f"the logs stop at {branch.transcript.phase}, before any ending"
+def _unfinished_reason(branch: Branch, read: list[ReadLog]) -> Phrase:
+    phase = phase_term(branch.transcript.phase)
     notes = [note for log in read for note in log.notes]
     if notes:
         # Unsigned, so it decides nothing; but it is what a writer saw, and often says why.
-        reason += f" (a log's writer noted: {notes[-1].text})"
-    return reason
+        return phrase(
+            N_("the logs stop at {phase}, before any ending (a log's writer noted: {note})"),
+            phase=phase,
+            note=notes[-1].text,
+        )
+    return phrase(N_("the logs stop at {phase}, before any ending"), phase=phase)
 
 
-def _ending_words(ending: Ending) -> str:
-    winner = ending.winner.value if ending.winner else "nobody"
-    return f"{ending.end} ({winner} wins)"
+def _ending_words(ending: Ending) -> Phrase:
+    if ending.winner is None:
+        return phrase(N_("{end} (nobody wins)"), end=Term(ending.end.value))
+    return phrase(
+        N_("{end} ({winner} wins)"), end=Term(ending.end.value), winner=role_term(ending.winner)
+    )
+
+
+def _won(winner: str | None, end: str) -> Phrase:
+    """A verdict's ``winner`` and ``end`` as they are on the wire, or as the transcript
+    stood: a role's word and an end's, when they are ours."""
+    said_end: Fact = Term(end) if end in END_WORDS else end
+    if winner is None:
+        return phrase(N_("nobody won ({end})"), end=said_end)
+    said: Fact = Term(winner) if winner in ROLE_WORDS else winner
+    return phrase(N_("{winner} won ({end})"), winner=said, end=said_end)
+
+
+END_WORDS = frozenset(end.value for end in End)
+ROLE_WORDS = frozenset(role.value for role in Role)
 
 
 def _standing(violations: list[Violation], result: Result) -> Standing:

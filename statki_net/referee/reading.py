@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.bounds import MAX_SAY_BODY, talk_problem
+from statki_net.protocol.endings import role_term
 from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import (
     EvidenceRecord,
@@ -159,7 +161,8 @@ def _replay(name: str, contents: LogContents, *, signature_later: bool) -> ReadL
         if problem is None:
             log.evidence.append(envelope)
         else:
-            log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {problem}"))
+            said = phrase(N_("evidence: {problem}"), problem=problem)
+            log.violations.append(Violation(Kind.BAD_EVIDENCE, said))
     _read_talk(log, contents)
     if contents.damage:
         log.violations.append(Violation(Kind.DAMAGED, contents.damage))
@@ -183,7 +186,8 @@ def _read_talk(log: ReadLog, contents: LogContents) -> None:
     for index, record in enumerate(contents.talk):
         problem, frame = _talk_problem(t, record, last)
         if frame is None or problem is not None:
-            log.violations.append(Violation(Kind.BAD_TALK, f"talk record {index}: {problem}"))
+            said = phrase(N_("talk record {index}: {problem}"), index=index, problem=problem or "")
+            log.violations.append(Violation(Kind.BAD_TALK, said))
             continue
         say = frame.say
         last[say.sender] = say.n
@@ -193,28 +197,34 @@ def _read_talk(log: ReadLog, contents: LogContents) -> None:
 
 def _talk_problem(
     t: Transcript, record: TalkRecord, last: dict[Role, int]
-) -> tuple[str | None, SayFrame | None]:
+) -> tuple[Phrase | None, SayFrame | None]:
     """Why a talk record is not its side's line of this game (None: it is), and the line."""
     if len(record.body) > MAX_SAY_BODY:
-        return f"a say over {MAX_SAY_BODY} bytes", None
+        return phrase(N_("a say over {limit} bytes"), limit=MAX_SAY_BODY), None
     try:
         fields = read_body(record.body)
         if not is_say(fields):
-            return "not a say", None
+            return phrase(N_("not a say")), None
         frame = read_say(record.body, record.signature, fields)
     except ProtocolError as error:
-        return f"cannot be read: {error.detail}", None
+        return phrase(N_("cannot be read: {detail}"), detail=error.said), None
     say = frame.say
     key = t.key(say.sender)
     if len(t.frames) < 2 or say.game != t.game:
-        return "a say of another game", frame
+        return phrase(N_("a say of another game")), frame
     if key is None or not say_signature_valid(key, frame):
-        return f"the {say.sender}'s signature does not verify", frame
+        return phrase(
+            N_("the {sender}'s signature does not verify"), sender=role_term(say.sender)
+        ), frame
     if say.n <= last.get(say.sender, -1):
-        return f"the {say.sender}'s say {say.n} again, or out of order", frame
+        return phrase(
+            N_("the {sender}'s say {n} again, or out of order"),
+            sender=role_term(say.sender),
+            n=say.n,
+        ), frame
     problem = talk_problem(say.text)
     if problem is not None:
-        return f"a say with {problem}", frame
+        return phrase(N_("a say with {problem}"), problem=problem), frame
     return None, frame
 
 
@@ -224,21 +234,26 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: 
     try:
         envelope = read_envelope([body, signature])
     except ProtocolError as error:
-        _tampered(log, Kind.MALFORMED, f"message {index} cannot be read: {error.detail}")
+        said = phrase(
+            N_("message {index} cannot be read: {detail}"), index=index, detail=error.said
+        )
+        _tampered(log, Kind.MALFORMED, said)
         return
     if t.complete:
-        _tampered(log, Kind.AFTER_THE_END, f"message {index} comes after the end of the game")
+        said = phrase(N_("message {index} comes after the end of the game"), index=index)
+        _tampered(log, Kind.AFTER_THE_END, said)
         return
     before, move, accepted = len(t.findings), t.move, at_stake(t)
     try:
         frame = t.add(envelope, signature_later=signature_later)
     except ProtocolError as error:
         if error.refuses:
-            log.refusal, log.stopped = Refusal(envelope, error.code, error.detail, move), True
+            log.refusal, log.stopped = Refusal(envelope, error.code, error.said, move), True
             return
         # Before the signature held (steps 1 to 4), it is nobody's word.
         kind = UNTRUSTED.get(error.code, Kind.MALFORMED)
-        _tampered(log, kind, f"message {index}: {error.detail}", move)
+        said = phrase(N_("message {index}: {detail}"), index=index, detail=error.said)
+        _tampered(log, kind, said, move)
         return
     # The frame read in full, not its envelope: the transcript hashes it to place the next
     # one, and the game's tree asks the same hash again.
@@ -246,7 +261,7 @@ def _frame_record(log: ReadLog, body: bytes, signature: bytes, signature_later: 
     log.found += [Found(frame.digest, f, accepted) for f in t.findings[before:]]
 
 
-def _tampered(log: ReadLog, kind: Kind, detail: str, move: int | None = None) -> None:
+def _tampered(log: ReadLog, kind: Kind, detail: Phrase, move: int | None = None) -> None:
     log.violations.append(Violation(kind, detail, None, move))
     log.stopped = True
 
@@ -258,19 +273,22 @@ def _placed(log: ReadLog, body: bytes, signature: bytes) -> Envelope | None:
     try:
         envelope = read_envelope([body, signature])
     except ProtocolError as error:
-        log.violations.append(Violation(Kind.BAD_EVIDENCE, f"evidence: {error.detail}"))
+        said = phrase(N_("evidence: {problem}"), problem=error.said)
+        log.violations.append(Violation(Kind.BAD_EVIDENCE, said))
         return None
     header = envelope.header
     if t.place_of(header) is None:
-        detail = (
-            f"evidence: message {header.seq} from the {header.sender} follows no message of the log"
+        detail = phrase(
+            N_("evidence: message {seq} from the {sender} follows no message of the log"),
+            seq=header.seq,
+            sender=role_term(header.sender),
         )
         log.violations.append(Violation(Kind.BAD_EVIDENCE, detail))
         return None
     return envelope
 
 
-def _unsigned(t: Transcript, envelope: Envelope) -> str | None:
+def _unsigned(t: Transcript, envelope: Envelope) -> Phrase | None:
     """Why the evidence is not signed by its side (step 4), if it is not.
 
     The key is that side's in the log's transcript; a hello may bring its own only
@@ -281,7 +299,15 @@ def _unsigned(t: Transcript, envelope: Envelope) -> str | None:
     header = envelope.header
     key = t.key(header.sender) or envelope.hello_key
     if key is None:
-        return f"message {header.seq} from the {header.sender} is signed by no key"
+        return phrase(
+            N_("message {seq} from the {sender} is signed by no key"),
+            seq=header.seq,
+            sender=role_term(header.sender),
+        )
     if not signature_valid(key, envelope):
-        return f"message {header.seq}: the {header.sender}'s signature does not verify"
+        return phrase(
+            N_("message {seq}: the {sender}'s signature does not verify"),
+            seq=header.seq,
+            sender=role_term(header.sender),
+        )
     return None

@@ -14,9 +14,13 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import ship_text
 from statki_net.game.picture import defence_lines
 from statki_net.game.rules import describe
+from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.report import Judgement, fingerprint
+
+UNNAMED = {Role.HOST: N_("the host"), Role.GUEST: N_("the guest")}
+"""A side whose hello gave no name, as the record names it."""
 
 SHOT_WIDTH = 8
 """Columns for the squares of one volley in the list of shots (a salvo wraps past them)."""
@@ -51,19 +55,22 @@ class GameRecord:
     fleets: tuple[FleetRecord, FleetRecord]
     shots: tuple[Shot, ...]
     verdict: str
+    words: Words = ENGLISH
+    """The language the record was put into words in: its headings follow it."""
 
     def lines(self) -> list[str]:
         """The record as text, a line each: what ``statki record`` prints."""
+        _ = self.words.gettext
         out = [self.title, "", *self.rules, "", *self.players, ""]
         for fleet in self.fleets:
-            out.append(f"{fleet.player}'s fleet:")
+            out.append(_("{player}'s fleet:").format(player=fleet.player))
             if fleet.board:
                 out += ["  " + line for line in fleet.board]
-                out.append("  Ships: " + ", ".join(fleet.ships))
+                out.append(_("  Ships: {ships}").format(ships=", ".join(fleet.ships)))
             else:
-                out.append("  The fleet was never revealed.")
+                out.append(_("  The fleet was never revealed."))
             out.append("")
-        out.append(f"Shots ({len(self.shots)}), each with its answer:")
+        out.append(_("Shots ({n}), each with its answer:").format(n=len(self.shots)))
         width = max((len(shot.shooter) for shot in self.shots), default=0)
         for shot in self.shots:
             out.append(
@@ -71,23 +78,31 @@ class GameRecord:
                 f"{shot.squares:<{SHOT_WIDTH}} {shot.answer}"
             )
         if not self.shots:
-            out.append("  No shot was fired.")
-        return [*out, "", f"Verdict: {self.verdict}"]
+            out.append(_("  No shot was fired."))
+        return [*out, "", _("Verdict: {verdict}").format(verdict=self.verdict)]
 
 
-def game_record(transcript: Transcript, judgement: Judgement) -> GameRecord:
-    """The record of the game ``transcript`` holds, as ``judgement`` found it."""
+def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENGLISH) -> GameRecord:
+    """The record of the game ``transcript`` holds, as ``judgement`` found it, in ``words``."""
+    _ = words.gettext
     rules = transcript.rules
-    names = {role: _player(transcript, role) for role in Role}
-    game = transcript.game.hex()[:16] if transcript.game else "(no game id)"
-    title = f"statki: the record of game {game}"
+    names = {role: _player(transcript, role, words) for role in Role}
+    game = transcript.game.hex()[:16] if transcript.game else _("(no game id)")
+    title = _("statki: the record of game {game}").format(game=game)
     rule_lines: tuple[str, ...] = ()
     if rules is not None:
-        described = describe(rules)
-        rule_lines = (f"Rules: {described.name}.", *(f"  {line}" for line in described.lines))
+        described = describe(rules, words)
+        rule_lines = (
+            _("Rules: {name}.").format(name=described.name),
+            *(f"  {line}" for line in described.lines),
+        )
     players = (
-        f"Host: {names[Role.HOST]} [{_key(transcript, Role.HOST)}]",
-        f"Guest: {names[Role.GUEST]} [{_key(transcript, Role.GUEST)}]",
+        _("Host: {player} [{key}]").format(
+            player=names[Role.HOST], key=_key(transcript, Role.HOST, words)
+        ),
+        _("Guest: {player} [{key}]").format(
+            player=names[Role.GUEST], key=_key(transcript, Role.GUEST, words)
+        ),
     )
     fleets = (_fleet(transcript, Role.HOST, names), _fleet(transcript, Role.GUEST, names))
     size = rules.size if rules is not None else 10
@@ -99,22 +114,23 @@ def game_record(transcript: Transcript, judgement: Judgement) -> GameRecord:
             number,
             names[role],
             " ".join(square_name(square, size) for square in volley.shots),
-            volley.answer.words(),
+            volley.answer.words(words),
         )
-        for number, (_, role, volley) in enumerate(volleys, start=1)
+        for number, (__, role, volley) in enumerate(volleys, start=1)
     )
-    return GameRecord(title, rule_lines, players, fleets, shots, judgement.headline())
+    verdict = judgement.headline(words)
+    return GameRecord(title, rule_lines, players, fleets, shots, verdict, words)
 
 
-def _player(transcript: Transcript, role: Role) -> str:
+def _player(transcript: Transcript, role: Role, words: Words) -> str:
     hello = transcript.sides[role].hello
-    name = hello.name if hello is not None and hello.name else f"the {role.value}"
-    return f"{name} ({role.value})"
+    name = hello.name if hello is not None and hello.name else words.gettext(UNNAMED[role])
+    return words.gettext("{name} ({role})").format(name=name, role=words.gettext(role.value))
 
 
-def _key(transcript: Transcript, role: Role) -> str:
+def _key(transcript: Transcript, role: Role, words: Words) -> str:
     hello = transcript.sides[role].hello
-    return fingerprint(hello.key) if hello is not None else "no key"
+    return fingerprint(hello.key) if hello is not None else words.gettext("no key")
 
 
 def _fleet(transcript: Transcript, role: Role, names: dict[Role, str]) -> FleetRecord:

@@ -13,8 +13,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from statki_net.game.words import ENGLISH, N_, Words
-from statki_net.protocol.endings import End, Ending, Standing
+from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words
+from statki_net.protocol.endings import End, Ending, Standing, message_term
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
 
@@ -127,7 +127,7 @@ class Judgement:
     ending: Ending | None = None
     """The result; None when the logs are disputed, or stop before any ending."""
     standing: Standing = Standing.UNFINISHED
-    reason: str = ""
+    reason: Phrase = SILENCE
     """The result's reason for people: the ending's, or why there is none."""
     fork: Fork | None = None
     size: int = 10
@@ -184,7 +184,7 @@ class Judgement:
         _ = words.gettext
         if role is None:
             return _("nobody")
-        name = self.players.get(role, {}).get("name") or role.value
+        name = self.players.get(role, {}).get("name") or _(role.value)
         return f"{name} ({_(role.value)})"
 
     def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
@@ -195,13 +195,12 @@ class Judgement:
         """
         _ = words.gettext
         ending = self.ending
+        reason = self.reason.in_words(words)
         if ending is None:
             what = (
                 _("disputed, nobody won") if self.standing is Standing.DISPUTED else _("unfinished")
             )
-            return (
-                _("{what}: {reason}").format(what=what, reason=self.reason) if self.reason else what
-            )
+            return _("{what}: {reason}").format(what=what, reason=reason) if reason else what
         winner, blamed = ending.winner, [r for r in Role if ending.blames(r)]
         loser = self.player(winner.other, words) if winner else _("nobody")
         match ending.end:
@@ -238,7 +237,7 @@ class Judgement:
         if self.reason and (
             ending.end in SAID_BY_THE_END or (details and ending.end is End.CHEATED)
         ):
-            said += _(": {reason}").format(reason=self.reason)
+            said += _(": {reason}").format(reason=reason)
         return said
 
     def standing_words(self, words: Words = ENGLISH) -> str:
@@ -247,7 +246,8 @@ class Judgement:
             key=list(ViolationClass).index,
         )
         standing = words.gettext(self.standing.value)
-        return f"{standing} ({', '.join(classes)})" if classes else standing
+        named = ", ".join(words.gettext(c.value) for c in classes)
+        return f"{standing} ({named})" if classes else standing
 
     def headline(self, words: Words = ENGLISH) -> str:
         """One line a person reads at a glance: the standing, then the result."""
@@ -278,7 +278,8 @@ class Judgement:
         if violation.cell is not None:
             where.append(violation.cell)
         prefix = f" ({', '.join(where)})" if where else ""
-        return f"{violation.kind}{prefix}: {violation.detail}"
+        kind = words.gettext(violation.kind.value)
+        return f"{kind}{prefix}: {violation.detail.in_words(words)}"
 
     def lines(self, words: Words = ENGLISH) -> list[str]:
         """The judgement as ``statki verify`` prints it: the game and its logs, the
@@ -319,7 +320,10 @@ class Judgement:
                 held = ", ".join(self.logs[i].name for i in branch.logs) or _("no log")
                 out.append(
                     _("    {sender} {type} (in {held}; {messages} messages): ").format(
-                        sender=branch.sender, type=branch.type, held=held, messages=branch.messages
+                        sender=_(branch.sender.value),
+                        type=message_term(branch.type).in_words(words),
+                        held=held,
+                        messages=branch.messages,
                     )
                     + _branch_ending(self, branch.ending, words)
                 )
@@ -362,7 +366,7 @@ class Judgement:
                 {
                     "kind": v.kind.value,
                     "class": v.violation_class.value,
-                    "detail": v.detail,
+                    "detail": str(v.detail),
                     "culprit": _role(v.culprit),
                     "move": v.move,
                     "square": v.square,

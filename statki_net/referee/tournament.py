@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from statki_net.game.battle import Defence
 from statki_net.game.picture import defence_lines, sea_lines
-from statki_net.protocol.endings import End, Standing
+from statki_net.game.words import N_, Fact, Phrase, Term, as_is, joined, phrase
+from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role, Shot
 from statki_net.referee.judging import Judged
@@ -116,7 +117,7 @@ def summarize(judged: Judged) -> GameSummary:
         winner=j.winner,
         culprits=j.culprits,
         result=j.result_words(),
-        reason=j.reason,
+        reason=str(j.reason),
         shots=dict(j.shots),
         boards=_boards(t, {role: info["name"] or role.value for role, info in j.players.items()}),
     )
@@ -211,7 +212,8 @@ class SetApart:
 
     game: GameSummary
     why: Apart
-    detail: str
+    detail: Phrase
+    """Said in words where shown; ``str()`` for ``--json`` and ``--csv``."""
 
 
 @dataclass(frozen=True)
@@ -250,9 +252,22 @@ def sort_games(games: Iterable[GameSummary], rules: TournamentRules) -> Sorted:
             pair = frozenset(game.keys.values())
             met[pair] = met.get(pair, 0) + 1
             if met[pair] > rules.games_per_pair:
-                names = " and ".join(_named(game, role, by_key) for role in Role)
-                times = "once" if rules.games_per_pair == 1 else f"{rules.games_per_pair} times"
-                reason = (Apart.REPLAYED, f"{names} may meet {times}; this game is one more")
+                host, guest = (_named(game, role, by_key) for role in Role)
+                meet = (
+                    phrase(
+                        N_("{host} and {guest} may meet once; this game is one more"),
+                        host=host,
+                        guest=guest,
+                    )
+                    if rules.games_per_pair == 1
+                    else phrase(
+                        N_("{host} and {guest} may meet {n} times; this game is one more"),
+                        host=host,
+                        guest=guest,
+                        n=rules.games_per_pair,
+                    )
+                )
+                reason = (Apart.REPLAYED, meet)
         if reason is None:
             scored.append(game)
         else:
@@ -262,38 +277,50 @@ def sort_games(games: Iterable[GameSummary], rules: TournamentRules) -> Sorted:
 
 def _not_counted(
     game: GameSummary, rules: TournamentRules, by_key: Mapping[str, str]
-) -> tuple[Apart, str] | None:
-    """Why the game does not count, before counting meetings; None when it does."""
+) -> tuple[Apart, Phrase] | None:
+    """Why the game does not count, before counting meetings; None when it does.  The
+    referee's words of a game (its result, its reason) are kept as they were said."""
     if game.standing is Standing.DISPUTED:
-        return Apart.DISPUTED, game.reason or game.result
+        return Apart.DISPUTED, as_is(game.reason or game.result)
     if game.standing is Standing.UNFINISHED:
-        return Apart.UNFINISHED, game.reason or game.result
+        return Apart.UNFINISHED, as_is(game.reason or game.result)
     if game.standing is Standing.INVALID and game.end is not End.CHEATED:
-        return Apart.TAMPERED, game.result
+        return Apart.TAMPERED, as_is(game.result)
     if game.end is None or (game.winner is None and not game.both_lost):
-        return Apart.NO_RESULT, game.result
+        return Apart.NO_RESULT, as_is(game.result)
     wanted = rules.preset
     if game.rules != wanted and (wanted is not None or game.rules == "custom rules"):
-        what = wanted or "rules some presets make"
-        return Apart.RULES, f"played under {game.rules}; the tournament plays {what}"
+        what: Fact = wanted or phrase(N_("rules some presets make"))
+        played: Fact = Term(game.rules) if game.rules == "custom rules" else str(game.rules)
+        return Apart.RULES, phrase(
+            N_("played under {played}; the tournament plays {what}"), played=played, what=what
+        )
     if game.move_ms < rules.min_move_ms:
         return (
             Apart.MOVE_LIMIT,
-            f"move limit {_seconds(game.move_ms)}, below the tournament's"
-            f" {_seconds(rules.min_move_ms)}",
+            phrase(
+                N_("move limit {limit}, below the tournament's {least}"),
+                limit=_seconds(game.move_ms),
+                least=_seconds(rules.min_move_ms),
+            ),
         )
     if by_key:
         strangers = [role for role in Role if game.keys.get(role) not in by_key]
         if strangers:
-            who = " and ".join(
-                f"the {role}'s key {game.keys.get(role, '(none)')} ({game.names.get(role, '')!r})"
+            who = [
+                phrase(
+                    N_("the {side}'s key {key} ({name})"),
+                    side=role_term(role),
+                    key=game.keys.get(role, "(none)"),
+                    name=repr(game.names.get(role, "")),
+                )
                 for role in strangers
-            )
-            return Apart.STRANGER, f"{who}: not on the roster"
+            ]
+            return Apart.STRANGER, phrase(N_("{who}: not on the roster"), who=joined(who, " and "))
     if rules.since is not None and (game.started is None or game.started < rules.since):
-        return Apart.DATES, "begun before the tournament's first day"
+        return Apart.DATES, phrase(N_("begun before the tournament's first day"))
     if rules.until is not None and (game.started is None or game.started >= rules.until):
-        return Apart.DATES, "begun after the tournament's last day"
+        return Apart.DATES, phrase(N_("begun after the tournament's last day"))
     return None
 
 

@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, replace
 
 from statki_net.game.board import square_name
+from statki_net.game.words import N_, Phrase
 from statki_net.protocol.errors import Code
 from statki_net.protocol.transcript import Finding
 from statki_net.protocol.wire import Role
@@ -80,6 +81,32 @@ CLASS_OF = {
     Kind.BAD_TALK: ViolationClass.TALK,
 }
 
+KIND_WORDS = (
+    N_("malformed"),
+    N_("broken-chain"),
+    N_("bad-signature"),
+    N_("after-the-end"),
+    N_("bad-evidence"),
+    N_("damaged"),
+    N_("bad-field"),
+    N_("unknown-type"),
+    N_("out-of-turn"),
+    N_("bad-shot"),
+    N_("bad-answer"),
+    N_("false-answer"),
+    N_("illegal-fleet"),
+    N_("bad-reveal"),
+    N_("early-claim"),
+    N_("equivocation"),
+    N_("wrong-verdict"),
+    N_("bad-talk"),
+)
+"""Each ``Kind`` as the catalog has it: a report's words give ``words.gettext(kind.value)``
+(``--json`` keeps SPEC's name)."""
+
+CLASS_WORDS = (N_("tampering"), N_("damage"), N_("breach"), N_("cheating"), N_("talk"))
+"""Each ``ViolationClass`` as the catalog has it."""
+
 BREACHES = {
     Code.BAD_FIELD: Kind.BAD_FIELD,
     Code.UNKNOWN_TYPE: Kind.UNKNOWN_TYPE,
@@ -120,7 +147,8 @@ UNWEIGHED = frozenset({ViolationClass.BREACH, ViolationClass.TALK})
 @dataclass(frozen=True)
 class Violation:
     kind: Kind
-    detail: str
+    detail: Phrase
+    """What it is, put into words where it is shown (``str()`` for the report's English)."""
     culprit: Role | None = None
     """The side a signed message proves did it; None when no signature says who."""
     move: int | None = None

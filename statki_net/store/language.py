@@ -50,9 +50,19 @@ _spoken: list[Words] = [ENGLISH]
 """The language spoken now: one place, set by ``speak``."""
 
 
+_spoken_name: list[str] = [LANGUAGES[0]]
+"""Its name (``pl``): what an HTML page's ``lang`` says."""
+
+
 def speak(language: str) -> None:
     """From now on, speak ``language`` (one of ``LANGUAGES``)."""
     _spoken[0] = catalog(language)
+    _spoken_name[0] = language
+
+
+def spoken() -> str:
+    """The name of the language spoken now (``en``, ``pl``)."""
+    return _spoken_name[0]
 
 
 def words() -> Words:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
-from statki_net.game.words import Words
+from statki_net.game.words import N_, Words, phrase
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, Signed, header_record
@@ -94,7 +94,7 @@ def ending_of(session: Session) -> Ending:
     A session closed with neither an ending nor a failure (nothing said why)
     is counted as a connection that closed.
     """
-    return session.ending or Ending(End.NO_GAME, reason="the connection closed")
+    return session.ending or Ending(End.NO_GAME, reason=phrase(N_("the connection closed")))
 
 
 class GameRecorder:

@@ -1,6 +1,7 @@
 """``statki analyze`` on a real log: what it prints and returns, run in this process."""
 
 import json
+import re
 from pathlib import Path
 
 from conftest import Cli
@@ -67,10 +68,19 @@ def test_analyze_says_how_far_it_has_got_and_when_the_log_is_unfinished(cli: Cli
     assert "analysing the game: 100%" in lines
 
 
-def test_analyze_says_when_the_log_is_damaged(cli: Cli, tmp_path: Path) -> None:
+def test_analyze_says_when_the_log_is_damaged_in_polish_too(cli: Cli, tmp_path: Path) -> None:
+    """The warning and every line of the text in the players' words, the figures alone
+    staying figures (run in Polish: the English warning is the unfinished log's above, and
+    the damage's English words are the vectors' ``truncated`` log)."""
     whole = (LOGS / "unfinished.statki").read_bytes()
     cut = tmp_path / "cut.statki"
     cut.write_bytes(whole[:-30])
-    done = cli("analyze", str(cut), *QUICK)
+    done = cli("analyze", str(cut), *QUICK, "--lang", "pl")
     assert done.returncode == 0, done.stderr
-    assert "statki: warning: the log is damaged (the log is cut off after " in done.stderr
+    assert "statki: uwaga: zapis jest uszkodzony (zapis urywa się po " in done.stderr
+    lines = done.stdout.splitlines()
+    assert re.match(r"^\S+ \(gospodarz\): strzałów \d+, celność \d+% \(najlepsze pole", lines[0])
+    assert any(re.match(r"^  ruch +\d+ +[A-J]\d+ ", line) for line in lines)
+    assert any(
+        line.startswith("  flota \N{EN DASH} Ala (gospodarz): nieujawniona") for line in lines
+    )

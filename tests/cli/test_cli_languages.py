@@ -8,6 +8,7 @@ that reads the same in both (a help text nobody marked for translation).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from conftest import Cli
@@ -74,6 +75,26 @@ def test_the_locale_chooses_the_language_and_lang_overrides_it(
     assert "play against the computer" in helped(cli, monkeypatch)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--lang", "pl"),
+        ("verify", "--lang=pl"),
+        ("--lang", "en", "history", "--lang", "pl"),
+        ("--home", "/nonexistent", "play", "--home", "/nonexistent", "--lang", "pl"),
+    ],
+)
+def test_lang_after_the_command_chooses_as_before_it(
+    args: tuple[str, ...], cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``--home`` does, ``--lang`` works after the command too: the last one given
+    speaks (a few ms each: the help only)."""
+    polish = helped(cli, monkeypatch, *args)
+    assert "opcje:" in polish and "użycie: statki " in polish
+    english = helped(cli, monkeypatch, *args[:-1], "en") if args[-1] == "pl" else None
+    assert english is None or "options:" in english
+
+
 def test_an_error_is_said_in_polish_and_the_exit_code_is_the_same(
     cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -108,3 +129,51 @@ def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
     assert done.stderr.startswith("statki: zapis gry w ") and done.stderr.strip().endswith(
         ".statki"
     )
+    # The history of that game, in the same words (a few ms: one SQLite read each).
+    history = cli("history", "--lang", "pl").stdout
+    assert re.search(r"^\S+ \S+  (wygrana|przegrana) \(zatopienie\), przeciwnik: ", history, re.M)
+    assert "grasz jako gospodarz  strzały " in history and history.endswith("1 gra\n")
+    stats = cli("stats", "--lang", "pl").stdout
+    assert re.search(r"^wszystkie gry: [01] : [01] \((prowadzisz|prowadzi przeciwnik)", stats)
+
+
+def test_selfplay_sums_up_in_polish(cli: Cli) -> None:
+    """One game between two computers over loopback (about a second)."""
+    done = cli("selfplay", "--games", "1", "--seed", "5", "--lang", "pl")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["zasady: classic", "gry: 1"]
+    assert lines[2].startswith("wygrane: gospodarz ") and ", bez zwycięzcy 0" in lines[2]
+    assert lines[3].startswith("średnio strzałów na grę: gospodarz ")
+    assert lines[4].startswith("gier na sekundę: ")
+
+
+LOGS = str(Path(__file__).resolve().parent.parent.parent / "protocol" / "logs")
+
+
+def test_the_tournament_in_polish_as_a_referee_writes_it(cli: Cli) -> None:
+    """The terminal table and the HTML page in the players' words; ``--json`` the same in
+    both languages.  The real logs of protocol/ (43 of them): a second or two."""
+    polish = cli("--lang", "pl", "tournament", LOGS)
+    assert polish.stderr == "" and polish.returncode == 1, "some of its games are disputed"
+    text = polish.stdout
+    for said in (
+        "Turniej: partie: 29, zapisy: 43; liczone: 1, odłożone: 28",
+        "Tabela (przy równych punktach decydują: bezpośrednie pojedynki, zwycięstwa,",
+        "  #  Gracz          Par  Zw Por  Pkt   zat podd czas walk  osz Bezp    SB   Strz",
+        "Ranking (Glicko-2, partia po partii w kolejności rozegrania), od najlepszego",
+        "Tabela krzyżowa (punkty wiersza przeciw kolumnie, partia po partii)",
+        "Odłożone, nieliczone",
+        "Ala \N{EN DASH} Olek: rozegrana ponownie: Ala i Olek mogą zagrać ze",
+    ):
+        assert said in text, said
+    assert all(len(line) <= COLUMNS for line in text.splitlines())
+    english_run = cli("--lang", "en", "tournament", LOGS)
+    english = english_run.stdout
+    assert english_run.returncode == polish.returncode
+    assert "Standings (ties: head-to-head, wins," in english and "Gracz" not in english
+    page = cli("tournament", LOGS, "--html", "--lang", "pl").stdout
+    assert '<html lang="pl">' in page and "<h2>Tabela krzyżowa</h2>" in page
+    assert '<th class="name">Gracz</th>' in page and "<h1>Turniej</h1>" in page
+    as_json = [cli("--lang", lang, "tournament", LOGS, "--json").stdout for lang in ("en", "pl")]
+    assert as_json[0] == as_json[1]

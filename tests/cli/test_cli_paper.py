@@ -100,3 +100,50 @@ def test_a_long_record_goes_on_over_pages(cli: Cli, tmp_path: Path) -> None:
     assert "Verdict: invalid: Ala (host) won: Olek (guest) cheated" in done.stdout
     read = pages(pdf)
     assert len(read) >= 1 and "Verdict: invalid" in read[-1][1]
+
+
+POLISH_LETTERS = "ąćęłńóśźż"
+
+
+def test_the_polish_sheet_speaks_the_players_words_with_their_letters(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """In a Unicode font (fpdf2's own are Latin-1): the text read back keeps ą, ę, ó, ż."""
+    sheet = tmp_path / "arkusz.pdf"
+    done = cli("sheet", "--lang", "pl", "-o", str(sheet))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"zapisano {sheet}: dwie gry (classic) na jednej stronie A4\n"
+    [(size, text)] = pages(sheet)
+    assert size == A4_POINTS
+    assert text.count("Twoje morze") == 2 and text.count("Morze przeciwnika") == 2
+    assert text.count(LETTERS) == 4, "the letters stay A-J"
+    flat = " ".join(text.split())
+    assert (
+        "Flota: 1 x czteromasztowiec, 2 x trójmasztowce, 3 x dwumasztowce, 4 x jednomasztowce."
+        in flat
+    )
+    assert "statki nigdy się nie stykają, nawet rogami" in flat
+    assert "„trafiony, zatopiony”" in flat and "Zatopione statki:" in flat
+    assert {letter for letter in POLISH_LETTERS if letter in text} >= set("ąęłóźż")
+
+
+def test_the_polish_record_on_paper_keeps_every_line_and_letter(cli: Cli, tmp_path: Path) -> None:
+    log = tmp_path / "gra.statki"
+    log.write_bytes(honest_log(51))
+    pdf = tmp_path / "zapis.pdf"
+    done = cli("record", str(log), "--pdf", str(pdf), "--lang", "pl")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("statki: zapis gry ")
+    assert any(line.startswith("Gospodarz: Ala (gospodarz) [") for line in lines)
+    assert "Flota \N{EN DASH} Olek (gość):" in lines
+    assert sum(line.startswith("  Statki: ") for line in lines) == 2
+    shots = [line for line in lines if re.match(r"\s+\d+\. ", line)]
+    assert all(line.split()[-1] in ("pudło", "trafiony", "zatopiony") for line in shots)
+    assert lines[-1] == (
+        "Werdykt: ważna: Olek (gość) wygrywa: Ala (gospodarz) się poddaje; classic;"
+        " strzały: gospodarz 2, gość 2"
+    )
+    text = " ".join(" ".join(text for _, text in pages(pdf)).split())
+    for line in (lines[0], *shots, lines[-1]):
+        assert " ".join(line.split()) in text, line

@@ -214,7 +214,7 @@ def test_replay_reports_every_lie_and_the_illegal_fleet() -> None:
         Volley(3, sq("J1"), Answer.single(Outcome.HIT)),
     ]
     report = replay(CLASSIC, fleet, volleys)
-    assert [c.describe(10) for c in report.contradictions] == [
+    assert [str(c.describe(10)) for c in report.contradictions] == [
         "move 2 at B2: answered miss, the fleet shows hit",
         "move 3 at J1: answered hit, the fleet shows sunk",
     ]

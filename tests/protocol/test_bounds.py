@@ -139,7 +139,7 @@ def test_a_verdict_keeps_the_first_findings_only() -> None:
     assert len(against) > MAX_FINDINGS, "enough problems to cut"
     verdict = t.sides[Role.HOST].verdict
     assert verdict is not None
-    assert verdict.findings == tuple(f.detail[:MAX_TEXT] for f in against[:MAX_FINDINGS])
+    assert verdict.findings == tuple(str(f.detail)[:MAX_TEXT] for f in against[:MAX_FINDINGS])
 
 
 @pytest.mark.parametrize(

@@ -273,7 +273,9 @@ def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> N
     t = pair.host.transcript
     [lie] = t.findings
     assert lie.culprit is Role.GUEST and lie.kind == "false-answer"
-    assert "all 20 ship squares are hit, yet only 9 of 10 ships were announced sunk" in lie.detail
+    assert "all 20 ship squares are hit, yet only 9 of 10 ships were announced sunk" in str(
+        lie.detail
+    )
     assert t.end is End.CHEATED and t.winner is Role.HOST
     assert lie.move == t.move, "caught on the move that hit the last ship square"
 
@@ -293,7 +295,7 @@ def test_hit_for_sunk_is_caught_at_the_reveal() -> None:
     assert t.end is End.CHEATED and t.winner is Role.HOST
     [lie] = t.findings
     assert lie.culprit is Role.GUEST and lie.move == lie_move
-    assert "answered hit, the fleet shows sunk" in lie.detail
+    assert "answered hit, the fleet shows sunk" in str(lie.detail)
     verdict = t.sides[Role.HOST].verdict
     assert (
         verdict is not None and verdict.end == "cheated" and "answered hit" in verdict.findings[0]
@@ -319,7 +321,7 @@ def test_illegal_fleet_is_caught_at_the_reveal() -> None:
     t = pair.host.transcript
     kinds = [f.kind for f in t.findings]
     assert "illegal-fleet" in kinds
-    assert any("B2 C2 C3 C4 is not a straight line" in f.detail for f in t.findings)
+    assert any("B2 C2 C3 C4 is not a straight line" in str(f.detail) for f in t.findings)
     assert t.winner is Role.HOST and t.end is End.CHEATED
     assert closed(pair, Role.HOST).ending == t.ending
 
@@ -403,7 +405,7 @@ def test_a_reveal_cutting_the_squares_differently_is_caught() -> None:
     t = pair.host.transcript
     [finding] = t.findings
     assert finding.kind == "bad-reveal" and finding.culprit is Role.GUEST
-    assert "cut from the committed squares differently" in finding.detail
+    assert "cut from the committed squares differently" in str(finding.detail)
 
 
 def test_a_side_that_does_not_open_its_coin_loses_the_game() -> None:
@@ -446,7 +448,7 @@ def test_a_proof_of_the_wrong_shape_is_a_false_answer() -> None:
     pair = make_pair(CLASSIC, seed=93, guest=ShortProofs())
     play(pair, seed=94)
     [finding] = pair.host.transcript.findings
-    assert finding.culprit is Role.GUEST and "wrong shape" in finding.detail
+    assert finding.culprit is Role.GUEST and "wrong shape" in str(finding.detail)
 
 
 def test_an_error_that_crosses_my_shot_ends_the_game_with_its_sender_to_blame() -> None:
@@ -586,7 +588,7 @@ def test_a_reveal_of_a_thousand_ships_is_one_finding() -> None:
     play(pair, seed=108, resign_at=2, resigner=Role.GUEST)
     t = pair.host.transcript
     assert [f.kind for f in t.findings] == ["illegal-fleet"]
-    assert "1000 ships revealed, the rules have 10" in t.findings[0].detail
+    assert "1000 ships revealed, the rules have 10" in str(t.findings[0].detail)
 
 
 def test_own_shots_off_the_board_are_refused_before_they_are_sent() -> None:

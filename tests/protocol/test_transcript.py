@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from peers import key_from, make_pair, play
 
 from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.game.words import as_is
 from statki_net.protocol.bounds import (
     MAX_LIMIT_MS,
     MAX_SHIP_SQUARES,
@@ -515,9 +516,9 @@ def test_an_error_at_the_reveal_gives_the_game_away_after_a_sink() -> None:
 def test_a_stop_where_a_crossed_error_came_is_judged_as_of_that_place() -> None:
     t = replayed(40)
     speaker_then = t.frames[30].header.sender
-    ending = t.ending_if_stopped(speaker_then.other, 30, "gone")
+    ending = t.ending_if_stopped(speaker_then.other, 30, as_is("gone"))
     assert ending.end is End.FORFEIT and ending.winner is speaker_then
-    assert t.ending_if_stopped(Role.GUEST, 2, "gone").end is End.NO_GAME
+    assert t.ending_if_stopped(Role.GUEST, 2, as_is("gone")).end is End.NO_GAME
 
 
 def _two_shots() -> Message:

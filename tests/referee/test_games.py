@@ -135,7 +135,7 @@ def test_two_messages_signed_for_one_place_is_equivocation() -> None:
     assert (judgement.end, judgement.winner) == (End.CHEATED, Role.HOST)
     [violation] = judgement.violations
     assert violation.kind == "equivocation" and violation.culprit is Role.GUEST
-    assert "two different messages for message" in violation.detail
+    assert "two different messages for message" in str(violation.detail)
 
 
 def test_a_fork_before_the_accept_is_no_game() -> None:

@@ -151,7 +151,7 @@ def test_a_forgery_signed_by_the_wrong_key_is_found_at_its_place() -> None:
     shortcut, every = both(log)
     assert shortcut == every
     [violation] = judge_log(log).violations
-    assert violation.kind == "bad-signature" and f"message {at}" in violation.detail
+    assert violation.kind == "bad-signature" and f"message {at}" in str(violation.detail)
 
 
 def test_the_shortcut_verifies_one_signature_a_side_of_an_honest_log(

@@ -58,7 +58,7 @@ def test_false_answer_is_caught_on_the_move() -> None:
         if v.answer.outcomes == (Outcome.MISS,) and finding.square in v.shots
     )
     assert finding.move == lie_move
-    assert "answered water, the commitment holds a ship" in finding.detail
+    assert "answered water, the commitment holds a ship" in str(finding.detail)
     judgement = judge_log(log_bytes(pair.host))
     assert judgement.standing is Standing.INVALID
     assert (judgement.end, judgement.winner, judgement.culprits) == (

@@ -48,7 +48,9 @@ def test_a_false_verdict_is_named_and_changes_no_result() -> None:
     assert pair.host.transcript.winner is Role.HOST
     [violation] = judgement.violations
     assert violation.kind == "wrong-verdict" and violation.culprit is Role.GUEST
-    assert "the guest stated guest won (sunk); its transcript showed host won" in violation.detail
+    assert "the guest stated guest won (sunk); its transcript showed host won" in str(
+        violation.detail
+    )
     assert (judgement.end, judgement.winner) == (End.RESIGNED, Role.HOST)
     assert judgement.standing is Standing.INVALID
 
@@ -86,7 +88,7 @@ def test_an_unfinished_game_names_nobody() -> None:
     log += note_record(Note("the connection closed", 5))
     judgement = judge_log(log)
     assert judgement.violations == [] and judgement.standing is Standing.UNFINISHED
-    assert "before any ending" in judgement.reason
+    assert "before any ending" in str(judgement.reason)
 
 
 def test_a_damaged_header_is_damage_not_a_foreign_file() -> None:
@@ -118,5 +120,5 @@ def test_an_unfinished_log_says_what_its_writer_noted_and_blames_nobody() -> Non
     head = MAGIC + bytes(msgpack.packb(header_record("host", "t", 0), use_bin_type=True))
     log = head + b"".join(frame_record(f) for f in pair.host.transcript.frames[:20])
     judgement = judge_log(log + note_record(Note("the connection was reset", 9)))
-    assert judgement.reason.endswith("(a log's writer noted: the connection was reset)")
+    assert str(judgement.reason).endswith("(a log's writer noted: the connection was reset)")
     assert judgement.end_word == "unfinished" and not judgement.culprits
