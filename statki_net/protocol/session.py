@@ -42,7 +42,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, as_is, phrase
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
@@ -853,7 +853,7 @@ class Session:
             return
         self.failure = Failed.reported(frame.message)
         self._events.append(self.failure)
-        self._close(Ending(End.NO_GAME, reason=self.failure.detail))
+        self._close(Ending(End.NO_GAME, reason=as_is(self.failure.detail)))
 
     def _uninvited(self, frame: Frame) -> bool:
         """The host's hello admits only the guest it invited, and this guest holds no secret."""
