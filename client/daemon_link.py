@@ -68,6 +68,7 @@ class DaemonLink:
         """The host's proposal is the daemon's: its rules and fleet are settled."""
         self.closed: Closed | None = None
         """The game's last notice, once it came: its log and the referee's line."""
+        self._log: Path | None = None
         self._listener: Callable[[Sequence[Told]], None] | None = None
         self._closed_seen = False
         self._requests: set[asyncio.Task[None]] = set()
@@ -80,7 +81,9 @@ class DaemonLink:
 
     @property
     def log_path(self) -> Path | None:
-        return self.closed.log if self.closed else None
+        """The daemon's log of the game, once it is open (the end screen shows it, and the
+        analysis reads it)."""
+        return self._log
 
     @property
     def timed(self) -> bool:
@@ -191,6 +194,8 @@ class DaemonLink:
             frames = [frame_from_bytes(data) for data in message["frames"]]
             events = [event_from_map(value) for value in message["events"]]
             known: list[Event] = [event for event in events if event is not None]
+            if message.get("log"):
+                self._log = Path(message["log"])
             self._session.follow(frames, known, self.clock.now())
             return list(known)
         shown = notice_from_map(message)

@@ -174,6 +174,7 @@ class ControlServer:
             return
         frames = game.conn.session.transcript.frames
         told = [event_map(event) for event in events]
+        log = str(game.conn.log_path) if game.conn.log_path else None
         for peer, sent in list(following.items()):
             if sent == len(frames) and not told:
                 continue
@@ -182,6 +183,7 @@ class ControlServer:
                 "game": game.id,
                 "frames": [frame.encode() for frame in frames[sent:]],
                 "events": told,
+                "log": log,
             }
             if peer.send(message):
                 following[peer] = len(frames)

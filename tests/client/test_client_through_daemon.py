@@ -186,11 +186,26 @@ def test_a_host_through_the_daemon_chooses_rules_places_and_plays_on_the_screen(
         finally:
             if guest is not None:
                 finish(guest)
-    out = capsys.readouterr().out
-    assert status == 0, out
-    assert "the daemon hosts the game" in out and "verdict: valid" in out, out
-    assert first_moves(kinds)
-    check_log(home, Role.HOST, "corners")
+        out = capsys.readouterr().out
+        assert status == 0, out
+        assert "the daemon hosts the game" in out and "verdict: valid" in out, out
+        assert first_moves(kinds)
+        check_log(home, Role.HOST, "corners")
+        plain = the_line_prompt_through(home, tmp_path)
+    assert "opponent: " in plain and "you lost: you resigned" in plain, plain
+
+
+def the_line_prompt_through(home: Path, tmp_path: Path) -> str:
+    """``--plain`` with the daemon running: the line prompt, which resigns at the end of its
+    input; what it printed."""
+    host = start(home, "host", "--plain", "--name", "Ala")  # its input ends at once
+    try:
+        invite = line_starting(host, "statki://", [])
+        joined = start(tmp_path / "guest", "join", invite, "--bot", "random")
+        assert finish(joined)[0] == 0
+    finally:
+        _, out, _ = finish(host)
+    return out
 
 
 def test_a_guest_through_the_daemon_decides_places_and_plays_on_the_screen(
