@@ -820,7 +820,8 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
         )
     finally:
         history.close()
-    if closed is None:
+    no_guest = link.session.role is Role.HOST and not link.session.transcript.frames
+    if closed is None or no_guest:  # as in-process: no game began without a guest
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
     if closed.verdict is not None:

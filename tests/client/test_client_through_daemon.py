@@ -253,3 +253,33 @@ async def wait_for_kind(control: ControlClient, number: int, kind: str) -> Messa
                 for event in message["events"]:
                     if event["kind"] == kind:
                         return dict(event)
+
+
+def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No guest is admitted later to a game nobody plays (one daemon start, no game)."""
+
+    async def scenario(home: Path) -> tuple[int, Message]:
+        me = player(home, tmp_path)
+        me.choose_rules = True
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                keys.send_text("qy")  # quit, yes: no game has started
+                async with asyncio.timeout(WAIT):
+                    status = await run
+                state = (await control.request("state", game=number))["state"]
+                return status, state
+            finally:
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status, state = asyncio.run(scenario(home))
+    assert status == 1 and "you left before the game began" in capsys.readouterr().err
+    assert state["status"] == "over" and "withdrawn" in state["failure"], state
