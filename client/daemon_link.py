@@ -35,7 +35,7 @@ from statki_net.net.control import ControlClient, Message, notice_from_map
 from statki_net.net.event_maps import event_from_map, frame_from_bytes
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
-from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 
@@ -181,7 +181,7 @@ class DaemonLink:
                 continue
             try:
                 told = self._read(message)
-            except (ProtocolError, ValueError, KeyError, TypeError) as error:
+            except (StatkiError, ValueError, KeyError, TypeError) as error:
                 self._gone(
                     Failed(Code.INTERNAL, f"the daemon's events do not replay: {error}", False)
                 )

@@ -265,8 +265,9 @@ class ControlServer:
     async def op_propose(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
         rules = ruleset_named(str(request["rules"]))
-        fleet = _fleet(rules, request["fleet"])
-        assert fleet is not None
+        fleet = _fleet(rules, request.get("fleet"))
+        if fleet is None:
+            raise UsageError("propose takes the fleet the host commits to")
         self.daemon.propose(game, rules, _limits(request, game.limits), fleet)
         return {}
 

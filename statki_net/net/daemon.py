@@ -308,7 +308,7 @@ class Daemon:
 
     def propose(self, game: DaemonGame, rules: Ruleset, limits: Limits, fleet: Fleet) -> None:
         """The proposal a front end's player chose for ``game``: its hello says it from now."""
-        if game.role is not Role.HOST or game.fleet is not None:
+        if game.role is not Role.HOST or game.fleet is not None or game.status != "waiting":
             raise UsageError("the game's proposal is settled")
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
