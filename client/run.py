@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, Ruleset, describe
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.notices import Closed
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, words
 from statki_net.store.unfinished import Glance, glance, unfinished_games
 
+from .daemon_link import DaemonLink
 from .keys import build_app
 from .local import Chooser, LocalGame
-from .model import HistorySource, Model
+from .model import HistorySource, Model, Stage
 from .plain import run_plain
-from .remote import ConnectionLink, Reunion, play_over_connection
+from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
 
 HISTORY_ROWS = 50
 NAME_SHOWN = 9
@@ -214,3 +217,61 @@ async def play_connection_on_screen(
             outcomes.append(current.conn.outcome)
         current = current.successor
     return outcomes
+
+
+async def play_followed_on_screen(
+    link: DaemonLink,
+    *,
+    history: History,
+    invite: str = "",
+    fleet_text: str = "",
+    choose_rules: bool = False,
+    custom_rules: bool = False,
+    bell: bool = True,
+    unfinished: str = "",
+    **app_options: Any,
+) -> Closed | None:
+    """``statki host`` / ``statki join`` on the full screen, the game played by the daemon.
+
+    The same screen as ``play_connection_on_screen`` (the options mean the
+    same), over a ``DaemonLink``; the game's last notice, None when it never
+    came (the player left first).  A host who leaves before a guest came
+    withdraws the game; a player who quits the battle resigns, and the reveal
+    and the verdict are waited for as in-process.  The end says there is no
+    rematch through the daemon.
+    """
+    model = Model(
+        link,
+        random.SystemRandom(),
+        history_source(history),
+        invite=invite,
+        fleet_text=fleet_text,
+        rule_choices=tuple(PRESETS) if choose_rules else (),
+        custom_rules=custom_rules,
+        bell=bell,
+        unfinished=unfinished,
+    )
+    app = build_app(model, **app_options)
+    link.on_change = app.invalidate
+
+    def trouble(text: str) -> None:
+        model.say(text, trouble=True)
+
+    async def follow() -> None:
+        await link.follow()
+        if model.stage is Stage.OVER and link.closed is not None:
+            model.say(_("No rematch through the daemon: statki host or statki join again"))
+            app.invalidate()
+
+    link.on_trouble = trouble
+    following = asyncio.ensure_future(follow())
+    try:
+        await app.run_async()
+        link.withdraw()
+        await link.settled()
+        if link.session.transcript.frames and not following.done():
+            await asyncio.wait({following}, timeout=CLOSE_GRACE)
+    finally:
+        following.cancel()
+        await asyncio.gather(following, return_exceptions=True)
+    return link.closed

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -80,6 +80,9 @@ from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, words
 from statki_net.store.unfinished import SecretKeeper
+
+if TYPE_CHECKING:
+    from statki_client.daemon_link import DaemonLink
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
@@ -288,6 +291,9 @@ async def _host_game(
     client = await _daemon_of(player.home)
     if client is not None:
         try:
+            if player.on_screen:
+                door = Door.of(open_to_anyone)
+                return await _host_through_daemon(player, client, rules, advertise, door.admit)
             request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
             request.update(_remote_options(player, fleet))
             request["advertise"] = advertise
@@ -342,6 +348,24 @@ async def _host_game(
             server.close()
         if mapping is not None:
             await mapping.close()
+
+
+async def _host_through_daemon(
+    player: Player, client: ControlClient, rules: Ruleset, advertise: list[str], admit: Admit
+) -> int:
+    """The daemon hosts the game and plays it; the player chooses the rules, places the
+    fleet and plays on the full screen, which follows the game (``DaemonLink``)."""
+    from statki_client.daemon_link import DaemonLink
+
+    request: dict[str, Any] = {"rules": _rules_spec(rules), "deferred": True, "follow": True}
+    request.update(_remote_options(player, None))
+    request["advertise"] = advertise
+    request["open"] = admit is Admit.OPEN
+    reply = await client.request("host", **request)
+    _print_invite(reply["invite"], _("the daemon hosts the game"))
+    session = player.session(Role.HOST, load_identity(player.home), rules=rules, admit=admit)
+    link = DaemonLink(session, client, reply["game"], clock=player.clock)
+    return await _followed_on_screen(player, link, invite=reply["invite"])
 
 
 def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> None:
@@ -615,6 +639,8 @@ async def _join_game(player: Player, invite: Invite) -> int:
     client = await _daemon_of(player.home)
     if client is not None:
         try:
+            if player.on_screen:
+                return await _join_through_daemon(player, client, invite)
             request: dict[str, Any] = {"invite": _invite_text(invite), "subscribe": True}
             request.update(_remote_options(player, None))
             reply = await client.request("connect", **request)
@@ -654,6 +680,21 @@ async def _join_game(player: Player, invite: Invite) -> int:
         ),
         None,
     )
+
+
+async def _join_through_daemon(player: Player, client: ControlClient, invite: Invite) -> int:
+    """The daemon connects to the host and plays the game; the player decides, places the
+    fleet and plays on the full screen, which follows the game (``DaemonLink``)."""
+    from statki_client.daemon_link import DaemonLink
+
+    request: dict[str, Any] = {"invite": _invite_text(invite), "follow": True}
+    request.update(_remote_options(player, None))
+    reply = await client.request("connect", **request)
+    key = load_identity(player.home)
+    session = player.session(Role.GUEST, key, invite_secret=invite.secret)
+    session.host_key = invite.key
+    link = DaemonLink(session, client, reply["game"], clock=player.clock)
+    return await _followed_on_screen(player, link)
 
 
 def _invite_text(invite: Invite) -> str:
@@ -758,6 +799,38 @@ async def _on_screen(
     last = outcomes[-1]
     judged = last.judged
     return _exit_status(judged.end if judged else None, last.failure, last.failure_text)
+
+
+async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str = "") -> int:
+    """Play a game the daemon plays on the full screen; then say how it ended on stdout, as
+    ``_on_screen`` does for a game played here."""
+    from statki_client.run import play_followed_on_screen, unfinished_line
+
+    history = History.in_home(player.home)
+    try:
+        closed = await play_followed_on_screen(
+            link,
+            history=history,
+            invite=invite,
+            fleet_text=player.fleet_text(),
+            choose_rules=player.choose_rules and link.session.role is Role.HOST,
+            custom_rules=player.custom_rules,
+            bell=player.bell,
+            unfinished=unfinished_line(player.home),
+        )
+    finally:
+        history.close()
+    no_guest = link.session.role is Role.HOST and not link.session.transcript.frames
+    if closed is None or no_guest:  # as in-process: no game began without a guest
+        print(_("statki: you left before the game began"), file=sys.stderr)
+        return EXIT_FOUND
+    if closed.verdict is not None:
+        print(f"verdict: {closed.verdict}")
+    else:
+        print(f"end: {closed.end.value if closed.end else End.NO_GAME.value}")
+    if closed.log is not None:
+        print(f"log: {closed.log}")
+    return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
 async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:

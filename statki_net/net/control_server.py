@@ -34,10 +34,11 @@ from statki_net.net.control import (
     socket_path,
     unpacker,
 )
+from statki_net.net.event_maps import event_map
 from statki_net.net.invite import format_address, parse_address, parse_invite
 from statki_net.net.listen import quiet_on_cancel
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
-from statki_net.protocol.session import public_key_bytes
+from statki_net.protocol.session import Event, public_key_bytes
 from statki_net.protocol.wire import MAX_TEXT, Limits
 from statki_net.referee.verify import fingerprint
 from statki_net.store.identity import my_fingerprint
@@ -75,7 +76,11 @@ class ControlServer:
         self.server: asyncio.Server | None = None
         self.subscribers: dict[int, set[ControlPeer]] = {}
         """Who watches each game, by its number."""
+        self.followers: dict[int, dict[ControlPeer, int]] = {}
+        """Who follows each game's session (``follow``), and how many of its frames each
+        has been sent."""
         daemon.watchers.append(self.publish)
+        daemon.event_watchers.append(self.publish_events)
 
     # ------------------------------------------------------------ the socket
 
@@ -123,6 +128,8 @@ class ControlServer:
         finally:
             for watching in self.subscribers.values():
                 watching.discard(peer)
+            for following in self.followers.values():
+                following.pop(peer, None)
             writer.close()
 
     async def _answer(self, peer: ControlPeer, request: Any) -> Message:
@@ -154,10 +161,43 @@ class ControlServer:
             if not peer.send(message):
                 watching.discard(peer)
 
-    def _subscribe(self, peer: ControlPeer, game: DaemonGame) -> None:
+    def publish_events(self, game: DaemonGame, events: list[Event]) -> None:
+        """Push the frames and events of a batch of ``game``'s session to its followers.
+
+        Each follower gets every frame of the transcript it has not had yet (the
+        host's hello, said while its guest was being admitted, comes with the
+        first batch), then the batch's events: what it needs to keep a copy of
+        the session (``Session.follow``) and to be told as in-process.
+        """
+        following = self.followers.get(game.id)
+        if not following or game.conn is None:
+            return
+        frames = game.conn.session.transcript.frames
+        told = [event_map(event) for event in events]
+        log = str(game.conn.log_path) if game.conn.log_path else None
+        for peer, sent in list(following.items()):
+            if sent == len(frames) and not told:
+                continue
+            message = {
+                "event": "session",
+                "game": game.id,
+                "frames": [frame.encode() for frame in frames[sent:]],
+                "events": told,
+                "log": log,
+            }
+            if peer.send(message):
+                following[peer] = len(frames)
+            else:
+                del following[peer]
+
+    def _subscribe(self, peer: ControlPeer, game: DaemonGame, *, follow: bool = False) -> None:
         for number in [n for n in self.subscribers if n not in self.daemon.games]:
             del self.subscribers[number]  # games the daemon no longer lists
+        for number in [n for n in self.followers if n not in self.daemon.games]:
+            del self.followers[number]
         self.subscribers.setdefault(game.id, set()).add(peer)
+        if follow:
+            self.followers.setdefault(game.id, {}).setdefault(peer, 0)
 
     # ------------------------------------------------------------ requests
 
@@ -199,9 +239,12 @@ class ControlServer:
         daemon = self.daemon
         rules = ruleset_named(request.get("rules") or "classic")
         bot = check_strategy(request["bot"]) if request.get("bot") else None
+        deferred = bool(request.get("deferred"))
         fleet = _fleet(rules, request.get("fleet"))
-        if fleet is None:
+        if fleet is None and not deferred:
             fleet = random_fleet(rules, daemon.rng)
+        if deferred and (fleet is not None or bot is not None):
+            raise UsageError("a deferred game takes its fleet from propose, and no bot")
         limits = _limits(request, daemon.limits)
         default_port = daemon.addresses[0][1]
         advertise = [parse_address(a, default_port) for a in request.get("advertise", [])]
@@ -214,9 +257,23 @@ class ControlServer:
             open_to_anyone=bool(request.get("open")),
             player=_player_name(request),
         )
-        if request.get("subscribe"):
-            self._subscribe(peer, game)
-        return {"game": game.id, "invite": game.invite, "fleet": fleet.to_lists()}
+        if request.get("subscribe") or request.get("follow"):
+            self._subscribe(peer, game, follow=bool(request.get("follow")))
+        ships = fleet.to_lists() if fleet is not None else None
+        return {"game": game.id, "invite": game.invite, "fleet": ships}
+
+    async def op_propose(self, peer: ControlPeer, request: Message) -> Message:
+        game = self._game(request)
+        rules = ruleset_named(str(request["rules"]))
+        fleet = _fleet(rules, request.get("fleet"))
+        if fleet is None:
+            raise UsageError("propose takes the fleet the host commits to")
+        self.daemon.propose(game, rules, _limits(request, game.limits), fleet)
+        return {}
+
+    async def op_cancel(self, peer: ControlPeer, request: Message) -> Message:
+        self.daemon.cancel(self._game(request))
+        return {}
 
     async def op_connect(self, peer: ControlPeer, request: Message) -> Message:
         invite = parse_invite(str(request["invite"]))
@@ -227,17 +284,20 @@ class ControlServer:
             bot=bot,
             player=_player_name(request),
         )
-        if request.get("subscribe"):
-            self._subscribe(peer, game)  # before the connection out has said a word
+        if request.get("subscribe") or request.get("follow"):
+            # before the connection out has said a word
+            self._subscribe(peer, game, follow=bool(request.get("follow")))
         return {"game": game.id, "authenticated": invite.key is not None}
 
     async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
-        self._subscribe(peer, game)
+        self._subscribe(peer, game, follow=bool(request.get("follow")))
         return {"state": game_state(game)}
 
     async def op_unsubscribe(self, peer: ControlPeer, request: Message) -> Message:
-        self.subscribers.get(self._game(request).id, set()).discard(peer)
+        number = self._game(request).id
+        self.subscribers.get(number, set()).discard(peer)
+        self.followers.get(number, {}).pop(peer, None)
         return {}
 
     async def op_accept(self, peer: ControlPeer, request: Message) -> Message:

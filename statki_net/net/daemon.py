@@ -31,7 +31,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer, check_placement, check_strategy
-from statki_net.game.errors import StatkiError
+from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
 from statki_net.net import notices
@@ -53,7 +53,7 @@ from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, invite_addresses
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
-from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.session import Event, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.unfinished import SecretKeeper
@@ -68,6 +68,9 @@ STOP_GRACE = 5.0
 
 Watcher = Callable[["DaemonGame", notices.Notice], None]
 """Told every notice of every game, in order, as it happens (the control socket)."""
+EventWatcher = Callable[["DaemonGame", list[Event]], None]
+"""Told every batch of every game's session events (no frames: the transcript has them),
+in order, as it happens: for the front ends that follow a game (the control socket)."""
 
 
 @dataclass(eq=False)
@@ -172,6 +175,7 @@ class Daemon:
         )
         self.admission: Admission[DaemonGame] = Admission(on_demand=on_demand, clock=clock)
         self.watchers: list[Watcher] = []
+        self.event_watchers: list[EventWatcher] = []
         self.servers: list[asyncio.Server] = []
         self.portmap: PortMapping | None = None
         self.reach: Outcome | None = None
@@ -283,22 +287,43 @@ class Daemon:
         *,
         rules: Ruleset,
         limits: Limits,
-        fleet: Fleet,
+        fleet: Fleet | None,
         bot: str | None,
         advertise: list[Address],
         open_to_anyone: bool = False,
         player: str | None = None,
     ) -> DaemonGame:
-        """A game hosted for a front end: it waits for the guest its invite admits."""
+        """A game hosted for a front end: it waits for the guest its invite admits.
+
+        Without a ``fleet`` its hello waits for ``propose`` (a player choosing the rules
+        and placing on screen): a guest that comes meanwhile waits, silent, for it.
+        """
         game = self._new_game(Role.HOST, rules=rules, limits=limits, fleet=fleet, bot=bot)
         game.player = player
         game.secret = None if open_to_anyone else secrets.token_bytes(INVITE_SECRET_SIZE)
         addresses = self.invite_addresses(advertise)
         game.invite = format_invite(addresses, public_key_bytes(self.key), game.secret)
-        admit = Admit.OPEN if open_to_anyone else Admit.INVITE
-        hosting = Hosting(lambda: self._session(game, admit=admit), game.secret)
-        self.admission.offer(game.name, game, hosting)
+        self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         return game
+
+    def propose(self, game: DaemonGame, rules: Ruleset, limits: Limits, fleet: Fleet) -> None:
+        """The proposal a front end's player chose for ``game``: its hello says it from now."""
+        if game.role is not Role.HOST or game.fleet is not None or game.status != "waiting":
+            raise UsageError("the game's proposal is settled")
+        game.rules, game.limits, game.fleet = rules, limits, fleet
+        self.admission.ready(game.name, self._hosting(game))
+
+    def cancel(self, game: DaemonGame) -> None:
+        """A hosted game its front end gave up before a guest came: it waits no more."""
+        if self.admission.withdraw(game.name) is None:
+            raise UsageError("the game is not waiting for a guest")
+        game.failure = "withdrawn before a guest came"
+        self.tell(game, notices.Closed.without_game(game.failure))
+        self._retire(game)
+
+    def _hosting(self, game: DaemonGame) -> Hosting:
+        admit = Admit.OPEN if game.secret is None else Admit.INVITE
+        return Hosting(lambda: self._session(game, admit=admit), game.secret)
 
     def join(
         self, invite: Invite, *, limits: Limits, bot: str | None, player: str | None = None
@@ -352,6 +377,10 @@ class Daemon:
     def tell(self, game: DaemonGame, notice: notices.Notice) -> None:
         for watcher in list(self.watchers):
             watcher(game, notice)
+
+    def tell_events(self, game: DaemonGame, events: list[Event]) -> None:
+        for watcher in list(self.event_watchers):
+            watcher(game, events)
 
     # ------------------------------------------------------------ peers
 
@@ -426,6 +455,7 @@ class Daemon:
             )
             game.conn = conn
             conn.listeners.append(lambda notice: self.tell(game, notice))
+            conn.event_listeners.append(lambda events: self.tell_events(game, events))
             if player is not None:
                 attach_computer(
                     conn, player, custom_rules=self.custom_rules, thinking=self.thinking

@@ -31,7 +31,7 @@ pending it resigns at its next shot or answer, and at the deadline stops with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -623,6 +623,37 @@ class Session:
         session.waiting_since = t.last_at(role) or 0
         session.lost = ConnectionLost(Code.LOST, "this side's program stopped")
         return session
+
+    def follow(self, frames: Sequence[Frame], events: Sequence[Event], now: int) -> None:
+        """Keep this session as the copy of a side another process plays (the daemon, for a
+        front end that follows its game through the control socket): ``frames`` join the
+        transcript as they joined the other's, checked again, and ``events`` (that session's,
+        in order) set here what they set there.  Nothing is said, read or written.
+
+        The turn's clock counts from ``now``, when the copy learnt of each frame.
+        Raises ``ProtocolError`` for a frame that does not follow the transcript.
+        """
+        self.started = True
+        for frame in frames:
+            self.transcript.add(frame)
+            if frame.header.sender is self.role:
+                self.waiting_since = now
+            else:
+                self.last_heard = now
+        rules = self.transcript.rules
+        if frames and rules is not None and self.fleet is not None:
+            self.defence = _replayed_defence(self.transcript, self.role, Defence(rules, self.fleet))
+        for event in events:
+            if isinstance(event, ConnectionLost):
+                self.lost = event
+            elif isinstance(event, Resumed):
+                self.lost = None
+            elif isinstance(event, Failed):
+                self.failure = event
+            elif isinstance(event, GameClosed):
+                self.closed = True
+                if self.transcript.ending != event.ending:
+                    self._closing = event.ending
 
     @property
     def secrets(self) -> SideSecrets | None:

@@ -1,0 +1,220 @@
+"""The model's ``Link`` through a running daemon: the daemon plays the game, this follows it.
+
+With ``statki daemon`` running in the home, ``statki host`` and ``statki
+join`` hand the game to the daemon (it keeps the port, admits the guest,
+keeps the log and the history, and plays on when the terminal closes), and
+the player still gets the full screen: ``DaemonLink`` follows the game over
+the control socket (SPEC.md, "The control socket", ``follow``).  For each
+batch of the daemon's session events it is sent the frames the batch added
+and the events (``statki_net.net.event_maps``); its own ``Session`` replays
+them (``Session.follow``) and the model is told exactly the events it is told
+in-process, then the notices ``Lost``, ``Reconnecting``, ``Reconnected`` and
+``Closed`` as ``ConnectionLink`` passes them on.  The player's actions are
+control requests.
+
+A host's proposal is its own until its fleet is committed: the rules
+screen and the placement work on the link's session (``propose`` makes it
+anew, as over a connection), and ``begin`` sends the daemon the rules, the
+limits and the fleet (``propose``), which its hello says from then on.
+
+There is no rematch through the daemon: the end screen says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+from statki_net.game.errors import StatkiError, UsageError
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import Ruleset, preset_name
+from statki_net.game.words import as_is
+from statki_net.net.clock import WALL_CLOCK, Clock
+from statki_net.net.control import ControlClient, Message, notice_from_map
+from statki_net.net.event_maps import event_from_map, frame_from_bytes
+from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
+from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Event, Failed, GameClosed, Session
+from statki_net.protocol.wire import Limits, Role
+
+from .kinds import Told
+
+FOLLOWED_NOTICES = (Lost, Reconnecting, Reconnected, Closed)
+"""The connection's notices the model is told (``ConnectionLink`` passes the same)."""
+
+
+class DaemonLink:
+    """A ``Link`` for the model over the daemon's control socket; see the module docstring."""
+
+    def __init__(
+        self,
+        session: Session,
+        client: ControlClient,
+        game: int,
+        *,
+        clock: Clock = WALL_CLOCK,
+    ) -> None:
+        self._session = session
+        self.client = client
+        self.game = game
+        """The daemon's number for the game."""
+        self.clock = clock
+        self.on_change: Callable[[], None] = lambda: None
+        self.on_trouble: Callable[[str], None] = lambda text: None
+        """Told the daemon's words when it refuses an action (a line too long, say)."""
+        self.proposed = False
+        """The host's proposal is the daemon's: its rules and fleet are settled."""
+        self.closed: Closed | None = None
+        """The game's last notice, once it came: its log and the referee's line."""
+        self._log: Path | None = None
+        self._listener: Callable[[Sequence[Told]], None] | None = None
+        self._closed_seen = False
+        self._requests: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------ what the model reads
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def log_path(self) -> Path | None:
+        """The daemon's log of the game, once it is open (the end screen shows it, and the
+        analysis reads it)."""
+        return self._log
+
+    @property
+    def timed(self) -> bool:
+        return True
+
+    @property
+    def can_rematch(self) -> bool:
+        return False
+
+    def rematch(self) -> None:
+        return None
+
+    def listen(self, listener: Callable[[Sequence[Told]], None]) -> None:
+        self._listener = listener
+
+    # ------------------------------------------------------------ the player's actions
+
+    def propose(self, rules: Ruleset) -> None:
+        self._session = self._unsettled().anew(rules=rules, first=self._session.proposed_first)
+
+    def propose_limits(self, limits: Limits) -> None:
+        old = self._unsettled()
+        self._session = old.anew(rules=old.rules, first=old.proposed_first, limits=limits)
+
+    def _unsettled(self) -> Session:
+        if self._session.role is not Role.HOST or self.proposed:
+            raise UsageError("the rules are settled once the host's fleet is committed")
+        return self._session
+
+    def begin(self, fleet: Fleet) -> None:
+        """The host's proposal goes to the daemon; the guest accepts the host's rules."""
+        session = self._session
+        session.set_fleet(fleet)
+        ships = fleet.to_lists()
+        if session.role is Role.GUEST:
+            self._send("accept", fleet=ships)
+            return
+        rules = session.rules
+        name = preset_name(rules) if rules is not None else None
+        if name is None:
+            raise UsageError("the daemon takes preset rules only")
+        self.proposed = True
+        move_ms = session.proposed_limits.move_ms
+        self._send("propose", rules=name, move_ms=move_ms, fleet=ships)
+
+    def decline(self, reason: str) -> None:
+        self._send("refuse", reason=reason)
+
+    def shoot(self, squares: tuple[int, ...]) -> None:
+        self._send("shoot", squares=list(squares))
+
+    def resign(self) -> None:
+        self._send("resign")
+
+    def say(self, text: str) -> None:
+        self._send("say", text=text)
+
+    def withdraw(self) -> None:
+        """The player left before a guest came: the daemon stops waiting for one."""
+        if self._session.role is Role.HOST and not self._session.transcript.frames:
+            self._send("cancel")
+
+    def _send(self, op: str, **fields: Any) -> None:
+        """One request for the game, in order with the others; a refusal is the player's
+        to read, in the daemon's words."""
+        self._spawn(self._request(op, **fields))
+
+    def _spawn(self, request: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(request)
+        self._requests.add(task)
+        task.add_done_callback(self._requests.discard)
+
+    async def _request(self, op: str, **fields: Any) -> None:
+        try:
+            await self.client.request(op, game=self.game, **fields)
+        except StatkiError as error:
+            self.on_trouble(str(error))
+            self.on_change()
+
+    async def settled(self) -> None:
+        """Every request sent is answered (a resignation went out before the screen closes)."""
+        if self._requests:
+            await asyncio.wait(set(self._requests))
+
+    # ------------------------------------------------------------ what the daemon tells
+
+    async def follow(self) -> None:
+        """Tell the model the game as the daemon plays it, to its last notice."""
+        while self.closed is None:
+            message = await self.client.events.get()
+            if message is None:
+                self._gone(Failed(Code.CLOSED, "the daemon went away", False))
+                return
+            if message.get("game") != self.game:
+                continue
+            try:
+                told = self._read(message)
+            except (StatkiError, ValueError, KeyError, TypeError) as error:
+                self._gone(
+                    Failed(Code.INTERNAL, f"the daemon's events do not replay: {error}", False)
+                )
+                return
+            if told:
+                self._tell(told)
+
+    def _read(self, message: Message) -> list[Told]:
+        if message["event"] == "session":
+            frames = [frame_from_bytes(data) for data in message["frames"]]
+            events = [event_from_map(value) for value in message["events"]]
+            known: list[Event] = [event for event in events if event is not None]
+            if message.get("log"):
+                self._log = Path(message["log"])
+            self._session.follow(frames, known, self.clock.now())
+            return list(known)
+        shown = notice_from_map(message)
+        if shown is None or not isinstance(shown.notice, FOLLOWED_NOTICES):
+            return []
+        if isinstance(shown.notice, Closed):
+            self.closed = shown.notice
+        return [shown.notice]
+
+    def _tell(self, told: Sequence[Told]) -> None:
+        self._closed_seen |= any(isinstance(event, GameClosed) for event in told)
+        if self._listener is not None:
+            self._listener(told)
+        self.on_change()
+
+    def _gone(self, failure: Failed) -> None:
+        """The game ends here without its end (the daemon went away): one line says why."""
+        self.closed = Closed.without_game(failure.detail)
+        if not self._closed_seen:
+            ending = self._session.ending or Ending(End.NO_GAME, reason=as_is(failure.detail))
+            self._tell([failure, GameClosed(ending, ())])

@@ -1,0 +1,285 @@
+"""``statki host`` and ``statki join`` through a running daemon get the full screen.
+
+A real ``statki daemon`` process runs in the player's home; the command's own
+``_host_game`` / ``_join_game`` run in this process, their full screen driven
+with prompt_toolkit's pipe input (keys as a player types them) and a dummy
+output; the opponent is a real ``statki join --bot`` / ``statki host --bot``
+process.  The test follows the game on the daemon's control socket as the
+screen does (``follow``), to know when it is the player's turn.  Each test
+costs about two process starts and one game (a few seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from netproc import finish, line_starting, start, stop
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from statki_net.cli import netplay
+from statki_net.cli.netplay import Player
+from statki_net.game.battle import Sea
+from statki_net.game.board import square_name
+from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net.control import ControlClient, Message
+from statki_net.net.event_maps import event_from_map
+from statki_net.net.invite import parse_invite
+from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.session import VolleyDone, YourTurn
+from statki_net.protocol.wire import Limits, Reveal, Role
+from statki_net.referee.verify import judge_log
+
+FLEET = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
+"""The player's own fleet: the placement starts from its file, and Enter commits it."""
+FLEET_SHIPS = ((0, 1, 2, 3), (20, 21, 22), (24, 25, 26), (8, 9), (40, 41), (43, 44))
+WAIT = 30.0
+"""Longest wait for a step of the game (a bound, not a timing)."""
+RETYPE = 1.0
+"""Seconds before a shot typed is typed again: the screen may have heard of its turn a
+moment after the test did (typing early is refused, and Escape clears it)."""
+
+
+@contextlib.contextmanager
+def daemon_in(home: Path) -> Iterator[Path]:
+    process = start(home, "daemon", "--listen", "127.0.0.1:0")
+    try:
+        line_starting(process, "control socket", [])
+        yield home
+    finally:
+        stop(process)
+
+
+def player(home: Path, tmp_path: Path) -> Player:
+    fleet = tmp_path / "fleet.txt"
+    fleet.write_text(FLEET)
+    return Player(
+        home=home,
+        name="Ala",
+        bot=None,
+        fleet_file=str(fleet),
+        limits=Limits(move_ms=60_000, reveal_ms=60_000),
+        on_screen=True,
+        bell=False,
+    )
+
+
+async def game_of(control: ControlClient) -> int:
+    """The one game the daemon lists, once it does; followed from now on."""
+    async with asyncio.timeout(WAIT):
+        while not (games := (await control.request("games"))["games"]):
+            await asyncio.sleep(0.02)
+    number = int(games[0]["id"])
+    await control.request("subscribe", game=number, follow=True)
+    return number
+
+
+async def play_on_screen(
+    control: ControlClient, number: int, keys: PipeInput, me: Role, rules: Ruleset
+) -> list[str]:
+    """Type as a player would: a line of talk, then whenever it is this side's turn a shot
+    at the first square its view of the sea does not know yet, to the end.
+
+    Returns the kinds of the session events the test followed.
+    """
+    kinds: list[str] = []
+    sea = Sea(rules)
+    aimed: str | None = None
+    talked = False
+    while True:
+        try:
+            async with asyncio.timeout(RETYPE if aimed else WAIT):
+                message = await control.events.get()
+        except TimeoutError:
+            assert aimed is not None, "the game stopped moving"
+            keys.send_text("\x1b")  # Escape: the square typed too early is forgotten
+            await asyncio.sleep(0.05)
+            keys.send_text(aimed.lower() + "\r")
+            continue
+        assert message is not None, "the daemon went away"
+        if message.get("game") != number:
+            continue
+        if message["event"] == "closed":
+            return kinds
+        if message["event"] != "session":
+            continue
+        for value in message["events"]:
+            kinds.append(value["kind"])
+            event = event_from_map(value)
+            if isinstance(event, VolleyDone) and event.shooter is me:
+                sea, aimed = sea.apply(event.squares, event.answer), None
+            if isinstance(event, YourTurn):
+                if not talked:
+                    keys.send_text("thej\r")  # t opens the chat line; Enter says it
+                    talked = True
+                square = next(s for s in range(rules.size**2) if not sea.known >> s & 1)
+                aimed = square_name(square, rules.size)
+                keys.send_text(aimed.lower() + "\r")
+
+
+async def leave_the_end_screen(run: asyncio.Future[int], keys: PipeInput) -> int:
+    """q leaves the end screen at once (anywhere else it asks first): the exit status."""
+    keys.send_text("q")
+    try:
+        async with asyncio.timeout(5.0):
+            return await asyncio.shield(run)
+    except TimeoutError:
+        keys.send_text("y")
+        await run
+        raise AssertionError("q did not leave: the screen never came to its end") from None
+
+
+def first_moves(kinds: list[str]) -> bool:
+    return "game-started" in kinds and "game-closed" in kinds
+
+
+def check_log(home: Path, me: Role, rules: str) -> None:
+    """The game is the daemon's, in its log: the rules and the fleet the player chose, and
+    the line the player said."""
+    [log] = list((home / "logs").iterdir())
+    judged = judge_log(log.read_bytes())
+    assert judged.ending is not None and judged.rules == rules, judged
+    assert [line.text for line in judged.talk] == ["hej"]
+    frames = frames_of(read_log(log.read_bytes()))
+    [reveal] = [
+        f.message for f in frames if f.header.sender is me and isinstance(f.message, Reveal)
+    ]
+    assert reveal.fleet[:6] == FLEET_SHIPS  # the placed fleet, not a random one
+
+
+def test_a_host_through_the_daemon_chooses_rules_places_and_plays_on_the_screen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    guest: subprocess.Popen[str] | None = None
+
+    async def scenario(home: Path) -> tuple[int, list[str]]:
+        nonlocal guest
+        me = player(home, tmp_path)
+        me.choose_rules = True
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                invite = (await control.request("state", game=number))["state"]["invite"]
+                keys.send_text("\x1b[B\r\r")  # down to the second preset, Enter, Enter
+                guest = start(tmp_path / "guest", "join", invite, "--bot", "random")
+                kinds = await play_on_screen(
+                    control, number, keys, Role.HOST, ruleset_named("corners")
+                )
+                return await leave_the_end_screen(run, keys), kinds
+            finally:
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        try:
+            status, kinds = asyncio.run(scenario(home))
+        finally:
+            if guest is not None:
+                finish(guest)
+        out = capsys.readouterr().out
+        assert status == 0, out
+        assert "the daemon hosts the game" in out and "verdict: valid" in out, out
+        assert first_moves(kinds)
+        check_log(home, Role.HOST, "corners")
+        plain = the_line_prompt_through(home, tmp_path)
+    assert "opponent: " in plain and "you lost: you resigned" in plain, plain
+
+
+def the_line_prompt_through(home: Path, tmp_path: Path) -> str:
+    """``--plain`` with the daemon running: the line prompt, which resigns at the end of its
+    input; what it printed."""
+    host = start(home, "host", "--plain", "--name", "Ala")  # its input ends at once
+    try:
+        invite = line_starting(host, "statki://", [])
+        joined = start(tmp_path / "guest", "join", invite, "--bot", "random")
+        assert finish(joined)[0] == 0
+    finally:
+        _, out, _ = finish(host)
+    return out
+
+
+def test_a_guest_through_the_daemon_decides_places_and_plays_on_the_screen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host = start(
+        tmp_path / "host", "host", "--bot", "random", "--port", "0", "--rules", "alternate"
+    )
+
+    async def scenario(home: Path) -> tuple[int, list[str]]:
+        invite = parse_invite(line_starting(host, "statki://", []))
+        me = player(home, tmp_path)
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(netplay._join_game(me, invite))
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                await wait_for_kind(control, number, "rules-proposed")
+                keys.send_text("\r")  # the rules are taken, with the placed fleet
+                alternate = ruleset_named("alternate")
+                kinds = await play_on_screen(control, number, keys, Role.GUEST, alternate)
+                return await leave_the_end_screen(run, keys), kinds
+            finally:
+                await control.close()
+
+    try:
+        with daemon_in(tmp_path / "guest") as home:
+            status, kinds = asyncio.run(scenario(home))
+    finally:
+        finish(host)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "verdict: valid" in out, out
+    assert first_moves(kinds)
+    check_log(home, Role.GUEST, "alternate")
+
+
+async def wait_for_kind(control: ControlClient, number: int, kind: str) -> Message:
+    async with asyncio.timeout(WAIT):
+        while True:
+            message = await control.events.get()
+            assert message is not None
+            if message.get("game") == number and message["event"] == "session":
+                for event in message["events"]:
+                    if event["kind"] == kind:
+                        return dict(event)
+
+
+def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No guest is admitted later to a game nobody plays (one daemon start, no game)."""
+
+    async def scenario(home: Path) -> tuple[int, Message]:
+        me = player(home, tmp_path)
+        me.choose_rules = True
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                keys.send_text("qy")  # quit, yes: no game has started
+                async with asyncio.timeout(WAIT):
+                    status = await run
+                state = (await control.request("state", game=number))["state"]
+                return status, state
+            finally:
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status, state = asyncio.run(scenario(home))
+    assert status == 1 and "you left before the game began" in capsys.readouterr().err
+    assert state["status"] == "over" and "withdrawn" in state["failure"], state
