@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import random
 import socket
+import threading
 from pathlib import Path
 
+import pytest
 from peers import key_from, log_of, play, seeded_entropy
+from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app, press
@@ -25,7 +28,7 @@ from statki_client.run import kept_games, left_to_resume, pick_up_in, picked_up_
 from test_client_model import game
 
 from statki_net.cli.netplay import Player
-from statki_net.cli.resume import resumed_connection
+from statki_net.cli.resume import resume_game, resumed_connection
 from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
@@ -303,3 +306,34 @@ def kept_refused(tmp_path: Path) -> Model:
     next(iter(unfinished_games(tmp_path / "home"))).log.write_bytes(b"not a log")
     press(model, "u")
     return model
+
+
+def test_statki_resume_plays_a_kept_game_on_the_full_screen_to_its_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``resume_game`` as ``statki resume GAME`` runs it for a person at a terminal (the
+    terminal is a pipe and a dummy output here): the full screen opens, the host never
+    comes back, the game is won on time (a clock 400 times fast), the player leaves the end
+    screen with q, and the command says how it ended, as ``statki join`` does."""
+    speak("en")
+    home = tmp_path / "home"
+    game_id = kept_game(home, mover=Role.HOST)
+    player = Player(home, "Olek", None, None, None, on_screen=True, clock=ScaledClock(400))
+    returned = threading.Event()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+
+        def leave() -> None:  # q until the screen closes: at the end screen q leaves
+            while not returned.wait(0.05):
+                pipe.send_text("q")
+
+        leaving = threading.Thread(target=leave, daemon=True)
+        leaving.start()
+        try:
+            status = resume_game(player, game_id)
+        finally:
+            returned.set()
+            leaving.join(timeout=5)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "resuming game" in out and "verdict: " in out and "on time" in out, out
+    assert not unfinished_games(home)
