@@ -29,6 +29,7 @@ from statki_net.net.clock import WALL_CLOCK
 
 from .layout import STYLES, BoardName, terminal_screen
 from .model import Model, Overlay, Stage
+from .pickup import PICK_KEY
 from .review import AnalysisJob, Report, Runner, Update
 from .talk import MUTE_KEY, OPEN_KEY
 
@@ -38,7 +39,7 @@ COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 """Typed squares in battle: columns A-J (lower or upper case) and row digits."""
 COMMAND_KEYS = [
     *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"],
-    *["+", "=", "-", OPEN_KEY, MUTE_KEY, "backspace"],
+    *["+", "=", "-", OPEN_KEY, MUTE_KEY, PICK_KEY, "backspace"],
 ]
 LIMIT_KEYS = {"+": 1, "=": 1, "-": -1}
 """On the rules screen: a longer or a shorter time for a move (``=`` is ``+`` unshifted)."""
@@ -59,6 +60,9 @@ def press(model: Model, key: str) -> None:
         elif key in ("n", "N", "escape", "q"):
             model.cancel_quit()
         return
+    if model.overlay is Overlay.PICK:
+        _picking(model, key)
+        return
     if model.overlay is not None:
         if key == "q":
             model.overlay = None
@@ -76,6 +80,8 @@ def press(model: Model, key: str) -> None:
         model.open_chat()
     elif key == MUTE_KEY and model.stage in TALK_STAGES:
         model.toggle_mute()
+    elif key == PICK_KEY and model.can_pick_up:
+        model.ask_pick_up()
     elif model.stage is Stage.RULES:
         if key in ("up", "down"):
             model.move_rules_cursor(ARROWS[key][0])
@@ -113,6 +119,18 @@ def _placing(model: Model, key: str) -> None:
         model.decline()
     elif key == "R":
         model.revisit_rules()
+
+
+def _picking(model: Model, key: str) -> None:
+    """The list of unfinished games: up/down and Enter, or a game's digit; Esc goes back."""
+    if key in ("up", "down"):
+        model.move_pick_cursor(ARROWS[key][0])
+    elif key == "enter":
+        model.pick()
+    elif len(key) == 1 and key in "123456789":
+        model.pick(int(key) - 1)
+    elif key in ("escape", "q", PICK_KEY):
+        model.overlay = None
 
 
 def click(model: Model, board: BoardName, row: int, column: int) -> None:

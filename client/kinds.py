@@ -96,6 +96,8 @@ class Overlay(enum.StrEnum):
     HISTORY = "history"
     QUIT = "quit"
     ANALYSIS = "analysis"
+    PICK = "pick"
+    """The unfinished games to pick one up from (``statki_client.pickup``)."""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from statki_net.store.language import _, words
 from .clock import clock_words
 from .kinds import Volley
 from .model import EndScreen, Model, Overlay, Stage
+from .pickup import LISTED
 from .review import AnalysisStatus
 
 WIDTH, HEIGHT = 80, 24
@@ -250,6 +251,8 @@ def _body_and_keys(
         click = None
     if model.overlay is Overlay.HELP:
         lines = help_lines(model)
+    elif model.overlay is Overlay.PICK:
+        lines = pick_lines(model)
     elif model.overlay is Overlay.HISTORY:
         lines = history_lines(model, width)
     elif model.overlay is Overlay.ANALYSIS:
@@ -333,9 +336,10 @@ def _clip(line: Line, width: int) -> Line:
 def with_unfinished(model: Model, lines: list[Line]) -> list[Line]:
     """The line on unfinished games under the title, before the battle, in place of a
     blank line (the first): the screen grows no longer, so a long invite still fits."""
-    if not model.unfinished or model.overlay is not None or model.stage not in BEFORE_BATTLE:
+    said = model.unfinished_line()
+    if not said or model.overlay is not None or model.stage not in BEFORE_BATTLE:
         return lines
-    line: Line = [("class:trouble", model.unfinished)]
+    line: Line = [("class:trouble", said)]
     blank = next((index for index, each in enumerate(lines) if not each), None)
     return [line, *(lines if blank is None else lines[:blank] + lines[blank + 1 :])]
 
@@ -710,7 +714,7 @@ def help_lines(model: Model) -> list[Line]:
         ("  n", _("a new random fleet")),
         ("  Enter", _("start the battle (accept the rules, as the guest)")),
         ("  d", _("decline the host's rules (guest)")),
-        ("  R", _("choose the rules again (host, before the battle)")),
+        ("  R / u", _("choose the rules again (host) / resume an unfinished game")),
         (_("Battle"), ""),
         (_("  arrows"), _("move the cursor on the opponent's sea")),
         (_("  a-j then 1-10"), _("type a square, like b4 or j10; Esc clears what you typed")),
@@ -729,6 +733,19 @@ def help_lines(model: Model) -> list[Line]:
     for key, said in keys:
         # A space always parts the key from its words, however long the key.
         lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
+    return lines
+
+
+def pick_lines(model: Model) -> list[Line]:
+    """The unfinished games to pick one up from, a digit each, the highlighted one marked."""
+    lines: list[Line] = [[("class:box", _("Unfinished games: which one goes on?"))], []]
+    for index, kept in enumerate(model.kept[:LISTED]):
+        chosen = index == model.pick_cursor
+        marker = ("class:cursor" if chosen else "", f"{'>' if chosen else ' '} {index + 1}. ")
+        lines.append([marker, ("", kept.words())])
+    if len(model.kept) > LISTED:
+        more = len(model.kept) - LISTED
+        lines.append([("", _("  and {n} more: statki resume lists them all").format(n=more))])
     return lines
 
 
@@ -767,8 +784,12 @@ def keys_line(model: Model) -> str:
         return _(" y quit  n stay")
     if model.overlay is Overlay.ANALYSIS:
         return _(" a or Esc back  q quit")
+    if model.overlay is Overlay.PICK:
+        return _(" up/down choose  Enter or 1-9 resume it  Esc back")
     if model.overlay is not None:
         return _(" Esc back  q quit")
+    if model.can_pick_up:
+        return _keys_with_pick_up(model)
     if model.stage is Stage.RULES:
         if model.strength_choices:
             return _(" up/down rules  left/right computer  Enter confirm  ? help  q quit")
@@ -790,3 +811,21 @@ def keys_line(model: Model) -> str:
     if model.salvo:
         return _(" arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit")
     return _(" arrows or b4 aim  Enter fire  s hints  p past games  t talk  ? help  q quit")
+
+
+def _keys_with_pick_up(model: Model) -> str:
+    """The first screens' keys with ``u``, which picks an unfinished game up: the same keys,
+    told more briefly, so that the line still fits."""
+    if model.stage is Stage.RULES:
+        if model.strength_choices:
+            return _(" up/down rules  left/right computer  Enter confirm  u resume  ? help")
+        if model.move_seconds is not None:
+            return _(" up/down rules  +/- time  Enter confirm  u resume  ? help  q quit")
+        return _(" up/down rules  Enter confirm  u resume  ? help  q quit")
+    if model.stage is Stage.PLACING:
+        if model.must_decide:
+            return _(" Tab/arrows/r place  n new  Enter accept  d decline  u resume  ? help")
+        if model.can_choose_rules:
+            return _(" Tab/arrows/r place  n new  R rules  Enter start  u resume  ? help  q quit")
+        return _(" Tab ship  arrows move  r rotate  n new  Enter start  u resume  ? help  q quit")
+    return _(" waiting for the opponent   u resume  p past games  ? help  q quit")

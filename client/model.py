@@ -49,6 +49,7 @@ from statki_net.store.language import _, words
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
 from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
+from .pickup import PickingUp
 from .placement import Placed
 from .rules_screen import RulesScreen
 from .talk import Talking
@@ -74,7 +75,7 @@ STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
 
 
 @dataclass
-class Model(RulesScreen, Aiming, EndOfGame, Talking):
+class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     """The client's state; see the module docstring."""
 
     first: Role | None = None
@@ -88,9 +89,16 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
     """Ring the terminal's bell when this side's turn begins in a timed game (``--no-bell``)."""
     bell_due: bool = False
     """The turn began and the bell is still to ring: the front end rings it, then clears this."""
+    replayed: Sequence[Told] = ()
+    """A game picked up from its log (``statki resume``): the events its session told so far
+    (``statki_net.protocol.replay``), handled as they came, so the screen starts where the
+    game stood."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
+        if self.replayed:
+            self._pick_up_where_it_stood()
+            return
         rules = self.session.rules
         if rules is not None and self.session.role is Role.HOST:
             if self.rule_choices:
@@ -100,8 +108,25 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking):
 
     @property
     def done(self) -> bool:
-        """The front end may exit: the player quit and nothing is left to say."""
-        return self.quitting and not self.resign_pending
+        """The front end may exit: the player quit (or left to resume another game) and
+        nothing is left to say."""
+        return (self.quitting or self.picked is not None) and not self.resign_pending
+
+    def _pick_up_where_it_stood(self) -> None:
+        """A game restored from its log: its fleet is committed (the secrets kept say which),
+        and what the screen shows comes from the events told again."""
+        session = self.session
+        self.rules = session.transcript.rules
+        if session.fleet is not None and self.rules is not None:
+            self.ships = [Placed.of(ship, self.rules.size) for ship in session.fleet.ships]
+        self.stage = Stage.WAITING
+        self.handle(self.replayed)
+        if self.stage is not Stage.OVER:
+            self.say(
+                _("Game picked up from its log: waiting for {them} to come back").format(
+                    them=self.opponent_label()
+                )
+            )
 
     # ------------------------------------------------------------ overlays and leaving
 

@@ -12,26 +12,30 @@ from typing import Any, TextIO
 
 from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
-from statki_net.game.rules import PRESETS, Ruleset, describe
+from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.notices import Closed
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _, words
-from statki_net.store.unfinished import Glance, glance, unfinished_games
+from statki_net.store.language import _
+from statki_net.store.picked import ChosenToResume
+from statki_net.store.unfinished import (
+    glance,
+    unfinished_games,
+    why_not_resumed,
+)
 
 from .daemon_link import DaemonLink
 from .keys import build_app
+from .kinds import Told
 from .local import Chooser, LocalGame
 from .model import HistorySource, Model, Stage
+from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
 
 HISTORY_ROWS = 50
-NAME_SHOWN = 9
-"""The opponent's name is cut to this on the unfinished games' line, so that it fits
-80 columns with the longest preset's name, in both languages."""
 
 
 def computer_chooser(player: str, rng: random.Random) -> Chooser:
@@ -41,30 +45,25 @@ def computer_chooser(player: str, rng: random.Random) -> Chooser:
 
 def unfinished_line(home: Path) -> str:
     """The start screen's line on the games ``statki resume`` can pick up; empty: none."""
-    return unfinished_words([glance(kept) for kept in unfinished_games(home)])
+    return unfinished_words([kept.glance for kept in kept_games(home)])
 
 
-def unfinished_words(games: Sequence[Glance | None]) -> str:
-    """One line on the kept games (oldest first): the game and its state when there is
-    one whose log reads (None: it does not), else how many; ``statki resume`` lists them."""
-    if len(games) > 1:
-        return _("Unfinished games: {n}; statki resume lists them").format(n=len(games))
-    if not games:
-        return ""
-    if games[0] is None:
-        return _("An unfinished game: statki resume picks it up")
-    return _("Unfinished game {details}: statki resume picks it up").format(
-        details=glance_words(games[0])
-    )
+def kept_games(home: Path) -> tuple[KeptGame, ...]:
+    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells."""
+    return tuple(KeptGame(kept.game, glance(kept)) for kept in unfinished_games(home))
 
 
-def glance_words(kept: Glance) -> str:
-    """The game in a few words: "vs Ala, classic, your move"."""
-    return _("vs {name}, {rules}, {turn}").format(
-        name=kept.opponent[:NAME_SHOWN] or "?",
-        rules=describe(kept.rules, words()).name if kept.rules else "?",
-        turn=_("your move") if kept.my_move else _("their move"),
-    )
+def pick_up_in(home: Path) -> PickUp:
+    """The check ``u`` makes on the first screen before it leaves for a game kept in
+    ``home``: None when it can be resumed, else the line why not."""
+    return lambda game: why_not_resumed(home, game)
+
+
+def left_to_resume(model: Model) -> None:
+    """After the screen closed: raise ``ChosenToResume`` when the player left it for a kept
+    game (the command goes on with that game: ``statki_net.cli.resume``)."""
+    if model.picked is not None:
+        raise ChosenToResume(model.picked)
 
 
 def history_source(history: History) -> HistorySource:
@@ -143,6 +142,7 @@ def play_computer(
             history=history,
         )
         on_screen = not wants_plain(plain)
+        kept = kept_games(home)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
         strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
@@ -155,7 +155,9 @@ def play_computer(
             strength_choices=strengths,
             strength_cursor=strengths.index(strategy) if strategy in strengths else 0,
             on_strength=lambda name: link.use_computer(name, computer_chooser(name, rng)),
-            unfinished=unfinished_line(home),
+            unfinished=unfinished_words([game.glance for game in kept]),
+            kept=kept,
+            pick_up=pick_up_in(home),
         )
         try:
             if not on_screen:
@@ -165,6 +167,7 @@ def play_computer(
         except KeyboardInterrupt:
             model.resign_now()
             raise
+        left_to_resume(model)
         if model.end_screen is not None and model.end_screen.log_path is not None:
             print(
                 _("statki: log saved at {log_path}").format(log_path=model.end_screen.log_path),
@@ -187,6 +190,7 @@ async def play_connection_on_screen(
     reunion: Reunion | None = None,
     bell: bool = True,
     unfinished: str = "",
+    home: Path | None = None,
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
@@ -195,9 +199,11 @@ async def play_connection_on_screen(
     when the host chooses the rules on screen (``choose_rules``).  The host's
     screen shows ``invite`` until the guest arrives.  With ``reunion`` the end
     screen offers a rematch with the same opponent.  ``unfinished`` is the line on
-    the games ``statki resume`` can pick up (``unfinished_line``).
+    the games ``statki resume`` can pick up (``unfinished_line``); with ``home`` the
+    first screen names them itself and ``u`` picks one up (``ChosenToResume``).
     """
     link = ConnectionLink(session, reunion=reunion)
+    kept = kept_games(home) if home is not None else ()
     model = Model(
         link,
         random.SystemRandom(),
@@ -207,9 +213,45 @@ async def play_connection_on_screen(
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
         bell=bell,
-        unfinished=unfinished,
+        unfinished=unfinished_words([game.glance for game in kept]) if kept else unfinished,
+        kept=kept,
+        pick_up=pick_up_in(home) if home is not None else None,
     )
     await play_over_connection(model, link, connect)
+    left_to_resume(model)
+    return outcomes_of(link)
+
+
+async def play_picked_up_on_screen(
+    session: Session,
+    told: Sequence[Told],
+    connect: Callable[[Session], Awaitable[GameConnection]],
+    *,
+    history: History,
+    bell: bool = True,
+) -> list[Outcome]:
+    """``statki resume GAME`` on the full screen: the game restored from its log, where it
+    stood (``told``: what its session told so far, ``statki_net.protocol.replay``), and on to
+    its end over the connection ``connect`` gives (the one that resumes it)."""
+    model, link = picked_up_model(session, told, history=history, bell=bell)
+    await play_over_connection(model, link, connect)
+    return outcomes_of(link)
+
+
+def picked_up_model(
+    session: Session, told: Sequence[Told], *, history: History | None = None, bell: bool = True
+) -> tuple[Model, ConnectionLink]:
+    """The model of a game restored from its log, where it stood, and its link (no
+    connection yet: the one that resumes the game is attached when it runs)."""
+    link = ConnectionLink(session)
+    link.fleet_ready.set()  # committed before the program stopped
+    source = history_source(history) if history is not None else None
+    model = Model(link, random.SystemRandom(), source, bell=bell, replayed=tuple(told))
+    return model, link
+
+
+def outcomes_of(link: ConnectionLink) -> list[Outcome]:
+    """The outcome of each game played over ``link`` and its rematches that began."""
     outcomes: list[Outcome] = []
     current: ConnectionLink | None = link
     while current is not None:

@@ -21,6 +21,7 @@ try:
     from statki_net.game.words import N_
     from statki_net.store import language
     from statki_net.store.language import _, ngettext
+    from statki_net.store.picked import ChosenToResume
     from statki_net.version import SOFTWARE
 except KeyboardInterrupt:
     print("statki: interrupted", file=sys.stderr)
@@ -47,7 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             # --home given before the command: the command's own --home defaults to None,
             # and argparse lets a subcommand's default overwrite what came before it.
             args.home = args.home_before
-        return int(args.run(args))
+        try:
+            return int(args.run(args))
+        except ChosenToResume as chosen:  # left a first screen for a kept game: play it on
+            from statki_net.cli.resume import resume_chosen
+
+            return resume_chosen(args, chosen.game)
     except KeyboardInterrupt:  # Terminated too
         if _terminated:
             print(_("statki: terminated"), file=sys.stderr)

@@ -48,6 +48,7 @@ from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
+from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import ControlClient, RemoteHandle, UntrustedSocket
 from statki_net.net.dialer import dial
 from statki_net.net.invite import (
@@ -768,7 +769,7 @@ async def _on_screen(
 
     The exit status tells how the last game that began ended.
     """
-    from statki_client.run import play_connection_on_screen, unfinished_line
+    from statki_client.run import play_connection_on_screen
 
     history = History.in_home(player.home)
     try:
@@ -782,10 +783,16 @@ async def _on_screen(
             custom_rules=player.custom_rules,
             reunion=reunion(history) if reunion is not None else None,
             bell=player.bell,
-            unfinished=unfinished_line(player.home),
+            home=player.home,
         )
     finally:
         history.close()
+    return told_outcomes(outcomes)
+
+
+def told_outcomes(outcomes: list[GameOutcome]) -> int:
+    """How each game played on the full screen ended, on stdout, as the line prompt says it;
+    the exit status tells how the last one that began ended."""
     if not outcomes:
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND

@@ -6,20 +6,23 @@ side's commit to the game's end, ``statki_net.store.unfinished``).  With one
 kept secrets, appends to the same log, and resumes over a new connection: the
 guest dials the invite's addresses again, the host listens on its port again
 for the guest to come back (SPEC.md, "Resume").  The game then goes on as
-any other; the full screen is not offered here: the line prompt, or
-``--bot``.
+any other: on the full screen where it stood (both seas, whose move, the
+clock, the talk so far: ``statki_net.protocol.replay``), or at the line prompt
+(``--plain``), or by the computer (``--bot``).  The first screens of ``statki
+play``, ``host`` and ``join`` pick a kept game up too (``u``): they leave
+with ``ChosenToResume``, and ``resume_chosen`` goes on here.  A game that
+cannot be picked up is said in one line (``CannotResume``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import time
+from collections.abc import Callable
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
-from statki_net.cli.netplay import Player, play_here, player_arguments
-from statki_net.game.errors import UsageError
+from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import parse_invite
@@ -27,18 +30,18 @@ from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
-from statki_net.protocol.logformat import frames_of, next_say, read_log
-from statki_net.protocol.session import Session
+from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
-from statki_net.store.identity import load_identity
+from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
 from statki_net.store.recorder import GameRecorder
 from statki_net.store.unfinished import (
+    Restored,
     SecretKeeper,
-    Unfinished,
     find_unfinished,
     glance,
+    restore,
     unfinished_games,
 )
 
@@ -55,33 +58,36 @@ def add(commands: Subcommands) -> None:
 
 def _resume(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
-    player.on_screen = False  # the line prompt, or the computer
     if args.game is None:
         return _list(player)
-    kept = find_unfinished(player.home, args.game)
-    if not kept.log.is_file():
-        raise UsageError(_("the game's log {log} is gone").format(log=kept.log))
-    contents = read_log(kept.log.read_bytes())
-    session = Session.restore(
-        kept.role,
-        load_identity(player.home),
-        frames_of(contents),
-        kept.secrets,
-        name=kept.name,
-        entropy=secrets.token_bytes,
-        said=next_say(contents, kept.role),
-    )
+    game = find_unfinished(player.home, args.game).game
+    return resume_game(player, game, map_port=wants_map(args))
+
+
+def resume_chosen(args: argparse.Namespace, game: str) -> int:
+    """The game a player chose on the first screen of ``statki play``, ``host`` or ``join``
+    (``ChosenToResume``), picked up on the full screen as ``statki resume GAME`` does."""
+    home = home_dir(args.home)
+    player = Player(home, "", None, None, None, on_screen=True, bell=getattr(args, "bell", True))
+    return resume_game(player, game)
+
+
+def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
+    """Pick kept ``game`` (its whole id) up: on the full screen when a person plays on a
+    terminal, else at the line prompt or by the computer."""
+    restored = restore(player.home, game)
+    kept = restored.kept
     print(
         _("resuming game {game} as the {role}; log: {log}").format(
             game=kept.game[:16], role=_(str(kept.role)), log=kept.log
         ),
         flush=True,
     )
-    return asyncio.run(_carry_on(player, kept, session, map_port=wants_map(args)))
+    return asyncio.run(_carry_on(player, restored, map_port=map_port))
 
 
 def _list(player: Player) -> int:
-    from statki_client.run import glance_words  # the start screen's words for a game
+    from statki_client.pickup import glance_words  # the start screen's words for a game
 
     games = unfinished_games(player.home)
     if not games:
@@ -96,9 +102,8 @@ def _list(player: Player) -> int:
     return EXIT_OK
 
 
-async def _carry_on(
-    player: Player, kept: Unfinished, session: Session, *, map_port: bool = False
-) -> int:
+async def _carry_on(player: Player, restored: Restored, *, map_port: bool = False) -> int:
+    kept, session = restored.kept, restored.session
     servers: list[asyncio.Server] = []
     mapping: PortMapping | None = None
     try:
@@ -121,24 +126,10 @@ async def _carry_on(
             rejoin = TakeBack(admission)
 
         def connect(history: History) -> GameConnection:
-            return GameConnection(
-                session,
-                None,
-                None,
-                log_dir=kept.log.parent,
-                history=history,
-                clock=player.clock,
-                rejoin=rejoin,
-                keeper=SecretKeeper(
-                    player.home,
-                    invite=kept.invite,
-                    port=kept.port,
-                    now=kept.started,
-                    game=kept.game,
-                ),
-                recorder=GameRecorder.going_on(kept.log, history, session),
-            )
+            return resumed_connection(player, restored, rejoin, history)
 
+        if player.on_screen:  # where the game stood, then on to its end, as statki join's
+            return await _on_screen(player, restored, connect)
         # The same as a game begun here: the computer or the line prompt, stopped on Ctrl-C.
         return await play_here(player, connect, session.rules)
     finally:
@@ -146,3 +137,47 @@ async def _carry_on(
             server.close()
         if mapping is not None:
             await mapping.close()
+
+
+def resumed_connection(
+    player: Player, restored: Restored, rejoin: Rejoin, history: History
+) -> GameConnection:
+    """The restored game's connection: apart until ``rejoin`` brings the peer back, its
+    messages appended to the same log, its secrets kept until it ends."""
+    kept, session = restored.kept, restored.session
+    return GameConnection(
+        session,
+        None,
+        None,
+        log_dir=kept.log.parent,
+        history=history,
+        clock=player.clock,
+        rejoin=rejoin,
+        keeper=SecretKeeper(
+            player.home, invite=kept.invite, port=kept.port, now=kept.started, game=kept.game
+        ),
+        recorder=GameRecorder.going_on(kept.log, history, session),
+    )
+
+
+async def _on_screen(
+    player: Player, restored: Restored, connect: Callable[[History], GameConnection]
+) -> int:
+    from statki_client.run import play_picked_up_on_screen
+
+    history = History.in_home(player.home)
+    try:
+        outcomes = await play_picked_up_on_screen(
+            restored.session,
+            told_so_far(restored.session, restored.contents),
+            lambda _session: _connected(connect(history)),
+            history=history,
+            bell=player.bell,
+        )
+    finally:
+        history.close()
+    return told_outcomes(outcomes)
+
+
+async def _connected(conn: GameConnection) -> GameConnection:
+    return conn

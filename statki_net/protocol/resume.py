@@ -24,6 +24,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from statki_net.game.errors import UsageError
 from statki_net.protocol.commitment import HASH_SIZE
 from statki_net.protocol.errors import Check, Code, ProtocolError
 from statki_net.protocol.wire import Role, read_body
@@ -95,6 +96,31 @@ class ResumeError(ProtocolError):
 
     def __init__(self, refusal: ResumeRefusal, detail: str) -> None:
         super().__init__(Code.BAD_FIELD, detail, Check.FRAME)
+        self.refusal = refusal
+
+
+class RestoreRefusal(enum.StrEnum):
+    """Why a game's log and secrets give no session to pick up (``Session.restore``)."""
+
+    DOES_NOT_REPLAY = "does-not-replay"
+    """A frame of the log is no message, or does not fit the chain."""
+    NO_GAME = "no-game"
+    """The log stops before the game has an id (both hellos)."""
+    OVER = "over"
+    """The log holds the game's end: nothing is left to play."""
+    WRONG_KEY = "wrong-key"
+    """This home's key is not that side's key of the game."""
+    SECRETS_DO_NOT_FIT = "secrets-do-not-fit"
+    """The secrets kept do not open this side's fleet commitment."""
+    NO_SECRETS = "no-secrets"
+    """This side committed, and its secrets are not given."""
+
+
+class NotRestored(UsageError):
+    """A game that cannot be picked up from its log, and why (``refusal``)."""
+
+    def __init__(self, refusal: RestoreRefusal, detail: str) -> None:
+        super().__init__(detail)
         self.refusal = refusal
 
 

@@ -63,6 +63,8 @@ from statki_net.protocol.phases import (
     may_resign,
 )
 from statki_net.protocol.resume import (
+    NotRestored,
+    RestoreRefusal,
     Resume,
     ResumeError,
     ResumeFrame,
@@ -478,6 +480,9 @@ class Session:
         self.last_heard = now
         if self.transcript.frames:
             if self.transcript.speaker() is self.role:
+                # The peer has waited for this side since the last message, not since this
+                # side came back: its turn's clock runs from then (SPEC.md, "Resume").
+                self.last_heard = min(now, self.transcript.last_at(self.peer) or now)
                 self._speak(now)
         elif self.role is Role.HOST:
             self._speak(now)
@@ -585,11 +590,16 @@ class Session:
             for frame in frames:
                 t.add(frame)
         except ProtocolError as error:
-            raise UsageError(f"the log does not replay: {error.detail}") from None
+            raise NotRestored(
+                RestoreRefusal.DOES_NOT_REPLAY, f"the log does not replay: {error.detail}"
+            ) from None
         if len(t.frames) < 2 or t.complete:
-            raise UsageError("the log holds no unfinished game")
+            refusal = RestoreRefusal.OVER if t.complete else RestoreRefusal.NO_GAME
+            raise NotRestored(refusal, "the log holds no unfinished game")
         if t.key(role) != public_key_bytes(key):
-            raise UsageError(f"this key is not the {role}'s of that game")
+            raise NotRestored(
+                RestoreRefusal.WRONG_KEY, f"this key is not the {role}'s of that game"
+            )
         proposal = t.sides[Role.HOST].hello
         assert proposal is not None and t.rules is not None
         session = cls(
@@ -617,9 +627,14 @@ class Session:
                     t.game, secrets.secret, fleet.board, t.rules.size**2
                 )
                 if session.commitment.root != committed.fleet:
-                    raise UsageError("the secrets kept do not open this side's commitment")
+                    raise NotRestored(
+                        RestoreRefusal.SECRETS_DO_NOT_FIT,
+                        "the secrets kept do not open this side's commitment",
+                    )
         elif committed is not None:
-            raise UsageError("this side's secrets of that game are not kept")
+            raise NotRestored(
+                RestoreRefusal.NO_SECRETS, "this side's secrets of that game are not kept"
+            )
         session.waiting_since = t.last_at(role) or 0
         session.lost = ConnectionLost(Code.LOST, "this side's program stopped")
         return session
@@ -1047,22 +1062,10 @@ class Session:
             self._speak(now)
 
     def _announce(self, frame: Frame) -> None:
-        message, sender, t = frame.message, frame.header.sender, self.transcript
-        if isinstance(message, Hello) and sender is self.peer:
-            self._events.append(PeerHello(sender, message))
-        if isinstance(message, Coin) and t.phase is Phase.SHOOT and t.move == 0:
-            assert t.score is not None
-            self._events.append(GameStarted(Role.HOST if t.score.to_move == 0 else Role.GUEST))
-        if isinstance(message, Reply):
-            shooter = sender.other
-            volley = t.sides[shooter].volleys[-1]
-            self._events.append(VolleyDone(shooter, volley.move, volley.shots, volley.answer))
-        ending = t.ending
-        if isinstance(message, Reply | Resign | TimeClaim) and ending is not None:
-            self._events.append(BattleOver(ending))
-        if isinstance(message, Error) and sender is self.peer:
-            self.failure = Failed.reported(message)
-            self._events.append(self.failure)
+        for event in announced(frame, self.transcript, self.role):
+            if isinstance(event, Failed):
+                self.failure = event
+            self._events.append(event)
 
     def _speak(self, now: int) -> None:
         """Say what the protocol makes this side say without the player, or ask the player."""
@@ -1154,6 +1157,29 @@ class Session:
         ]
         assert t.end is not None, "the verdicts come after the end of the battle"
         return Verdict(t.winner, t.end.value, findings)
+
+
+def announced(frame: Frame, t: Transcript, role: Role) -> list[Event]:
+    """What ``frame``, just added to ``t``, tells ``role``'s player: the one place that
+    decides it, for a frame as it comes (``Session``) and for one replayed from a log
+    (``statki_net.protocol.replay``)."""
+    message, sender, peer = frame.message, frame.header.sender, role.other
+    events: list[Event] = []
+    if isinstance(message, Hello) and sender is peer:
+        events.append(PeerHello(sender, message))
+    if isinstance(message, Coin) and t.phase is Phase.SHOOT and t.move == 0:
+        assert t.score is not None
+        events.append(GameStarted(Role.HOST if t.score.to_move == 0 else Role.GUEST))
+    if isinstance(message, Reply):
+        shooter = sender.other
+        volley = t.sides[shooter].volleys[-1]
+        events.append(VolleyDone(shooter, volley.move, volley.shots, volley.answer))
+    ending = t.ending
+    if isinstance(message, Reply | Resign | TimeClaim) and ending is not None:
+        events.append(BattleOver(ending))
+    if isinstance(message, Error) and sender is peer:
+        events.append(Failed.reported(message))
+    return events
 
 
 def _replayed_defence(t: Transcript, role: Role, defence: Defence) -> Defence:

@@ -17,20 +17,26 @@ picks one up.
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_
 from statki_net.protocol.errors import ProtocolError
-from statki_net.protocol.logformat import frames_of, read_log
+from statki_net.protocol.logformat import LogContents, frames_of, next_say, read_log
+from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.store.home import private_folder
+from statki_net.store.identity import load_identity
+from statki_net.store.language import _
 
 FOLDER = "unfinished"
 SUFFIX = ".json"
@@ -161,6 +167,91 @@ def glance(kept: Unfinished) -> Glance | None:
         rules=transcript.rules,
         my_move=transcript.speaker() is kept.role,
     )
+
+
+class KeptGone(enum.StrEnum):
+    """Why a kept game cannot be picked up, found before its log is replayed."""
+
+    SECRETS_GONE = "secrets-gone"
+    """Its file of secrets is gone (or no longer reads)."""
+    LOG_GONE = "log-gone"
+    LOG_DAMAGED = "log-damaged"
+    """The log is no statki log, or a frame of it is no frame."""
+
+
+WHY_NOT: dict[KeptGone | RestoreRefusal, str] = {
+    KeptGone.SECRETS_GONE: N_("its secrets are gone"),
+    KeptGone.LOG_GONE: N_("its log is gone"),
+    KeptGone.LOG_DAMAGED: N_("its log is damaged"),
+    RestoreRefusal.DOES_NOT_REPLAY: N_("its log is damaged: a message does not fit"),
+    RestoreRefusal.NO_GAME: N_("its log holds no game yet"),
+    RestoreRefusal.OVER: N_("it is over already"),
+    RestoreRefusal.WRONG_KEY: N_("it is another key's game"),
+    RestoreRefusal.SECRETS_DO_NOT_FIT: N_("its secrets do not fit its log"),
+    RestoreRefusal.NO_SECRETS: N_("its secrets are gone"),
+}
+"""Each reason in a few words, translated where shown (``CannotResume``)."""
+
+
+class CannotResume(UsageError):
+    """A kept game that cannot be picked up: the one line that says so, in the player's
+    language; ``why`` is the reason as a value."""
+
+    def __init__(self, game: str, why: KeptGone | RestoreRefusal) -> None:
+        super().__init__(
+            _("Game {game} cannot be resumed: {why}").format(game=game[:8], why=_(WHY_NOT[why]))
+        )
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Restored:
+    """A kept game picked up: its file, its log as read, and this side's session again."""
+
+    kept: Unfinished
+    contents: LogContents
+    session: Session
+
+
+def restore(home: Path, game: str) -> Restored:
+    """This side's session of kept ``game`` (its whole id), from its log and secrets, apart
+    from the peer until a new connection resumes it.  Raises ``CannotResume``; a game whose
+    log holds its end is forgotten (there is nothing to resume: it is listed no more)."""
+    kept = next((each for each in unfinished_games(home) if each.game == game), None)
+    if kept is None:
+        raise CannotResume(game, KeptGone.SECRETS_GONE)
+    try:
+        contents = read_log(kept.log.read_bytes())
+        frames = frames_of(contents)
+    except FileNotFoundError:
+        raise CannotResume(game, KeptGone.LOG_GONE) from None
+    except (OSError, UsageError, ProtocolError):
+        raise CannotResume(game, KeptGone.LOG_DAMAGED) from None
+    try:
+        session = Session.restore(
+            kept.role,
+            load_identity(home),
+            frames,
+            kept.secrets,
+            name=kept.name,
+            entropy=secrets.token_bytes,
+            said=next_say(contents, kept.role),
+        )
+    except NotRestored as error:
+        if error.refusal is RestoreRefusal.OVER:
+            forget(home, game)
+        raise CannotResume(game, error.refusal) from None
+    return Restored(kept, contents, session)
+
+
+def why_not_resumed(home: Path, game: str) -> str | None:
+    """None when kept ``game`` can be picked up now; else the one line why not (a start
+    screen's ``u``: it shows the line, and leaves for the game only when there is none)."""
+    try:
+        restore(home, game)
+    except CannotResume as error:
+        return str(error)
+    return None
 
 
 class SecretKeeper:

@@ -11,7 +11,10 @@ kill and the resume need processes of their own.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
+import secrets
 import subprocess
 import time
 from pathlib import Path
@@ -19,9 +22,29 @@ from pathlib import Path
 import pytest
 from conftest import Cli, Finished
 from netproc import finish, line_starting, start, stop
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from statki_client.keys import build_app
+from statki_client.layout import plain, screen
+from statki_client.model import Model, Stage
+from statki_client.remote import ConnectionLink, play_over_connection
+from statki_client.run import kept_games, left_to_resume, pick_up_in, picked_up_model
 
+from statki_net.cli.netplay import Player
+from statki_net.cli.resume import resumed_connection
+from statki_net.net.connection import GameConnection
+from statki_net.net.invite import parse_invite
+from statki_net.net.resume import Redial
 from statki_net.protocol.logformat import is_log, read_log
+from statki_net.protocol.replay import told_so_far
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
+from statki_net.store.identity import load_identity
+from statki_net.store.language import speak
+from statki_net.store.picked import ChosenToResume
+from statki_net.store.unfinished import restore, unfinished_games
 
 
 def only_log(home: Path) -> Path | None:
@@ -123,3 +146,90 @@ def test_statki_play_names_the_game_a_killed_guest_left_unfinished(
     kept.unlink()  # the game given up: the next start screen says nothing of it
     again = in_home(cli, monkeypatch, homes["guest"], "play", "--plain")
     assert again.returncode == 0 and "statki resume" not in again.stdout, again.stdout
+
+
+def test_a_killed_guest_is_picked_up_with_u_and_played_out_on_the_full_screen(
+    tmp_path: Path,
+) -> None:
+    """Real processes for the two sides until the guest is killed mid-battle; then, in this
+    process, a first screen in the guest's home, where ``u`` picks the game up, and the full
+    screen that resumes it: the shots made before are on it from the start, the game goes
+    on to its end against the host still running, and both logs are valid and the same.
+    Costs two process starts and a classic game, about 2 s."""
+    homes = {"host": tmp_path / "host", "guest": tmp_path / "guest"}
+    hosting = ("host", "--port", "0", "--advertise", "127.0.0.1", "--bot", "random")
+    host = start(homes["host"], *hosting, "--name", "Ala")
+    try:
+        invite = loopback_only(line_starting(host, "statki://", []))
+        guest = start(homes["guest"], "join", invite, "--bot", "random", "--name", "Ola")
+        kill_at(guest, homes["guest"], 30)
+        chosen = chosen_on_the_first_screen(homes["guest"])
+        model = asyncio.run(played_out_on_screen(homes["guest"], chosen))
+        status, out, err = finish(host)
+    finally:
+        stop(host)
+    assert status == 0, f"{out}\n{err}"
+    assert model.end_screen is not None
+    assert model.end_screen.verdict.startswith(("You won", "You lost"))
+    logs = {role: only_log(home) for role, home in homes.items()}
+    frames = {}
+    for role, log in logs.items():
+        assert log is not None, role
+        assert judge_log(log.read_bytes()).valid, role
+        frames[role] = read_log(log.read_bytes()).frames
+    assert frames["host"] == frames["guest"]
+    assert not unfinished_games(homes["guest"]), "over: listed no more"
+
+
+def chosen_on_the_first_screen(home: Path) -> str:
+    """A first screen in ``home`` (a guest's, before any game), ``u`` pressed: the game it
+    leaves for, as the command line is told (``ChosenToResume``)."""
+    speak("en")
+    session = Session(Role.GUEST, load_identity(home), name="Ola", entropy=secrets.token_bytes)
+    model = Model(
+        ConnectionLink(session), random.Random(1), kept=kept_games(home), pick_up=pick_up_in(home)
+    )
+    assert "Unfinished game vs Ala, classic, " in plain(screen(model))
+    with create_pipe_input() as pipe:
+        app = build_app(model, input=pipe, output=DummyOutput())
+        pipe.send_text("u")
+        app.run()
+    with pytest.raises(ChosenToResume) as chosen:
+        left_to_resume(model)
+    return chosen.value.game
+
+
+async def played_out_on_screen(home: Path, game: str) -> Model:
+    """``game`` picked up on the full screen and played to its end: the player fires at the
+    first square not shot at whenever it is its turn, and leaves at the end screen."""
+    restored = restore(home, game)
+    session = restored.session
+    model, link = picked_up_model(session, told_so_far(session, restored.contents))
+    before = sum(len(session.transcript.sides[role].volleys) for role in Role)
+    assert before and len(model.volleys) == before, "the shots made before, on the screen"
+    assert model.stage is Stage.BATTLE
+    history = History.in_home(home)
+    player = Player(home, "Ola", None, None, None, on_screen=True)
+    rejoin = Redial(parse_invite(restored.kept.invite).addresses)
+
+    async def connect(_session: Session) -> GameConnection:
+        return resumed_connection(player, restored, rejoin, history)
+
+    with create_pipe_input() as pipe:
+
+        async def play() -> None:
+            while model.end_screen is None or not model.end_screen.referee:
+                if model.my_turn:
+                    model.choose(next(s for s in range(100) if model.refusal(s) is None))
+                await asyncio.sleep(0.002)
+            pipe.send_text("q")
+
+        playing = asyncio.ensure_future(play())
+        try:
+            async with asyncio.timeout(45):
+                await play_over_connection(model, link, connect, input=pipe, output=DummyOutput())
+                await playing
+        finally:
+            playing.cancel()
+            history.close()
+    return model

@@ -21,13 +21,14 @@ from statki_client.keys import press
 from statki_client.layout import HEIGHT, WIDTH, cut_short, plain, screen, terminal_screen
 from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Overlay, Stage
+from statki_client.pickup import unfinished_words
 from statki_client.remote import ConnectionLink
 from statki_client.review import run_now
-from statki_client.run import unfinished_words
 from test_client_analysis import SMALL
 from test_client_analysis import play_out as play_small
 from test_client_model import CLASSIC_FLEET, clock, game, place, play_out
 from test_client_netscreen import GUEST_KEY, INVITE, guest_arrives, host_model
+from test_client_resumed import first_screen_kept, kept_list, kept_refused, picked_up_battle
 from test_client_talk import heard
 
 from statki_net.ai.strength import Strength
@@ -248,6 +249,10 @@ SCREENS: dict[str, Callable[[Path], Model]] = {
     "placement, an unfinished game": with_unfinished(placing, 1),
     "rules screen, unfinished games": with_unfinished(rules_screen, 3),
     "host placing, invite, an unfinished game": with_unfinished(host_placing, 1),
+    "battle, picked up from its log": picked_up_battle,
+    "placement, u picks a kept game up": first_screen_kept,
+    "the kept games to pick one up from": kept_list,
+    "placement, a kept game that cannot be resumed": kept_refused,
     "guest connecting": guest(None),
     "guest turned away": guest(Failed(Code.NOT_INVITED, "the hello proves no invite", True)),
 }

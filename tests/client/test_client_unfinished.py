@@ -9,7 +9,7 @@ from typing import cast
 
 from statki_client.layout import history_lines, plain, screen
 from statki_client.model import Model
-from statki_client.run import unfinished_words
+from statki_client.pickup import unfinished_words
 from test_client_model import game
 
 from statki_net.game.rules import ruleset_named
