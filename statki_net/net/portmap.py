@@ -25,20 +25,19 @@ import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from async_upnp_client.aiohttp import AiohttpRequester
-from async_upnp_client.client import UpnpDevice, UpnpService
-from async_upnp_client.client_factory import UpnpFactory
-from async_upnp_client.exceptions import UpnpActionError, UpnpError
-from async_upnp_client.search import SsdpSearchListener
-from async_upnp_client.utils import CaseInsensitiveDict
 
 from statki_net.game.words import N_
 from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, Via, mapping_outcome
 from statki_net.protocol import natpmp
 from statki_net.store.portmaps import KeptMapping, forget, keep, kept
+
+if TYPE_CHECKING:
+    # async-upnp-client brings aiohttp, about half a second of every start of host, join
+    # or play: it is imported where a router is searched for, not here.
+    from async_upnp_client.client import UpnpDevice, UpnpService
+    from async_upnp_client.utils import CaseInsensitiveDict
 
 SEARCH_S = 2.0
 """How long to wait for a router to answer the search: routers answer in milliseconds, and a
@@ -92,7 +91,20 @@ class PortTaken(Exception):
     """The router forwards that external port to another machine already."""
 
 
-NoAnswer = (UpnpError, OSError, TimeoutError)
+class RouterError(Exception):
+    """The router's UPnP went wrong (the library's own errors, as this module's)."""
+
+
+class ActionRefused(RouterError):
+    """The router answered a UPnP action with an error of its own."""
+
+    def __init__(self, code: int | None, description: str | None) -> None:
+        super().__init__(code, description)
+        self.code = code
+        self.description = description
+
+
+NoAnswer = (RouterError, OSError, TimeoutError)
 """What a router that stopped answering (or never spoke its protocol well) raises."""
 
 
@@ -143,10 +155,10 @@ class Router(Gateway):
     async def map(self, external_port: int, internal_port: int, lease_s: int) -> Grant:
         try:
             await add_mapping(self, external_port, internal_port, lease_s)
-        except UpnpActionError as error:
-            if error.error_code == CONFLICT:
+        except ActionRefused as error:
+            if error.code == CONFLICT:
                 raise PortTaken() from None
-            if error.error_code == ONLY_PERMANENT and lease_s:
+            if error.code == ONLY_PERMANENT and lease_s:
                 return await self.map(external_port, internal_port, 0)
             raise Declined(await _refusal(self, error)) from None
         return Grant(external_port, lease_s)
@@ -179,6 +191,10 @@ async def find_router(wait_s: float = SEARCH_S) -> Router | None:
     location = await _search(wait_s)
     if location is None:
         return None
+    from async_upnp_client.aiohttp import AiohttpRequester
+    from async_upnp_client.client_factory import UpnpFactory
+    from async_upnp_client.exceptions import UpnpError
+
     requester = AiohttpRequester(timeout=int(ACTION_S))
     try:
         async with asyncio.timeout(ACTION_S):
@@ -194,6 +210,9 @@ async def find_router(wait_s: float = SEARCH_S) -> Router | None:
 
 
 async def _search(wait_s: float) -> str | None:
+    from async_upnp_client.exceptions import UpnpError
+    from async_upnp_client.search import SsdpSearchListener
+
     found: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     def on_response(headers: CaseInsensitiveDict) -> None:
@@ -234,8 +253,15 @@ def _local_host(router_host: str) -> str:
 
 
 async def _call(service: UpnpService, action: str, **arguments: Any) -> Mapping[str, Any]:
-    async with asyncio.timeout(ACTION_S):
-        return await service.action(action).async_call(**arguments)
+    from async_upnp_client.exceptions import UpnpActionError, UpnpError
+
+    try:
+        async with asyncio.timeout(ACTION_S):
+            return await service.action(action).async_call(**arguments)
+    except UpnpActionError as error:
+        raise ActionRefused(error.error_code, error.error_desc) from None
+    except UpnpError as error:
+        raise RouterError(str(error)) from None
 
 
 async def add_mapping(router: Router, external_port: int, internal_port: int, lease_s: int) -> None:
@@ -263,10 +289,10 @@ async def delete_mapping(router: Router, external_port: int) -> None:
     )
 
 
-async def _refusal(router: Router, error: UpnpActionError) -> Refused | DoubleNat:
+async def _refusal(router: Router, error: ActionRefused) -> Refused | DoubleNat:
     """What a router's refusal means: behind a second translation when the external address
     it reports is not a public one; else the router's own reason."""
-    reason = error.error_desc or f"UPnP error {error.error_code}"
+    reason = error.description or f"UPnP error {error.code}"
     try:
         external_ip = await router.external_address()
     except NoAnswer:

@@ -34,3 +34,19 @@ def test_help_loads_no_command_module() -> None:
     heavy = [m for m in loaded if m.split(".")[1:2] in (["protocol"], ["referee"], ["ai"], ["net"])]
     assert heavy == [], f"statki --help imported {heavy}"
     assert "statki_net.cli.verify" not in loaded
+
+
+def test_a_game_loads_the_router_library_only_to_ask_a_router() -> None:
+    """async-upnp-client (with aiohttp) costs about half a second of every start of host, join,
+    play and the daemon: only a port mapping that searches for a router needs it."""
+    probe = (
+        "import sys\n"
+        "import statki_net.cli.netplay, statki_net.cli.daemon, statki_net.cli.resume\n"
+        "import statki_net.net.portmap\n"
+        "heavy = ('aiohttp', 'async_upnp_client')\n"
+        "print(' '.join(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.split()
+    assert loaded == []
