@@ -3,21 +3,23 @@
 A real ``statki daemon`` process runs in the player's home; the command's own
 ``_host_game`` / ``_join_game`` run in this process, their full screen driven
 with prompt_toolkit's pipe input (keys as a player types them) and a dummy
-output; the opponent is a real ``statki join --bot`` / ``statki host --bot``
-process.  The test follows the game on the daemon's control socket as the
-screen does (``follow``), to know when it is the player's turn.  Each test
-costs about two process starts and one game (a few seconds).
+output.  The opponent plays over loopback TCP in this process and resigns at
+its fourth turn (a whole game, and a short one).  The test follows the game
+on the daemon's control socket as the screen does (``follow``), to know when
+it is the player's turn.  Each test costs one daemon start and a short game;
+the host's also runs ``statki host --plain`` and ``statki join --bot`` once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import subprocess
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netproc import finish, line_starting, start, stop
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
@@ -27,12 +29,18 @@ from statki_net.cli import netplay
 from statki_net.cli.netplay import Player
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.net import notices
+from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, Message
+from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
 from statki_net.net.invite import parse_invite
+from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import frames_of, read_log
-from statki_net.protocol.session import VolleyDone, YourTurn
+from statki_net.protocol.session import Session, VolleyDone, YourTurn
 from statki_net.protocol.wire import Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
 
@@ -41,6 +49,8 @@ FLEET = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
 FLEET_SHIPS = ((0, 1, 2, 3), (20, 21, 22), (24, 25, 26), (8, 9), (40, 41), (43, 44))
 WAIT = 30.0
 """Longest wait for a step of the game (a bound, not a timing)."""
+RESIGN_AT = 4
+"""The opponent's turn at which it resigns."""
 RETYPE = 1.0
 """Seconds before a shot typed is typed again: the screen may have heard of its turn a
 moment after the test did (typing early is refused, and Escape clears it)."""
@@ -54,6 +64,82 @@ def daemon_in(home: Path) -> Iterator[Path]:
         yield home
     finally:
         stop(process)
+
+
+class Opponent:
+    """The other side, in this process: it takes any rules, fires at random squares it does
+    not know yet, and resigns at its ``RESIGN_AT``-th turn: a whole game, and a short one."""
+
+    def __init__(self, conn: GameConnection, seed: int) -> None:
+        self.conn = conn
+        self.rng = random.Random(seed)
+        self.turns = 0
+        conn.listeners.append(self.heard)
+
+    def heard(self, notice: notices.Notice) -> None:
+        # Acted on outside the connection's own handling of its events, as a front end does.
+        asyncio.get_running_loop().call_soon(self.act, notice)
+
+    def act(self, notice: notices.Notice) -> None:
+        with contextlib.suppress(UsageError):  # the game may have ended meanwhile
+            if isinstance(notice, notices.Rules):
+                self.conn.accept(random_fleet(notice.rules, self.rng))
+            elif isinstance(notice, notices.Turn):
+                self.turns += 1
+                if self.turns >= RESIGN_AT:
+                    self.conn.resign()
+                    return
+                view = self.conn.session.view
+                assert view is not None
+                unknown = [s for s in range(view.rules.size**2) if not view.known >> s & 1]
+                self.conn.shoot(tuple(self.rng.sample(unknown, notice.shots)))
+
+
+async def guest_opponent(invite_text: str) -> Outcome:
+    """A guest that joins with ``invite_text`` and plays as ``Opponent``."""
+    invite = parse_invite(invite_text)
+    reader, writer, _ = await dial(invite.addresses)
+    session = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="Ola",
+        entropy=random.Random(1).randbytes,
+        invite_secret=invite.secret,
+    )
+    conn = GameConnection(session, reader, writer, log_dir=None, expect_key=invite.key)
+    Opponent(conn, 1)
+    return await conn.run()
+
+
+async def host_opponent(rules: Ruleset) -> tuple[int, asyncio.Future[Outcome]]:
+    """A host listening on a port of its own (the first to connect is its guest) that plays
+    as ``Opponent``; its port, and its game to await."""
+    arrived: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+
+    async def on_guest(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await arrived.put((reader, writer))
+
+    server = await asyncio.start_server(on_guest, "127.0.0.1", 0)
+
+    async def game() -> Outcome:
+        try:
+            reader, writer = await arrived.get()
+        finally:
+            server.close()
+        rng = random.Random(2)
+        session = Session(
+            Role.HOST,
+            Ed25519PrivateKey.generate(),
+            name="Bob",
+            entropy=rng.randbytes,
+            rules=rules,
+            fleet=random_fleet(rules, rng),
+        )
+        conn = GameConnection(session, reader, writer, log_dir=None)
+        Opponent(conn, 2)
+        return await conn.run()
+
+    return server.sockets[0].getsockname()[1], asyncio.ensure_future(game())
 
 
 def player(home: Path, tmp_path: Path) -> Player:
@@ -156,10 +242,7 @@ def check_log(home: Path, me: Role, rules: str) -> None:
 def test_a_host_through_the_daemon_chooses_rules_places_and_plays_on_the_screen(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    guest: subprocess.Popen[str] | None = None
-
     async def scenario(home: Path) -> tuple[int, list[str]]:
-        nonlocal guest
         me = player(home, tmp_path)
         me.choose_rules = True
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
@@ -172,20 +255,16 @@ def test_a_host_through_the_daemon_chooses_rules_places_and_plays_on_the_screen(
                 number = await game_of(control)
                 invite = (await control.request("state", game=number))["state"]["invite"]
                 keys.send_text("\x1b[B\r\r")  # down to the second preset, Enter, Enter
-                guest = start(tmp_path / "guest", "join", invite, "--bot", "random")
-                kinds = await play_on_screen(
-                    control, number, keys, Role.HOST, ruleset_named("corners")
-                )
+                guest = asyncio.ensure_future(guest_opponent(invite))
+                corners = ruleset_named("corners")
+                kinds = await play_on_screen(control, number, keys, Role.HOST, corners)
+                assert (await guest).ending.end is End.RESIGNED
                 return await leave_the_end_screen(run, keys), kinds
             finally:
                 await control.close()
 
     with daemon_in(tmp_path / "host") as home:
-        try:
-            status, kinds = asyncio.run(scenario(home))
-        finally:
-            if guest is not None:
-                finish(guest)
+        status, kinds = asyncio.run(scenario(home))
         out = capsys.readouterr().out
         assert status == 0, out
         assert "the daemon hosts the game" in out and "verdict: valid" in out, out
@@ -211,48 +290,47 @@ def the_line_prompt_through(home: Path, tmp_path: Path) -> str:
 def test_a_guest_through_the_daemon_decides_places_and_plays_on_the_screen(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host = start(
-        tmp_path / "host", "host", "--bot", "random", "--port", "0", "--rules", "alternate"
-    )
+    alternate = ruleset_named("alternate")
 
     async def scenario(home: Path) -> tuple[int, list[str]]:
-        invite = parse_invite(line_starting(host, "statki://", []))
+        port, host = await host_opponent(alternate)
         me = player(home, tmp_path)
         with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
-            run = asyncio.ensure_future(netplay._join_game(me, invite))
+            run = asyncio.ensure_future(netplay._join_game(me, parse_invite(f"127.0.0.1:{port}")))
             control = await ControlClient.connect(home)
             assert control is not None
             try:
                 number = await game_of(control)
-                await wait_for_kind(control, number, "rules-proposed")
-                keys.send_text("\r")  # the rules are taken, with the placed fleet
-                alternate = ruleset_named("alternate")
+                await accept_the_rules(control, number, keys)
                 kinds = await play_on_screen(control, number, keys, Role.GUEST, alternate)
+                assert (await host).ending.end is End.RESIGNED
                 return await leave_the_end_screen(run, keys), kinds
             finally:
                 await control.close()
 
-    try:
-        with daemon_in(tmp_path / "guest") as home:
-            status, kinds = asyncio.run(scenario(home))
-    finally:
-        finish(host)
+    with daemon_in(tmp_path / "guest") as home:
+        status, kinds = asyncio.run(scenario(home))
     out = capsys.readouterr().out
     assert status == 0, out
-    assert "verdict: valid" in out, out
+    assert "verdict: valid" in out and "won" in out, out
     assert first_moves(kinds)
     check_log(home, Role.GUEST, "alternate")
 
 
-async def wait_for_kind(control: ControlClient, number: int, kind: str) -> Message:
+async def accept_the_rules(control: ControlClient, number: int, keys: PipeInput) -> None:
+    """Enter, once the screen has the host's rules, takes them with the placed fleet.
+
+    The game's state says when the daemon has them; the screen may hear a moment later,
+    and an Enter before that is lost, so it is pressed again until the guest accepted.
+    """
     async with asyncio.timeout(WAIT):
         while True:
-            message = await control.events.get()
-            assert message is not None
-            if message.get("game") == number and message["event"] == "session":
-                for event in message["events"]:
-                    if event["kind"] == kind:
-                        return dict(event)
+            phase = (await control.request("state", game=number))["state"].get("phase")
+            if phase not in (None, "host-hello", "guest-hello", "decision"):
+                return
+            if phase == "decision":
+                keys.send_text("\r")
+            await asyncio.sleep(0.5)
 
 
 def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(

@@ -55,7 +55,7 @@ def played(seed: int, rules: str, resign_at: int | None) -> BackToBack:
     return pair
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(
     seed=st.integers(1, 10_000),
     rules=st.sampled_from(sorted(PRESETS)),
@@ -102,7 +102,7 @@ def test_a_kind_not_known_here_is_passed_over() -> None:
     assert event_from_map({"kind": "from-a-newer-daemon", "x": 1}) is None
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(seed=st.integers(1, 10_000), rules=st.sampled_from(["classic", "salvo", "five-ships"]))
 def test_a_copy_that_follows_the_frames_and_events_is_the_side_it_copies(
     seed: int, rules: str
