@@ -35,6 +35,10 @@ TOOLS = ("ip", "nft", "miniupnpd", "upnpc")
 """What the lab needs; ./test.sh installs them with apt (miniupnpd miniupnpc nftables
 iproute2) when it may."""
 _labs = itertools.count(1)
+ROLES = ("host", "guest", "ra", "rb", "inet")
+MARKS = Path("/run/statki-natlab")
+"""One file a lab, named by its prefix, holding the pid that built it: a worker killed by a
+timeout never closes its labs, and the next run removes those whose process is gone."""
 
 
 class NoNamespaces(Exception):
@@ -56,6 +60,21 @@ def check_can_build() -> None:
     if made.returncode != 0:
         raise NoNamespaces(f"ip netns add failed: {made.stderr.strip()}")
     subprocess.run(["ip", "netns", "del", name], check=True)
+    remove_stale_labs()
+
+
+def remove_stale_labs() -> None:
+    for mark in MARKS.glob("sk*") if MARKS.is_dir() else ():
+        try:
+            os.kill(int(mark.read_text()), 0)
+            continue  # its process still runs: its lab is in use
+        except ProcessLookupError:
+            pass
+        except (ValueError, OSError):
+            continue
+        for role in ROLES:
+            subprocess.run(["ip", "netns", "del", f"{mark.name}{role}"], capture_output=True)
+        mark.unlink(missing_ok=True)
 
 
 @dataclass
@@ -93,6 +112,8 @@ class Lab:
         return done.stdout
 
     def build(self) -> Lab:
+        MARKS.mkdir(parents=True, exist_ok=True)
+        (MARKS / self.prefix).write_text(str(os.getpid()))
         for role in ("inet", "ra", "rb", "host", "guest"):
             subprocess.run(["ip", "netns", "add", self.ns(role)], check=True)
             self.sh(role, "ip", "link", "set", "lo", "up")
@@ -255,5 +276,6 @@ table inet filter {{
             except subprocess.TimeoutExpired:
                 self.miniupnpd.kill()
                 self.miniupnpd.communicate()
-        for role in ("host", "guest", "ra", "rb", "inet"):
+        for role in ROLES:
             subprocess.run(["ip", "netns", "del", self.ns(role)], capture_output=True)
+        (MARKS / self.prefix).unlink(missing_ok=True)
