@@ -155,14 +155,15 @@ def test_a_killed_guest_is_picked_up_with_u_and_played_out_on_the_full_screen(
     process, a first screen in the guest's home, where ``u`` picks the game up, and the full
     screen that resumes it: the shots made before are on it from the start, the game goes
     on to its end against the host still running, and both logs are valid and the same.
-    Costs two process starts and a classic game, about 2 s."""
+    Costs two process starts and a classic game between bots, its last half on the
+    screen: 10-20 s on a loaded machine, like the other tests here that kill a process."""
     homes = {"host": tmp_path / "host", "guest": tmp_path / "guest"}
     hosting = ("host", "--port", "0", "--advertise", "127.0.0.1", "--bot", "random")
     host = start(homes["host"], *hosting, "--name", "Ala")
     try:
         invite = loopback_only(line_starting(host, "statki://", []))
         guest = start(homes["guest"], "join", invite, "--bot", "random", "--name", "Ola")
-        kill_at(guest, homes["guest"], 30)
+        kill_at(guest, homes["guest"], 100)  # well into the battle: less to play on screen
         chosen = chosen_on_the_first_screen(homes["guest"])
         model = asyncio.run(played_out_on_screen(homes["guest"], chosen))
         status, out, err = finish(host)
@@ -221,7 +222,7 @@ async def played_out_on_screen(home: Path, game: str) -> Model:
             while model.end_screen is None or not model.end_screen.referee:
                 if model.my_turn:
                     model.choose(next(s for s in range(100) if model.refusal(s) is None))
-                await asyncio.sleep(0.002)
+                await asyncio.sleep(0.005)
             pipe.send_text("q")
 
         playing = asyncio.ensure_future(play())
