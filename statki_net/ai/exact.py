@@ -15,13 +15,21 @@ ones to come (a "profile" dynamic program):
 
 One pass forwards counts the ways to reach each state, one backwards the
 ways to finish from it; a square's probability of holding a ship is the sum,
-over the steps that put a ship there, of the ways in times the ways out,
+over the states that put a ship there, of the ways in times the ways out,
 over the total.  The counts are whole integers, so the probabilities are
 exact, and the backward counts draw a fleet uniformly at random as well.
 
+What makes it fast enough for the bench (``count``): a frontier (the first
+two items) is one integer, and its ways for every count of finished ships
+are one packed integer, a 64-bit slot per count, so a step is a mask, a
+shift and an add on one integer instead of one per count; the steps from
+each frontier are worked out once per rules and fleet and kept; and a
+square's fleets are paired from the two passes only where its row ends.
+
 It is the bench's yardstick for ``density`` (``statki bench ai --strategies
-exact``), too slow for play: in pure Python a classic move takes about a
-minute of CPU after 20 shots and a second after 33 (the README has the figures).
+exact``), still too slow for play: a classic move takes seconds of CPU in
+the first ten shots, a tenth of a second after twenty (the README has the
+figures).
 Not for touching ships (five-ships): there squares do not tell ships apart.
 Pure: values in, values out.
 """
@@ -32,11 +40,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from math import comb
+from operator import mul
 from random import Random
 
 from statki_net.ai.density import read_view
 from statki_net.game.battle import Sea, tells_cells
-from statki_net.game.board import bit, squares_of
+from statki_net.game.board import MAX_SIZE, bit, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, placements
 from statki_net.game.rules import Ruleset, Touching
@@ -187,118 +197,6 @@ def _complete(problem: Problem, state: State) -> bool:
     return finished == problem.need
 
 
-@dataclass(frozen=True)
-class Table:
-    """The forward and backward counts of one problem, square by square."""
-
-    problem: Problem
-    ways_in: tuple[dict[State, int], ...]
-    """Per square, the ways to reach each state before deciding it."""
-    ways_out: tuple[dict[State, int], ...]
-    """Per square (and one past the last), the ways to finish the board from each state."""
-    steps: tuple[dict[State, list[tuple[State, bool]]], ...]
-
-    @property
-    def fleets(self) -> int:
-        return self.ways_out[0].get(_start(self.problem), 0)
-
-    def ship_counts(self) -> tuple[int, ...]:
-        """Per square, the consistent fleets with a ship there."""
-        counts = []
-        for square, layer in enumerate(self.ways_in):
-            out = self.ways_out[square + 1]
-            total = 0
-            for state, ways in layer.items():
-                total += ways * sum(out[s] for s, ship in self.steps[square][state] if ship)
-            counts.append(total)
-        return tuple(counts)
-
-    def probabilities(self) -> tuple[float, ...]:
-        fleets = self.fleets
-        if not fleets:
-            return (0.0,) * self.problem.rules.size**2
-        return tuple(
-            count / fleets if self.problem.free >> s & 1 else 0.0
-            for s, count in enumerate(self.ship_counts())
-        ) + (0.0,) * (self.problem.rules.size**2 - self.problem.area)
-
-    def draw(self, rng: Random) -> int:
-        """A consistent fleet drawn uniformly, as the bitboard of its squares."""
-        if not self.fleets:
-            raise UsageError("no fleet agrees with what is known")
-        state, board = _start(self.problem), 0
-        for square, steps in enumerate(self.steps):
-            out = self.ways_out[square + 1]
-            pick = rng.randrange(self.ways_out[square][state])
-            for nxt, ship in steps[state]:
-                pick -= out[nxt]
-                if pick < 0:
-                    state, board = nxt, board | (bit(square) if ship else 0)
-                    break
-        return board
-
-
-def count(problem: Problem) -> Table:
-    """Every consistent fleet, counted forwards and backwards over the squares."""
-    area = problem.area
-    ways_in: list[dict[State, int]] = [{_start(problem): 1}]
-    steps: list[dict[State, list[tuple[State, bool]]]] = []
-    for square in range(area):
-        here: dict[State, list[tuple[State, bool]]] = {}
-        after: dict[State, int] = {}
-        for state, ways in ways_in[-1].items():
-            here[state] = _steps(problem, square, state)
-            for nxt, _ in here[state]:
-                after[nxt] = after.get(nxt, 0) + ways
-        steps.append(here)
-        ways_in.append(after)
-    ways_out: list[dict[State, int]] = [
-        {state: int(_complete(problem, state)) for state in ways_in[area]}
-    ]
-    for square in range(area - 1, -1, -1):
-        out = ways_out[0]
-        ways_out.insert(
-            0,
-            {state: sum(out[nxt] for nxt, _ in moves) for state, moves in steps[square].items()},
-        )
-    return Table(problem, tuple(ways_in[:area]), tuple(ways_out), tuple(steps))
-
-
-def exact_probabilities(sea: Sea) -> tuple[tuple[float, ...], int]:
-    """Per square, the exact probability it holds a ship; and the consistent fleets' number."""
-    table = count(problem_of(sea))
-    return table.probabilities(), table.fleets
-
-
-def ships_of(rules: Ruleset, board: int) -> Fleet:
-    """The fleet whose squares are ``board``: the lines they form, longest first."""
-    size = rules.size
-    left = board
-    ships: list[tuple[int, ...]] = []
-    while left:
-        first = (left & -left).bit_length() - 1
-        step = (
-            size
-            if first + 1 >= size * size or first % size == size - 1 or not left >> (first + 1) & 1
-            else 1
-        )
-        ship = [first]
-        while True:
-            nxt = ship[-1] + step
-            if step == 1 and nxt % size == 0:
-                break
-            if nxt >= size * size or not left >> nxt & 1:
-                break
-            ship.append(nxt)
-        for square in ship:
-            left &= ~bit(square)
-        ships.append(tuple(ship))
-    ships.sort(key=len, reverse=True)
-    return Fleet(tuple(ships))
-
-
-# ---------------------------------------------------------------- drawing fleets, counted fast
-
 Frontier = tuple[tuple[int, ...], bool]
 """A state without the ships finished: per column the last status, and up-left."""
 Move = tuple[Frontier, tuple[int, ...], bool]
@@ -346,6 +244,327 @@ class _Packing:
 
     def get(self, packed: int, counts: Sequence[int]) -> int:
         return packed >> (self.width * self.index(counts)) & self.slot
+
+
+@dataclass(frozen=True)
+class Table:
+    """A problem's consistent fleets, counted: how many, and how many put a ship on each square."""
+
+    problem: Problem
+    fleets: int
+    counts: tuple[int, ...]
+    """Per square of the counted rows, the consistent fleets with a ship there."""
+
+    def ship_counts(self) -> tuple[int, ...]:
+        return self.counts
+
+    def probabilities(self) -> tuple[float, ...]:
+        fleets = self.fleets
+        if not fleets:
+            return (0.0,) * self.problem.rules.size**2
+        return tuple(
+            count / fleets if self.problem.free >> s & 1 else 0.0
+            for s, count in enumerate(self.counts)
+        ) + (0.0,) * (self.problem.rules.size**2 - self.problem.area)
+
+
+# A square's kind, all the steps from it need to know of the view.
+_EMPTY_SQUARE, _FREE_SQUARE, _HIT_SQUARE = 0, 1, 2
+
+_STATUS_BITS = (4 * MAX_SIZE + 3).bit_length()
+"""Bits of one column's status in a frontier packed as one integer: room for the longest line."""
+
+Step = tuple[int, int, int]
+"""One step from a packed frontier: (the frontier reached, the bit shift, the mask; mask 0: none).
+
+The ways of a frontier for every count of finished ships are one integer,
+a slot of ``64 * words`` bits per count (``_Packing``): finishing ships
+moves each count's slot up by the shift, once the mask has dropped the
+counts it would take past the fleet.
+"""
+
+
+def _pack(frontier: Frontier) -> int:
+    columns, up_left = frontier
+    packed = int(up_left) << (_STATUS_BITS * len(columns))
+    for column, status in enumerate(columns):
+        packed |= status << (_STATUS_BITS * column)
+    return packed
+
+
+def _unpack(packed: int, size: int) -> Frontier:
+    slot = (1 << _STATUS_BITS) - 1
+    columns = tuple(packed >> (_STATUS_BITS * column) & slot for column in range(size))
+    return columns, bool(packed >> (_STATUS_BITS * size) & 1)
+
+
+def _holds_ship(packed: int, column: int) -> bool:
+    """Whether the frontier's last square in ``column`` holds a ship (any status but EMPTY)."""
+    return bool(packed >> (_STATUS_BITS * column) & ((1 << _STATUS_BITS) - 1))
+
+
+def _words(rules: Ruleset, need: tuple[int, ...]) -> int:
+    """64-bit words per count's slot so that no count, forwards or backwards, ever overflows it.
+
+    A count is of ship positions chosen on the board, so for ``c`` ships of
+    length ``L`` it is at most ``comb(P, c)`` with ``P`` the positions of such
+    a ship on the open board; classic is below 2**63, one word.
+    """
+    bound = 1
+    for length, many in enumerate(need):
+        if many:
+            fits = len(placements(rules, length))
+            bound *= max(comb(fits, c) for c in range(many + 1))
+    return max(1, -(-bound.bit_length() // 64))
+
+
+@dataclass
+class _Steps:
+    """The steps from every packed frontier met so far, per column and kind of square.
+
+    They depend on the rules and the ships still to place only, never on the
+    view, so positions of one game (and games of one bench) share them.
+    """
+
+    rules: Ruleset
+    need: tuple[int, ...]
+    packing: _Packing
+    known: dict[tuple[int, int], dict[int, list[Step]]]
+
+    def of(self, column: int, kind: int) -> dict[int, list[Step]]:
+        return self.known.setdefault((column, kind), {})
+
+    def work_out(self, column: int, kind: int, packed: int) -> list[Step]:
+        size = self.rules.size
+        square = bit(column)
+        roomy = tuple(2 if n else 0 for n in self.need)
+        problem = Problem(
+            self.rules,
+            square if kind == _FREE_SQUARE else 0,
+            square if kind == _HIT_SQUARE else 0,
+            roomy,
+        )
+        zero = (0,) * len(self.need)
+        steps: list[Step] = []
+        for (columns, up_left, finished), _ in _steps(
+            problem, column, (*_unpack(packed, size), zero)
+        ):
+            if any(f > n for f, n in zip(finished, self.need, strict=True)):
+                continue
+            reached = _pack((columns, up_left))
+            if finished == zero:
+                steps.append((reached, 0, 0))
+            else:
+                shift = self.packing.width * self.packing.index(finished)
+                steps.append((reached, shift, self.packing.room(finished)))
+        self.of(column, kind)[packed] = steps
+        return steps
+
+
+_KEPT_STEPS = 6
+"""Fleets still to place whose steps are kept (a game meets a few; each is some MB)."""
+_steps_kept: dict[tuple[Ruleset, tuple[int, ...]], _Steps] = {}
+
+
+def _steps_for(rules: Ruleset, need: tuple[int, ...]) -> _Steps:
+    key = (rules, need)
+    found = _steps_kept.pop(key, None)
+    if found is None:
+        found = _Steps(rules, need, _Packing(need, 64 * _words(rules, need)), {})
+        if len(_steps_kept) >= _KEPT_STEPS:
+            del _steps_kept[next(iter(_steps_kept))]
+    _steps_kept[key] = found  # the most recently used last
+    return found
+
+
+def _kind(problem: Problem, square: int) -> int:
+    if problem.hits >> square & 1:
+        return _HIT_SQUARE
+    return _FREE_SQUARE if problem.free >> square & 1 else _EMPTY_SQUARE
+
+
+def _slot_values(packed: int, packing: _Packing) -> Sequence[int]:
+    """Each count's slot of ``packed``, lowest first."""
+    words = packing.width // 64
+    raw = memoryview(packed.to_bytes(8 * words * packing.slots, "little")).cast("Q")
+    if words == 1:
+        return raw
+    return [
+        sum(raw[slot * words + w] << (64 * w) for w in range(words))
+        for slot in range(packing.slots)
+    ]
+
+
+def count(problem: Problem) -> Table:
+    """Every consistent fleet, counted forwards and backwards over the squares.
+
+    Forwards: the ways to reach each frontier, per count of ships finished;
+    backwards: the ways to finish the board from it, per count finished from
+    there on.  A square holds a ship in the fleets whose frontier, once the
+    square's row is done, says so; their number is the ways in times the ways
+    out whose counts add up to the fleet, summed over those frontiers (a
+    count's slot index and its complement's add up to the last slot's).
+    """
+    size, area = problem.rules.size, problem.area
+    table = _steps_for(problem.rules, problem.need)
+    packing = table.packing
+    kinds = [_kind(problem, square) for square in range(area)]
+    start = _pack(((EMPTY,) * size, False))
+    layer: dict[int, int] = {start: 1}
+    frontiers: list[tuple[int, ...]] = []
+    row_ends: dict[int, dict[int, int]] = {}
+    for square in range(area):
+        column = square % size
+        known = table.of(column, kinds[square])
+        after: dict[int, int] = {}
+        ways_after = after.get
+        for packed, ways in layer.items():
+            steps = known.get(packed)
+            if steps is None:
+                steps = table.work_out(column, kinds[square], packed)
+            for reached, shift, mask in steps:
+                more = (ways & mask) << shift if mask else ways
+                if more:
+                    after[reached] = ways_after(reached, 0) + more
+        frontiers.append(tuple(layer))
+        layer = after
+        if column == size - 1 and square + 1 < area:
+            row_ends[square + 1] = layer
+    out: dict[int, int] = {}
+    for packed in layer:
+        closing = _closing(problem, _unpack(packed, size))
+        if closing is not None and all(c <= n for c, n in zip(closing, problem.need, strict=True)):
+            out[packed] = 1 << (packing.width * packing.index(closing))
+    last = packing.slots - 1
+    ships = [0] * area
+    _add_row(ships, area - size, size, layer, out, packing)
+    for square in range(area - 1, -1, -1):
+        known = table.of(square % size, kinds[square])
+        before: dict[int, int] = {}
+        ways_out = out.get
+        for packed in frontiers[square]:
+            total = 0
+            for reached, shift, mask in known[packed]:
+                later = ways_out(reached)
+                if later:
+                    total += (later & mask) << shift if mask else later
+            if total:
+                before[packed] = total
+        out = before
+        if square in row_ends:
+            _add_row(ships, square - size, size, row_ends.pop(square), out, packing)
+    fleets = _slot_values(out.get(start, 0), packing)[last]
+    return Table(problem, fleets, tuple(ships))
+
+
+def _add_row(
+    ships: list[int],
+    first: int,
+    size: int,
+    ways_in: dict[int, int],
+    ways_out: dict[int, int],
+    packing: _Packing,
+) -> None:
+    """Add to each square of the row from ``first`` the fleets with a ship there."""
+    for packed, ways in ways_in.items():
+        later = ways_out.get(packed)
+        if not later:
+            continue
+        fleets = sum(map(mul, _slot_values(ways, packing), reversed(_slot_values(later, packing))))
+        if fleets:
+            for column in range(size):
+                if _holds_ship(packed, column):
+                    ships[first + column] += fleets
+
+
+@cache
+def _symmetries(size: int) -> tuple[tuple[int, ...], ...]:
+    """The board's eight turns and flips, each as where it carries every square."""
+    carried = []
+    for turn in range(8):
+        squares = []
+        for square in range(size * size):
+            row, column = divmod(square, size)
+            if turn & 1:
+                column = size - 1 - column
+            if turn & 2:
+                row = size - 1 - row
+            if turn & 4:
+                row, column = column, row
+            squares.append(row * size + column)
+        carried.append(tuple(squares))
+    return tuple(carried)
+
+
+def _carried(board: int, squares: tuple[int, ...]) -> int:
+    return sum(bit(squares[square]) for square in squares_of(board))
+
+
+KEPT_TABLES = 20_000
+"""Counted positions kept for later games: a bench's games open alike, and early counts are dear."""
+KEPT_FLEETS = 1_000_000
+"""Only positions with more consistent fleets than this are kept: fewer are cheap to count."""
+_kept_tables: dict[Problem, Table] = {}
+
+
+def counted(problem: Problem) -> Table:
+    """``count(problem)``, kept where it is dear, and shared by a position's mirror images.
+
+    The counts do not change when the board is turned or flipped, so one of
+    the eight images stands for them all: the bench's greedy players break
+    ties at random, and their first shots differ only by such a turn.
+    """
+    if problem.rows:
+        return count(problem)
+    images = [
+        (_carried(problem.free, squares), _carried(problem.hits, squares), squares)
+        for squares in _symmetries(problem.rules.size)
+    ]
+    free, hits, squares = min(images)
+    image = Problem(problem.rules, free, hits, problem.need)
+    table = _kept_tables.get(image)
+    if table is None:
+        table = count(image)
+        if table.fleets > KEPT_FLEETS and len(_kept_tables) < KEPT_TABLES:
+            _kept_tables[image] = table
+    counts = tuple(table.counts[squares[square]] for square in range(problem.area))
+    return Table(problem, table.fleets, counts)
+
+
+def exact_probabilities(sea: Sea) -> tuple[tuple[float, ...], int]:
+    """Per square, the exact probability it holds a ship; and the consistent fleets' number."""
+    table = counted(problem_of(sea))
+    return table.probabilities(), table.fleets
+
+
+def ships_of(rules: Ruleset, board: int) -> Fleet:
+    """The fleet whose squares are ``board``: the lines they form, longest first."""
+    size = rules.size
+    left = board
+    ships: list[tuple[int, ...]] = []
+    while left:
+        first = (left & -left).bit_length() - 1
+        step = (
+            size
+            if first + 1 >= size * size or first % size == size - 1 or not left >> (first + 1) & 1
+            else 1
+        )
+        ship = [first]
+        while True:
+            nxt = ship[-1] + step
+            if step == 1 and nxt % size == 0:
+                break
+            if nxt >= size * size or not left >> nxt & 1:
+                break
+            ship.append(nxt)
+        for square in ship:
+            left &= ~bit(square)
+        ships.append(tuple(ship))
+    ships.sort(key=len, reverse=True)
+    return Fleet(tuple(ships))
+
+
+# ---------------------------------------------------------------- drawing fleets, counted fast
 
 
 def _moves(problem: Problem, square: int, frontier: Frontier) -> list[Move]:

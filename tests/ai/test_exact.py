@@ -6,12 +6,18 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from statki_net.ai.density import hit_probabilities
 from statki_net.ai.exact import (
     Problem,
+    _Packing,
+    _slot_values,
+    _words,
     clustered_fleet,
     count,
+    counted,
     draw_fleet,
     exact_probabilities,
     exact_strategy,
@@ -76,6 +82,17 @@ def test_the_count_is_brute_force_s_on_small_boards(seed: int) -> None:
     assert [counted[s] for s in squares_of(free)] == [squares[s] for s in squares_of(free)]
 
 
+def test_a_ship_as_long_as_the_board_is_counted_too() -> None:
+    """A line of eight squares has a status past five bits: the packed frontier makes room."""
+    rules = Ruleset(size=8, fleet=(8, 2, 1))
+    rng = random.Random(9)
+    free = sum(1 << s for s in range(64) if rng.random() < 0.85)
+    table = count(Problem(rules, free, 0, need_of(rules)))
+    fleets, squares = brute_force(rules, free, 0)
+    assert table.fleets == fleets > 0
+    assert [table.ship_counts()[s] for s in range(64)] == [squares[s] for s in range(64)]
+
+
 def test_a_drawn_fleet_is_uniform_among_all() -> None:
     rules = Ruleset(size=4, fleet=(2, 1))
     problem = Problem(rules, (1 << 16) - 1, 0, need_of(rules))
@@ -105,6 +122,60 @@ def test_where_density_counts_exactly_the_reference_agrees() -> None:
             assert odds == pytest.approx(estimate.squares, abs=1e-9)
             compared += 1
     assert compared >= 3
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    rules=st.sampled_from(
+        [
+            Ruleset(size=5, fleet=(3, 2, 1, 1)),
+            Ruleset(size=6, fleet=(3, 2, 2, 1, 1)),
+            Ruleset(size=6, fleet=(3, 2, 1, 1), touching=Touching.CORNERS),
+        ]
+    ),
+    seed=st.integers(0, 2**32),
+    shots=st.integers(8, 30),
+)
+def test_density_s_exact_count_agrees_at_every_point_of_a_game(
+    rules: Ruleset, seed: int, shots: int
+) -> None:
+    """Positions from real play (misses, open hits, sunk ships and their halos), not made up."""
+    rng = random.Random(seed)
+    sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+    for _ in range(shots):
+        if not sea.afloat:
+            break
+        volley = per_ship_strategy(sea, 1, rng)
+        answer, defence = defence.answer(volley)
+        sea = sea.apply(volley, answer)
+    expected = hit_probabilities(sea, random.Random(0), samples=200)
+    assume(expected.exact)  # density counts exactly below its limit, samples above it
+    odds, fleets = exact_probabilities(sea)
+    assert fleets == expected.fleets
+    assert odds == pytest.approx(expected.squares, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_position_s_mirror_images_share_its_counts(seed: int) -> None:
+    rules = Ruleset(size=6, fleet=(3, 2, 2, 1))
+    rng = random.Random(seed)
+    free = sum(1 << s for s in range(36) if rng.random() < 0.8)
+    hits = (1 << rng.randrange(36)) & ~free
+    problem = Problem(rules, free, hits, need_of(rules))
+    direct = count(problem)
+    for _ in range(2):  # the second time from the kept image
+        shared = counted(problem)
+        assert (shared.fleets, shared.ship_counts()) == (direct.fleets, direct.ship_counts())
+
+
+def test_counts_that_outgrow_a_word_take_two() -> None:
+    many = Ruleset(size=10, fleet=(1,) * 20)
+    assert _words(ruleset_named("classic"), need_of(ruleset_named("classic"))) == 1
+    assert _words(many, need_of(many)) == 2
+    packing = _Packing((0, 3), 128)
+    slots = [5, 2**64 + 7, 2**100]
+    packed = sum(value << (128 * slot) for slot, value in enumerate(slots))
+    assert list(_slot_values(packed, packing)) == [*slots, 0]
 
 
 def test_the_exact_player_sinks_a_fleet_on_a_small_board() -> None:
