@@ -2,11 +2,11 @@
 
 The logs are found, grouped into games and judged as ``statki verify`` does
 (its ``find_logs``, ``identified_games``, ``spread``); each game is judged in
-a worker process and only its summary comes back; the summary's bulk, the
-game's two boards as text, goes to a temporary SQLite file
-(``store.boards``) and is read back a game at a time as the JSON and the
-HTML page are written, so the main process keeps about 2 KB a game, not 5,
-and writes every format a game at a time.  The tournament's rules come from
+a worker process and only its summary comes back, to go straight to a
+temporary SQLite file (``store.summaries``); the standings and every format
+read the games back from it a game at a time, in the order played, so the
+main process keeps nothing of a game but what is bounded by the players (the
+standings, the crosstable's cells).  The tournament's rules come from
 a TOML file (``--config``) and the options, which win over it.  The standings, the
 crosstable, the games and the ratings are computed purely
 (``statki_net.referee.tournament``, ``standings``); ``tournament_report``
@@ -54,11 +54,11 @@ from statki_net.referee.tournament import (
     Points,
     TournamentRules,
     is_fingerprint,
-    sort_games,
+    sort_played,
     summarize,
 )
-from statki_net.store.boards import BoardStore
 from statki_net.store.language import _
+from statki_net.store.summaries import SummaryStore
 from statki_net.store.userfile import read_user_text
 
 T = TypeVar("T")
@@ -292,9 +292,10 @@ def _tournament(args: argparse.Namespace) -> int:
     reading = Progress(len(found.named), "reading logs", began=began)
     games = identified_games(found, jobs, reading.over)
     judging = Progress(len(games), "judging games", began=began)
-    with BoardStore() as store:
-        summaries = [store.keep(s) for s in judging.over(spread(summarize_files, games, jobs))]
-        table = standings(sort_games(summaries, rules), rules.points, rules.tau)
+    with SummaryStore() as store:
+        for summary in judging.over(spread(summarize_files, games, jobs)):
+            store.keep(summary)
+        table = standings(sort_played(store, rules), rules.points, rules.tau)
         logs = sum(len(paths) for paths in games)
         formats = shown_as(table, rules, logs, store.boards)
         formats[_chosen_format(args)](sys.stdout)
@@ -316,7 +317,7 @@ def shown_as(
     table: Standings, rules: TournamentRules, logs: int, boards: BoardsOf = own_boards
 ) -> dict[str, Writer]:
     """A writer for every format, under the name ``--save`` gives its file; ``boards``
-    finds each game's boards (put away on disk: ``BoardStore``)."""
+    finds each game's boards (put away on disk: ``SummaryStore``)."""
 
     def as_csv(which: str) -> Writer:
         return lambda out: write_csv(table, which, out)

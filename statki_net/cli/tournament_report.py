@@ -31,7 +31,7 @@ WIDTH = 80
 CSV_TABLES = ("standings", "games", "crosstable")
 
 BoardsOf = Callable[[GameSummary], tuple[Board, ...]]
-"""Where a game's boards are: in its summary, or put away on disk (``store.boards``)."""
+"""Where a game's boards are: in its summary, or put away on disk (``store.summaries``)."""
 
 
 def own_boards(game: GameSummary) -> tuple[Board, ...]:
@@ -46,9 +46,10 @@ def no_boards(game: GameSummary) -> tuple[Board, ...]:
 # ---------------------------------------------------------------- the report (JSON)
 
 
-def numbered(table: Standings) -> list[tuple[int, GameSummary, str | None, str | None]]:
-    """Every game in the order played: its number, why it is set apart and the details."""
-    return [(n, game, *_why(apart)) for n, game, apart in table.games.in_order()]
+def numbered(table: Standings) -> Iterator[tuple[int, GameSummary, str | None, str | None]]:
+    """Every game in the order played: its number, why it is set apart and the details
+    (read a game at a time: ``Sorted.in_order``)."""
+    return ((n, game, *_why(apart)) for n, game, apart in table.games.in_order())
 
 
 def _why(apart: SetApart | None) -> tuple[str | None, str | None]:
@@ -353,14 +354,9 @@ def _games_text(table: Standings) -> Iterator[str]:
 def _games_lines(table: Standings) -> Iterator[str]:
     yield "Games, in the order played (1st: who shot first; shots: host-guest)"
     yield f"{'#':>3}  {'Host':<13} {'Guest':<13} 1st  {'Winner':<13} How  {'Shots':>7}  Logs  Flags"
-    # The games set apart are shown after those scored; kept till then, as they are few.
-    apart: list[str] = []
-    for number, game, why, detail in numbered(table):
+    # The games set apart are shown after those scored: a second pass over the games.
+    for number, game, why, _detail in numbered(table):
         if why is not None:
-            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
-            marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
-            words = f"{number:>3}  {game.game[:16]} {host} v {guest}: {why}: {detail}"
-            apart.append(shown(words + (f" [{marks}]" if marks else ""), 10**6))
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
         roles = " ".join(_log_marks(game))
@@ -374,9 +370,15 @@ def _games_lines(table: Standings) -> Iterator[str]:
     yield "Logs: H the host's, G the guest's.  Flags: " + ", ".join(
         f"{mark} {flag}" for flag, mark in FLAG_MARKS.items()
     )
-    if apart:
+    if table.games.apart:
         yield from ["", "Set apart, not scored"]
-        for line in apart:
+        for number, game, why, detail in numbered(table):
+            if why is None:
+                continue
+            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
+            marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
+            words = f"{number:>3}  {game.game[:16]} {host} v {guest}: {why}: {detail}"
+            line = shown(words + (f" [{marks}]" if marks else ""), 10**6)
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
