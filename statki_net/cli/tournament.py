@@ -1,7 +1,10 @@
 """``statki tournament DIR...``: a tournament's table, judged from the folder of its logs.
 
 The logs are found, grouped into games and judged as ``statki verify`` does
-(its ``find_logs``, ``identified_games``, ``spread``); each game is judged in
+(its ``each_log``, ``identify``, ``spread``), but what grows with the folder
+is kept on disk, not in memory: the logs found and each one's game go to a
+temporary SQLite file as the walk and the workers give them (``store.found``),
+which gives the games back one at a time; each game is judged in
 a worker process and only its summary comes back, to go straight to a
 temporary SQLite file (``store.summaries``); the standings and every format
 read the games back from it a game at a time, in the order played, so the
@@ -43,7 +46,15 @@ from statki_net.cli.tournament_report import (
     write_csv,
     write_json,
 )
-from statki_net.cli.verify import Source, bad_input, find_logs, identified_games, named_logs, spread
+from statki_net.cli.verify import (
+    Found,
+    Source,
+    bad_input,
+    each_log,
+    identify,
+    named_logs,
+    spread,
+)
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, combination_name, ruleset_named
 from statki_net.referee.judging import judged_game
@@ -57,6 +68,7 @@ from statki_net.referee.tournament import (
     sort_played,
     summarize,
 )
+from statki_net.store.found import FoundLogs
 from statki_net.store.language import _
 from statki_net.store.summaries import SummaryStore
 from statki_net.store.userfile import read_user_text
@@ -286,18 +298,28 @@ class Progress:
 
 def _tournament(args: argparse.Namespace) -> int:
     rules = settings(args)
-    found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
     began = time.monotonic()
-    reading = Progress(len(found.named), "reading logs", began=began)
-    games = identified_games(found, jobs, reading.over)
-    judging = Progress(len(games), "judging games", began=began)
-    with SummaryStore() as store:
-        for summary in judging.over(spread(summarize_files, games, jobs)):
+    found = Found([], [], [])
+    with FoundLogs() as logs, SummaryStore() as store:
+        for source in each_log(args.paths, found):
+            logs.add((source.path, source.data, source.too_large))
+        reading = Progress(len(logs), "reading logs", began=began)
+        sources = (Source(*log) for log in logs)
+        identified = reading.over(spread(identify, sources, jobs, len(logs)))
+        for number, item in enumerate(identified, 1):
+            if item.error is None:
+                logs.belongs(number, item.game or item.path)
+            else:
+                found.unreadable.append(item)
+        count = logs.game_count()
+        judging = Progress(count, "judging games", began=began)
+        games = (tuple(Source(*log) for log in game) for game in logs.games())
+        given = LogTally()
+        for summary in judging.over(spread(summarize_files, given.of(games), jobs, count)):
             store.keep(summary)
         table = standings(sort_played(store, rules), rules.points, rules.tau)
-        logs = sum(len(paths) for paths in games)
-        formats = shown_as(table, rules, logs, store.boards)
+        formats = shown_as(table, rules, given.logs, store.boards)
         formats[_chosen_format(args)](sys.stdout)
         if args.save is not None:
             folder = Path(args.save)
@@ -308,6 +330,18 @@ def _tournament(args: argparse.Namespace) -> int:
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+class LogTally:
+    """How many logs the games judged were judged from, counted as they go to the workers."""
+
+    def __init__(self) -> None:
+        self.logs = 0
+
+    def of(self, games: Iterable[tuple[Source, ...]]) -> Iterator[tuple[Source, ...]]:
+        for game in games:
+            self.logs += len(game)
+            yield game
 
 
 Writer = Callable[[IO[str]], None]
