@@ -304,22 +304,11 @@ def _tournament(args: argparse.Namespace) -> int:
     with FoundLogs() as logs, SummaryStore() as store:
         for source in each_log(args.paths, found):
             logs.add((source.path, source.data, source.too_large))
-        reading = Progress(len(logs), "reading logs", began=began)
-        sources = (Source(*log) for log in logs)
-        identified = reading.over(spread(identify, sources, jobs, len(logs)))
-        for number, item in enumerate(identified, 1):
-            if item.error is None:
-                logs.belongs(number, item.game or item.path)
-            else:
-                found.unreadable.append(item)
-        count = logs.game_count()
-        judging = Progress(count, "judging games", began=began)
-        games = (tuple(Source(*log) for log in game) for game in logs.games())
-        given = LogTally()
-        for summary in judging.over(spread(summarize_files, given.of(games), jobs, count)):
-            store.keep(summary)
+        _identify(logs, found, jobs, Progress(len(logs), "reading logs", began=began))
+        judging = Progress(logs.game_count(), "judging games", began=began)
+        judged = _judge(logs, store, jobs, judging)
         table = standings(sort_played(store, rules), rules.points, rules.tau)
-        formats = shown_as(table, rules, given.logs, store.boards)
+        formats = shown_as(table, rules, judged, store.boards)
         formats[_chosen_format(args)](sys.stdout)
         if args.save is not None:
             folder = Path(args.save)
@@ -330,6 +319,28 @@ def _tournament(args: argparse.Namespace) -> int:
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+def _identify(logs: FoundLogs, found: Found, jobs: int, progress: Progress) -> None:
+    """Each log's game, read in the workers, into ``logs``; a file that is no log joins
+    ``found.unreadable``."""
+    sources = (Source(*log) for log in logs)
+    for number, item in enumerate(progress.over(spread(identify, sources, jobs, len(logs))), 1):
+        if item.error is None:
+            logs.belongs(number, item.game or item.path)
+        else:
+            found.unreadable.append(item)
+
+
+def _judge(logs: FoundLogs, store: SummaryStore, jobs: int, progress: Progress) -> int:
+    """Each game judged in the workers, its summary into ``store``; how many logs the
+    games were judged from."""
+    games = (tuple(Source(*log) for log in game) for game in logs.games())
+    given = LogTally()
+    count = progress.total
+    for summary in progress.over(spread(summarize_files, given.of(games), jobs, count)):
+        store.keep(summary)
+    return given.logs
 
 
 class LogTally:
