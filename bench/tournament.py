@@ -2,17 +2,20 @@
 
 Run from the checkout (it is long: run it at low priority):
 
-    nice -n 19 python bench/tournament.py [--games N] [--keep DIR] [--html]
+    nice -n 19 python bench/tournament.py [--games N] [--keep DIR] [--html] [--logs N,N...]
 
 It plays N real games (default 5,000: 10,000 logs) between 100 players with
 keys of their own, through real sessions back to back with random-shooting
 bots on fixed seeds (tests/tournaments.py, as the tests build theirs), and
 writes both sides' logs of each, in four equal parts.  Every game is a game of
 its own (its own hellos, so its own game id): no log is a copy.  ``--keep
-DIR`` keeps the logs there and reuses them on the next run.
+DIR`` keeps the logs there and reuses them on the next run (and the games
+already there when a run was stopped half way: they are not played again).
 
 Then it runs the command as a referee would, in a fresh process on all cores,
-over one part and over all four, and prints for each: the logs, the wall
+over one part and over all four (or, with ``--logs``, over the first games'
+logs up to each count given: links to them in a scratch folder), and prints
+for each: the logs, the wall
 clock, the CPU time of the process and its workers, the logs per second two
 idle cores would judge (from the CPU time: the figure that holds on a
 shared machine), and the peak resident memory of the main process and of its
@@ -53,10 +56,14 @@ print(f"rss {me.ru_maxrss} {workers.ru_maxrss} {status} {cpu}", file=sys.stderr)
 
 def play_some(job: tuple[Path, int, int, int]) -> int:
     """Play games ``first`` to ``last`` of ``games`` and write their logs under ``folder``,
-    each game's in the part its number falls in (runs in a worker)."""
+    each game's in the part its number falls in (runs in a worker); a game whose logs are
+    there already is not played again (game ``n`` is the same game whatever ``games``)."""
     folder, first, last, games = job
     players = entrants([f"P{n:03d}" for n in range(PLAYERS)], seed=7000)
+    there = {path.name for path in folder.rglob("*.statki")}
     for n in range(first, last):
+        if {f"g{n:05d}-host.statki", f"g{n:05d}-guest.statki"} <= there:
+            continue
         # Every pair in turn, round after round, each player hosting as often as not.
         host = players[n % PLAYERS]
         guest = players[(n + 1 + n // PLAYERS) % PLAYERS]
@@ -100,12 +107,23 @@ def measure(paths: list[Path], logs: int, shown: str) -> None:
     )
 
 
+def first_logs(folder: Path, count: int, scratch: Path) -> Path:
+    """A folder of links to the logs of the first ``count / 2`` games under ``folder``."""
+    chosen = scratch / f"first{count}"
+    chosen.mkdir()
+    logs = sorted(folder.rglob("*.statki"), key=lambda path: path.name)[:count]
+    for log in logs:
+        (chosen / log.name).symlink_to(log.resolve())
+    return chosen
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=5000, help="games to play (2 logs each)")
     parser.add_argument("--keep", metavar="DIR", help="keep the logs here, and reuse them")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--html", action="store_true", help="measure the HTML page, not JSON")
+    parser.add_argument("--logs", help="measure over the first N logs, for each N (2000,5000)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.keep or scratch)
@@ -116,6 +134,10 @@ def main() -> None:
         print(f"{os.cpu_count()} cores; statki tournament {shown}, whole process, all cores")
         print("|   logs | wall s | CPU s | logs/s on 2 idle cores | main MiB | worker MiB | exit |")
         print("|---|---|---|---|---|---|---|")
+        if args.logs:
+            for logs in map(int, args.logs.split(",")):
+                measure([first_logs(folder, logs, Path(scratch))], logs, shown)
+            return
         for count in (1, PARTS):
             chosen = parts[:count]
             logs = sum(1 for p in chosen for _ in p.glob("*.statki"))

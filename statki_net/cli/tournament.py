@@ -1,12 +1,15 @@
 """``statki tournament DIR...``: a tournament's table, judged from the folder of its logs.
 
 The logs are found, grouped into games and judged as ``statki verify`` does
-(its ``find_logs``, ``identified_games``, ``spread``); each game is judged in
-a worker process and only its summary comes back; the summary's bulk, the
-game's two boards as text, goes to a temporary SQLite file
-(``store.boards``) and is read back a game at a time as the JSON and the
-HTML page are written, so the main process keeps about 2 KB a game, not 5,
-and writes every format a game at a time.  The tournament's rules come from
+(its ``each_log``, ``identify``, ``spread``), but what grows with the folder
+is kept on disk, not in memory: the logs found and each one's game go to a
+temporary SQLite file as the walk and the workers give them (``store.found``),
+which gives the games back one at a time; each game is judged in
+a worker process and only its summary comes back, to go straight to a
+temporary SQLite file (``store.summaries``); the standings and every format
+read the games back from it a game at a time, in the order played, so the
+main process keeps nothing of a game but what is bounded by the players (the
+standings, the crosstable's cells).  The tournament's rules come from
 a TOML file (``--config``) and the options, which win over it.  The standings, the
 crosstable, the games and the ratings are computed purely
 (``statki_net.referee.tournament``, ``standings``); ``tournament_report``
@@ -43,7 +46,15 @@ from statki_net.cli.tournament_report import (
     write_csv,
     write_json,
 )
-from statki_net.cli.verify import Source, bad_input, find_logs, identified_games, named_logs, spread
+from statki_net.cli.verify import (
+    Found,
+    Source,
+    bad_input,
+    each_log,
+    identify,
+    named_logs,
+    spread,
+)
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, combination_name, ruleset_named
 from statki_net.referee.judging import judged_game
@@ -54,11 +65,12 @@ from statki_net.referee.tournament import (
     Points,
     TournamentRules,
     is_fingerprint,
-    sort_games,
+    sort_played,
     summarize,
 )
-from statki_net.store.boards import BoardStore
+from statki_net.store.found import FoundLogs
 from statki_net.store.language import _
+from statki_net.store.summaries import SummaryStore
 from statki_net.store.userfile import read_user_text
 
 T = TypeVar("T")
@@ -286,17 +298,17 @@ class Progress:
 
 def _tournament(args: argparse.Namespace) -> int:
     rules = settings(args)
-    found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
     began = time.monotonic()
-    reading = Progress(len(found.named), "reading logs", began=began)
-    games = identified_games(found, jobs, reading.over)
-    judging = Progress(len(games), "judging games", began=began)
-    with BoardStore() as store:
-        summaries = [store.keep(s) for s in judging.over(spread(summarize_files, games, jobs))]
-        table = standings(sort_games(summaries, rules), rules.points, rules.tau)
-        logs = sum(len(paths) for paths in games)
-        formats = shown_as(table, rules, logs, store.boards)
+    found = Found([], [], [])
+    with FoundLogs() as logs, SummaryStore() as store:
+        for source in each_log(args.paths, found):
+            logs.add((source.path, source.data, source.too_large))
+        _identify(logs, found, jobs, Progress(len(logs), "reading logs", began=began))
+        judging = Progress(logs.game_count(), "judging games", began=began)
+        judged = _judge(logs, store, jobs, judging)
+        table = standings(sort_played(store, rules), rules.points, rules.tau)
+        formats = shown_as(table, rules, judged, store.boards)
         formats[_chosen_format(args)](sys.stdout)
         if args.save is not None:
             folder = Path(args.save)
@@ -309,6 +321,40 @@ def _tournament(args: argparse.Namespace) -> int:
     return EXIT_FOUND if table.games.apart else EXIT_OK
 
 
+def _identify(logs: FoundLogs, found: Found, jobs: int, progress: Progress) -> None:
+    """Each log's game, read in the workers, into ``logs``; a file that is no log joins
+    ``found.unreadable``."""
+    sources = (Source(*log) for log in logs)
+    for number, item in enumerate(progress.over(spread(identify, sources, jobs, len(logs))), 1):
+        if item.error is None:
+            logs.belongs(number, item.game or item.path)
+        else:
+            found.unreadable.append(item)
+
+
+def _judge(logs: FoundLogs, store: SummaryStore, jobs: int, progress: Progress) -> int:
+    """Each game judged in the workers, its summary into ``store``; how many logs the
+    games were judged from."""
+    games = (tuple(Source(*log) for log in game) for game in logs.games())
+    given = LogTally()
+    count = progress.total
+    for summary in progress.over(spread(summarize_files, given.of(games), jobs, count)):
+        store.keep(summary)
+    return given.logs
+
+
+class LogTally:
+    """How many logs the games judged were judged from, counted as they go to the workers."""
+
+    def __init__(self) -> None:
+        self.logs = 0
+
+    def of(self, games: Iterable[tuple[Source, ...]]) -> Iterator[tuple[Source, ...]]:
+        for game in games:
+            self.logs += len(game)
+            yield game
+
+
 Writer = Callable[[IO[str]], None]
 
 
@@ -316,7 +362,7 @@ def shown_as(
     table: Standings, rules: TournamentRules, logs: int, boards: BoardsOf = own_boards
 ) -> dict[str, Writer]:
     """A writer for every format, under the name ``--save`` gives its file; ``boards``
-    finds each game's boards (put away on disk: ``BoardStore``)."""
+    finds each game's boards (put away on disk: ``SummaryStore``)."""
 
     def as_csv(which: str) -> Writer:
         return lambda out: write_csv(table, which, out)

@@ -33,7 +33,7 @@ WIDTH = 80
 CSV_TABLES = ("standings", "games", "crosstable")
 
 BoardsOf = Callable[[GameSummary], tuple[Board, ...]]
-"""Where a game's boards are: in its summary, or put away on disk (``store.boards``)."""
+"""Where a game's boards are: in its summary, or put away on disk (``store.summaries``)."""
 
 
 def own_boards(game: GameSummary) -> tuple[Board, ...]:
@@ -48,17 +48,18 @@ def no_boards(game: GameSummary) -> tuple[Board, ...]:
 # ---------------------------------------------------------------- the report (JSON)
 
 
-def numbered(table: Standings) -> list[tuple[int, GameSummary, str | None, str | None]]:
+def numbered(table: Standings) -> Iterator[tuple[int, GameSummary, str | None, str | None]]:
     """Every game in the order played: its number, why it is set apart and the details
-    (English: what ``--json`` and ``--csv`` keep)."""
-    return [(n, game, *_why(apart, ENGLISH)) for n, game, apart in table.games.in_order()]
+    (English: what ``--json`` and ``--csv`` keep; read a game at a time: ``Sorted.in_order``)."""
+    return ((n, game, *_why(apart, ENGLISH)) for n, game, apart in table.games.in_order())
 
 
 def numbered_in_words(
     table: Standings,
-) -> list[tuple[int, GameSummary, str | None, str | None]]:
+) -> Iterator[tuple[int, GameSummary, str | None, str | None]]:
     """``numbered``, the details in the language spoken now (for the terminal's table)."""
-    return [(n, game, *_why(apart, words())) for n, game, apart in table.games.in_order()]
+    said = words()
+    return ((n, game, *_why(apart, said)) for n, game, apart in table.games.in_order())
 
 
 def _why(apart: SetApart | None, said: Words) -> tuple[str | None, str | None]:
@@ -446,16 +447,9 @@ def _games_lines(table: Standings) -> Iterator[str]:
         f"{'#':>3}  {_('Host'):<13} {_('Guest'):<13} {_('1st'):<3}  {_('Winner'):<13}"
         f" {_('How'):<4} {_('Shots'):>7}  {_('Logs'):<5} {_('Flags')}"
     )
-    # The games set apart are shown after those scored; kept till then, as they are few.
-    apart: list[str] = []
-    for number, game, why, detail in numbered_in_words(table):
+    # The games set apart are shown after those scored: a second pass over the games.
+    for number, game, why, _detail in numbered(table):
         if why is not None:
-            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
-            marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
-            words = f"{number:>3}  {game.game[:16]} " + _(
-                "{host} v {guest}: {why}: {detail}"
-            ).format(host=host, guest=guest, why=_(why), detail=detail)
-            apart.append(shown(words + (f" [{marks}]" if marks else ""), 10**6))
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
         roles = " ".join(_log_marks(game))
@@ -471,9 +465,17 @@ def _games_lines(table: Standings) -> Iterator[str]:
         guest=log_mark("guest"),
         flags=", ".join(f"{mark} {_(flag)}" for flag, mark in FLAG_MARKS.items()),
     )
-    if apart:
+    if table.games.apart:
         yield from ["", _("Set apart, not scored")]
-        for line in apart:
+        for number, game, why, detail in numbered_in_words(table):
+            if why is None:
+                continue
+            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
+            marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
+            words = f"{number:>3}  {game.game[:16]} " + _(
+                "{host} v {guest}: {why}: {detail}"
+            ).format(host=host, guest=guest, why=_(why), detail=detail)
+            line = shown(words + (f" [{marks}]" if marks else ""), 10**6)
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 

@@ -18,10 +18,12 @@ the work over the machine's cores: first each file's game id, then each game.
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
+import itertools
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -106,22 +108,31 @@ def find_logs(paths: Sequence[str]) -> Found:
 
     A FIFO or a device named is read here, once and with a time bound."""
     found = Found([], [], [])
+    found.named = list(each_log(paths, found))
+    return found
+
+
+def each_log(paths: Sequence[str], found: Found) -> Iterator[Source]:
+    """``find_logs``'s logs one at a time, as the walk finds them (none goes to
+    ``found.named``); the paths that hold no log, and each directory's count, go to
+    ``found``."""
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            under = list(logs_under(path))
-            found.searched.append((given, len(under)))
-            found.named += [Source(p) for p in under]
+            count = 0
+            for log in logs_under(path):
+                count += 1
+                yield Source(log)
+            found.searched.append((given, count))
         elif not path.exists():
             found.unreadable.append(Identified(Source(given), error="no such file"))
         elif is_regular(given):
-            found.named.append(Source(given))
+            yield Source(given)
         else:
             try:
-                found.named.append(_read_now(given))
+                yield _read_now(given)
             except InputFileError as error:
                 found.unreadable.append(Identified(Source(given), error=error.reason))
-    return found
 
 
 def identified_games(
@@ -210,20 +221,56 @@ def games_of(identified: list[Identified]) -> list[tuple[Source, ...]]:
     return [tuple({s.path: s for s in sources}.values()) for sources in games.values()]
 
 
-def spread(work: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:
+AHEAD = 4
+"""Chunks of work handed to each worker ahead of the results read: enough to keep it busy,
+few enough that what waits in memory does not grow with the items."""
+
+
+def spread(
+    work: Callable[[T], R], items: Iterable[T], jobs: int, count: int | None = None
+) -> Generator[R, None, None]:
     """``work`` over ``items``, in order, over up to ``jobs`` processes, each result as
-    it comes (so a caller can keep only what it needs of each, and show progress)."""
-    workers = min(jobs, len(items))
+    it comes (so a caller can keep only what it needs of each, and show progress).
+
+    The items are read as the work goes, a few chunks ahead of the results, so
+    they may come from a walk or a file; ``count`` says how many there are when
+    ``items`` is no sequence."""
+    if count is None:
+        assert isinstance(items, Sized), "items that are no sequence need their count"
+        count = len(items)
+    workers = min(jobs, count)
     if workers <= 1:
         yield from map(work, items)
         return
     # Imported here: multiprocessing costs a one-log verify a third of its start-up.
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     # Many small items: hand them out in chunks so the pool's messages stay few.
-    chunk = max(1, min(64, len(items) // (workers * 8)))
+    size = max(1, min(64, count // (workers * 8)))
+    chunks = _chunks(items, size)
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(work, items, chunksize=chunk)
+        pending: collections.deque[Future[list[R]]] = collections.deque(
+            pool.submit(_each, work, chunk) for chunk in itertools.islice(chunks, AHEAD * workers)
+        )
+        try:
+            while pending:
+                done = pending.popleft().result()
+                pending.extend(pool.submit(_each, work, c) for c in itertools.islice(chunks, 1))
+                yield from done
+        finally:
+            for future in pending:  # a caller that stops early: the rest need not run
+                future.cancel()
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(items)
+    while chunk := list(itertools.islice(it, size)):
+        yield chunk
+
+
+def _each(work: Callable[[T], R], chunk: list[T]) -> list[R]:
+    """``work`` on each item of one chunk (runs in a worker process)."""
+    return [work(item) for item in chunk]
 
 
 def _unreadable_now(reason: str) -> Phrase:

@@ -22,7 +22,7 @@ result where both lose).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from statki_net.protocol.endings import End
@@ -133,7 +133,7 @@ def _head_to_head(lines: Sequence[Line], cross: Mapping[str, Mapping[str, list[f
             )
 
 
-def _rate(lines: Mapping[str, Line], scored: Sequence[GameSummary], tau: float) -> None:
+def _rate(lines: Mapping[str, Line], scored: Iterable[GameSummary], tau: float) -> None:
     """Glicko-2, one rating period a game, in the order played."""
     for game in scored:
         if game.winner is None:

@@ -2,8 +2,10 @@
 
 A referee is handed a folder of logs; ``statki tournament`` groups them into
 games and judges each (``judging``).  What a tournament keeps of a game is a
-``GameSummary``: small, so ten thousand of them fit where ten thousand
-transcripts would not.  ``TournamentRules`` say which games count: the
+``GameSummary``, and not in memory: the command puts each on disk
+(``store.summaries``) and every pass over the games (``Played``) reads them
+again in the order played, so what is held is bounded by the players, not
+the games.  ``TournamentRules`` say which games count: the
 rules preset, the least move limit, the roster (a name for each key), the
 dates, and how often a pair may meet.  ``sort_games`` sets apart, with its
 reason, every game that does not count; ``standings`` (in ``standings``)
@@ -13,8 +15,9 @@ scores the rest.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar
 
 from statki_net.game.battle import Defence
 from statki_net.game.picture import defence_lines, sea_lines
@@ -24,6 +27,8 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role, Shot
 from statki_net.referee.judging import Judged
 from statki_net.referee.ratings import TAU
+
+T = TypeVar("T")
 
 
 class Flag(enum.StrEnum):
@@ -216,23 +221,62 @@ class SetApart:
     """Said in words where shown; ``str()`` for ``--json`` and ``--csv``."""
 
 
+class Played(Protocol):
+    """Every game of a tournament in the order played (``game_order``), read afresh at each
+    pass: a list, or the summaries put away on disk (``store.summaries``), so that ten
+    thousand games need not be in memory at once."""
+
+    def __iter__(self) -> Iterator[GameSummary]: ...
+
+
+@dataclass(frozen=True)
+class Rereadable(Generic[T]):
+    """Some of a tournament's games: how many, and a fresh pass over them each time they
+    are iterated (nothing of them is held here)."""
+
+    count: int
+    items: Callable[[], Iterator[T]]
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[T]:
+        return self.items()
+
+
 @dataclass(frozen=True)
 class Sorted:
-    """The games of a tournament in order: those scored, and those set apart."""
+    """The games of a tournament in order: those scored, and those set apart.
 
-    scored: tuple[GameSummary, ...]
-    apart: tuple[SetApart, ...]
+    It holds what is bounded by the players (their names, the counts), not the
+    games: each pass over ``scored``, ``apart`` or ``in_order`` reads the games
+    played again and sorts each anew, as ``sort_played`` first did.
+    """
+
+    played: Played
+    rules: TournamentRules
     players: Mapping[str, str]
     """Every key of a scored game -> the name it plays under."""
+    counted: tuple[int, int]
+    """How many games are scored, and how many set apart."""
+
+    @property
+    def scored(self) -> Rereadable[GameSummary]:
+        every = self.in_order
+        return Rereadable(self.counted[0], lambda: (g for _, g, a in every() if a is None))
+
+    @property
+    def apart(self) -> Rereadable[SetApart]:
+        every = self.in_order
+        return Rereadable(self.counted[1], lambda: (a for _, _, a in every() if a is not None))
 
     def name(self, key: str) -> str:
         return self.players.get(key, key)
 
-    def in_order(self) -> list[tuple[int, GameSummary, SetApart | None]]:
+    def in_order(self) -> Iterator[tuple[int, GameSummary, SetApart | None]]:
         """Every game in the order played, numbered from 1, with why it is set apart."""
-        apart = {id(a.game): a for a in self.apart}
-        every = sorted([*self.scored, *(a.game for a in self.apart)], key=game_order)
-        return [(n, game, apart.get(id(game))) for n, game in enumerate(every, 1)]
+        for n, (game, apart) in enumerate(_sorted(self.played, self.rules), 1):
+            yield n, game, apart
 
 
 def game_order(game: GameSummary) -> tuple[int, str]:
@@ -242,11 +286,33 @@ def game_order(game: GameSummary) -> tuple[int, str]:
 
 def sort_games(games: Iterable[GameSummary], rules: TournamentRules) -> Sorted:
     """Each game scored or set apart (the first reason that applies), in playing order."""
+    return sort_played(sorted(games, key=game_order), rules)
+
+
+def sort_played(played: Played, rules: TournamentRules) -> Sorted:
+    """``sort_games`` for games already in playing order, read in one pass here (to count
+    them and name the players) and again at each pass over the result."""
     by_key = {key: name for name, key in rules.roster.items()}
-    scored: list[GameSummary] = []
-    apart: list[SetApart] = []
+    first: dict[str, str] = {}
+    scored = apart = 0
+    for game, set_apart in _sorted(played, rules):
+        if set_apart is not None:
+            apart += 1
+            continue
+        scored += 1
+        for role in Role:
+            key = game.keys[role]
+            first.setdefault(key, by_key.get(key) or game.names.get(role) or key[:11])
+    return Sorted(played, rules, _told_apart(first), (scored, apart))
+
+
+def _sorted(
+    played: Played, rules: TournamentRules
+) -> Iterator[tuple[GameSummary, SetApart | None]]:
+    """Each game in order, with why it is set apart (None when it is scored)."""
+    by_key = {key: name for name, key in rules.roster.items()}
     met: dict[frozenset[str], int] = {}
-    for game in sorted(games, key=game_order):
+    for game in played:
         reason = _not_counted(game, rules, by_key)
         if reason is None:
             pair = frozenset(game.keys.values())
@@ -268,11 +334,7 @@ def sort_games(games: Iterable[GameSummary], rules: TournamentRules) -> Sorted:
                     )
                 )
                 reason = (Apart.REPLAYED, meet)
-        if reason is None:
-            scored.append(game)
-        else:
-            apart.append(SetApart(game, *reason))
-    return Sorted(tuple(scored), tuple(apart), _names(scored, by_key))
+        yield game, None if reason is None else SetApart(game, *reason)
 
 
 def _not_counted(
@@ -329,14 +391,9 @@ def _named(game: GameSummary, role: Role, by_key: Mapping[str, str]) -> str:
     return by_key.get(key) or game.names.get(role) or key
 
 
-def _names(scored: list[GameSummary], by_key: Mapping[str, str]) -> dict[str, str]:
-    """The name each key plays under: the roster's, else the name its hellos gave first,
-    with the key's first digits where two keys would share one."""
-    first: dict[str, str] = {}
-    for game in scored:
-        for role in Role:
-            key = game.keys[role]
-            first.setdefault(key, by_key.get(key) or game.names.get(role) or key[:11])
+def _told_apart(first: Mapping[str, str]) -> dict[str, str]:
+    """The name each key plays under (``first``: the roster's, else the name its hellos
+    gave first), with the key's first digits where two keys would share one."""
     counts: dict[str, int] = {}
     for name in first.values():
         counts[name] = counts.get(name, 0) + 1

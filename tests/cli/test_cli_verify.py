@@ -6,16 +6,19 @@ the point, and as a real process where its exit status is.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from conftest import Cli, Run
 from gamelogs import claim, log_file_of, played, signed
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 
+from statki_net.cli.verify import AHEAD, spread
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.wire import Role, Shot
 
@@ -336,3 +339,21 @@ def test_a_damaged_record_is_said_in_words_not_by_an_exception_name(
     done = cli("verify", str(log))
     assert "Error)" not in done.stdout
     assert "the record after message 20 is unreadable" in done.stdout, done.stdout
+
+
+def test_spread_reads_its_items_a_few_chunks_ahead_of_its_results() -> None:
+    # A tournament's logs come from a walk and its games from a file: spread must not
+    # read them all before the first result (what waits would grow with the folder).
+    read = 0
+
+    def items() -> Iterator[int]:
+        nonlocal read
+        for n in range(100_000):
+            read += 1
+            yield n
+
+    results = spread(abs, items(), 2, count=100_000)
+    assert list(itertools.islice(results, 10)) == list(range(10))
+    chunk = 64  # spread's largest chunk, which 100,000 items over 2 workers get
+    assert read <= (AHEAD * 2 + 1) * chunk, f"{read} items read for 10 results"
+    results.close()
