@@ -32,7 +32,7 @@ A candidate that never becomes a game leaves nothing behind: no log file and
 no history row (those begin with the game, ``store.recorder``); ``turned_away``
 counts it by its ``Refusal``.
 
-The interface for resuming a game (branch ``resume``; ADMISSION-API.md)::
+The interface for resuming a game::
 
     admission.expect_resume(game_id, on_resume)   # game_id: 32 bytes
     admission.forget_resume(game_id)
