@@ -394,12 +394,12 @@ class PromptPlayer:
                 self.fired.update(parse_square(name, self.size) for name in notice.squares)
         match notice:
             case notices.Hello(name=name, key=key, address=address):
-                where = f" from {address}" if address else ""
-                self.say(
-                    _("opponent: {name} [{key}]{where}").format(
-                        name=name or _("(no name)"), key=key, where=where
-                    )
+                said = (
+                    _("opponent: {name} [{key}] from {address}")
+                    if address
+                    else _("opponent: {name} [{key}]")
                 )
+                self.say(said.format(name=name or _("(no name)"), key=key, address=address))
                 self.opponent = name or self.opponent
             case notices.Talk(mine=mine, text=text) if self._shows(notice):
                 if mine:
@@ -428,13 +428,13 @@ class PromptPlayer:
                 if self._their_turn_was_last:
                     await self._discard_typed_out_of_turn()
                 await self._turn(shots)
-            case notices.Volley(mine=mine, squares=squares, answer=answer) if not self.quiet:
+            case notices.Volley(mine=mine, squares=squares) if not self.quiet:
                 self.say(
                     (
                         _("you fired {squares}: {answer}")
                         if mine
                         else _("they fired {squares}: {answer}")
-                    ).format(squares=" ".join(squares), answer=answer)
+                    ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
                 self.say(boards)
             case notices.Lost(detail=detail, wait_ms=wait_ms, spoken=spoken):

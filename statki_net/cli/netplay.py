@@ -79,7 +79,7 @@ from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _, words
+from statki_net.store.language import _, spoken, words
 from statki_net.store.unfinished import SecretKeeper
 
 if TYPE_CHECKING:
@@ -621,7 +621,7 @@ def _rules_spec(rules: Ruleset) -> str:
 
 
 def _remote_options(player: Player, fleet: Fleet | None) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"lang": spoken()}  # the boards it pushes, titled in ours
     if player.bot:
         options["bot"] = player.bot
     if fleet is not None:

@@ -31,6 +31,7 @@ from statki_net.game.rules import Ruleset
 from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.connection import GameOverError
+from statki_net.net.event_maps import answer_from_map, answer_map
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
@@ -105,7 +106,8 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "mine": mine,
                 "move": move,
                 "squares": list(squares),
-                "answer": answer,
+                "answer": answer.words(),  # in words, for a tool that shows it as it is
+                "answered": answer_map(answer),  # the answer itself, to say in any language
                 "boards": boards,
             }
         case notices.Over(result=result, end=end):
@@ -198,7 +200,7 @@ def notice_from_map(message: Message) -> Shown | None:
             bool(message["mine"]),
             int(message["move"]),
             tuple(str(s) for s in message["squares"]),
-            str(message["answer"]),
+            answer_from_map(message["answered"]),
         )
     elif event == "over":
         notice = notices.Over(Result(message["result"]), End(message["end"]))

@@ -23,6 +23,7 @@ from statki_net.ai.computer import check_strategy
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.words import ENGLISH, Words
 from statki_net.net import notices
 from statki_net.net.boards import boards_text
 from statki_net.net.connection import GameConnection
@@ -42,6 +43,7 @@ from statki_net.protocol.session import Event, public_key_bytes
 from statki_net.protocol.wire import MAX_TEXT, Limits
 from statki_net.referee.verify import fingerprint
 from statki_net.store.identity import my_fingerprint
+from statki_net.store.language import LANGUAGES, catalog
 from statki_net.store.recorder import rules_name
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ class ControlPeer:
     """One connection to the control socket."""
 
     writer: asyncio.StreamWriter
+    words: Words = ENGLISH
+    """The language the boards pushed to it are titled in (``lang`` in a request)."""
 
     def send(self, message: Message) -> bool:
         """Queue a message; False when the client is gone or too far behind."""
@@ -140,6 +144,8 @@ class ControlServer:
         if handler is None:
             return {"reply": ident, "ok": False, "error": f"unknown op {request['op'][:40]!r}"}
         try:
+            if "lang" in request:
+                peer.words = _language(request["lang"])
             result = await handler(peer, request)
         except StatkiError as error:
             return {"reply": ident, "ok": False, "error": str(error)}
@@ -155,9 +161,13 @@ class ControlServer:
         if not watching:
             return  # nobody looks: nothing is drawn
         shows_boards = isinstance(notice, notices.Started | notices.Volley)
-        boards = boards_text(game.conn.session) if shows_boards and game.conn else ""
-        message = {**notice_map(notice, boards), "game": game.id}
+        drawn: dict[int, Message] = {}  # one message a language among the watchers
         for peer in list(watching):
+            message = drawn.get(id(peer.words))
+            if message is None:
+                session = game.conn.session if shows_boards and game.conn else None
+                boards = boards_text(session, peer.words) if session is not None else ""
+                message = drawn[id(peer.words)] = {**notice_map(notice, boards), "game": game.id}
             if not peer.send(message):
                 watching.discard(peer)
 
@@ -230,10 +240,10 @@ class ControlServer:
         }
 
     async def op_games(self, peer: ControlPeer, request: Message) -> Message:
-        return {"games": [game_state(game) for game in self.daemon.games.values()]}
+        return {"games": [game_state(game, peer.words) for game in self.daemon.games.values()]}
 
     async def op_state(self, peer: ControlPeer, request: Message) -> Message:
-        return {"state": game_state(self._game(request))}
+        return {"state": game_state(self._game(request), peer.words)}
 
     async def op_host(self, peer: ControlPeer, request: Message) -> Message:
         daemon = self.daemon
@@ -292,7 +302,7 @@ class ControlServer:
     async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
         self._subscribe(peer, game, follow=bool(request.get("follow")))
-        return {"state": game_state(game)}
+        return {"state": game_state(game, peer.words)}
 
     async def op_unsubscribe(self, peer: ControlPeer, request: Message) -> Message:
         number = self._game(request).id
@@ -339,7 +349,7 @@ class ControlServer:
 # ---------------------------------------------------------------- maps
 
 
-def game_state(game: DaemonGame) -> Message:
+def game_state(game: DaemonGame, words: Words = ENGLISH) -> Message:
     """A game state as SPEC.md lists it, in the order of its keys; a finished game's summary."""
     if game.summary is not None:
         return dict(game.summary)
@@ -352,7 +362,7 @@ def game_state(game: DaemonGame) -> Message:
         "failure": game.failure,
     }
     if game.conn is not None:
-        info.update(connection_state(game.conn))
+        info.update(connection_state(game.conn, words))
         info["id"] = game.id
         outcome = game.conn.outcome
         if outcome is not None:  # as the closed event says it: by this side's judged log
@@ -362,7 +372,7 @@ def game_state(game: DaemonGame) -> Message:
     return info
 
 
-def connection_state(conn: GameConnection) -> Message:
+def connection_state(conn: GameConnection, words: Words = ENGLISH) -> Message:
     """The fields of a game state that come from its connection."""
     session = conn.session
     hello = session.transcript.sides[session.peer].hello
@@ -381,8 +391,14 @@ def connection_state(conn: GameConnection) -> Message:
         "rules": rules_name(session),
         "closed": session.closed,
         "log": str(conn.log_path) if conn.log_path else None,
-        "boards": boards_text(session),
+        "boards": boards_text(session, words),
     }
+
+
+def _language(value: Any) -> Words:
+    if value not in LANGUAGES:
+        raise ValueError(f"lang is one of {', '.join(LANGUAGES)}")
+    return catalog(str(value))
 
 
 def _player_name(request: Message) -> str | None:

@@ -141,7 +141,7 @@ def _finding(value: Mapping[str, Any]) -> Finding:
     )
 
 
-def _answer_map(answer: Answer) -> Message:
+def answer_map(answer: Answer) -> Message:
     return {
         "outcomes": [outcome.value for outcome in answer.outcomes],
         "hits": answer.hits,
@@ -150,7 +150,7 @@ def _answer_map(answer: Answer) -> Message:
     }
 
 
-def _answer(value: Mapping[str, Any]) -> Answer:
+def answer_from_map(value: Mapping[str, Any]) -> Answer:
     return Answer(
         tuple(Outcome(outcome) for outcome in value["outcomes"]),
         int(value["hits"]),
@@ -225,7 +225,7 @@ def event_map(event: Event) -> Message:
                 "shooter": shooter.value,
                 "move": move,
                 "squares": list(squares),
-                "answer": _answer_map(answer),
+                "answer": answer_map(answer),
             }
         case BattleOver(ending=ending):
             return {"kind": "battle-over", "ending": _ending_map(ending)}
@@ -288,7 +288,7 @@ READERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
         Role(v["shooter"]),
         int(v["move"]),
         tuple(int(square) for square in v["squares"]),
-        _answer(v["answer"]),
+        answer_from_map(v["answer"]),
     ),
     "battle-over": lambda v: BattleOver(_ending(v["ending"])),
     "connection-lost": lambda v: ConnectionLost(

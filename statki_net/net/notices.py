@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
 from statki_net.game.words import ENGLISH, Words
@@ -96,8 +97,12 @@ class Volley:
     move: int
     squares: tuple[str, ...]
     """The squares as people name them: ``C7``."""
-    answer: str
-    """The answer in words: ``hit``, ``sunk: cruiser``."""
+    answer: Answer
+    """The answer as given, put into words where it is shown (``words_in``)."""
+
+    def words_in(self, words: Words) -> str:
+        """The answer in ``words``' language: ``hit``, ``sunk: cruiser``, ``trafiony``."""
+        return self.answer.words(words)
 
 
 @dataclass(frozen=True)
@@ -312,7 +317,7 @@ def notice_of(event: Event, session: Session, address: str) -> Notice | None:
         case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
             size = session.rules.size if session.rules else 10
             names = tuple(_square_text(s, size) for s in squares)
-            return Volley(shooter, shooter is me, move, names, answer.words())
+            return Volley(shooter, shooter is me, move, names, answer)
         case BattleOver(ending=ending):
             return Over(ending.result(me), ending.end)
         case Failed():

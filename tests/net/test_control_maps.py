@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import ruleset_named
 from statki_net.net import notices
 from statki_net.net.boards import Shown
@@ -17,6 +18,7 @@ from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
 
 CLASSIC = ruleset_named("classic")
+HIT_MISS = Answer((Outcome.HIT, Outcome.MISS), 1, 0)
 
 CASES: list[tuple[Notice, str, dict[str, object]]] = [
     (
@@ -45,10 +47,12 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
     ),
     (notices.Turn(3), "", {"event": "turn", "shots": 3}),
     (
-        notices.Volley(Role.GUEST, True, 4, ("C7", "J10"), "hit, miss"),
+        notices.Volley(Role.GUEST, True, 4, ("C7", "J10"), HIT_MISS),
         "",
         {"event": "volley", "shooter": "guest", "mine": True, "move": 4,
-         "squares": ["C7", "J10"], "answer": "hit, miss", "boards": ""},
+         "squares": ["C7", "J10"], "answer": "hit, miss",
+         "answered": {"outcomes": ["hit", "miss"], "hits": 1, "sunk": 0, "names": []},
+         "boards": ""},
     ),
     (notices.Over(Result.LOST, End.SUNK), "", {"event": "over", "result": "lost", "end": "sunk"}),
     (

@@ -227,3 +227,23 @@ def test_host_and_join_use_a_running_daemon(tmp_path: Path) -> None:
         assert len(list((alice / "logs").iterdir())) == 1  # the daemon kept the host's log
     finally:
         stop(daemon)
+
+
+def test_a_polish_line_front_end_through_a_daemon_is_told_in_polish(tmp_path: Path) -> None:
+    """The daemon speaks English; the front end's ``lang`` gets it the boards titled in Polish,
+    and each volley's answer comes as the answer itself, said in Polish here."""
+    alice, bob = tmp_path / "a", tmp_path / "b"
+    daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
+    line_starting(daemon, "control socket", [])
+    try:
+        host = start(alice, "--lang", "pl", "host", "--plain", "--advertise", "127.0.0.1", stdin="")
+        invite = line_starting(host, "statki://", [])
+        guest = start(bob, "join", invite, "--bot", "random")
+        status, out, err = finish(host, "A1\nB2\nC3\nD4\nE5\nF6\nG7\nH8\nI9\nJ10\n")
+        finish(guest)
+        assert status == 0, err  # it resigned at the end of its input, and its daemon's log is kept
+        assert "twoja flota" in out and "morze przeciwnika" in out, out
+        fired = [line for line in out.splitlines() if "twój strzał A1:" in line]
+        assert fired and not any(word in fired[0] for word in ("miss", "hit", "sunk")), fired
+    finally:
+        stop(daemon)
