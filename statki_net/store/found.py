@@ -13,40 +13,27 @@ when the command fails half way.
 
 from __future__ import annotations
 
-import os
-import sqlite3
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
-from types import TracebackType
+
+from statki_net.store.scratch import Scratch
 
 Log = tuple[str, bytes | None, bool]
 """A log found, as ``cli.verify.Source`` holds it: its path, and what it held if it was read
 already (a FIFO, once; only the start of a file larger than any log when the flag is set)."""
 
 
-class FoundLogs:
+class FoundLogs(Scratch):
     """The logs found, in the order found, and the game each belongs to."""
 
     def __init__(self) -> None:
-        handle, name = tempfile.mkstemp(prefix="statki-logs-", suffix=".sqlite")
-        os.close(handle)
-        self.path = Path(name)
-        try:
-            # Scratch, as store.summaries: no syncs, and a small cache (each row is read
-            # twice, in order).
-            self._db = sqlite3.connect(self.path)
-            self._db.execute("PRAGMA synchronous = OFF")
-            self._db.execute("PRAGMA journal_mode = OFF")
-            self._db.execute("PRAGMA cache_size = -128")
-            self._db.execute(
+        super().__init__(
+            "statki-logs-",
+            (
                 "CREATE TABLE found (seq INTEGER PRIMARY KEY, path BLOB NOT NULL,"
-                " data BLOB, too_large INTEGER NOT NULL)"
-            )
-            self._db.execute("CREATE TABLE games (seq INTEGER PRIMARY KEY, game BLOB NOT NULL)")
-        except BaseException:
-            self.path.unlink(missing_ok=True)
-            raise
+                " data BLOB, too_large INTEGER NOT NULL)",
+                "CREATE TABLE games (seq INTEGER PRIMARY KEY, game BLOB NOT NULL)",
+            ),
+        )
         self._count = 0
 
     def add(self, log: Log) -> None:
@@ -95,21 +82,6 @@ class FoundLogs:
             logs[_text(path)] = (_text(path), data, bool(too_large))
         if logs:
             yield tuple(logs.values())
-
-    def close(self) -> None:
-        self._db.close()
-        self.path.unlink(missing_ok=True)
-
-    def __enter__(self) -> FoundLogs:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _blob(path: str) -> bytes:

@@ -16,45 +16,30 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import pickle
-import sqlite3
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
-from types import TracebackType
 
 from statki_net.referee.tournament import Board, GameSummary
+from statki_net.store.scratch import Scratch
 
 PLAYED_FROM = 2**63
 """Added to a game's start (a msgpack integer, from -2**63 up to 2**64) so that nine bytes,
 big-endian, sort as the numbers do."""
 
 
-class SummaryStore:
+class SummaryStore(Scratch):
     """Each game's summary, and apart from it its boards, by the game's id and logs (which
     no other game shares)."""
 
     def __init__(self) -> None:
-        handle, name = tempfile.mkstemp(prefix="statki-tournament-", suffix=".sqlite")
-        os.close(handle)
-        self.path = Path(name)
-        self._ordered = False
-        try:
-            # The file is scratch: losing it to a crash loses nothing, so no syncs.
-            self._db = sqlite3.connect(self.path)
-            self._db.execute("PRAGMA synchronous = OFF")
-            self._db.execute("PRAGMA journal_mode = OFF")
-            # The games are read in passes, each once, so a cache does not pay: SQLite's own
-            # (2 MiB) would only make the process grow with the first thousand games.
-            self._db.execute("PRAGMA cache_size = -128")
-            self._db.execute(
+        super().__init__(
+            "statki-tournament-",
+            (
                 "CREATE TABLE games (seq INTEGER PRIMARY KEY, played BLOB NOT NULL,"
-                " game BLOB NOT NULL UNIQUE, summary BLOB NOT NULL, boards TEXT)"
-            )
-        except BaseException:
-            self.path.unlink(missing_ok=True)
-            raise
+                " game BLOB NOT NULL UNIQUE, summary BLOB NOT NULL, boards TEXT)",
+            ),
+        )
+        self._ordered = False
 
     def keep(self, game: GameSummary) -> None:
         """Put the game away: its summary, and its boards apart from it."""
@@ -87,21 +72,6 @@ class SummaryStore:
         if row is None or row[0] is None:
             return ()
         return tuple(Board(title, tuple(lines)) for title, lines in json.loads(row[0]))
-
-    def close(self) -> None:
-        self._db.close()
-        self.path.unlink(missing_ok=True)
-
-    def __enter__(self) -> SummaryStore:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _played(game: GameSummary) -> bytes:
