@@ -28,7 +28,7 @@ from statki_net.store.unfinished import (
 
 from .daemon_link import DaemonLink
 from .keys import build_app
-from .kinds import Told
+from .kinds import Link, Told
 from .local import Chooser, LocalGame
 from .model import HistorySource, Model, Stage
 from .pickup import KeptGame, PickUp, unfinished_words
@@ -203,8 +203,29 @@ async def play_connection_on_screen(
     first screen names them itself and ``u`` picks one up (``ChosenToResume``).
     """
     link = ConnectionLink(session, reunion=reunion)
+    model = _game_model(
+        link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, home
+    )
+    await play_over_connection(model, link, connect)
+    left_to_resume(model)
+    return outcomes_of(link)
+
+
+def _game_model(
+    link: Link,
+    history: History,
+    invite: str,
+    fleet_text: str,
+    choose_rules: bool,
+    custom_rules: bool,
+    bell: bool,
+    unfinished: str,
+    home: Path | None,
+) -> Model:
+    """The model of ``statki host`` / ``join``'s screen, in-process or through the daemon; with
+    ``home`` its first screen names the kept games itself and ``u`` picks one up."""
     kept = kept_games(home) if home is not None else ()
-    model = Model(
+    return Model(
         link,
         random.SystemRandom(),
         history_source(history),
@@ -217,9 +238,6 @@ async def play_connection_on_screen(
         kept=kept,
         pick_up=pick_up_in(home) if home is not None else None,
     )
-    await play_over_connection(model, link, connect)
-    left_to_resume(model)
-    return outcomes_of(link)
 
 
 async def play_picked_up_on_screen(
@@ -282,16 +300,8 @@ async def play_followed_on_screen(
     and the verdict are waited for as in-process.  The end says there is no
     rematch through the daemon.
     """
-    model = Model(
-        link,
-        random.SystemRandom(),
-        history_source(history),
-        invite=invite,
-        fleet_text=fleet_text,
-        rule_choices=tuple(PRESETS) if choose_rules else (),
-        custom_rules=custom_rules,
-        bell=bell,
-        unfinished=unfinished,
+    model = _game_model(
+        link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, None
     )
     app = build_app(model, **app_options)
     link.on_change = app.invalidate
