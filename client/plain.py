@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_
 from statki_net.store.language import _
 
 from .layout import plain, screen
@@ -23,7 +24,8 @@ ReadLine = Callable[[str], str | None]
 """Show a prompt, return the line read (without its newline), None at the end of input."""
 Write = Callable[[str], None]
 
-HELP = """\
+HELP = N_(
+    """\
 Setting up:  Enter or "ok" starts with the fleet shown; "new" draws another;
              or type your ships on one line, like B2-E2 G2-G4 A5-A7 ... J1;
              "d" declines the host's rules (guest).
@@ -34,6 +36,8 @@ Anywhere:    "history" lists past games; "q" quits (in battle it resigns).
 At the end:  "a" analyses the game (your shots beside the best ones, how hard
              each fleet was to find); "r" for a rematch in which the other side
              shoots first; "q" leaves."""
+)
+"""The line prompt's help, translated where it is written."""
 
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -89,7 +93,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
                 model.cancel_quit()
         return
     if word in ("?", "help"):
-        write(HELP)
+        write(_(HELP))
         return
     if word in ("history", "p"):
         model.toggle_overlay(Overlay.HISTORY)

@@ -58,7 +58,7 @@ class Answer:
         _ = words.gettext
         if self.outcomes and len(self.outcomes) == 1:
             if self.names:
-                return _("sunk: {name}").format(name=self.names[0])
+                return _("sunk: {name}").format(name=_(self.names[0]))
             return outcome_words(self.outcomes[0], words)
         if self.outcomes:
             parts = [outcome_words(o, words) for o in self.outcomes]
@@ -66,7 +66,7 @@ class Answer:
             parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
         if self.sunk:
             if self.names:
-                parts.append(_("sunk: {name}").format(name=", ".join(self.names)))
+                parts.append(_("sunk: {name}").format(name=", ".join(map(_, self.names))))
             else:
                 parts.append(_("{n} sunk").format(n=self.sunk))
         return ", ".join(parts)

@@ -110,7 +110,7 @@ class Ruleset:
         """How a person calls ship ``index``: its name, or its length (a ``4-mast ship``,
         a czteromasztowiec)."""
         if self.names:
-            return self.names[index]
+            return words.gettext(self.names[index])  # a name no catalog holds stays as it is
         length = self.fleet[index]
         if length in MAST_WORDS:
             return words.gettext(MAST_WORDS[length])
@@ -183,7 +183,8 @@ def _list(value: Any, key: str) -> list[Any]:
 
 CLASSIC = Ruleset()
 FIVE_SHIP_FLEET = (5, 4, 3, 3, 2)
-FIVE_SHIP_NAMES = ("carrier", "battleship", "cruiser", "submarine", "destroyer")
+# The English game's names: on the wire as written, said in the reader's words where shown.
+FIVE_SHIP_NAMES = (N_("carrier"), N_("battleship"), N_("cruiser"), N_("submarine"), N_("destroyer"))
 
 PRESETS: dict[str, Ruleset] = {
     "classic": CLASSIC,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -398,7 +399,11 @@ def connection_state(conn: GameConnection, words: Words = ENGLISH) -> Message:
 def _language(value: Any) -> Words:
     if value not in LANGUAGES:
         raise ValueError(f"lang is one of {', '.join(LANGUAGES)}")
-    return catalog(str(value))
+    return _catalog(str(value))
+
+
+_catalog = functools.cache(catalog)
+"""One catalog a language, so that ``publish`` draws the boards once for all its watchers."""
 
 
 def _player_name(request: Message) -> str | None:

@@ -12,6 +12,7 @@ Frames, talk frames and refused envelopes travel as their exact wire bytes.
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -86,9 +87,21 @@ def _fact_map(fact: Fact) -> Any:
 def _phrase(value: Any) -> Phrase:
     if isinstance(value, str):  # words no catalog holds
         return as_is(value)
-    return Phrase(
-        str(value["text"]), tuple((str(name), _fact(fact)) for name, fact in value["facts"])
-    )
+    text = str(value["text"])
+    facts = tuple((str(name), _fact(fact)) for name, fact in value["facts"])
+    _check_fields(text, {name for name, _fact_said in facts})
+    return Phrase(text, facts)
+
+
+def _check_fields(text: str, names: set[str]) -> None:
+    """A phrase's text is formatted where it is shown: only its facts' names may stand in it,
+    each with no conversion and at most a case (``{loser:gen}``), so that a bad map fails
+    here, as a ValueError, and not on the screen."""
+    for _literal, field, spec, conversion in string.Formatter().parse(text):
+        if field is None:
+            continue
+        if field not in names or conversion or (spec and not spec.isalpha()):
+            raise ValueError(f"a phrase's text names {field!r}, which is not one of its facts")
 
 
 def _fact(value: Any) -> Fact:

@@ -10,7 +10,7 @@ from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.game.replay import Volley, replay
-from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.game.rules import PRESETS, Ruleset, ruleset_named
 
 CLASSIC = PRESETS["classic"]
 FLEET_TEXT = "B2-E2\nG2-G4\nA5-A7\nC5-D5\nF6-F7\nH9-I9\nJ1\nJ4\nD9\nA10"
@@ -219,3 +219,13 @@ def test_replay_reports_every_lie_and_the_illegal_fleet() -> None:
         "move 3 at J1: answered hit, the fleet shows sunk",
     ]
     assert [p.kind for p in report.fleet_problems] == ["touching"]
+
+
+def test_a_sunk_ships_name_is_said_in_the_readers_words() -> None:
+    """The English game's names travel as written and are said in the reader's language."""
+    from statki_net.store.language import catalog
+
+    sunk = Answer((Outcome.SUNK,), 1, 1, ("cruiser",))
+    assert sunk.words() == "sunk: cruiser"
+    assert "krążownik" in sunk.words(catalog("pl"))
+    assert ruleset_named("five-ships").ship_label(0, catalog("pl")) == "lotniskowiec"

@@ -9,6 +9,7 @@ a few games of a few hundred messages.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from peers import key_from, make_pair, play, seeded_entropy
@@ -137,3 +138,13 @@ def test_a_copy_that_follows_the_frames_and_events_is_the_side_it_copies(
     play(pair, seed)
     assert host.closed and copy.closed
     assert copy.ending == host.ending and copy.failure == host.failure
+
+
+@pytest.mark.parametrize("text", ["{b}", "{0}", "{a!r}", "{a:>100000000}", "{a.real}", "{a[0]}"])
+def test_a_phrase_whose_text_names_no_fact_of_its_own_is_refused_as_it_is_read(text: str) -> None:
+    """Its text is formatted where it is shown: a bad one fails on reading, as a ValueError."""
+    reason = {"text": text, "facts": [["a", "z"]]}
+    ending: dict[str, object] = {"end": "no-game", "winner": None, "culprits": [], "reason": reason}
+    closed = {"kind": "game-closed", "ending": ending, "findings": []}
+    with pytest.raises(ValueError):
+        event_from_map(closed)
