@@ -61,9 +61,16 @@ class Answer:
                 return _("sunk: {name}").format(name=_(self.names[0]))
             return outcome_words(self.outcomes[0], words)
         if self.outcomes:
-            parts = [outcome_words(o, words) for o in self.outcomes]
-        else:
-            parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
+            # Each sinking shot says the ship it sank (the names come in the order sunk), so
+            # a named sink is said once: "hit, sunk: cruiser", not "hit, sunk, sunk: cruiser".
+            names = iter(self.names)
+            return ", ".join(
+                _("sunk: {name}").format(name=_(name))
+                if o is Outcome.SUNK and (name := next(names, None))
+                else outcome_words(o, words)
+                for o in self.outcomes
+            )
+        parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
         if self.sunk:
             if self.names:
                 parts.append(_("sunk: {name}").format(name=", ".join(map(_, self.names))))

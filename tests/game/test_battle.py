@@ -229,3 +229,9 @@ def test_a_sunk_ships_name_is_said_in_the_readers_words() -> None:
     assert sunk.words() == "sunk: cruiser"
     assert "krążownik" in sunk.words(catalog("pl"))
     assert ruleset_named("five-ships").ship_label(0, catalog("pl")) == "lotniskowiec"
+
+
+def test_a_volley_that_sinks_a_named_ship_says_it_once() -> None:
+    volley = Answer((Outcome.SUNK, Outcome.MISS, Outcome.SUNK), 2, 2, ("cruiser", "carrier"))
+    assert volley.words() == "sunk: cruiser, miss, sunk: carrier"
+    assert Answer((Outcome.HIT, Outcome.SUNK), 2, 1, ()).words() == "hit, sunk"
