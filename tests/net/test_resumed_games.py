@@ -9,9 +9,10 @@ and holding one transcript.  The players are oracles that fire at the other
 side's ships, so a whole classic game is a few dozen messages, and all the
 cuts are played at once on one event loop.
 
-Every index of a game is cut in ``tests/protocol/test_resume.py``, in this
-process without sockets; here, over TCP, the cuts at the messages where the
-game changes its phase, one of each side mid-battle, and the end.
+Every index of a game is cut here, over TCP through the proxy (and again in
+``tests/protocol/test_resume.py``, in this process without sockets): the cuts
+a resume carries on, shared among parts that run on both cores, and apart
+from them, on a faster clock, the cuts no resume can help.
 """
 
 from __future__ import annotations
@@ -244,13 +245,15 @@ def check_resumed(played: Resumed, cut_after: int, total: int) -> None:
     assert told[-1].detail.startswith("reconnected: the game goes on"), where
 
 
-def resumed_cuts(total: int) -> list[int]:
-    """Where a resume is tested over TCP: at each message of the set-up (the accept, both
-    commitments, both coin halves, the first shot and its answer), at a shot and at an
-    answer mid-battle, and at the reveals and the first verdict.  Each is a different
-    state of the shell's resend and a different sender."""
-    middle = total // 2
-    return [*range(2, 9), middle, middle + 1, total - 4, total - 3, total - 2]
+PARTS = 3
+"""The cuts a resume carries on are shared among this many tests (every ``PARTS``-th
+message each), so that xdist spreads them over the cores."""
+
+
+def resumed_cuts(part: int) -> Callable[[int], list[int]]:
+    """Every message a resume carries the game on after, from the accept to the one before
+    the last, every ``PARTS``-th from ``part``: the parts together cut at every one."""
+    return lambda total: list(range(2 + part, total - 1, PARTS))
 
 
 def unresumed_cuts(total: int) -> list[int]:
@@ -292,11 +295,12 @@ holds its old connection when the guest comes back on a new one, and takes the o
 lost."""
 
 
+@pytest.mark.parametrize("part", range(PARTS), ids=[f"part{p + 1}of{PARTS}" for p in range(PARTS)])
 @SILENT_HOST
-def test_a_connection_cut_at_each_phase_of_a_classic_game_resumes(
-    tmp_path: Path, silent_host: bool
+def test_a_connection_cut_at_every_message_of_a_classic_game_resumes(
+    tmp_path: Path, silent_host: bool, part: int
 ) -> None:
-    cut_at_each(tmp_path, silent_host, resumed_cuts, SPEED)
+    cut_at_each(tmp_path, silent_host, resumed_cuts(part), SPEED)
 
 
 @SILENT_HOST
