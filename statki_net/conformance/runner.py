@@ -371,13 +371,12 @@ class CaseRun:
         self._events(self.session.receive_data(hello.encode() + rest, _now()))
         return None
 
-    async def _hello_of_another_game(self) -> None:
-        """As host: first a hello of another game of the suite's, saying ``join``; the
-        implementation must answer with a join naming its invite's game, bound and signed."""
-        self.moment.acted = True
+    def _another_host(self, tag: bytes | None = None) -> Session:
+        """A host session of the suite's own beside this one (same key, rules and limits): the
+        hello of another game, or the greeter of a resume."""
         session = self.session
         assert session.proposed_rules is not None
-        other = Session(
+        return Session(
             Role.HOST,
             session.key,
             name=session.name,
@@ -385,8 +384,14 @@ class CaseRun:
             rules=session.proposed_rules,
             limits=session.proposed_limits,
             admit=Admit.INVITE,
-            tag=game_tag(session.entropy(16)),
+            tag=tag,
         )
+
+    async def _hello_of_another_game(self) -> None:
+        """As host: first a hello of another game of the suite's, saying ``join``; the
+        implementation must answer with a join naming its invite's game, bound and signed."""
+        self.moment.acted = True
+        other = self._another_host(tag=game_tag(self.session.entropy(16)))
         other.joinable = True
         other.start(_now())
         self._write(other.data_to_send())
@@ -399,7 +404,7 @@ class CaseRun:
         if (
             join.join.hello != other.transcript.frames[0].digest
             or not join_signature_valid(join)
-            or join.join.tag != session.tag
+            or join.join.tag != self.session.tag
         ):
             self.watch.notes.append("its join does not name its game, bound and signed")
 
@@ -525,16 +530,7 @@ class CaseRun:
 
     async def _resume_as_host(self) -> None:
         session = self.session
-        assert session.proposed_rules is not None
-        greeter = Session(
-            Role.HOST,
-            session.key,
-            name=session.name,
-            entropy=session.entropy,
-            rules=session.proposed_rules,
-            limits=session.proposed_limits,
-            admit=Admit.INVITE,
-        )
+        greeter = self._another_host()
         greeter.start(_now())
         hello = greeter.transcript.frames[0].message
         assert isinstance(hello, Hello)
