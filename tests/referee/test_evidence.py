@@ -85,8 +85,12 @@ def test_a_refused_frame_named_error_is_still_answered_by_the_others_error() -> 
     body = msgpack.packb(fields, use_bin_type=True)
     bad = FrameBytes(body, game.key(Role.GUEST).sign(SIGN_LABEL + body))
     answer = signed(game, prefix, Role.HOST, Error("bad-field", "missing 'detail'"))
-    for first in (True, False):
-        host = log_file_of([*prefix, answer], Role.HOST, evidence=[bad], evidence_first=first)
+    frames = [frame_record(f) for f in prefix]
+    for kept in (
+        [evidence_record(bad), frame_record(answer)],
+        [frame_record(answer), evidence_record(bad)],
+    ):
+        host = log_file(header_record("host", "statki test", 0), [*frames, *kept])
         judgement = judge_game([named("host", host)])
         assert judgement.standing is Standing.VALID, judgement.lines()
         assert (judgement.end, judgement.winner, judgement.culprits) == (
