@@ -6,8 +6,8 @@ different shots for one message (equivocation), drips its shot a byte at a
 time, resigns and never reveals, sends frames of the largest size back to back,
 or floods talk past its bounds.  The daemon must end each game within a bounded
 time, write its log, and ``judge_log`` must judge that log as SPEC.md says:
-the culprit named, the evidence in it.  The clock runs 200 times faster
-(a minute's move limit is 0.3 s), so each test takes about a second.
+the culprit named, the evidence in it.  The clock runs 60 times faster (a
+minute's move limit is 1 s), so each test takes about two seconds.
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ from statki_net.referee.report import Judgement
 from statki_net.referee.verify import judge_log
 from statki_net.referee.violations import Kind
 
-SPEED = 200
-"""The daemon's clock runs this much faster: its one-minute move limit is 0.3 s."""
+SPEED = 60
+"""The daemon's clock runs this much faster: its one-minute move limit is 1 s, time enough
+for the honest part of a guest's play on a loaded machine."""
 BOUND = 20.0
 """Seconds any game here may take, hostile guest and all: far more than it needs."""
 
