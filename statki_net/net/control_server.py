@@ -149,9 +149,9 @@ class ControlServer:
                 peer.words = _language(request["lang"])
             result = await handler(peer, request)
         except StatkiError as error:
-            return {"reply": ident, "ok": False, "error": str(error)}
+            return {"reply": ident, "ok": False, "error": _one_line(str(error))}
         except (KeyError, TypeError, ValueError) as error:
-            return {"reply": ident, "ok": False, "error": f"bad request: {error}"}
+            return {"reply": ident, "ok": False, "error": _one_line(f"bad request: {error}")}
         return {"reply": ident, "ok": True, **result}
 
     # ------------------------------------------------------------ events
@@ -213,9 +213,13 @@ class ControlServer:
     # ------------------------------------------------------------ requests
 
     def _game(self, request: Message) -> DaemonGame:
-        game = self.daemon.games.get(request.get("game", -1))
+        number = request.get("game")
+        # A game is named by its int: true and 1.0 are equal to 1 as keys, and no number.
+        named = isinstance(number, int) and not isinstance(number, bool)
+        game = self.daemon.games.get(number) if isinstance(number, int) and named else None
         if game is None:
-            raise UsageError(f"no game {request.get('game')!r}")
+            # The value's words, cut short: a request may hold anything of any length.
+            raise UsageError(f"no game {request.get('game')!r:.40}")
         return game
 
     def _playing(self, request: Message) -> GameConnection:
@@ -248,8 +252,8 @@ class ControlServer:
 
     async def op_host(self, peer: ControlPeer, request: Message) -> Message:
         daemon = self.daemon
-        rules = ruleset_named(request.get("rules") or "classic")
-        bot = check_strategy(request["bot"]) if request.get("bot") else None
+        rules = ruleset_named(_text(request.get("rules"), "rules") or "classic")
+        bot = _bot(request)
         deferred = bool(request.get("deferred"))
         fleet = _fleet(rules, request.get("fleet"))
         if fleet is None and not deferred:
@@ -258,7 +262,7 @@ class ControlServer:
             raise UsageError("a deferred game takes its fleet from propose, and no bot")
         limits = _limits(request, daemon.limits)
         default_port = daemon.addresses[0][1]
-        advertise = [parse_address(a, default_port) for a in request.get("advertise", [])]
+        advertise = [parse_address(a, default_port) for a in _texts(request, "advertise")]
         game = daemon.host(
             rules=rules,
             limits=limits,
@@ -275,7 +279,7 @@ class ControlServer:
 
     async def op_propose(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
-        rules = ruleset_named(str(request["rules"]))
+        rules = ruleset_named(_text(request["rules"], "rules") or "")
         fleet = _fleet(rules, request.get("fleet"))
         if fleet is None:
             raise UsageError("propose takes the fleet the host commits to")
@@ -287,8 +291,9 @@ class ControlServer:
         return {}
 
     async def op_connect(self, peer: ControlPeer, request: Message) -> Message:
-        invite = parse_invite(str(request["invite"]))
-        bot = check_strategy(request["bot"]) if request.get("bot") else None
+        # Only text: the words of any other value (1.5 reads as 1.0.0.5) are no invite.
+        invite = parse_invite(_text(request["invite"], "invite") or "")
+        bot = _bot(request)
         game = self.daemon.join(
             invite,
             limits=_limits(request, self.daemon.limits),
@@ -404,6 +409,37 @@ def _language(value: Any) -> Words:
 
 _catalog = functools.cache(catalog)
 """One catalog a language, so that ``publish`` draws the boards once for all its watchers."""
+
+
+MAX_ERROR = 300
+"""Characters of a refusal's line: one that quotes a request's value quotes it cut short."""
+
+
+def _one_line(error: str) -> str:
+    line = " ".join(error.split())
+    return line if len(line) <= MAX_ERROR else line[: MAX_ERROR - 1] + "…"
+
+
+def _text(value: Any, key: str) -> str | None:
+    """A request's text field: None when absent (nil), else a str; never the words of some
+    other value taken for text."""
+    if value is not None and not isinstance(value, str):
+        raise UsageError(f"{key} must be text")
+    return value
+
+
+def _texts(request: Message, key: str) -> list[str]:
+    """A request's optional list of texts (``advertise``)."""
+    values = request.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise UsageError(f"{key} must be a list of texts")
+    return values
+
+
+def _bot(request: Message) -> str | None:
+    """The strategy a request names for the computer player, or None for none."""
+    bot = _text(request.get("bot"), "bot")
+    return check_strategy(bot) if bot else None
 
 
 def _player_name(request: Message) -> str | None:

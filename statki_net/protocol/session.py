@@ -813,8 +813,10 @@ class Session:
         except ProtocolError as error:
             if error.refuses:
                 self._refuse(envelope, error, now)
-            else:
-                self._lose(error.code, error.detail, now, envelope.encode())
+                return
+            if self._equivocates(envelope):
+                self._events.append(Evidence(envelope, Code.BAD_CHAIN, now))
+            self._lose(error.code, error.detail, now, envelope.encode())
             return
         if self._joins(frame):
             self._join(frame, now)
@@ -838,6 +840,22 @@ class Session:
         self.last_heard = now
         self._events.append(FrameAdded(frame, outgoing=False))
         self._after(frame, now)
+
+    def _equivocates(self, envelope: Envelope) -> bool:
+        """A second message the peer signed for a place where it already said another (SPEC.md
+        section 3, "Where a frame fits"): its word twice, kept as evidence of it."""
+        t, header = self.transcript, envelope.header
+        place = t.place_of(header)
+        if place is None or place == len(t.frames):
+            return False
+        said = t.frames[place]
+        if said.header.sender is not header.sender or said.digest == envelope.digest:
+            return False  # a frame sent again is no second word
+        try:
+            t.verify(envelope)
+        except ProtocolError:
+            return False
+        return True
 
     def _from_another_host(self, envelope: Envelope) -> bool:
         """The guest's check of the host's key: right after reading the host's hello, before

@@ -104,18 +104,34 @@ def _fork(branch: Branch, children: list[Node]) -> list[tuple[Branch, list[Node]
     """One branch per child, each judged one frame further."""
     refused: dict[Role, Node] = {}
     outcome: dict[int, tuple[Branch, bool]] = {}
-    # Errors last: whether one answers a refused frame depends on its siblings.
-    order = sorted(range(len(children)), key=lambda i: children[i].type == Error.TYPE)
-    for i in order:
+    answered: dict[int, Node | None] = {}
+
+    def judge(i: int) -> None:
         child = children[i]
         copied = Branch(
             list(branch.path), copy.deepcopy(branch.transcript), None, list(branch.found)
         )
-        answers = refused.get(child.sender.other)
-        going_on = _step(copied, child, answers=answers)
+        answered[i] = refused.get(child.sender.other)
+        going_on = _step(copied, child, answers=answered[i])
         if copied.refusal is not None:
             refused.setdefault(child.sender, child)
         outcome[i] = (copied, going_on)
+
+    # Errors last: whether one answers a refused frame depends on its siblings.
+    order = sorted(range(len(children)), key=lambda i: children[i].type == Error.TYPE)
+    for i in order:
+        judge(i)
+    # A refused frame can itself be named an error (one whose keys are wrong): an error
+    # of the other side judged before it is judged again, now that it answers something.
+    for i in order:
+        child = children[i]
+        if (
+            child.type == Error.TYPE
+            and answered[i] is None
+            and child.sender.other in refused
+            and outcome[i][0].refusal is None
+        ):
+            judge(i)
     return [
         (copied, children[i].children if going_on else [])
         for i, (copied, going_on) in sorted(outcome.items())

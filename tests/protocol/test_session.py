@@ -1,12 +1,14 @@
 import pytest
-from peers import closed, make_pair, play
+from peers import closed, log_of, make_pair, play
 
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.phases import Phase
-from statki_net.protocol.wire import Role
+from statki_net.protocol.session import ConnectionLost, Evidence
+from statki_net.protocol.wire import Header, Role, Shot, sign
+from statki_net.referee.verify import judge_log
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -132,3 +134,32 @@ def test_a_lost_connection_does_not_end_the_game() -> None:
     play(finished, seed=17)
     ending = finished.host.ending
     assert ending is not None and ending == finished.host.transcript.ending
+
+
+def test_a_second_message_signed_for_one_place_is_kept_and_convicts_its_sender() -> None:
+    """The guest's shot, then another shot signed for the same message: the host keeps the
+    second as evidence (its log alone shows the equivocation), and not a frame sent twice."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4, stop_after=6)
+    mover = next(s for s in (pair.host, pair.guest) if s.my_turn)
+    honest = pair.session(mover.role.other)
+    t = mover.transcript
+    twin = sign(mover.key, Header(mover.role, len(t.frames), t.last_digest, t.game, 1), Shot((99,)))
+    pair.record(mover.role, mover.shoot((0,), pair.now))
+    sent = mover.data_to_send()
+    pair.record(honest.role, honest.receive_data(sent, pair.now))
+    again = honest.receive_data(sent, pair.now)  # the same frame again: no second word
+    assert not any(isinstance(e, Evidence) for e in again)
+    assert honest.connected is False
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4, stop_after=6)
+    mover = next(s for s in (pair.host, pair.guest) if s.my_turn)
+    honest = pair.session(mover.role.other)
+    pair.record(mover.role, mover.shoot((0,), pair.now))
+    pair.record(honest.role, honest.receive_data(mover.data_to_send() + twin.encode(), pair.now))
+    [kept] = [e for e in pair.events[honest.role] if isinstance(e, Evidence)]
+    assert kept.frame.body == twin.body and kept.code is Code.BAD_CHAIN
+    assert any(isinstance(e, ConnectionLost) for e in pair.events[honest.role])
+    judged = judge_log(log_of(pair.events[honest.role], honest.role))
+    assert judged.ending is not None and judged.ending.end is End.CHEATED
+    assert judged.ending.culprits == {mover.role}

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from gamelogs import Played, claim, log_file_of, named, played, signed
+from peers import FrameBytes
 
 from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.logformat import evidence_record, frame_record, header_record, log_file
@@ -18,6 +20,7 @@ from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
     GENESIS,
     PROTOCOL_VERSION,
+    SIGN_LABEL,
     Error,
     Header,
     Hello,
@@ -67,6 +70,34 @@ def test_a_refused_frame_is_its_senders_forfeit_in_either_log_and_in_both() -> N
         (Role.GUEST, "shot"): End.FORFEIT,
         (Role.HOST, "error"): End.FORFEIT,
     }
+
+
+def test_a_refused_frame_named_error_is_still_answered_by_the_others_error() -> None:
+    """An ``error`` whose keys are wrong (no ``detail``) is refused like any frame; the
+    host's error at its place answers it, in whichever order the log keeps the two.
+    (The referee once judged the host's error first, as a stop of its own: a dispute.)"""
+    game = played(seed=93)
+    cut = game.shooting(Role.GUEST)
+    prefix = game.frames[:cut]
+    wrong = signed(game, prefix, Role.GUEST, Error("closed", "leaving"))
+    fields = msgpack.unpackb(wrong.body, raw=False)
+    del fields["detail"]
+    body = msgpack.packb(fields, use_bin_type=True)
+    bad = FrameBytes(body, game.key(Role.GUEST).sign(SIGN_LABEL + body))
+    answer = signed(game, prefix, Role.HOST, Error("bad-field", "missing 'detail'"))
+    frames = [frame_record(f) for f in prefix]
+    for kept in (
+        [evidence_record(bad), frame_record(answer)],
+        [frame_record(answer), evidence_record(bad)],
+    ):
+        host = log_file(header_record("host", "statki test", 0), [*frames, *kept])
+        judgement = judge_game([named("host", host)])
+        assert judgement.standing is Standing.VALID, judgement.lines()
+        assert (judgement.end, judgement.winner, judgement.culprits) == (
+            End.FORFEIT,
+            Role.HOST,
+            frozenset({Role.GUEST}),
+        )
 
 
 def test_an_error_that_answers_nothing_is_its_senders_own_stop() -> None:
