@@ -94,6 +94,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
         return
     if word in ("?", "help"):
         write(_(HELP))
+        model.notice = ""  # said before the help: not to be said again under it
         return
     if word in ("history", "p"):
         model.toggle_overlay(Overlay.HISTORY)
