@@ -89,8 +89,8 @@ class Placing(CommonState):
         if self.must_decide:
             kind = _("custom rules, no preset") if self.departure_lines() else _("these rules")
             self.say(
-                _("{them} proposes {kind}: Enter accepts, d declines").format(
-                    them=self.opponent_label(), kind=kind
+                _("{Them} proposes {kind}: Enter accepts, d declines").format(
+                    Them=self._capitalised(self.opponent_label()), kind=kind
                 )
             )
         elif self.rule_choices:
