@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import time
 from collections.abc import Callable
 
@@ -99,6 +100,8 @@ def _list(player: Player) -> int:
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
             print(f"  {glance_words(seen)}")
+    # A new player saw the list and not what to type next; stdout stays the list alone.
+    print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
     return EXIT_OK
 
 

@@ -142,6 +142,7 @@ def test_statki_play_names_the_game_a_killed_guest_left_unfinished(
     assert "statki resume picks it up" in played.stdout
     listed = in_home(cli, monkeypatch, homes["guest"], "resume")
     assert listed.returncode == 0 and "  vs Ala, classic, " in listed.stdout, listed.stdout
+    assert "statki resume GAME picks one up" in listed.stderr, "and says what to type next"
     kept = next((homes["guest"] / "unfinished").glob("*.json"))
     kept.unlink()  # the game given up: the next start screen says nothing of it
     again = in_home(cli, monkeypatch, homes["guest"], "play", "--plain")
