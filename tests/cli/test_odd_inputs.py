@@ -204,6 +204,8 @@ def test_bad_arguments(cli: Cli, name: str, arguments: list[str]) -> None:
     result = cli(name, *arguments)
     _no_traceback(result, time.monotonic() - started)
     assert result.returncode == (0 if arguments == ["--help"] else 2)
+    if arguments == ["--no-such-option"]:  # the command's own usage, whose options it takes
+        assert f"usage: statki {name} " in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("kind", list(FILES))
