@@ -392,7 +392,7 @@ def test_a_signal_to_a_game_against_the_computer(tmp_path: Path, sig: signal.Sig
         timeout=SECONDS,
         env=env_for(home),
     )
-    assert "lost (resigned)" in history.stdout, history.stdout
+    assert "lost (you resigned)" in history.stdout, history.stdout
 
 
 @pytest.mark.parametrize("stdin", ["closed", "/dev/null"])
@@ -423,3 +423,32 @@ def test_a_host_at_the_line_prompt_with_no_input_resigns(tmp_path: Path, stdin: 
         stop(host)
         if guest is not None:
             stop(guest)
+
+
+def test_ctrl_c_stops_an_analysis_at_once(tmp_path: Path) -> None:
+    """Ctrl-C during ``statki analyze``: it waited for the parts its workers had begun,
+    minutes for a long game; now it stops them.  SIGINT reaches the command once its
+    workers run (a terminal's Ctrl-C reaches them too; they leave it to the command).
+    Costs a process start and about a second of the analysis."""
+    quick = ["--jobs", "2", "--reference-fleets", "1", "--fleet-games", "1"]
+    log = str(LOGS / "honest-classic.statki")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "statki_net", "analyze", log, *quick],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(tmp_path),
+    )
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + SECONDS
+    while not children.read_text().split() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the workers are at their parts
+    process.send_signal(signal.SIGINT)
+    interrupted = time.monotonic()
+    try:
+        _, err = process.communicate(timeout=SECONDS)
+    finally:
+        stop(process)
+    assert time.monotonic() - interrupted < 3.0, "waited for the workers' parts"
+    assert (process.returncode, err) == (130, "statki: interrupted\n")
