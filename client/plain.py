@@ -130,8 +130,10 @@ def _shoot(model: Model, text: str) -> None:
         return
     try:
         model.cursor = parse_square(text, model.size)
-    except UsageError as error:
-        model.say(str(error), trouble=True)
+    except UsageError:  # the core's reason is English; the screen says it in the player's words
+        model.say(
+            _("{typed} is not a square of this board").format(typed=text.upper()), trouble=True
+        )
         return
     model.choose()
     if model.salvo and model.my_turn and len(model.marks) == model.shots_due:

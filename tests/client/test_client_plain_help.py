@@ -34,3 +34,18 @@ def test_help_does_not_say_the_last_complaint_again(tmp_path: Path) -> None:
     run_plain(model, lambda prompt: next(lines, None), out.append)
     complaints = [text for text in out if "xyz" in text]
     assert len(complaints) == 1, complaints
+
+
+def test_a_square_off_the_board_is_refused_in_the_players_language(tmp_path: Path) -> None:
+    """At the Polish line prompt "b11" was answered in English ("row 11 is off the board")."""
+    model, _history = game(tmp_path)
+    model.at_prompt = True
+    lines = iter(["", "b11", "q", "y"])
+    out: list[str] = []
+    speak("pl")
+    try:
+        run_plain(model, lambda prompt: next(lines, None), out.append)
+    finally:
+        speak("en")
+    assert "B11 to nie pole tej planszy" in out, out[-4:]
+    assert model.shots_fired(True) == 0
