@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
+from statki_client.keys import press
 from statki_client.layout import cut_short, plain, screen
-from statki_client.model import Model
+from statki_client.model import Model, Overlay, Stage
 from statki_client.remote import ConnectionLink
+from test_client_model import game
 from test_client_netscreen import GUEST_KEY, HOST_KEY
 
 from statki_net.game.rules import PRESETS, ruleset_named
@@ -57,3 +60,13 @@ def test_the_guest_is_asked_in_a_sentence_that_starts_with_a_capital() -> None:
     hello = Hello(1, "statki", public_key_bytes(HOST_KEY), "Ala", bytes(32))
     model.handle([PeerHello(Role.HOST, hello), RulesProposed(PRESETS["classic"], Limits())])
     assert model.notice.startswith("Your opponent Ala proposes these rules"), model.notice
+
+
+def test_ctrl_d_asks_before_leaving_as_q_does(tmp_path: Path) -> None:
+    """Ctrl-D, which ends most terminal programs, did nothing on the full screen."""
+    model, _history = game(tmp_path)
+    model.ready()
+    press(model, "c-d")
+    assert model.overlay is Overlay.QUIT
+    press(model, "n")
+    assert model.overlay is None and model.stage is Stage.BATTLE
