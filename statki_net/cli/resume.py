@@ -125,10 +125,12 @@ def _list(player: Player) -> int:
         return EXIT_OK
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
-        print(f"{game.game[:16]}  {game.role.value:<5}  {when}  {game.log}")
+        # The log on a line of its own: beside the rest it ran past 80 columns.
+        print(f"{game.game[:16]}  {_(game.role.value)}  {when}")
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
             print(f"  {glance_words(seen)}")
+        print("  " + _("log: {path}").format(path=game.log))
     # A new player saw the list and not what to type next; stdout stays the list alone.
     print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
     return EXIT_OK
