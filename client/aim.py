@@ -100,6 +100,16 @@ class Aiming(CommonState):
                 _("{typed} is not a square of this board").format(typed=self.typed), trouble=True
             )
 
+    def _typed_wrong(self) -> bool:
+        """Whether a row was typed after the column and the two name no square."""
+        if len(self.typed) < 2:
+            return False
+        try:
+            parse_square(self.typed, self.size)
+        except UsageError:
+            return True
+        return False
+
     def clear_typing(self) -> None:
         """Escape: forget the coordinate half typed, and put the cursor back where it was."""
         if self.typed:
@@ -173,6 +183,12 @@ class Aiming(CommonState):
         In a salvo, Enter with every shot marked fires.  Returns whether
         anything was done; a refusal is in the notice.
         """
+        if square is None and self._typed_wrong():
+            # Enter on "B11" must not fire at the B1 the cursor stopped on along the way.
+            self.say(
+                _("{typed} is not a square of this board").format(typed=self.typed), trouble=True
+            )
+            return False
         square = self.cursor if square is None else square
         self.typed = ""
         if self.salvo and self.my_turn and len(self.marks) >= self.shots_due:

@@ -38,9 +38,11 @@ ARROWS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 COORDINATE_KEYS = "abcdefghijABCDEFGHIJ0123456789"
 """Typed squares in battle: columns A-J (lower or upper case) and row digits."""
 COMMAND_KEYS = [
-    *["?", "f1", "escape", "q", "c-c", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"],
+    *["?", "f1", "escape", "q", "c-c", "c-d", "y", "n", "r", "R", "d", "s", "p", "tab", "s-tab"],
     *["+", "=", "-", OPEN_KEY, MUTE_KEY, PICK_KEY, "backspace"],
 ]
+QUIT_KEYS = ("q", "c-c", "c-d")
+"""Keys that ask before leaving: Ctrl-D too, which ends a terminal program's input."""
 LIMIT_KEYS = {"+": 1, "=": 1, "-": -1}
 """On the rules screen: a longer or a shorter time for a move (``=`` is ``+`` unshifted)."""
 TALK_STAGES = (Stage.PLACING, Stage.WAITING, Stage.BATTLE, Stage.FINISHING)
@@ -74,7 +76,7 @@ def press(model: Model, key: str) -> None:
         model.toggle_overlay(Overlay.HELP)
     elif key == "p":
         model.toggle_overlay(Overlay.HISTORY)
-    elif key in ("q", "c-c"):
+    elif key in QUIT_KEYS:
         model.ask_quit()
     elif key == OPEN_KEY and model.stage in TALK_STAGES:
         model.open_chat()

@@ -434,7 +434,9 @@ def rules_screen_lines(model: Model) -> list[Line]:
         [("", _("R in placement comes back here until the battle starts"))],
     ]
     if model.invite and not model.opponent_key:
-        lines += [[], *invite_lines(model.invite, WIDTH)]
+        # No blank line above it: an invite of three lines (addresses, key, secret) would
+        # lose its secret under the key bar at 80x24.
+        lines += invite_lines(model.invite, WIDTH)
     return lines
 
 

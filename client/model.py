@@ -236,7 +236,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             return _("Connected to {them}; waiting for their rules").format(
                 them=self.opponent_label()
             )
-        return _("Connected to the host; waiting for its rules")
+        # The host says its rules once its own fleet is placed: until then it is choosing.
+        return _("Connected to the host; waiting while it chooses the rules and places its fleet")
 
     def agreed_first(self) -> Role | None:
         """Who shoots first as agreed in the host's hello (a rematch); None: a coin toss."""

@@ -22,6 +22,7 @@ from statki_net.game.fleet import (
     read_fleet_text,
 )
 from statki_net.game.rules import Ruleset
+from statki_net.protocol.session import NO_REASON
 from statki_net.store.language import _, words
 
 from .kinds import Stage
@@ -89,8 +90,8 @@ class Placing(CommonState):
         if self.must_decide:
             kind = _("custom rules, no preset") if self.departure_lines() else _("these rules")
             self.say(
-                _("{them} proposes {kind}: Enter accepts, d declines").format(
-                    them=self.opponent_label(), kind=kind
+                _("{Them} proposes {kind}: Enter accepts, d declines").format(
+                    Them=self._capitalised(self.opponent_label()), kind=kind
                 )
             )
         elif self.rule_choices:
@@ -265,4 +266,4 @@ class Placing(CommonState):
     def decline(self) -> None:
         if self.must_decide and self.stage is Stage.PLACING:
             self.must_decide = False
-            self.link.decline("the guest declined these rules")
+            self.link.decline(NO_REASON)

@@ -94,6 +94,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
         return
     if word in ("?", "help"):
         write(_(HELP))
+        model.notice = ""  # said before the help: not to be said again under it
         return
     if word in ("history", "p"):
         model.toggle_overlay(Overlay.HISTORY)
@@ -129,8 +130,10 @@ def _shoot(model: Model, text: str) -> None:
         return
     try:
         model.cursor = parse_square(text, model.size)
-    except UsageError as error:
-        model.say(str(error), trouble=True)
+    except UsageError:  # the core's reason is English; the screen says it in the player's words
+        model.say(
+            _("{typed} is not a square of this board").format(typed=text.upper()), trouble=True
+        )
         return
     model.choose()
     if model.salvo and model.my_turn and len(model.marks) == model.shots_due:

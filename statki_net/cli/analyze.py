@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -198,11 +199,18 @@ def _analysis(
     }
 
 
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the command (which stops it) and dies at once when stopped:
+    inherited, the command's handlers printed a traceback of every worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 class _Parts:
     """Runs the parts in ``jobs`` worker processes (or here, for one), counting them done."""
 
     def __init__(self, jobs: int, total: int, progress: Callable[[int, int], None]) -> None:
-        self.pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+        self.pool = ProcessPoolExecutor(jobs, initializer=_worker_signals) if jobs > 1 else None
         self.total = total
         self.progress = progress
         self.parts: list[Future[Any]] = []
@@ -223,12 +231,25 @@ class _Parts:
     def __exit__(self, *exc: object) -> None:
         if self.pool is None:
             return
-        with self.pool:
-            if exc[0] is not None:
-                self.pool.shutdown(cancel_futures=True)
-                return
+        if exc[0] is not None:
+            self._stop(self.pool)
+            return
+        try:
             for done, _ in enumerate(as_completed(self.parts), start=1):
                 self.progress(done, self.total)
+        except BaseException:  # Ctrl-C while the parts run
+            self._stop(self.pool)
+            raise
+        self.pool.shutdown()
+
+    @staticmethod
+    def _stop(pool: ProcessPoolExecutor) -> None:
+        """Stop the workers now: the parts under way are minutes of work for a long game,
+        and a shutdown waits for them, where a person who pressed Ctrl-C does not."""
+        workers = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
 
 
 def _warnings(

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from statki_net.game.words import N_
 from statki_net.store.home import home_dir
 from statki_net.store.language import _
 
@@ -175,7 +176,8 @@ def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
     )
 
 
-NAME_QUESTION = "Your name, as opponents will see it (asked once, kept for the next games): "
+NAME_QUESTION = N_("Your name, as opponents will see it (asked once, kept; Enter for none): ")
+"""Said in the player's language: the first thing a new player reads."""
 
 
 def name_argument(parser: argparse.ArgumentParser) -> None:
@@ -206,7 +208,7 @@ def player_name(given: str | None, home: Path, *, may_ask: bool) -> str:
     if not may_ask:
         return NAME_QUESTION_DEFAULT
     try:
-        answer = input(NAME_QUESTION)
+        answer = input(_(NAME_QUESTION))
     except EOFError:
         return NAME_QUESTION_DEFAULT
     return keep_name(home, answer)

@@ -54,7 +54,8 @@ def _history(args: argparse.Namespace) -> int:
 
 def _game_line(game: GameRow) -> str:
     result = RESULT_WORDS.get(game.result, game.result) if game.result else N_("unfinished")
-    how = f" ({_(game.end_reason)})" if game.end_reason else ""
+    reason = WHO_RESIGNED.get((game.result, game.end_reason), game.end_reason)
+    how = f" ({_(reason)})" if reason else ""
     return _(
         "{date}  {result}{how} against {opponent} [{key}]  {rules}, you as {role}"
         "  shots {mine}:{theirs}"
@@ -73,6 +74,12 @@ def _game_line(game: GameRow) -> str:
 
 RESULT_WORDS = {"won": N_("won"), "lost": N_("lost"), "none": N_("none")}
 """A game's result as the history keeps it, for a person."""
+
+WHO_RESIGNED: dict[tuple[str | None, str | None], str] = {
+    ("won", "resigned"): N_("the opponent resigned"),
+    ("lost", "resigned"): N_("you resigned"),
+}
+"""Ends that "won (resigned)" would tell the wrong way round: who resigned?"""
 
 
 def _date(ms: int) -> str:

@@ -37,7 +37,7 @@ from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result
-from statki_net.protocol.session import Failed
+from statki_net.protocol.session import NO_REASON, Failed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
@@ -543,7 +543,7 @@ class PromptPlayer:
             if await self._talked(answer):
                 continue
             if answer is None or answer.lower() in ("n", "no", *RESIGN_WORDS):
-                await self._quietly(self.handle.refuse("the guest declined the rules"))
+                await self._quietly(self.handle.refuse(NO_REASON))
                 return
             if answer.lower() in ("y", "yes"):
                 try:

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     language.speak(_language_asked(argv) or language.from_locale(os.environ))
     _argparse_speaks()
     try:
-        args = build_parser(argv).parse_args(argv)
+        args = _parsed(build_parser(argv), argv)
         if getattr(args, "home", None) is None:
             # --home given before the command: the command's own --home defaults to None,
             # and argparse lets a subcommand's default overwrite what came before it.
@@ -139,6 +139,20 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         if command.name not in commands.choices:
             commands.add_parser(command.name, help=_(command.help))
     return parser
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` parsed; words nobody takes are refused with the usage of the command they
+    followed (argparse would show the top level's, naming no option of ``statki daemon``)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = next(
+            action.choices.get(args.command)
+            for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction)
+        )
+        (command or parser).error(_("unrecognized arguments: %s") % " ".join(extra))
+    return args
 
 
 def _lang_argument(parser: argparse.ArgumentParser, dest: str = "lang") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from statki_net.ai.computer import STRATEGIES
 from statki_net.cli.common import (
     Subcommands,
     home_argument,
@@ -24,7 +25,13 @@ def add(commands: Subcommands) -> None:
     rules_argument(play)
     play.set_defaults(rules=None)  # not given: classic, chosen again on the rules screen
     play.add_argument(
-        "--bot", default=None, metavar="STRATEGY", help=_("the computer's strategy, no mistakes")
+        "--bot",
+        default=None,
+        metavar="STRATEGY",
+        # Named, as join's and the daemon's --bot are: a new player could not guess them.
+        help=_("the computer's strategy, with no mistakes ({strategies})").format(
+            strategies=", ".join(STRATEGIES)
+        ),
     )
     strength_argument(play)
     placement_argument(play)

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
+from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
+from statki_net.net.control import ControlClient, ControlError, UntrustedSocket
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
@@ -77,6 +81,14 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     terminal, else at the line prompt or by the computer."""
     restored = restore(player.home, game)
     kept = restored.kept
+    if asyncio.run(played_by_the_daemon(player.home, kept.game)):
+        # A second program speaking for this side would sign a second story of the game.
+        raise UsageError(
+            _(
+                "game {game} is still being played by the daemon running in this home;"
+                " it cannot be picked up beside it"
+            ).format(game=kept.game[:16])
+        )
     print(
         _("resuming game {game} as the {role}; log: {log}").format(
             game=kept.game[:16], role=_(str(kept.role)), log=kept.log
@@ -84,6 +96,24 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
         flush=True,
     )
     return asyncio.run(_carry_on(player, restored, map_port=map_port))
+
+
+async def played_by_the_daemon(home: Path, game: str) -> bool:
+    """Whether the daemon running in ``home`` still plays ``game`` (its whole id, hex): its
+    secrets are kept in the home as any game's are, for after the daemon stops."""
+    try:
+        client = await ControlClient.connect(home)
+    except UntrustedSocket:
+        return False
+    if client is None:
+        return False
+    try:
+        states = (await client.request("games")).get("games", [])
+    except ControlError:
+        return False
+    finally:
+        await client.close()
+    return any(state.get("game") == game and state.get("status") != "over" for state in states)
 
 
 def _list(player: Player) -> int:
@@ -95,10 +125,14 @@ def _list(player: Player) -> int:
         return EXIT_OK
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
-        print(f"{game.game[:16]}  {game.role.value:<5}  {when}  {game.log}")
+        # The log on a line of its own: beside the rest it ran past 80 columns.
+        print(f"{game.game[:16]}  {_(game.role.value)}  {when}")
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
             print(f"  {glance_words(seen)}")
+        print("  " + _("log: {path}").format(path=game.log))
+    # A new player saw the list and not what to type next; stdout stays the list alone.
+    print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
     return EXIT_OK
 
 

@@ -119,6 +119,10 @@ def public_key_bytes(key: Ed25519PrivateKey) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
+NO_REASON = "no reason given"
+"""A front end's reason for declining the rules when the player gave none: the ending
+already says "the guest declined the rules", which the reason repeated."""
+
 # ---------------------------------------------------------------- events
 
 

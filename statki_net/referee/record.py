@@ -19,8 +19,9 @@ from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.report import Judgement, fingerprint
 
-UNNAMED = {Role.HOST: N_("the host"), Role.GUEST: N_("the guest")}
-"""A side whose hello gave no name, as the record names it."""
+UNNAMED = N_("unnamed")
+"""A side whose hello gave no name, as the record names it: "unnamed (host)" ("the host
+(host)" said the role twice)."""
 
 SHOT_WIDTH = 8
 """Columns for the squares of one volley in the list of shots (a salvo wraps past them)."""
@@ -124,7 +125,7 @@ def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENG
 
 def _player(transcript: Transcript, role: Role, words: Words) -> str:
     hello = transcript.sides[role].hello
-    name = hello.name if hello is not None and hello.name else words.gettext(UNNAMED[role])
+    name = hello.name if hello is not None and hello.name else words.gettext(UNNAMED)
     return words.gettext("{name} ({role})").format(name=name, role=words.gettext(role.value))
 
 

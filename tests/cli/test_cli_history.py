@@ -13,7 +13,15 @@ from statki_net.store.history import GameRow, History
 OLEK, ZOSIA = "0b134-cfd06-cbb20-fc827", "1e2be-0eb34-abf35-32d9a"
 
 
-def record(home: Path, number: int, key: str, name: str, rules: str, result: str | None) -> None:
+def record(
+    home: Path,
+    number: int,
+    key: str,
+    name: str,
+    rules: str,
+    result: str | None,
+    end: End = End.SUNK,
+) -> None:
     home.mkdir(parents=True, exist_ok=True)
     with History.in_home(home) as history:
         game = f"{number:064x}"
@@ -27,7 +35,7 @@ def record(home: Path, number: int, key: str, name: str, rules: str, result: str
                 game,
                 ended=1_700_000_000_000 + number * 60_000 + 30_000,
                 result=Result(result),
-                end_reason=End.SUNK,
+                end_reason=end,
                 my_shots=40 + number,
                 their_shots=50,
                 verdict=f"valid: game {number}",
@@ -71,6 +79,15 @@ def test_history_lists_every_game_newest_first(cli: Cli, tmp_path: Path) -> None
     assert lines[-1] == "5 game(s)"
     rows = json.loads(cli("history", "--json", "--limit", "2").stdout)
     assert [r["log_path"] for r in rows] == ["/l/5", "/l/4"]
+
+
+def test_history_says_who_resigned(cli: Cli, tmp_path: Path) -> None:
+    """A new player read "won (resigned)" as if they had resigned."""
+    record(tmp_path / "home", 1, OLEK, "Olek", "classic", "won", End.RESIGNED)
+    record(tmp_path / "home", 2, ZOSIA, "Zosia", "classic", "lost", End.RESIGNED)
+    lines = cli("history").stdout.splitlines()
+    assert "  lost (you resigned) against Zosia" in lines[0]
+    assert "  won (the opponent resigned) against Olek" in lines[3]
 
 
 def test_stats_keep_score_per_opponent_and_rules(cli: Cli, tmp_path: Path) -> None:

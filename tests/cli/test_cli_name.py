@@ -10,6 +10,7 @@ import pytest
 from conftest import Cli
 
 from statki_net.cli.common import NAME_QUESTION, player_name
+from statki_net.store.language import speak
 from statki_net.store.player import kept_name
 
 
@@ -28,6 +29,25 @@ def test_the_name_is_asked_once_and_kept(tmp_path: Path, monkeypatch: pytest.Mon
     assert player_name("Olek", tmp_path, may_ask=True) == "Olek", "--name, for this game"
     assert kept_name(tmp_path) == "Zosia"
     assert (tmp_path / "name.txt").stat().st_mode & 0o077 == 0
+
+
+def test_the_name_is_asked_in_the_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With LANG=pl_PL.UTF-8 the first line a new player read was English."""
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return "Zosia"
+
+    monkeypatch.setattr(builtins, "input", answer)
+    speak("pl")
+    try:
+        player_name(None, tmp_path, may_ask=True)
+    finally:
+        speak("en")
+    assert asked and asked[0].startswith("Twoje imię"), asked
 
 
 def test_without_a_terminal_nobody_is_asked_and_nothing_is_made_up(

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from conftest import Cli
+from peers import log_bytes, make_pair, play
 from pypdf import PdfReader
 from test_cli_verify import cheating_log, honest_log
 
@@ -147,3 +148,14 @@ def test_the_polish_record_on_paper_keeps_every_line_and_letter(cli: Cli, tmp_pa
     text = " ".join(" ".join(text for _, text in pages(pdf)).split())
     for line in (lines[0], *shots, lines[-1]):
         assert " ".join(line.split()) in text, line
+
+
+def test_a_player_without_a_name_is_unnamed_in_the_record(cli: Cli, tmp_path: Path) -> None:
+    """A new player who gave no name read "Host: the host (host)" in their record."""
+    pair = make_pair(PRESETS["classic"], seed=51)
+    pair.host.name = ""
+    play(pair, seed=52, resign_at=5)
+    log = tmp_path / "game.statki"
+    log.write_bytes(log_bytes(pair.host))
+    lines = cli("record", str(log)).stdout.splitlines()
+    assert any(line.startswith("Host: unnamed (host) [") for line in lines), lines

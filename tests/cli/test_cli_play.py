@@ -110,3 +110,11 @@ def test_play_takes_a_fleet_file(cli: Cli, tmp_path: Path) -> None:
     done = cli("play", "--plain", "--seed", "3", "--fleet", str(fleet), stdin=f"\n{EVERY_SQUARE}")
     assert done.returncode == 0, done.stderr
     assert _revealed_host_fleet(tmp_path / "home") == _ships(FLEET)
+
+
+def test_plays_help_names_the_strategies_bot_takes(cli: Cli) -> None:
+    """``play --help`` said "--bot STRATEGY  the computer's strategy" and named none."""
+    from statki_net.ai.computer import STRATEGIES
+
+    shown = " ".join(cli("play", "--help").stdout.split())
+    assert f"({', '.join(STRATEGIES)})" in shown

@@ -16,6 +16,7 @@ import json
 import random
 import secrets
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -142,6 +143,9 @@ def test_statki_play_names_the_game_a_killed_guest_left_unfinished(
     assert "statki resume picks it up" in played.stdout
     listed = in_home(cli, monkeypatch, homes["guest"], "resume")
     assert listed.returncode == 0 and "  vs Ala, classic, " in listed.stdout, listed.stdout
+    assert "statki resume GAME picks one up" in listed.stderr, "and says what to type next"
+    first = listed.stdout.splitlines()[0]
+    assert len(first) < 80 and "  log: " in listed.stdout, "the log on a line of its own"
     kept = next((homes["guest"] / "unfinished").glob("*.json"))
     kept.unlink()  # the game given up: the next start screen says nothing of it
     again = in_home(cli, monkeypatch, homes["guest"], "play", "--plain")
@@ -234,3 +238,76 @@ async def played_out_on_screen(home: Path, game: str) -> Model:
             playing.cancel()
             history.close()
     return model
+
+
+def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A new player's front end on a daemon's game was killed; ``statki resume`` listed the
+    game and picked it up, a second host for one game beside the daemon still playing it.
+    Costs one daemon start and a game left waiting for the guest's first move: 2-4 s."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from statki_net.game.fleet import random_fleet
+    from statki_net.net import notices
+    from statki_net.net.control import ControlClient
+    from statki_net.net.dialer import dial
+
+    home = tmp_path / "host"
+    playing: list[asyncio.Future[object]] = []  # the guest's game, held while it runs
+    loop = asyncio.new_event_loop()
+
+    async def guest_that_never_shoots() -> str:
+        """Hosts a game with the daemon's computer and joins it; returns the game's id."""
+        control = await ControlClient.connect(home)
+        assert control is not None
+        reply = await control.request("host", rules="classic", bot="random", move_ms=600_000)
+        invite = parse_invite(reply["invite"])
+        reader, writer, _ = await dial(invite.addresses)
+        session = Session(
+            Role.GUEST,
+            Ed25519PrivateKey.generate(),
+            name="Ola",
+            entropy=secrets.token_bytes,
+            invite_secret=invite.secret,
+        )
+        conn = GameConnection(session, reader, writer, log_dir=None, expect_key=invite.key)
+
+        def heard(notice: notices.Notice) -> None:
+            if isinstance(notice, notices.Rules):
+                conn.accept(random_fleet(notice.rules, random.Random(1)))
+
+        conn.listeners.append(heard)
+        playing.append(asyncio.ensure_future(conn.run()))
+        async with asyncio.timeout(30):
+            while (
+                not (state := (await control.request("state", game=reply["game"]))["state"]).get(
+                    "game"
+                )
+                or not (home / "unfinished").exists()
+            ):
+                await asyncio.sleep(0.05)
+        await control.close()
+        return str(state["game"])
+
+    daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
+    try:
+        line_starting(daemon, "control socket", [])
+        game = loop.run_until_complete(guest_that_never_shoots())
+        runner = threading.Thread(target=loop.run_forever, daemon=True)
+        runner.start()  # the guest stays connected while the command runs
+        try:
+            refused = in_home(cli, monkeypatch, home, "resume", game[:8])
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            runner.join(10)
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.close()
+    finally:
+        stop(daemon)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "still being played by the daemon running in this home" in refused.stderr
+    assert "resuming game" not in refused.stdout

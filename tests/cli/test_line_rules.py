@@ -65,7 +65,7 @@ def test_with_custom_rules_admitted_the_guest_is_asked() -> None:
     host, guest = sessions(CUSTOM, 6)
     out, end, reason = asyncio.run(guest_at_the_prompt(host, guest, "n\n", custom_rules=True))
     assert "board: 8x8 (classic: 10x10)" in out and "play by these rules? [y/n]" in out
-    assert end is End.REFUSED and reason == "the guest declined the rules"
+    assert end is End.REFUSED and reason == "no reason given"
 
 
 def test_a_combination_needs_no_words_and_an_agreed_start_is_said() -> None:

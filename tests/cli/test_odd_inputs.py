@@ -204,6 +204,8 @@ def test_bad_arguments(cli: Cli, name: str, arguments: list[str]) -> None:
     result = cli(name, *arguments)
     _no_traceback(result, time.monotonic() - started)
     assert result.returncode == (0 if arguments == ["--help"] else 2)
+    if arguments == ["--no-such-option"]:  # the command's own usage, whose options it takes
+        assert f"usage: statki {name} " in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("kind", list(FILES))
@@ -390,7 +392,7 @@ def test_a_signal_to_a_game_against_the_computer(tmp_path: Path, sig: signal.Sig
         timeout=SECONDS,
         env=env_for(home),
     )
-    assert "lost (resigned)" in history.stdout, history.stdout
+    assert "lost (you resigned)" in history.stdout, history.stdout
 
 
 @pytest.mark.parametrize("stdin", ["closed", "/dev/null"])
@@ -421,3 +423,52 @@ def test_a_host_at_the_line_prompt_with_no_input_resigns(tmp_path: Path, stdin: 
         stop(host)
         if guest is not None:
             stop(guest)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time process ``pid`` has used (None once it is gone): unlike the wall clock,
+    it does not stretch when the machine is loaded."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_ctrl_c_stops_an_analysis_at_once(tmp_path: Path) -> None:
+    """Ctrl-C during ``statki analyze``: it waited for the parts its workers had begun
+    (seconds of CPU each here, minutes for a long game); now it stops them.  SIGINT
+    reaches the command once its workers run (a terminal's Ctrl-C reaches them too;
+    they leave it to the command).  What the workers compute after it is measured in
+    CPU time, which a loaded machine does not stretch.  Costs a process start and
+    about a second of the analysis."""
+    quick = ["--jobs", "2", "--reference-fleets", "1", "--fleet-games", "1"]
+    log = str(LOGS / "honest-classic.statki")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "statki_net", "analyze", log, *quick],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env_for(tmp_path),
+    )
+    try:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        deadline = time.monotonic() + SECONDS
+        while not (workers := [int(pid) for pid in children.read_text().split()]):
+            assert time.monotonic() < deadline, "no worker started"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the workers are at their parts
+        used = {pid: _cpu_seconds(pid) or 0.0 for pid in workers}
+        process.send_signal(signal.SIGINT)
+        at_signal = dict(used)
+        deadline = time.monotonic() + 45
+        while process.poll() is None and time.monotonic() < deadline:
+            for pid in workers:
+                used[pid] = _cpu_seconds(pid) or used[pid]
+            time.sleep(0.02)
+        _, err = process.communicate(timeout=SECONDS)
+    finally:
+        stop(process)
+    after = sum(used[pid] - at_signal[pid] for pid in workers)
+    assert after < 1.0, f"the workers computed on for {after:.1f} s of CPU after Ctrl-C"
+    assert (process.returncode, err) == (130, "statki: interrupted\n")

@@ -130,3 +130,19 @@ def test_a_terminal_too_small_says_so(tmp_path: Path) -> None:
         text.split()
     )
     assert all(len(line) <= 60 for line in text.split("\n"))
+
+
+def test_enter_on_a_typed_square_off_the_board_fires_nowhere(tmp_path: Path) -> None:
+    """A new player typed b11 and Enter: it fired at B1, where the cursor had stopped."""
+    from statki_client.keys import press
+
+    model, _ = game(tmp_path)
+    model.ready()
+    for key in ["b", "1", "1", "enter"]:
+        press(model, key)
+    assert model.shots_fired(True) == 0
+    assert "B11 is not a square of this board" in plain(screen(model))
+    press(model, "escape")
+    for key in ["b", "1", "0", "enter"]:
+        press(model, key)
+    assert model.shots_fired(True) >= 1

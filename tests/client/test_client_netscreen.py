@@ -170,7 +170,7 @@ def test_a_game_over_a_network_shows_its_move_limit_and_one_against_the_computer
 def test_each_side_says_what_it_waits_for() -> None:
     guest = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(3).randbytes)
     joined = Model(ConnectionLink(guest), random.Random(4))
-    assert "Connected to the host; waiting for its rules" in plain(screen(joined))
+    assert "Connected to the host; waiting while it chooses the rules" in plain(screen(joined))
     host = host_model(invite=INVITE)
     press(host, "enter")
     assert "the game starts when a guest joins" in host.notice
