@@ -132,6 +132,7 @@ def own_hello(session: Session, nonce: bytes) -> Hello:
         limits=session.proposed_limits.to_map() if host else None,
         admit=Admit.INVITE if host else None,
         proof=proof,
+        tag=session.tag if host else None,
     )
 
 
@@ -257,6 +258,8 @@ _HELLO_CHANGES: dict[Injection, Callable[[Fields], None]] = {
     Injection.NO_LIMITS: lambda f: f.pop("limits"),
     Injection.FIRST_INVALID: lambda f: f.update(first="both"),
     Injection.ADMIT_INVALID: lambda f: f.update(admit="friends"),
+    Injection.NO_TAG: lambda f: f.pop("tag", None),
+    Injection.TAG_WHEN_OPEN: lambda f: f.update(admit="open"),
 }
 """How each hello injection changes the suite's own hello."""
 

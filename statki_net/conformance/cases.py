@@ -108,6 +108,8 @@ class Injection(enum.StrEnum):
     NO_LIMITS = "no-limits"
     FIRST_INVALID = "first-invalid"
     ADMIT_INVALID = "admit-invalid"
+    NO_TAG = "no-tag"
+    TAG_WHEN_OPEN = "tag-when-open"
     # a guest names its game (protocol 5)
     JOIN_OWN_GAME = "join-own-game"
     """A join naming the invite's game, in place of the guest's hello: the game goes on
@@ -483,6 +485,8 @@ _HOST_HELLOS = (
     (Injection.NO_LIMITS, "6", "a host hello without limits", Code.BAD_FIELD),
     (Injection.FIRST_INVALID, "6", "a host hello whose 'first' is 'both'", Code.BAD_FIELD),
     (Injection.ADMIT_INVALID, "6", "a host hello whose 'admit' is 'friends'", Code.BAD_FIELD),
+    (Injection.NO_TAG, "6", "a host hello that admits by invite, without a tag", Code.BAD_FIELD),
+    (Injection.TAG_WHEN_OPEN, "6", "a host hello open to anyone, with a tag", Code.BAD_FIELD),
 )
 _GUEST_HELLOS = (
     (Injection.VERSION_NEWER, "3, 14", "a guest hello of the next protocol version", Code.VERSION),

@@ -530,7 +530,7 @@ class CaseRun:
 
     async def _resume_as_host(self) -> None:
         session = self.session
-        greeter = self._another_host()
+        greeter = self._another_host(tag=session.tag)  # its hello admits by invite: its tag
         greeter.start(_now())
         hello = greeter.transcript.frames[0].message
         assert isinstance(hello, Hello)

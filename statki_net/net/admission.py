@@ -313,7 +313,11 @@ class Admission(Generic[GameT]):
     ) -> Session:
         """A candidate's hello, said on the connection: its own nonce, its game's tag."""
         session = hosting.hello()
-        session.tag = hosting.tag
+        if hosting.secret is not None:
+            session.tag = hosting.tag
+        # Without a secret the session keeps its own tag: none for a game open to anyone,
+        # the game's for the hello said only for a resume (a hello that admits by invite
+        # carries its tag, SPEC.md section 6).
         session.joinable = joinable
         session.start(self.clock.now())
         writer.write(session.data_to_send())
@@ -350,7 +354,8 @@ class Admission(Generic[GameT]):
                 if self.on_demand is not None:
                     return None, self.on_demand.hosting
                 if self._resume_hellos:
-                    # Only a resume can come of it: a guest's hello finds no game.
+                    # Only a resume can come of it: a guest's hello finds no game.  The
+                    # hello is the game's own, its tag included, under a fresh nonce.
                     return None, Hosting(next(reversed(self._resume_hellos.values())), None)
                 return TurnedAway(Refusal.NO_GAME)
             changed = asyncio.ensure_future(self._changed.wait())

@@ -59,6 +59,7 @@ from statki_net.protocol.phases import (
 from statki_net.protocol.wire import (
     GENESIS,
     Accept,
+    Admit,
     AnyFrame,
     Coin,
     Commit,
@@ -409,6 +410,7 @@ class Transcript:
         match message:
             case Hello() if sender is Role.HOST:
                 self._proposal(message)
+                self._tag_fits(message)
             case Hello():
                 if message.key == self.key(Role.HOST):
                     raise fail(
@@ -467,6 +469,18 @@ class Transcript:
             said = phrase(N_("out of bounds: {problems}"), problems=joined(problems, "; "))
             raise fail(Code.BAD_FIELD, said, Check.CONTENT)
         return rules, limits
+
+    @staticmethod
+    def _tag_fits(hello: Hello) -> None:
+        """A host hello that admits by invite names its game by its tag, one open to anyone
+        has none (SPEC.md section 6, ``tag``): another is a required key missing, or one
+        where none may be."""
+        if (hello.admit is Admit.INVITE) != (hello.tag is not None):
+            raise fail(
+                Code.BAD_FIELD,
+                phrase(N_("a host's hello carries a tag exactly when it admits by invite")),
+                Check.CONTENT,
+            )
 
     def _apply(self, frame: Frame) -> None:
         sender, message = frame.header.sender, frame.message

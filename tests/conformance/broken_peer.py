@@ -80,7 +80,7 @@ async def main(argv: list[str]) -> None:
         secret = secrets.token_bytes(INVITE_SECRET_SIZE)
         print(format_invite([listener.address], public_key_bytes(key), secret), flush=True)
         session, moment = suite_session(case, rng, key)
-        run = BrokenRun(case, session, moment, listener.next, rng)
+        run = BrokenRun(case, session, moment, listener.next, rng, invite_secret=secret)
     else:
         invite = parse_invite(argv[1])
         session, moment = suite_session(

@@ -44,6 +44,7 @@ from statki_net.protocol.wire import (
     Limits,
     Role,
     decode_frame,
+    game_tag,
     guest_proof,
     sign,
 )
@@ -276,6 +277,43 @@ def resume_frame(game: bytes, nonce: bytes) -> bytes:
     """A stand-in for branch ``resume``'s message: only ``type`` and ``game`` route it."""
     body = msgpack.packb({"type": "resume", "game": game, "nonce": nonce, "have": 7})
     return bytes(msgpack.packb([body, bytes(64)]))
+
+
+def test_the_hello_said_only_for_a_resume_carries_the_games_tag() -> None:
+    """A host whose one game is under way says that game's hello on a new connection, for
+    a resume: one that admits by invite carries its tag (SPEC.md section 6, ``tag``), as
+    the game's first hello did.  Found by a peer written from SPEC.md alone."""
+    tag = game_tag(SECRET)
+    game = Session(
+        Role.HOST,
+        HOST_KEY,
+        name="Ala",
+        entropy=secrets.token_bytes,
+        rules=RULES,
+        admit=Admit.INVITE,
+        tag=tag,
+    )
+
+    async def hello_of(port: int) -> Hello:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        data = await reader.read(65536)
+        writer.close()
+        [value] = FrameReader().values(data)
+        hello = decode_frame(value).message
+        assert isinstance(hello, Hello)
+        return hello
+
+    async def scenario() -> tuple[Decision, object]:
+        admission: Admission[str] = Admission()
+        admission.expect_resume(
+            bytes(range(32)), lambda _: None, lambda: game.anew(rules=RULES, first=None)
+        )
+        return await decide(admission, hello_of)
+
+    decision, hello = asyncio.run(scenario())
+    assert decision == TurnedAway(Refusal.CLOSED)
+    assert isinstance(hello, Hello)
+    assert hello.admit is Admit.INVITE and hello.tag == tag and not hello.join
 
 
 def test_a_resume_goes_to_the_game_registered_for_it_and_nowhere_else() -> None:

@@ -24,6 +24,7 @@ from statki_net.protocol.screening import (
 )
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
+    GENESIS,
     JOIN_LABEL,
     MAX_JOIN,
     PROTOCOL_VERSION,
@@ -34,6 +35,7 @@ from statki_net.protocol.wire import (
     Header,
     Hello,
     Join,
+    Limits,
     Role,
     game_tag,
     guest_proof,
@@ -219,6 +221,34 @@ def test_the_guest_told_not_invited_after_its_join_ends_with_no_game() -> None:
     assert me.closed and me.failure is not None and me.failure.code is Code.NOT_INVITED
     assert me.failure.by_peer and me.ending is not None and me.ending.end is End.NO_GAME
     assert me.transcript.frames == []
+
+
+@pytest.mark.parametrize(("admit", "tag"), [(Admit.INVITE, None), (Admit.OPEN, TAG)])
+def test_a_host_hello_whose_tag_does_not_fit_its_admit_is_refused_bad_field(
+    admit: Admit, tag: bytes | None
+) -> None:
+    """A hello that admits by invite carries its game's tag and one open to anyone none
+    (SPEC.md section 6, ``tag``): another is the host's signed word breaking the protocol,
+    refused with ``bad-field`` as message 0, no game.  A peer written from SPEC.md alone
+    refused such a hello where statki took it."""
+    host_key = key_from(2)
+    hello = Hello(
+        PROTOCOL_VERSION,
+        "t",
+        public_key_bytes(host_key),
+        "Ala",
+        bytes(32),
+        rules=ruleset_named("classic").to_map(),
+        limits=Limits().to_map(),
+        admit=admit,
+        tag=tag,
+    )
+    me = guest(SECRET)
+    me.receive_data(sign(host_key, Header(Role.HOST, 0, GENESIS), hello).encode(), 10)
+    [value] = FrameReader().values(me.data_to_send())
+    error = msgpack.unpackb(value[0])
+    assert (error["type"], error["code"], error["seq"]) == ("error", "bad-field", 0)
+    assert me.closed and me.ending is not None and me.ending.end is End.NO_GAME
 
 
 def test_a_guest_joins_once_and_a_second_hello_of_another_game_is_answered_as_v4_did() -> None:

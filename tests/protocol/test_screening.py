@@ -27,6 +27,7 @@ from statki_net.protocol.wire import (
     Header,
     Hello,
     Role,
+    game_tag,
     guest_proof,
     sign,
 )
@@ -44,6 +45,7 @@ def host_hello(seed: int) -> Frame:
         entropy=seeded_entropy(seed),
         rules=ruleset_named("classic"),
         admit=Admit.INVITE,
+        tag=game_tag(SECRET),
     )
     session.start(0)
     return session.transcript.frames[0]
