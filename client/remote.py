@@ -97,6 +97,8 @@ class ConnectionLink:
         self.closed_seen = False
 
     def attach(self, conn: ClientConnection) -> None:
+        if conn is self.conn:  # attached when made (a game picked up), then by run_games
+            return
         # The host's game is a session made anew for the guest it admitted (its own hello).
         self._session = conn.session
         self.conn = conn

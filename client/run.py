@@ -253,28 +253,47 @@ def _game_model(
 
 
 async def play_picked_up_on_screen(
-    session: Session,
+    connection: GameConnection,
     told: Sequence[Told],
-    connect: Callable[[Session], Awaitable[GameConnection]],
     *,
     history: History,
     bell: bool = True,
 ) -> list[Outcome]:
     """``statki resume GAME`` on the full screen: the game restored from its log, where it
     stood (``told``: what its session told so far, ``statki_net.protocol.replay``), and on to
-    its end over the connection ``connect`` gives (the one that resumes it)."""
-    model, link = picked_up_model(session, told, history=history, bell=bell)
-    await play_over_connection(model, link, connect)
+    its end over ``connection`` (the one that resumes it)."""
+    model, link = picked_up_model(
+        connection.session, told, connection=connection, history=history, bell=bell
+    )
+    await play_over_connection(model, link, lambda _session: _ready_made(connection))
     return outcomes_of(link)
 
 
+async def _ready_made(connection: GameConnection) -> GameConnection:
+    return connection
+
+
 def picked_up_model(
-    session: Session, told: Sequence[Told], *, history: History | None = None, bell: bool = True
+    session: Session,
+    told: Sequence[Told],
+    *,
+    connection: GameConnection | None = None,
+    history: History | None = None,
+    bell: bool = True,
 ) -> tuple[Model, ConnectionLink]:
-    """The model of a game restored from its log, where it stood, and its link (no
-    connection yet: the one that resumes the game is attached when it runs)."""
+    """The model of a game restored from its log, where it stood, and its link.
+
+    The model is in the battle from the start, on this side's move when the log
+    says so: a move may come before ``run_games`` has had its first turn (the
+    player, or anything else that acts on the model, scheduled first).  With
+    ``connection`` (the one that resumes the game; its session is ``session``) the
+    link carries such a move at once, recorded while the game is apart; without it
+    the link has nothing to carry a move (a screen only looked at) until attached.
+    """
     link = ConnectionLink(session)
     link.fleet_ready.set()  # committed before the program stopped
+    if connection is not None:
+        link.attach(connection)
     source = history_source(history) if history is not None else None
     model = Model(link, unpredictable(), source, bell=bell, replayed=tuple(told))
     return model, link

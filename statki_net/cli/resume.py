@@ -202,16 +202,11 @@ async def _on_screen(
     history = History.in_home(player.home)
     try:
         outcomes = await play_picked_up_on_screen(
-            restored.session,
+            connect(history),
             told_so_far(restored.session, restored.contents),
-            lambda _session: _connected(connect(history)),
             history=history,
             bell=player.bell,
         )
     finally:
         history.close()
     return told_outcomes(outcomes)
-
-
-async def _connected(conn: GameConnection) -> GameConnection:
-    return conn

@@ -209,16 +209,18 @@ async def played_out_on_screen(home: Path, game: str) -> Model:
     first square not shot at whenever it is its turn, and leaves at the end screen."""
     restored = restore(home, game)
     session = restored.session
-    model, link = picked_up_model(session, told_so_far(session, restored.contents))
-    before = sum(len(session.transcript.sides[role].volleys) for role in Role)
-    assert before and len(model.volleys) == before, "the shots made before, on the screen"
-    assert model.stage is Stage.BATTLE
     history = History.in_home(home)
     player = Player(home, "Ola", None, None, None, on_screen=True)
     rejoin = Redial(parse_invite(restored.kept.invite).addresses)
+    conn = resumed_connection(player, restored, rejoin, history)
+    told = told_so_far(session, restored.contents)
+    model, link = picked_up_model(session, told, connection=conn)
+    before = sum(len(session.transcript.sides[role].volleys) for role in Role)
+    assert before and len(model.volleys) == before, "the shots made before, on the screen"
+    assert model.stage is Stage.BATTLE
 
     async def connect(_session: Session) -> GameConnection:
-        return resumed_connection(player, restored, rejoin, history)
+        return conn
 
     with create_pipe_input() as pipe:
 
@@ -229,13 +231,22 @@ async def played_out_on_screen(home: Path, game: str) -> Model:
                 await asyncio.sleep(0.005)
             pipe.send_text("q")
 
+        # The player runs first, as it would on a screen that shows its move at once;
+        # a player that fails is the test's failure at once, not a game left waiting.
         playing = asyncio.ensure_future(play())
+        screen_runs = asyncio.ensure_future(
+            play_over_connection(model, link, connect, input=pipe, output=DummyOutput())
+        )
         try:
             async with asyncio.timeout(45):
-                await play_over_connection(model, link, connect, input=pipe, output=DummyOutput())
-                await playing
+                await asyncio.wait({playing, screen_runs}, return_when=asyncio.FIRST_EXCEPTION)
+                if playing.done():
+                    playing.result()
+                await screen_runs
         finally:
-            playing.cancel()
+            for task in (playing, screen_runs):
+                task.cancel()
+            await asyncio.gather(playing, screen_runs, return_exceptions=True)
             history.close()
     return model
 

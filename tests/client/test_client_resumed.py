@@ -224,6 +224,42 @@ def test_a_game_that_cannot_be_picked_up_says_why_in_one_line(tmp_path: Path) ->
     assert not model.kept and "u picks" not in plain(screen(model))
 
 
+def test_a_move_made_the_moment_a_picked_up_game_shows_is_carried(tmp_path: Path) -> None:
+    """The screen of a game picked up shows this side's move from the start, before the
+    screen's games have had a turn of the loop: a move made then (a player scheduled
+    first) is the link's to carry, signed into the log while apart, and the game goes on
+    from it.  (The link once had no connection until ``run_games`` attached it: the move
+    raised "not connected yet", the player's task died, and the game waited for a shot.)
+    In-process, no connection is made (the invite's address is dead): about 0.1 s."""
+    speak("en")
+    home = tmp_path / "home"
+    restored = restore(home, kept_game(home))
+    session = restored.session
+    player = Player(home, "Olek", None, None, None, on_screen=True)
+    before = len(session.transcript.frames)
+    history = History.in_home(home)
+
+    async def main() -> None:
+        rejoin = Redial(parse_invite(restored.kept.invite).addresses)
+        conn = resumed_connection(player, restored, rejoin, history)
+        told = told_so_far(session, restored.contents)
+        model, _link = picked_up_model(session, told, connection=conn)
+        assert model.my_turn
+        assert model.choose(next(s for s in range(100) if model.refusal(s) is None))
+        assert len(session.transcript.frames) == before + 1, "the shot, signed while apart"
+        running = asyncio.ensure_future(conn.run())
+        await asyncio.sleep(0.05)  # the connection starts after the move, and redials
+        assert not running.done() and not model.my_turn, "the host's turn now: it waits"
+        conn.stop("the test is over")
+        await running
+
+    try:
+        asyncio.run(main())
+    finally:
+        history.close()
+    assert judge_log(restored.kept.log.read_bytes()).valid, "the move and what came after"
+
+
 def test_a_picked_up_game_whose_opponent_does_not_come_back_is_won_on_time(
     tmp_path: Path,
 ) -> None:
