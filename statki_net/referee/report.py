@@ -10,10 +10,11 @@ the map of "The report".
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words
+from statki_net.game.words import ENGLISH, N_, SILENCE, Fact, Phrase, Term, Words, phrase
 from statki_net.protocol.endings import End, Ending, Standing, message_term
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
@@ -181,63 +182,76 @@ class Judgement:
     # ------------------------------------------------------------ words
 
     def player(self, role: Role | None, words: Words = ENGLISH) -> str:
-        _ = words.gettext
+        return self.side(role).in_words(words)
+
+    def side(self, role: Role | None) -> Phrase:
+        """A side as a person reads it: its name and its role (``Ala (host)``)."""
         if role is None:
-            return _("nobody")
-        name = self.players.get(role, {}).get("name") or _(role.value)
-        return f"{name} ({_(role.value)})"
+            return phrase(N_("nobody"))
+        name: Fact = self.players.get(role, {}).get("name") or Term(role.value)
+        # Names and roles only: no words of its own for a catalog to hold.
+        return phrase("{name} ({role})", name=name, role=Term(role.value))
 
     def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
-        """The result in one line: who won and how, or why nobody did.
+        """The result in one line: who won and how, or why nobody did (``result``, said)."""
+        return self.result(details=details).in_words(words)
+
+    def result(self, *, details: bool = True) -> Phrase:
+        """The result as a phrase: who won and how, or why nobody did.
 
         ``details`` adds the reason where the words of the end do not say it
         all (a cheat's first finding, a dispute's two endings).
         """
-        _ = words.gettext
         ending = self.ending
-        reason = self.reason.in_words(words)
         if ending is None:
-            what = (
-                _("disputed, nobody won") if self.standing is Standing.DISPUTED else _("unfinished")
+            what = phrase(
+                N_("disputed, nobody won")
+                if self.standing is Standing.DISPUTED
+                else N_("unfinished")
             )
-            return _("{what}: {reason}").format(what=what, reason=reason) if reason else what
+            if not self.reason:
+                return what
+            return phrase(N_("{what}: {reason}"), what=what, reason=self.reason)
         winner, blamed = ending.winner, [r for r in Role if ending.blames(r)]
-        loser = self.player(winner.other, words) if winner else _("nobody")
+        player, loser = self.side(winner), self.side(winner.other if winner else None)
+        said: Phrase
         match ending.end:
             case End.SUNK | End.RESIGNED | End.TIME | End.FORFEIT if winner is None:
-                said = _("{end}, nobody won").format(end=_(ending.end.value))
+                said = phrase(N_("{end}, nobody won"), end=Term(ending.end.value))
             case End.SUNK:
-                said = _("{player} won: sank the whole fleet").format(
-                    player=self.player(winner, words)
-                )
+                said = phrase(N_("{player} won: sank the whole fleet"), player=player)
             case End.RESIGNED:
-                said = _("{player} won: {loser} resigned").format(
-                    player=self.player(winner, words), loser=loser
-                )
+                said = phrase(N_("{player} won: {loser} resigned"), player=player, loser=loser)
             case End.TIME:
-                said = _(
-                    "{player} won on time: {loser} was silent past the limit (the claimant's"
-                    " word, uncorroborated)"
-                ).format(player=self.player(winner, words), loser=loser)
+                said = phrase(
+                    N_(
+                        "{player} won on time: {loser} was silent past the limit (the claimant's"
+                        " word, uncorroborated)"
+                    ),
+                    player=player,
+                    loser=loser,
+                )
             case End.FORFEIT:
-                said = _("{player} won by forfeit").format(player=self.player(winner, words))
+                said = phrase(N_("{player} won by forfeit"), player=player)
             case End.CHEATED if winner is not None:
-                said = _("{player} won: {loser} cheated").format(
-                    player=self.player(winner, words), loser=loser
-                )
+                said = phrase(N_("{player} won: {loser} cheated"), player=player, loser=loser)
             case End.CHEATED:
-                said = _("nobody won: both sides cheated")
+                said = phrase(N_("nobody won: both sides cheated"))
             case End.REFUSED:
-                said = _("no game") if self.reason else _("no game: the guest refused the rules")
-            case End.NO_GAME:
-                named = " and ".join(self.player(r, words) for r in blamed)
-                said = _("no game") + (
-                    _(" ({named} to blame, for information)").format(named=named) if named else ""
+                said = phrase(
+                    N_("no game") if self.reason else N_("no game: the guest refused the rules")
                 )
+            case End.NO_GAME if blamed:
+                said = phrase(
+                    N_("no game ({named} to blame, for information)"),
+                    named=_both(self.side(r) for r in blamed),
+                )
+            case End.NO_GAME:
+                said = phrase(N_("no game"))
         if self.reason and (
             ending.end in SAID_BY_THE_END or (details and ending.end is End.CHEATED)
         ):
-            said += _(": {reason}").format(reason=reason)
+            return phrase(N_("{said}: {reason}"), said=said, reason=self.reason)
         return said
 
     def standing_words(self, words: Words = ENGLISH) -> str:
@@ -376,6 +390,14 @@ class Judgement:
             ],
             "talk": [line.to_json() for line in self.talk],
         }
+
+
+def _both(sides: Iterable[Phrase]) -> Phrase:
+    """One side, or two joined as the language joins them (``Ala (host) and Ola (guest)``)."""
+    first, *rest = sides
+    if not rest:
+        return first
+    return phrase(N_("{first} and {second}"), first=first, second=rest[0])
 
 
 def _role(role: Role | None) -> str | None:
