@@ -14,7 +14,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from statki_net.game.words import ENGLISH, N_, SILENCE, Fact, Phrase, Term, Words, phrase
+from statki_net.game.words import (
+    ENGLISH,
+    N_,
+    SILENCE,
+    Fact,
+    Phrase,
+    Term,
+    Words,
+    as_is,
+    joined,
+    phrase,
+)
 from statki_net.protocol.endings import End, Ending, Standing, message_term
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
@@ -265,35 +276,61 @@ class Judgement:
 
     def headline(self, words: Words = ENGLISH) -> str:
         """One line a person reads at a glance: the standing, then the result."""
-        _ = words.gettext
-        _ = words.gettext
-        result = self.result_words(details=False, words=words)
-        # The standing says "disputed" or "unfinished" once: the words need not again.
-        for said in (f"{_(self.standing.value)}, ", f"{_(self.standing.value)}: "):
-            result = result.removeprefix(said)
-        line = _("{standing}: {result}").format(standing=_(self.standing.value), result=result)
+        return self.headline_phrase().in_words(words)
+
+    def headline_phrase(self) -> Phrase:
+        """``headline`` as a phrase: what a history keeps, to say it in its reader's words."""
+        parts = [
+            phrase(
+                N_("{standing}: {result}"),
+                standing=Term(self.standing.value),
+                result=self._result_after_standing(),
+            )
+        ]
         if self.rules is not None:
-            line += _("; {rules}").format(rules=_(self.rules))  # a preset, or "custom rules"
+            parts.append(phrase(N_("; {rules}"), rules=Term(self.rules)))
         if self.shots:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
-            line += _("; shots host {host}, guest {guest}").format(host=host, guest=guest)
+            parts.append(phrase(N_("; shots host {host}, guest {guest}"), host=host, guest=guest))
         serious = [v for v in self.violations if v.weighs]
         if serious:
-            more = _(" (+{n} more)").format(n=len(serious) - 1) if len(serious) > 1 else ""
-            line += f"; {self.describe(serious[0], words)}{more}"
-        return line
+            parts.append(phrase("; {first}", first=self.violation_phrase(serious[0])))
+            if len(serious) > 1:
+                parts.append(phrase(N_(" (+{n} more)"), n=len(serious) - 1))
+        return joined(parts, "")
+
+    def _result_after_standing(self) -> Phrase:
+        """The result, not saying again the "disputed" or "unfinished" the standing says."""
+        if self.ending is not None:
+            return self.result(details=False)
+        if self.standing is Standing.DISPUTED:
+            nobody = phrase(N_("nobody won"))
+            return (
+                phrase(N_("{what}: {reason}"), what=nobody, reason=self.reason)
+                if self.reason
+                else nobody
+            )
+        if self.standing is Standing.UNFINISHED and self.reason:
+            return self.reason
+        return self.result(details=False)
 
     def describe(self, violation: Violation, words: Words = ENGLISH) -> str:
         """One violation on one line: the player, the move and the square, then what."""
-        _ = words.gettext
-        where = [self.player(violation.culprit, words)] if violation.culprit else []
+        return self.violation_phrase(violation).in_words(words)
+
+    def violation_phrase(self, violation: Violation) -> Phrase:
+        """``describe`` as a phrase."""
+        where = [self.side(violation.culprit)] if violation.culprit else []
         if violation.move is not None:
-            where.append(_("move {move}").format(move=violation.move))
+            where.append(phrase(N_("move {move}"), move=violation.move))
         if violation.cell is not None:
-            where.append(violation.cell)
-        prefix = f" ({', '.join(where)})" if where else ""
-        kind = words.gettext(violation.kind.value)
-        return f"{kind}{prefix}: {violation.detail.in_words(words)}"
+            where.append(as_is(violation.cell))
+        kind = Term(violation.kind.value)
+        detail = violation.detail
+        if not where:
+            return phrase("{kind}: {detail}", kind=kind, detail=detail)
+        at = joined(where, ", ")
+        return phrase("{kind} ({where}): {detail}", kind=kind, where=at, detail=detail)
 
     def lines(self, words: Words = ENGLISH) -> list[str]:
         """The judgement as ``statki verify`` prints it: the game and its logs, the

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 import itertools
-import html
 import json
 import re
 import shutil
