@@ -437,8 +437,8 @@ class PromptPlayer:
                     ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
                 self.say(boards)
-            case notices.Lost(detail=detail, wait_ms=wait_ms, spoken=spoken):
-                self.say(_("connection lost: {detail}").format(detail=spoken or detail))
+            case notices.Lost(wait_ms=wait_ms):
+                self.say(_("connection lost: {detail}").format(detail=notice.words_in(words())))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Reconnecting() | notices.Reconnected():
@@ -454,13 +454,14 @@ class PromptPlayer:
                         who=who, code_text=notice.code_text, detail=detail
                     )
                 )
-            case notices.Closed(verdict=verdict, log=log):
+            case notices.Closed(log=log):
                 self.closed = notice
                 self.say(result_words(notice))
+                verdict = notice.verdict_in(words())
                 if verdict:
-                    self.say(f"verdict: {verdict}")
+                    self.say(_("verdict: {verdict}").format(verdict=verdict))
                 if log:
-                    self.say(f"log: {log}")
+                    self.say(_("log: {path}").format(path=log))
 
     async def _between_turns(self) -> Shown | None:
         """The next notice; a talk command typed meanwhile is carried out at once.

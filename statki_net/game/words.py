@@ -99,6 +99,14 @@ def joined(parts: Sequence[Phrase], between: str) -> Phrase:
     return Phrase(text, tuple((f"p{i}", part) for i, part in enumerate(parts)))
 
 
+def listed(parts: Sequence[Fact]) -> Phrase:
+    """One fact, or several joined by the language's "and" (``A and B and C``)."""
+    *before, last = parts
+    if not before:
+        return last if isinstance(last, Phrase) else phrase("{only}", only=last)
+    return phrase(N_("{first} and {second}"), first=listed(before), second=last)
+
+
 def as_is(text: str) -> Phrase:
     """Words no catalog holds, shown as they are: a peer's own detail, a writer's note."""
     return phrase("{text}", text=text)

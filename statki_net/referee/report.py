@@ -10,7 +10,6 @@ the map of "The report".
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,7 @@ from statki_net.game.words import (
     Words,
     as_is,
     joined,
+    listed,
     phrase,
 )
 from statki_net.protocol.endings import End, Ending, Standing, message_term
@@ -255,7 +255,7 @@ class Judgement:
             case End.NO_GAME if blamed:
                 said = phrase(
                     N_("no game ({named} to blame, for information)"),
-                    named=_both(self.side(r) for r in blamed),
+                    named=listed([self.side(r) for r in blamed]),
                 )
             case End.NO_GAME:
                 said = phrase(N_("no game"))
@@ -427,14 +427,6 @@ class Judgement:
             ],
             "talk": [line.to_json() for line in self.talk],
         }
-
-
-def _both(sides: Iterable[Phrase]) -> Phrase:
-    """One side, or two joined as the language joins them (``Ala (host) and Ola (guest)``)."""
-    first, *rest = sides
-    if not rest:
-        return first
-    return phrase(N_("{first} and {second}"), first=first, second=rest[0])
 
 
 def _role(role: Role | None) -> str | None:
