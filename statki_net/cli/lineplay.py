@@ -492,7 +492,7 @@ class PromptPlayer:
             try:
                 await self.handle.say(text.strip())
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")
             return True
         if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
             self.muted = word == MUTE_WORD
@@ -550,7 +550,8 @@ class PromptPlayer:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:
-                    self.say(_("your fleet does not fit these rules: {error}").format(error=error))
+                    said = error.in_words(words())
+                    self.say(_("your fleet does not fit these rules: {error}").format(error=said))
                     await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
                     return
                 await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
@@ -584,7 +585,7 @@ class PromptPlayer:
                     continue
                 await self.handle.shoot(volley)
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")
                 if isinstance(error, GameOverError):
                     self._owed = None
                     return
@@ -646,4 +647,4 @@ class PromptPlayer:
             try:
                 await action
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")

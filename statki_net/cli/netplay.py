@@ -232,8 +232,8 @@ class Player:
     def fleet(self, rules: Ruleset) -> Fleet | None:
         if self.fleet_file is None:
             return None
-        fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file))
-        problems += fleet_problems(rules, fleet)
+        fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file), words())
+        problems += fleet_problems(rules, fleet, words())
         if problems:
             raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
         return fleet
