@@ -259,7 +259,7 @@ class Placing(CommonState):
             self.link.begin(fleet)
         except UsageError as error:
             self.stage = Stage.PLACING
-            self.say(_("Cannot start: {error}").format(error=error), trouble=True)
+            self.say(_("Cannot start: {error}").format(error=error.in_words(words())), trouble=True)
             return False
         return True
 

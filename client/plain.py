@@ -14,7 +14,7 @@ from collections.abc import Callable
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 from .layout import plain, screen
 from .model import Model, Overlay, Stage
@@ -130,7 +130,7 @@ def _shoot(model: Model, text: str) -> None:
     try:
         model.cursor = parse_square(text, model.size)
     except UsageError as error:
-        model.say(str(error), trouble=True)
+        model.say(error.in_words(words()), trouble=True)
         return
     model.choose()
     if model.salvo and model.my_turn and len(model.marks) == model.shots_due:
