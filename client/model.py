@@ -313,9 +313,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
 
     def _handle(self, event: Told) -> None:
         match event:
-            case Lost(detail=detail, spoken=spoken):  # what was recorded, how long the wait
+            case Lost():  # what was recorded, how long the wait
                 self.lost = True
-                said = spoken or detail
+                said = event.words_in(words())
                 self.say(_("Connection lost: {detail}").format(detail=said), trouble=True)
             case Reconnecting():  # how long is left while the game waits for a new connection
                 self.say(self._capitalised(event.words_in(words())), trouble=True)
@@ -325,8 +325,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
                 self.say(_("Connection lost: the game goes on in your log"), trouble=True)
-            case Closed(verdict=verdict) if self.end_screen is not None and verdict:
-                self.end_screen = dataclasses.replace(self.end_screen, referee=verdict)
+            case Closed() if self.end_screen is not None and event.verdict:
+                referee = event.verdict_in(words()) or event.verdict
+                self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)

@@ -122,9 +122,9 @@ class Placing(CommonState):
     def _place_given_fleet(self, rules: Ruleset) -> bool:
         """Start from ``fleet_text``; False (a random fleet and the reason) if it is illegal."""
         try:
-            fleet, problems = read_fleet_text(rules, self.fleet_text)
+            fleet, problems = read_fleet_text(rules, self.fleet_text, words())
         except FleetTextError as error:
-            fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
+            fleet, problems = Fleet(()), [FleetProblem("shape", error.in_words(words()))]
         problems = problems or fleet_problems(rules, fleet, words())
         if problems:
             self.say(
@@ -143,9 +143,10 @@ class Placing(CommonState):
             return False
         rules = self.rules
         try:
-            fleet, problems = read_fleet_text(rules, "\n".join(text.replace(",", " ").split()))
+            typed = "\n".join(text.replace(",", " ").split())
+            fleet, problems = read_fleet_text(rules, typed, words())
         except FleetTextError as error:
-            fleet, problems = Fleet(()), [FleetProblem("shape", str(error))]
+            fleet, problems = Fleet(()), [FleetProblem("shape", error.in_words(words()))]
         problems = problems or fleet_problems(rules, fleet, words())
         if problems:
             self.say(
@@ -259,7 +260,7 @@ class Placing(CommonState):
             self.link.begin(fleet)
         except UsageError as error:
             self.stage = Stage.PLACING
-            self.say(_("Cannot start: {error}").format(error=error), trouble=True)
+            self.say(_("Cannot start: {error}").format(error=error.in_words(words())), trouble=True)
             return False
         return True
 

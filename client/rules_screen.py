@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, Ruleset, preset_name
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 from .clock import next_limit
 from .kinds import Stage
@@ -54,7 +54,9 @@ class RulesScreen(Placing):
             self.link.propose_limits(next_limit(self.limits, step))
         except UsageError as error:
             self.say(
-                _("Cannot change the time for a move now: {error}").format(error=error),
+                _("Cannot change the time for a move now: {error}").format(
+                    error=error.in_words(words())
+                ),
                 trouble=True,
             )
             return False
@@ -89,7 +91,10 @@ class RulesScreen(Placing):
         try:
             self.link.propose(chosen)
         except UsageError as error:
-            self.say(_("Cannot change the rules now: {error}").format(error=error), trouble=True)
+            self.say(
+                _("Cannot change the rules now: {error}").format(error=error.in_words(words())),
+                trouble=True,
+            )
             return False
         same_fleet = (
             bool(self.ships)

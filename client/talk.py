@@ -17,7 +17,7 @@ from statki_net.game.errors import UsageError
 from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.talk import TalkHeard, TalkSaid
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 from .state import CommonState
 
@@ -112,6 +112,6 @@ class Talking(CommonState):
         try:
             self.link.say(text.strip())
         except UsageError as error:
-            self.say(str(error), trouble=True)
+            self.say(error.in_words(words()), trouble=True)
             return  # the line stays, to be shortened or sent again
         self.draft = None

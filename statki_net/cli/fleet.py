@@ -55,9 +55,10 @@ def _fleet_check(args: argparse.Namespace) -> int:
     else:
         text = read_fleet_file(args.file)
     try:
-        fleet, problems = read_fleet_text(rules, text)
+        fleet, problems = read_fleet_text(rules, text, words())
     except FleetTextError as error:
-        print(_("statki: cannot read the fleet: {error}").format(error=error), file=sys.stderr)
+        said = error.in_words(words())
+        print(_("statki: cannot read the fleet: {error}").format(error=said), file=sys.stderr)
         return EXIT_BAD_INPUT
     problems += fleet_problems(rules, fleet, words())
     if not problems:

@@ -11,7 +11,7 @@ from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negat
 from statki_net.game.words import N_
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
 from statki_net.store.home import home_path
-from statki_net.store.language import _, ngettext
+from statki_net.store.language import _, ngettext, words
 
 
 def add(commands: Subcommands) -> None:
@@ -40,13 +40,13 @@ def _history(args: argparse.Namespace) -> int:
         with History.in_home(home) as history:
             games = history.games(limit=args.limit)
     if args.json:
-        print(json.dumps([asdict(game) for game in games], indent=2))
+        print(json.dumps([game.to_json() for game in games], indent=2))
     elif not games:
         print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
     else:
         for game in games:
             print(_game_line(game))
-            print("    " + (game.verdict or _("no verdict: the game never ended")))
+            print("    " + (game.in_words(words()) or _("no verdict: the game never ended")))
             print("    " + _("log: {path}").format(path=game.log_path))
         print(ngettext("{n} game(s)", "{n} game(s)", len(games)).format(n=len(games)))
     return EXIT_OK

@@ -437,8 +437,8 @@ class PromptPlayer:
                     ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
                 self.say(boards)
-            case notices.Lost(detail=detail, wait_ms=wait_ms, spoken=spoken):
-                self.say(_("connection lost: {detail}").format(detail=spoken or detail))
+            case notices.Lost(wait_ms=wait_ms):
+                self.say(_("connection lost: {detail}").format(detail=notice.words_in(words())))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
                     await self._turn(self._owed)  # the question was cut short: ask again
             case notices.Reconnecting() | notices.Reconnected():
@@ -454,13 +454,14 @@ class PromptPlayer:
                         who=who, code_text=notice.code_text, detail=detail
                     )
                 )
-            case notices.Closed(verdict=verdict, log=log):
+            case notices.Closed(log=log):
                 self.closed = notice
                 self.say(result_words(notice))
+                verdict = notice.verdict_in(words())
                 if verdict:
-                    self.say(f"verdict: {verdict}")
+                    self.say(_("verdict: {verdict}").format(verdict=verdict))
                 if log:
-                    self.say(f"log: {log}")
+                    self.say(_("log: {path}").format(path=log))
 
     async def _between_turns(self) -> Shown | None:
         """The next notice; a talk command typed meanwhile is carried out at once.
@@ -491,7 +492,7 @@ class PromptPlayer:
             try:
                 await self.handle.say(text.strip())
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")
             return True
         if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
             self.muted = word == MUTE_WORD
@@ -549,7 +550,8 @@ class PromptPlayer:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:
-                    self.say(_("your fleet does not fit these rules: {error}").format(error=error))
+                    said = error.in_words(words())
+                    self.say(_("your fleet does not fit these rules: {error}").format(error=said))
                     await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
                     return
                 await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
@@ -583,7 +585,7 @@ class PromptPlayer:
                     continue
                 await self.handle.shoot(volley)
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")
                 if isinstance(error, GameOverError):
                     self._owed = None
                     return
@@ -645,4 +647,4 @@ class PromptPlayer:
             try:
                 await action
             except UsageError as error:
-                self.say(f"! {error}")
+                self.say(f"! {error.in_words(words())}")

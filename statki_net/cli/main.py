@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_("statki: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except StatkiError as error:
-        print(f"statki: {error}", file=sys.stderr)
+        print(f"statki: {error.in_words(language.words())}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except UnicodeDecodeError as error:
         print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)

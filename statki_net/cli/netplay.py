@@ -44,6 +44,7 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.words import N_, phrase
 from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
@@ -232,8 +233,8 @@ class Player:
     def fleet(self, rules: Ruleset) -> Fleet | None:
         if self.fleet_file is None:
             return None
-        fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file))
-        problems += fleet_problems(rules, fleet)
+        fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file), words())
+        problems += fleet_problems(rules, fleet, words())
         if problems:
             raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
         return fleet
@@ -252,7 +253,7 @@ def _host(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules or "classic")
     fleet = player.fleet(rules)
     if not 0 <= args.port < 65536:
-        raise UsageError("--port must be between 0 and 65535")
+        raise UsageError(phrase(N_("--port must be between 0 and 65535")))
     for address in args.advertise:  # refused before the invite is printed, not inside it
         parse_address(address, DEFAULT_PORT)
     return asyncio.run(

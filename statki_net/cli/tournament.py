@@ -69,7 +69,7 @@ from statki_net.referee.tournament import (
     summarize,
 )
 from statki_net.store.found import FoundLogs
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.summaries import SummaryStore
 from statki_net.store.userfile import read_user_text
 
@@ -371,7 +371,9 @@ def shown_as(
         from statki_net.cli.tournament_page import write_page
 
         head = report_head(table, rules, logs)
-        write_page(head, report_games(table, no_boards), report_games(table, boards), out)
+        said = words()
+        games, with_boards = report_games(table, no_boards, said), report_games(table, boards, said)
+        write_page(head, games, with_boards, out)
 
     return {
         "tournament.txt": lambda out: out.writelines(

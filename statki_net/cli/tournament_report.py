@@ -73,9 +73,15 @@ def report(
     return {**report_head(table, rules, logs), "games": list(report_games(table, boards))}
 
 
-def report_games(table: Standings, boards: BoardsOf = own_boards) -> Iterator[dict[str, Any]]:
-    """The report's games, one at a time."""
-    return (_game_json(table, *item, boards) for item in numbered(table))
+def report_games(
+    table: Standings, boards: BoardsOf = own_boards, said: Words = ENGLISH
+) -> Iterator[dict[str, Any]]:
+    """The report's games, one at a time; their words (a result, a detail, a board's
+    title) in English for ``--json``, or as ``said`` says them (the HTML page)."""
+    games = table.games.in_order()
+    return (
+        _game_json(table, n, game, *_why(apart, said), boards, said) for n, game, apart in games
+    )
 
 
 def write_json(
@@ -154,6 +160,7 @@ def _game_json(
     why: str | None,
     detail: str | None,
     boards: BoardsOf,
+    said: Words,
 ) -> dict[str, Any]:
     def side(role: Role) -> dict[str, Any]:
         key = game.keys.get(role)
@@ -176,12 +183,12 @@ def _game_json(
         "standing": game.standing.value,
         "end": game.end.value if game.end else None,
         "winner": game.winner.value if game.winner else None,
-        "result": game.result,
+        "result": game.result.in_words(said),
         "logs": list(game.logs),
         "flags": [flag.value for flag in game.flags],
         "scored": why is None,
         "apart": None if why is None else {"why": why, "detail": detail},
-        "boards": [{"title": b.title, "lines": list(b.lines)} for b in boards(game)],
+        "boards": [{"title": b.title.in_words(said), "lines": list(b.lines)} for b in boards(game)],
     }
 
 

@@ -7,9 +7,20 @@ side right now).  The remote peer's misbehaviour is ``ProtocolError``, in
 
 from __future__ import annotations
 
+from statki_net.game.words import Phrase, Words
+
 
 class StatkiError(Exception):
-    """Base of every error statki raises on purpose."""
+    """Base of every error statki raises on purpose.
+
+    Raised with a ``Phrase`` (``FleetTextError(phrase(N_("no ships found")))``), it is
+    said in the reader's language where it is shown (``in_words``); ``str()`` is its
+    English, as logs and tools keep it.  Raised with a string, it is that string.
+    """
+
+    def in_words(self, words: Words) -> str:
+        said = self.args[0] if len(self.args) == 1 else None
+        return said.in_words(words) if isinstance(said, Phrase) else str(self)
 
 
 class UsageError(StatkiError):

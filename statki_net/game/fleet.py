@@ -344,18 +344,20 @@ def random_fleet(rules: Ruleset, rng: Random, *, max_tries: int = 1_000_000) -> 
 
 
 class FleetTextError(UsageError, ValueError):
-    """Text that cannot be read as a fleet at all."""
+    """Text that cannot be read as a fleet at all: raised with a phrase, said where shown."""
 
 
 _SQUARE = re.compile(r"^([A-Za-z])(\d{1,2})$")
 
 
-def read_fleet_text(rules: Ruleset, text: str) -> tuple[Fleet, list[FleetProblem]]:
+def read_fleet_text(
+    rules: Ruleset, text: str, words: Words = ENGLISH
+) -> tuple[Fleet, list[FleetProblem]]:
     """Read a fleet, one ship a line (``B2-E2``, ``J10``, optionally ``cruiser: C1-C3``).
 
     Returns the fleet and the problems found while reading (squares off the
     board); ``fleet_problems`` finds the rest.  Text that is not a fleet at all
-    raises ``FleetTextError``.
+    raises ``FleetTextError``, a phrase.  The problems are said in ``words``.
     """
     ships: list[tuple[str | None, Ship]] = []
     problems: list[FleetProblem] = []
@@ -367,15 +369,17 @@ def read_fleet_text(rules: Ruleset, text: str) -> tuple[Fleet, list[FleetProblem
         name = label.strip().lower() or None
         ship, off_board = _read_ship(rules, cells.strip(), number)
         if off_board:
-            problems.append(
-                FleetProblem(
-                    "off-board", f"line {number}: {cells.strip()} goes off the board ({off_board})"
-                )
+            said = phrase(
+                N_("line {number}: {ship} goes off the board ({off})"),
+                number=number,
+                ship=cells.strip(),
+                off=off_board,
             )
+            problems.append(_problem("off-board", said, words))
             continue
         ships.append((name, ship))
     if not ships and not problems:
-        raise FleetTextError("no ships found")
+        raise FleetTextError(phrase(N_("no ships found")))
     return Fleet(_in_rules_order(rules, ships)), problems
 
 
@@ -396,7 +400,9 @@ def _read_ship(rules: Ruleset, spec: str, number: int) -> tuple[Ship, str]:
             return (first, last), ""
         return (line if first <= last else line[::-1]), ""
     if "-" in parts:
-        raise FleetTextError(f"line {number}: expected START-END, like B2-E2")
+        raise FleetTextError(
+            phrase(N_("line {number}: expected START-END, like B2-E2"), number=number)
+        )
     coordinates = [_coordinates(part, number) for part in parts]
     off = [p for p, (c, r) in zip(parts, coordinates, strict=True) if not _on(c, r, size)]
     if off:
@@ -407,7 +413,11 @@ def _read_ship(rules: Ruleset, spec: str, number: int) -> tuple[Ship, str]:
 def _coordinates(text: str, number: int) -> tuple[int, int]:
     match = _SQUARE.match(text)
     if not match:
-        raise FleetTextError(f"line {number}: {text!r} is not a square like B2")
+        raise FleetTextError(
+            phrase(
+                N_("line {number}: {text} is not a square like B2"), number=number, text=repr(text)
+            )
+        )
     return ord(match.group(1).upper()) - ord("A"), int(match.group(2)) - 1
 
 

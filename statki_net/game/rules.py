@@ -15,7 +15,7 @@ from typing import Any
 
 from statki_net.game.board import MAX_SIZE
 from statki_net.game.errors import UsageError
-from statki_net.game.words import ENGLISH, N_, Words
+from statki_net.game.words import ENGLISH, N_, Words, phrase
 
 MAX_NAME = 40
 """Longest ship name."""
@@ -213,7 +213,13 @@ def ruleset_named(spec: str) -> Ruleset:
     unknown = [name for name in names if name not in PRESETS]
     if unknown or not names:
         wrong = ", ".join(unknown) or repr(spec)
-        raise RulesError(f"unknown rules {wrong}; choose from {', '.join(PRESETS)}")
+        raise RulesError(
+            phrase(
+                N_("unknown rules {wrong}; choose from {presets}"),
+                wrong=wrong,
+                presets=", ".join(PRESETS),
+            )
+        )
     rules = PRESETS[names[0]]
     for name in names[1:]:
         rules = _overlay(rules, PRESETS[name])

@@ -8,10 +8,11 @@ machine-readable output (``--json``, logs, the wire) stays English.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from gettext import NullTranslations
-from typing import Protocol, Union
+from typing import Any, Protocol, Union
 
 
 class Words(Protocol):
@@ -98,6 +99,14 @@ def joined(parts: Sequence[Phrase], between: str) -> Phrase:
     return Phrase(text, tuple((f"p{i}", part) for i, part in enumerate(parts)))
 
 
+def listed(parts: Sequence[Fact]) -> Phrase:
+    """One fact, or several joined by the language's "and" (``A and B and C``)."""
+    *before, last = parts
+    if not before:
+        return last if isinstance(last, Phrase) else phrase("{only}", only=last)
+    return phrase(N_("{first} and {second}"), first=listed(before), second=last)
+
+
 def as_is(text: str) -> Phrase:
     """Words no catalog holds, shown as they are: a peer's own detail, a writer's note."""
     return phrase("{text}", text=text)
@@ -126,3 +135,51 @@ def _worded(fact: Fact, words: Words) -> object:
             return _InCase(fact, words)
         case _:
             return fact
+
+
+def phrase_map(said: Phrase) -> dict[str, Any]:
+    """A phrase as its English text and its facts (a term stays a term, a phrase inside a
+    phrase a map): what the control socket sends (SPEC.md, "The control socket") and the
+    history keeps, so that the reader says it in their own language."""
+    return {"text": said.text, "facts": [[name, _fact_map(fact)] for name, fact in said.facts]}
+
+
+def _fact_map(fact: Fact) -> Any:
+    match fact:
+        case Phrase():
+            return {"phrase": phrase_map(fact)}
+        case Term():
+            return {"term": fact.word, "context": fact.context}
+        case _:
+            return fact
+
+
+def phrase_from_map(value: Any) -> Phrase:
+    """``phrase_map`` read back (a plain string: words no catalog holds); a ValueError (or
+    a KeyError, a TypeError) for a map that is not one, here and not where it is shown."""
+    if isinstance(value, str):
+        return as_is(value)
+    text = str(value["text"])
+    facts = tuple((str(name), _fact(fact)) for name, fact in value["facts"])
+    _check_fields(text, {name for name, _fact_said in facts})
+    return Phrase(text, facts)
+
+
+def _check_fields(text: str, names: set[str]) -> None:
+    """A phrase's text is formatted where it is shown: only its facts' names may stand in it,
+    each with no conversion and at most a case (``{loser:gen}``)."""
+    for _literal, field, spec, conversion in string.Formatter().parse(text):
+        if field is None:
+            continue
+        if field not in names or conversion or (spec and not spec.isalpha()):
+            raise ValueError(f"a phrase's text names {field!r}, which is not one of its facts")
+
+
+def _fact(value: Any) -> Fact:
+    if isinstance(value, Mapping):
+        if "phrase" in value:
+            return phrase_from_map(value["phrase"])
+        return Term(str(value["term"]), str(value["context"]))
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"a fact is a number, a name, a term or a phrase, not {value!r}")
+    return value

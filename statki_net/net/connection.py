@@ -48,7 +48,7 @@ from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import SILENCE
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import (
     Closed,
@@ -56,7 +56,7 @@ from statki_net.net.notices import (
     Notice,
     Reconnected,
     Reconnecting,
-    lost_words,
+    lost_phrase,
     notice_of,
 )
 from statki_net.net.resume import Rejoin, Rejoined
@@ -74,7 +74,6 @@ from statki_net.protocol.session import (
 )
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import Commit, Role
-from statki_net.store import language
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 from statki_net.store.unfinished import SecretKeeper
@@ -133,6 +132,7 @@ class Outcome:
             judged.result(self.role) if judged else Result.NONE,
             judged.end if judged else None,
             verdict=self.verdict.headline if self.verdict else None,
+            said=self.verdict.said if self.verdict else SILENCE,
             failure=self.failure_text,
             log=self.log_path,
             my_shots=self.my_shots,
@@ -487,17 +487,14 @@ class GameConnection:
         wait_ms = None if due is None else max(0, due - self.now())
         then = PHASES[self.session.transcript.phase].claim if due is not None else None
 
-        def said(words: Words) -> str:
-            return lost_words(
-                wait_ms,
-                then,
-                recorded,
-                resigning=self.session.resigning,
-                reconnecting=self.rejoin is not None,
-                words=words,
-            )
-
-        self._publish(Lost(said(ENGLISH), wait_ms, then, recorded, spoken=said(language.words())))
+        said = lost_phrase(
+            wait_ms,
+            then,
+            recorded,
+            resigning=self.session.resigning,
+            reconnecting=self.rejoin is not None,
+        )
+        self._publish(Lost(str(said), wait_ms, then, recorded, said=said))
 
     def _hang_up(self, lost: ConnectionLost) -> None:
         """The connection is lost: note why (with the bytes that were nobody's word), close it.

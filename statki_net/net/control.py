@@ -28,6 +28,7 @@ import msgpack
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import SILENCE, phrase_from_map, phrase_map
 from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.connection import GameOverError
@@ -112,8 +113,8 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
             }
         case notices.Over(result=result, end=end):
             return {"event": "over", "result": result.value, "end": end.value}
-        case notices.Lost(detail=detail):
-            return {"event": "lost", "detail": detail}
+        case notices.Lost(detail=detail, said=said):
+            return {"event": "lost", "detail": detail, "said": phrase_map(said)}
         case notices.Reconnecting(attempt=attempt, wait_ms=wait_ms):
             return {
                 "event": "reconnecting",
@@ -137,6 +138,7 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "end": end.value if end else _without_end(standing),
                 "standing": standing.value if standing else None,
                 "verdict": notice.verdict,
+                "verdict_said": phrase_map(notice.said) if notice.said else None,
                 "failure": notice.failure,
                 "log": str(notice.log) if notice.log else None,
                 "my_shots": notice.my_shots,
@@ -205,7 +207,10 @@ def notice_from_map(message: Message) -> Shown | None:
     elif event == "over":
         notice = notices.Over(Result(message["result"]), End(message["end"]))
     elif event == "lost":
-        notice = notices.Lost(str(message["detail"]))
+        said = message.get("said")  # from a daemon before phrases: the detail as it is
+        notice = notices.Lost(
+            str(message["detail"]), said=phrase_from_map(said) if said else SILENCE
+        )
     elif event == "reconnecting":
         wait_ms = message.get("wait_ms")
         notice = notices.Reconnecting(
@@ -225,6 +230,7 @@ def notice_from_map(message: Message) -> Shown | None:
     elif event == "closed":
         log = message.get("log")
         standing = message.get("standing")
+        verdict_said = message.get("verdict_said")
         notice = notices.Closed(
             Result(message["result"]),
             _end_of(message["end"]),
@@ -234,6 +240,7 @@ def notice_from_map(message: Message) -> Shown | None:
             my_shots=int(message.get("my_shots", 0)),
             their_shots=int(message.get("their_shots", 0)),
             standing=Standing(standing) if standing else None,
+            said=phrase_from_map(verdict_said) if verdict_said else SILENCE,
         )
     elif event == "talk":
         notice = notices.Talk(Role(message["from"]), bool(message["mine"]), str(message["text"]))

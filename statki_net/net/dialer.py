@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, N_, Words, phrase
 from statki_net.net.invite import Address, format_address
 from statki_net.net.reach import dial_order
 
@@ -54,7 +54,8 @@ class DialFailed(UsageError):
     """No address of the invite answered."""
 
     def __init__(self, failed: Sequence[Failure]) -> None:
-        super().__init__("cannot connect: " + "; ".join(_failure_text(f) for f in failed))
+        why = "; ".join(_failure_text(f) for f in failed)  # the system's words, as they are
+        super().__init__(phrase(N_("cannot connect: {why}"), why=why))
         self.failed = tuple(failed)
 
 

@@ -12,7 +12,6 @@ Frames, talk frames and refused envelopes travel as their exact wire bytes.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,7 +19,8 @@ import msgpack
 
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import Fact, Phrase, Term, as_is
+from statki_net.game.words import phrase_from_map as _phrase
+from statki_net.game.words import phrase_map as _phrase_map
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import (
@@ -66,52 +66,6 @@ def _say_frame(data: bytes) -> SayFrame:
     if not isinstance(said, SayFrame):
         raise ValueError("not a line of talk")
     return said
-
-
-def _phrase_map(said: Phrase) -> Message:
-    """A phrase as its English text and its facts, so that the front end says it in its
-    player's language (a term stays a term, a phrase inside a phrase a map)."""
-    return {"text": said.text, "facts": [[name, _fact_map(fact)] for name, fact in said.facts]}
-
-
-def _fact_map(fact: Fact) -> Any:
-    match fact:
-        case Phrase():
-            return {"phrase": _phrase_map(fact)}
-        case Term():
-            return {"term": fact.word, "context": fact.context}
-        case _:
-            return fact
-
-
-def _phrase(value: Any) -> Phrase:
-    if isinstance(value, str):  # words no catalog holds
-        return as_is(value)
-    text = str(value["text"])
-    facts = tuple((str(name), _fact(fact)) for name, fact in value["facts"])
-    _check_fields(text, {name for name, _fact_said in facts})
-    return Phrase(text, facts)
-
-
-def _check_fields(text: str, names: set[str]) -> None:
-    """A phrase's text is formatted where it is shown: only its facts' names may stand in it,
-    each with no conversion and at most a case (``{loser:gen}``), so that a bad map fails
-    here, as a ValueError, and not on the screen."""
-    for _literal, field, spec, conversion in string.Formatter().parse(text):
-        if field is None:
-            continue
-        if field not in names or conversion or (spec and not spec.isalpha()):
-            raise ValueError(f"a phrase's text names {field!r}, which is not one of its facts")
-
-
-def _fact(value: Any) -> Fact:
-    if isinstance(value, Mapping):
-        if "phrase" in value:
-            return _phrase(value["phrase"])
-        return Term(str(value["term"]), str(value["context"]))
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"a fact is a number, a name, a term or a phrase, not {value!r}")
-    return value
 
 
 def _ending_map(ending: Ending) -> Message:

@@ -19,8 +19,8 @@ from pathlib import Path
 from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
 from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
-from statki_net.game.words import ENGLISH, Words
-from statki_net.protocol.endings import End, Result, Standing
+from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words, joined, listed, phrase
+from statki_net.protocol.endings import End, Result, Standing, message_term
 from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import (
     BattleOver,
@@ -129,9 +129,13 @@ class Lost:
     """What this side's time claim will do once the wait is over (None: no claim)."""
     recorded: tuple[str, ...] = ()
     """The types of this side's messages just signed into its log, as if sent."""
-    spoken: str = ""
-    """``detail`` in the language spoken by the process that lost the connection, for its
-    screen; empty when the notice came over the control socket (whose detail is English)."""
+    said: Phrase = SILENCE
+    """``detail`` as a phrase, for a screen to say in its player's language (it crosses the
+    control socket as one); empty from a daemon that sends none."""
+
+    def words_in(self, words: Words) -> str:
+        """The detail in ``words``' language (as it came, from a daemon that sent no phrase)."""
+        return self.said.in_words(words) if self.said else self.detail
 
 
 @dataclass(frozen=True)
@@ -205,42 +209,56 @@ def lost_words(
     reconnecting: bool = False,
     words: Words = ENGLISH,
 ) -> str:
+    """``lost_phrase``, said in ``words``."""
+    said = lost_phrase(wait_ms, then, recorded, resigning=resigning, reconnecting=reconnecting)
+    return said.in_words(words)
+
+
+def lost_phrase(
+    wait_ms: int | None,
+    then: Claim | None,
+    recorded: tuple[str, ...],
+    *,
+    resigning: bool = False,
+    reconnecting: bool = False,
+) -> Phrase:
     """The ``Lost`` notice's detail: ``waiting 60 s for the opponent, then the game is yours
-    on time``, after what this side recorded alone, if anything (in ``words``)."""
-    _ = words.gettext
-    said = ""
+    on time``, after what this side recorded alone (its messages' types), if anything."""
+    parts = []
     if recorded:
-        said = words.ngettext(
-            "your {types} is recorded in your log",
-            "your {types} are recorded in your log",
-            len(recorded),
-        ).format(types=_(" and ").join(recorded))
-    if wait_ms is None:
-        waiting = _("your move: it goes into your log")
-    else:
-        waiting = _("waiting {seconds} s for the opponent, then {then}").format(
-            seconds=-(-wait_ms // 1000), then=_after_the_wait(then, resigning, words)
-        )
+        types = listed([message_term(kind) for kind in recorded])
+        one = N_("your {types} is recorded in your log")
+        many = N_("your {types} are recorded in your log")
+        parts.append(phrase(one if len(recorded) == 1 else many, types=types))
     if reconnecting:
-        waiting = _reconnecting_words(wait_ms, words)
-    return "; ".join(part for part in (said, waiting) if part)
+        parts.append(_reconnecting_phrase(wait_ms))
+    elif wait_ms is None:
+        parts.append(phrase(N_("your move: it goes into your log")))
+    else:
+        parts.append(
+            phrase(
+                N_("waiting {seconds} s for the opponent, then {then}"),
+                seconds=-(-wait_ms // 1000),
+                then=_after_the_wait(then, resigning),
+            )
+        )
+    return joined(parts, "; ")
 
 
-def _reconnecting_words(wait_ms: int | None, words: Words) -> str:
+def _reconnecting_phrase(wait_ms: int | None) -> Phrase:
     if wait_ms is None:
-        return words.gettext("reconnecting; your move meanwhile goes into your log")
-    return words.gettext("reconnecting, {seconds} s left").format(seconds=-(-wait_ms // 1000))
+        return phrase(N_("reconnecting; your move meanwhile goes into your log"))
+    return phrase(N_("reconnecting, {seconds} s left"), seconds=-(-wait_ms // 1000))
 
 
-def _after_the_wait(then: Claim | None, resigning: bool, words: Words) -> str:
-    _ = words.gettext
+def _after_the_wait(then: Claim | None, resigning: bool) -> Phrase:
     if resigning:
-        return _("the game ends with your resignation")
+        return phrase(N_("the game ends with your resignation"))
     if then is Claim.WINS_THE_GAME:
-        return _("the game is yours on time")
+        return phrase(N_("the game is yours on time"))
     if then is Claim.VOIDS_THE_GAME:
-        return _("the game is void: it never began")
-    return _("the game ends as it stands")
+        return phrase(N_("the game is void: it never began"))
+    return phrase(N_("the game ends as it stands"))
 
 
 @dataclass(frozen=True)
@@ -256,7 +274,7 @@ class Closed:
     end: End | None
     """How the game ended by this side's log; None when the log holds no ending."""
     verdict: str | None
-    """The referee's one line on this side's log; None without a log."""
+    """The referee's one line on this side's log, in English; None without a log."""
     failure: str | None
     """Why the game stopped early, if it did (``code: detail``), for a person to read."""
     log: Path | None
@@ -264,6 +282,12 @@ class Closed:
     their_shots: int = 0
     standing: Standing | None = None
     """How far this side's log can be relied on; None without a log."""
+    said: Phrase = SILENCE
+    """``verdict`` as a phrase, to say in a player's language; empty without one."""
+
+    def verdict_in(self, words: Words) -> str | None:
+        """The referee's line in ``words``' language (``verdict`` as it is, without a phrase)."""
+        return self.said.in_words(words) if self.said else self.verdict
 
     @classmethod
     def without_game(cls, why: str) -> Closed:

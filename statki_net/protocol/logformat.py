@@ -166,7 +166,7 @@ def whole_records_length(data: bytes) -> int:
     """How many bytes of a log are whole records (with the magic value): where a log cut
     short by a crash can be appended to."""
     if not is_log(data):
-        raise NotALog("not a statki log (no magic value at the start)")
+        raise NotALog(phrase(N_("not a statki log (no magic value at the start)")))
     unpacker = msgpack.Unpacker(
         raw=False, max_buffer_size=max(len(data), 1), max_bin_len=MAX_RECORD, max_str_len=MAX_RECORD
     )
@@ -204,7 +204,7 @@ def read_log(data: bytes) -> LogContents:
     statki log, however damaged.
     """
     if not is_log(data):
-        raise NotALog("not a statki log (no magic value at the start)")
+        raise NotALog(phrase(N_("not a statki log (no magic value at the start)")))
     unpacker = msgpack.Unpacker(
         raw=False, max_buffer_size=max(len(data), 1), max_bin_len=MAX_RECORD, max_str_len=MAX_RECORD
     )

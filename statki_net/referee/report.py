@@ -13,7 +13,19 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words
+from statki_net.game.words import (
+    ENGLISH,
+    N_,
+    SILENCE,
+    Fact,
+    Phrase,
+    Term,
+    Words,
+    as_is,
+    joined,
+    listed,
+    phrase,
+)
 from statki_net.protocol.endings import End, Ending, Standing, message_term
 from statki_net.protocol.wire import Role
 from statki_net.referee.violations import Violation, ViolationClass
@@ -181,63 +193,76 @@ class Judgement:
     # ------------------------------------------------------------ words
 
     def player(self, role: Role | None, words: Words = ENGLISH) -> str:
-        _ = words.gettext
+        return self.side(role).in_words(words)
+
+    def side(self, role: Role | None) -> Phrase:
+        """A side as a person reads it: its name and its role (``Ala (host)``)."""
         if role is None:
-            return _("nobody")
-        name = self.players.get(role, {}).get("name") or _(role.value)
-        return f"{name} ({_(role.value)})"
+            return phrase(N_("nobody"))
+        name: Fact = self.players.get(role, {}).get("name") or Term(role.value)
+        # Names and roles only: no words of its own for a catalog to hold.
+        return phrase("{name} ({role})", name=name, role=Term(role.value))
 
     def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
-        """The result in one line: who won and how, or why nobody did.
+        """The result in one line: who won and how, or why nobody did (``result``, said)."""
+        return self.result(details=details).in_words(words)
+
+    def result(self, *, details: bool = True) -> Phrase:
+        """The result as a phrase: who won and how, or why nobody did.
 
         ``details`` adds the reason where the words of the end do not say it
         all (a cheat's first finding, a dispute's two endings).
         """
-        _ = words.gettext
         ending = self.ending
-        reason = self.reason.in_words(words)
         if ending is None:
-            what = (
-                _("disputed, nobody won") if self.standing is Standing.DISPUTED else _("unfinished")
+            what = phrase(
+                N_("disputed, nobody won")
+                if self.standing is Standing.DISPUTED
+                else N_("unfinished")
             )
-            return _("{what}: {reason}").format(what=what, reason=reason) if reason else what
+            if not self.reason:
+                return what
+            return phrase(N_("{what}: {reason}"), what=what, reason=self.reason)
         winner, blamed = ending.winner, [r for r in Role if ending.blames(r)]
-        loser = self.player(winner.other, words) if winner else _("nobody")
+        player, loser = self.side(winner), self.side(winner.other if winner else None)
+        said: Phrase
         match ending.end:
             case End.SUNK | End.RESIGNED | End.TIME | End.FORFEIT if winner is None:
-                said = _("{end}, nobody won").format(end=_(ending.end.value))
+                said = phrase(N_("{end}, nobody won"), end=Term(ending.end.value))
             case End.SUNK:
-                said = _("{player} won: sank the whole fleet").format(
-                    player=self.player(winner, words)
-                )
+                said = phrase(N_("{player} won: sank the whole fleet"), player=player)
             case End.RESIGNED:
-                said = _("{player} won: {loser} resigned").format(
-                    player=self.player(winner, words), loser=loser
-                )
+                said = phrase(N_("{player} won: {loser} resigned"), player=player, loser=loser)
             case End.TIME:
-                said = _(
-                    "{player} won on time: {loser} was silent past the limit (the claimant's"
-                    " word, uncorroborated)"
-                ).format(player=self.player(winner, words), loser=loser)
+                said = phrase(
+                    N_(
+                        "{player} won on time: {loser} was silent past the limit (the claimant's"
+                        " word, uncorroborated)"
+                    ),
+                    player=player,
+                    loser=loser,
+                )
             case End.FORFEIT:
-                said = _("{player} won by forfeit").format(player=self.player(winner, words))
+                said = phrase(N_("{player} won by forfeit"), player=player)
             case End.CHEATED if winner is not None:
-                said = _("{player} won: {loser} cheated").format(
-                    player=self.player(winner, words), loser=loser
-                )
+                said = phrase(N_("{player} won: {loser} cheated"), player=player, loser=loser)
             case End.CHEATED:
-                said = _("nobody won: both sides cheated")
+                said = phrase(N_("nobody won: both sides cheated"))
             case End.REFUSED:
-                said = _("no game") if self.reason else _("no game: the guest refused the rules")
-            case End.NO_GAME:
-                named = " and ".join(self.player(r, words) for r in blamed)
-                said = _("no game") + (
-                    _(" ({named} to blame, for information)").format(named=named) if named else ""
+                said = phrase(
+                    N_("no game") if self.reason else N_("no game: the guest refused the rules")
                 )
+            case End.NO_GAME if blamed:
+                said = phrase(
+                    N_("no game ({named} to blame, for information)"),
+                    named=listed([self.side(r) for r in blamed]),
+                )
+            case End.NO_GAME:
+                said = phrase(N_("no game"))
         if self.reason and (
             ending.end in SAID_BY_THE_END or (details and ending.end is End.CHEATED)
         ):
-            said += _(": {reason}").format(reason=reason)
+            return phrase(N_("{said}: {reason}"), said=said, reason=self.reason)
         return said
 
     def standing_words(self, words: Words = ENGLISH) -> str:
@@ -251,35 +276,61 @@ class Judgement:
 
     def headline(self, words: Words = ENGLISH) -> str:
         """One line a person reads at a glance: the standing, then the result."""
-        _ = words.gettext
-        _ = words.gettext
-        result = self.result_words(details=False, words=words)
-        # The standing says "disputed" or "unfinished" once: the words need not again.
-        for said in (f"{_(self.standing.value)}, ", f"{_(self.standing.value)}: "):
-            result = result.removeprefix(said)
-        line = _("{standing}: {result}").format(standing=_(self.standing.value), result=result)
+        return self.headline_phrase().in_words(words)
+
+    def headline_phrase(self) -> Phrase:
+        """``headline`` as a phrase: what a history keeps, to say it in its reader's words."""
+        parts = [
+            phrase(
+                N_("{standing}: {result}"),
+                standing=Term(self.standing.value),
+                result=self._result_after_standing(),
+            )
+        ]
         if self.rules is not None:
-            line += _("; {rules}").format(rules=_(self.rules))  # a preset, or "custom rules"
+            parts.append(phrase(N_("; {rules}"), rules=Term(self.rules)))
         if self.shots:
             host, guest = self.shots.get(Role.HOST, 0), self.shots.get(Role.GUEST, 0)
-            line += _("; shots host {host}, guest {guest}").format(host=host, guest=guest)
+            parts.append(phrase(N_("; shots host {host}, guest {guest}"), host=host, guest=guest))
         serious = [v for v in self.violations if v.weighs]
         if serious:
-            more = _(" (+{n} more)").format(n=len(serious) - 1) if len(serious) > 1 else ""
-            line += f"; {self.describe(serious[0], words)}{more}"
-        return line
+            parts.append(phrase("; {first}", first=self.violation_phrase(serious[0])))
+            if len(serious) > 1:
+                parts.append(phrase(N_(" (+{n} more)"), n=len(serious) - 1))
+        return joined(parts, "")
+
+    def _result_after_standing(self) -> Phrase:
+        """The result, not saying again the "disputed" or "unfinished" the standing says."""
+        if self.ending is not None:
+            return self.result(details=False)
+        if self.standing is Standing.DISPUTED:
+            nobody = phrase(N_("nobody won"))
+            return (
+                phrase(N_("{what}: {reason}"), what=nobody, reason=self.reason)
+                if self.reason
+                else nobody
+            )
+        if self.standing is Standing.UNFINISHED and self.reason:
+            return self.reason
+        return self.result(details=False)
 
     def describe(self, violation: Violation, words: Words = ENGLISH) -> str:
         """One violation on one line: the player, the move and the square, then what."""
-        _ = words.gettext
-        where = [self.player(violation.culprit, words)] if violation.culprit else []
+        return self.violation_phrase(violation).in_words(words)
+
+    def violation_phrase(self, violation: Violation) -> Phrase:
+        """``describe`` as a phrase."""
+        where = [self.side(violation.culprit)] if violation.culprit else []
         if violation.move is not None:
-            where.append(_("move {move}").format(move=violation.move))
+            where.append(phrase(N_("move {move}"), move=violation.move))
         if violation.cell is not None:
-            where.append(violation.cell)
-        prefix = f" ({', '.join(where)})" if where else ""
-        kind = words.gettext(violation.kind.value)
-        return f"{kind}{prefix}: {violation.detail.in_words(words)}"
+            where.append(as_is(violation.cell))
+        kind = Term(violation.kind.value)
+        detail = violation.detail
+        if not where:
+            return phrase("{kind}: {detail}", kind=kind, detail=detail)
+        at = joined(where, ", ")
+        return phrase("{kind} ({where}): {detail}", kind=kind, where=at, detail=detail)
 
     def lines(self, words: Words = ENGLISH) -> list[str]:
         """The judgement as ``statki verify`` prints it: the game and its logs, the

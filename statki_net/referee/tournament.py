@@ -21,7 +21,7 @@ from typing import Generic, Protocol, TypeVar
 
 from statki_net.game.battle import Defence
 from statki_net.game.picture import defence_lines, sea_lines
-from statki_net.game.words import N_, Fact, Phrase, Term, as_is, joined, phrase
+from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase
 from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role, Shot
@@ -46,7 +46,8 @@ class Board:
     """One side's sea at the end, as text: its fleet and the shots on it when revealed,
     else what its opponent learned of it."""
 
-    title: str
+    title: Phrase
+    """Whose board it is and what it shows, said in the reader's language."""
     lines: tuple[str, ...]
 
 
@@ -72,9 +73,9 @@ class GameSummary:
     end: End | None
     winner: Role | None
     culprits: frozenset[Role]
-    result: str
-    """The result in words, as ``statki verify`` says it."""
-    reason: str
+    result: Phrase
+    """The result, as ``statki verify`` says it (``str()``: the English of ``--json``)."""
+    reason: Phrase
     """Why the game ended so, or why it has no result (the judgement's reason)."""
     shots: Mapping[Role, int]
     boards: tuple[Board, ...] = ()
@@ -121,8 +122,8 @@ def summarize(judged: Judged) -> GameSummary:
         end=j.end,
         winner=j.winner,
         culprits=j.culprits,
-        result=j.result_words(),
-        reason=str(j.reason),
+        result=j.result(),
+        reason=j.reason,
         shots=dict(j.shots),
         boards=_boards(t, {role: info["name"] or role.value for role, info in j.players.items()}),
     )
@@ -144,10 +145,16 @@ def _boards(t: Transcript | None, names: Mapping[Role, str]) -> tuple[Board, ...
         if side.fleet is not None:
             shot = opponent.sea.shot if opponent.sea is not None else 0
             lines = defence_lines(Defence(t.rules, side.fleet, shot))
-            boards.append(Board(f"{name}'s fleet ({role}), revealed", tuple(lines)))
+            title = phrase(N_("{name}'s fleet ({role}), revealed"), name=name, role=role_term(role))
+            boards.append(Board(title, tuple(lines)))
         elif opponent.sea is not None:
             lines = sea_lines(opponent.sea)
-            boards.append(Board(f"{name}'s sea ({role}), as its opponent learned it", tuple(lines)))
+            title = phrase(
+                N_("{name}'s sea ({role}), as its opponent learned it"),
+                name=name,
+                role=role_term(role),
+            )
+            boards.append(Board(title, tuple(lines)))
     return tuple(boards)
 
 
@@ -341,15 +348,15 @@ def _not_counted(
     game: GameSummary, rules: TournamentRules, by_key: Mapping[str, str]
 ) -> tuple[Apart, Phrase] | None:
     """Why the game does not count, before counting meetings; None when it does.  The
-    referee's words of a game (its result, its reason) are kept as they were said."""
+    referee's words of a game (its result, its reason) are its detail, said where shown."""
     if game.standing is Standing.DISPUTED:
-        return Apart.DISPUTED, as_is(game.reason or game.result)
+        return Apart.DISPUTED, game.reason or game.result
     if game.standing is Standing.UNFINISHED:
-        return Apart.UNFINISHED, as_is(game.reason or game.result)
+        return Apart.UNFINISHED, game.reason or game.result
     if game.standing is Standing.INVALID and game.end is not End.CHEATED:
-        return Apart.TAMPERED, as_is(game.result)
+        return Apart.TAMPERED, game.result
     if game.end is None or (game.winner is None and not game.both_lost):
-        return Apart.NO_RESULT, as_is(game.result)
+        return Apart.NO_RESULT, game.result
     wanted = rules.preset
     if game.rules != wanted and (wanted is not None or game.rules == "custom rules"):
         what: Fact = wanted or phrase(N_("rules some presets make"))

@@ -6,19 +6,24 @@ leaves a row saying it never finished) and updated when it ends.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import Phrase, Words, phrase_from_map, phrase_map
 from statki_net.protocol.endings import End, Result
 from statki_net.store.home import refuse_link
 
 DB_FILE = "history.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``verdict_said``, the verdict as a phrase (version 1's rows have none: their English
+``verdict`` is shown as it is)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -33,10 +38,27 @@ CREATE TABLE IF NOT EXISTS games (
     end_reason    TEXT,               -- sunk, resigned, timeout, cheated, refused, error, closed
     my_shots      INTEGER NOT NULL DEFAULT 0,
     their_shots   INTEGER NOT NULL DEFAULT 0,
-    verdict       TEXT,               -- the referee's one-line verdict on the log
-    log_path      TEXT NOT NULL
+    verdict       TEXT,               -- the referee's one-line verdict on the log, English
+    log_path      TEXT NOT NULL,
+    verdict_said  TEXT                -- the verdict as a phrase's map (JSON), said when shown
 );
 """
+
+
+def _said(stored: str | None) -> Phrase | None:
+    """A verdict's phrase as the row keeps it; None when it keeps none, or one this statki
+    cannot read (its English is shown instead)."""
+    if stored is None:
+        return None
+    try:
+        return phrase_from_map(json.loads(stored))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _row(*columns: object) -> GameRow:
+    *kept, said = columns
+    return dataclasses.replace(GameRow(*kept), said=_said(said))  # type: ignore[arg-type]
 
 
 class HistoryError(UsageError):
@@ -82,6 +104,18 @@ class GameRow:
     my_shots: int = 0
     their_shots: int = 0
     verdict: str | None = None
+    """The referee's line in English: what ``--json`` shows."""
+    said: Phrase | None = None
+    """The verdict as a phrase, said in the reader's language; None in a row written before
+    schema 2 (its ``verdict`` is shown as it is)."""
+
+    def in_words(self, words: Words) -> str | None:
+        """The verdict in ``words``' language, where the row keeps it as a phrase."""
+        return self.said.in_words(words) if self.said is not None else self.verdict
+
+    def to_json(self) -> dict[str, object]:
+        """The row as ``history --json`` prints it: its columns, the verdict in English."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "said"}
 
 
 @dataclass(frozen=True)
@@ -110,6 +144,9 @@ class History:
                 if version > SCHEMA_VERSION:
                     raise UsageError(f"{path} was written by a newer statki (schema {version})")
                 db.execute(SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+                if "verdict_said" not in columns:  # a version 1 file: its rows keep their text
+                    db.execute("ALTER TABLE games ADD COLUMN verdict_said TEXT")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         _keep_private(path)
 
@@ -159,24 +196,35 @@ class History:
         end_reason: End,
         my_shots: int,
         their_shots: int,
-        verdict: str,
+        verdict: Phrase,
     ) -> None:
+        """The game's end; ``verdict`` is kept as its English and as the phrase it is."""
+        said = json.dumps(phrase_map(verdict))
         with self._transaction() as db:
             db.execute(
                 "UPDATE games SET ended = ?, result = ?, end_reason = ?, my_shots = ?,"
-                " their_shots = ?, verdict = ? WHERE game_id = ?",
-                (ended, result.value, end_reason.value, my_shots, their_shots, verdict, game_id),
+                " their_shots = ?, verdict = ?, verdict_said = ? WHERE game_id = ?",
+                (
+                    ended,
+                    result.value,
+                    end_reason.value,
+                    my_shots,
+                    their_shots,
+                    str(verdict),
+                    said,
+                    game_id,
+                ),
             )
 
     def games(self, limit: int = 1000) -> list[GameRow]:
         with _database(self.path):
             cursor = self._db.execute(
                 "SELECT game_id, started, my_role, opponent_key, opponent_name, rules, log_path,"
-                " ended, result, end_reason, my_shots, their_shots, verdict"
+                " ended, result, end_reason, my_shots, their_shots, verdict, verdict_said"
                 " FROM games ORDER BY started DESC, rowid DESC LIMIT ?",
                 (limit,),
             )
-            return [GameRow(*row) for row in cursor.fetchall()]
+            return [_row(*row) for row in cursor.fetchall()]
 
     def tally(self, by: str) -> list[Tally]:
         """Wins per opponent (``by="opponent"``) or per ruleset (``by="rules"``), most wins first.

@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 
 PRIVATE = 0o700
 """The home and every folder in it: its owner's alone (the key, the logs, the history)."""
@@ -47,12 +48,12 @@ def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
     except FileExistsError:  # a file (or a link to one) where the folder should be
-        raise HomeError(f"{folder} is not a folder") from None
+        raise HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder))) from None
     info = folder.stat() if follow_link else folder.lstat()
     if stat.S_ISLNK(info.st_mode):
         raise HomeError(f"{folder} is a link: statki writes only into a folder of its own there")
     if not stat.S_ISDIR(info.st_mode):
-        raise HomeError(f"{folder} is not a folder")
+        raise HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder)))
     if info.st_uid != os.getuid():
         raise HomeError(f"{folder} belongs to another user: statki keeps your files in your own")
     if stat.S_IMODE(info.st_mode) & ~PRIVATE:

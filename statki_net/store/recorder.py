@@ -37,7 +37,7 @@ from pathlib import Path
 
 from statki_net.game.errors import StatkiError
 from statki_net.game.rules import preset_name
-from statki_net.game.words import N_, Words, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, Words, phrase
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, Signed, header_record
@@ -67,17 +67,21 @@ class LogVerdict:
     """The result; None when the log holds no ending (unfinished, disputed, unreadable)."""
     standing: Standing = Standing.INVALID
     judgement: Judgement | None = field(default=None, compare=False)
-    """What the line says it of, to say it again in a person's language (``headline_in``)."""
+    """What the line says it of."""
+    said: Phrase = field(default=SILENCE, compare=False)
+    """The line as a phrase, to say it again in a person's language (``headline_in``) and to
+    keep in the history."""
 
     @classmethod
     def of(cls, judgement: Judgement) -> LogVerdict:
+        said = judgement.headline_phrase()
         return cls(
-            judgement.valid, judgement.headline(), judgement.ending, judgement.standing, judgement
+            judgement.valid, str(said), judgement.ending, judgement.standing, judgement, said
         )
 
     def headline_in(self, words: Words) -> str:
         """The referee's line in ``words``' language (``headline`` is English, for machines)."""
-        return self.judgement.headline(words) if self.judgement is not None else self.headline
+        return self.said.in_words(words) if self.said else self.headline
 
 
 def rules_name(session: Session) -> str:
@@ -201,7 +205,8 @@ class GameRecorder:
             data = self.log.path.read_bytes()
             judgement = judge_log(data) if played is None else judge_own_log(data, played)
         except (StatkiError, OSError) as error:
-            return LogVerdict(False, f"cannot judge the log: {error}")
+            said = phrase(N_("cannot judge the log: {error}"), error=str(error))
+            return LogVerdict(False, str(said), said=said)
         return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
@@ -219,5 +224,5 @@ class GameRecorder:
                 end_reason=ending.end,
                 my_shots=t.shots_by(me),
                 their_shots=t.shots_by(me.other),
-                verdict=verdict.headline if verdict else "",
+                verdict=verdict.said if verdict else SILENCE,
             )

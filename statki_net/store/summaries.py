@@ -15,7 +15,6 @@ is closed, also when the command fails half way.
 from __future__ import annotations
 
 import dataclasses
-import json
 import pickle
 from collections.abc import Iterator
 
@@ -36,18 +35,19 @@ class SummaryStore(Scratch):
             "statki-tournament-",
             (
                 "CREATE TABLE games (seq INTEGER PRIMARY KEY, played BLOB NOT NULL,"
-                " game BLOB NOT NULL UNIQUE, summary BLOB NOT NULL, boards TEXT)",
+                " game BLOB NOT NULL UNIQUE, summary BLOB NOT NULL, boards BLOB)",
             ),
         )
         self._ordered = False
 
     def keep(self, game: GameSummary) -> None:
         """Put the game away: its summary, and its boards apart from it."""
-        boards = [[board.title, list(board.lines)] for board in game.boards]
         summary = pickle.dumps(dataclasses.replace(game, boards=()))
+        # Pickled as the summary is: a board's title is a phrase, said where it is shown.
+        boards = pickle.dumps(game.boards) if game.boards else None
         self._db.execute(
             "INSERT INTO games (played, game, summary, boards) VALUES (?, ?, ?, ?)",
-            (_played(game), _key(game), summary, json.dumps(boards) if boards else None),
+            (_played(game), _key(game), summary, boards),
         )
 
     def __iter__(self) -> Iterator[GameSummary]:
@@ -71,7 +71,8 @@ class SummaryStore(Scratch):
         row = self._db.execute("SELECT boards FROM games WHERE game = ?", (_key(game),)).fetchone()
         if row is None or row[0] is None:
             return ()
-        return tuple(Board(title, tuple(lines)) for title, lines in json.loads(row[0]))
+        boards: tuple[Board, ...] = pickle.loads(row[0])
+        return boards
 
 
 def _played(game: GameSummary) -> bytes:

@@ -27,7 +27,7 @@ from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_
+from statki_net.game.words import N_, phrase
 from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.logformat import LogContents, frames_of, next_say, read_log
 from statki_net.protocol.resume import NotRestored, RestoreRefusal
@@ -135,7 +135,11 @@ def find_unfinished(home: Path, prefix: str) -> Unfinished:
     """The one kept game whose id starts with ``prefix``; ``UsageError`` if none or several."""
     found = [game for game in unfinished_games(home) if game.game.startswith(prefix.lower())]
     if not found:
-        raise UsageError(f"no unfinished game {prefix!r} (statki resume lists them)")
+        raise UsageError(
+            phrase(
+                N_("no unfinished game {prefix} (statki resume lists them)"), prefix=repr(prefix)
+            )
+        )
     if len(found) > 1:
         raise UsageError(f"{prefix!r} names {len(found)} unfinished games: give more of the id")
     return found[0]

@@ -19,6 +19,7 @@ import sys
 import time
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 
 STREAM_SECONDS = 10.0
 """The longest a named FIFO or device is read before the command gives up on it."""
@@ -148,7 +149,7 @@ def write_user_file(path: str, data: bytes) -> None:
     would block the command, and a device is never what a PDF is meant for.
     """
     if os.path.exists(path) and not is_regular(path):
-        raise OutputFileError(f"{path}: not a regular file, not written")
+        raise OutputFileError(phrase(N_("{path}: not a regular file, not written"), path=path))
     try:
         with open(path, "wb") as file:
             file.write(data)

@@ -79,7 +79,9 @@ def test_analyze_says_when_the_log_is_damaged_in_polish_too(cli: Cli, tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "statki: uwaga: zapis jest uszkodzony (zapis urywa się po " in done.stderr
     lines = done.stdout.splitlines()
-    assert re.match(r"^\S+ \(gospodarz\): strzałów \d+, celność \d+% \(najlepsze pole", lines[0])
+    assert re.match(
+        r"^\S+ \(gospodarz\): strzałów \d+, celność \d+% \(w najlepsze pole: \d+\)", lines[0]
+    )
     assert any(re.match(r"^  ruch +\d+ +[A-J]\d+ ", line) for line in lines)
     assert any(
         line.startswith("  flota \N{EN DASH} Ala (gospodarz): nieujawniona") for line in lines

@@ -48,3 +48,22 @@ def test_fleet_check_unreadable_input(statki: Run, tmp_path: Path) -> None:
     result = statki("fleet", "check", str(binary))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert statki("fleet", "random", "--rules", "chess").returncode == 2
+
+
+def test_a_fleet_that_cannot_be_read_is_said_in_polish(cli: Cli) -> None:
+    """``FleetTextError`` is a phrase: said in the reader's language (in-process, ~10 ms)."""
+    said = {
+        "A1-B2-C3\n": "wiersz 1: oczekiwano POCZĄTEK-KONIEC, np. B2-E2",
+        "B2-E2\nA1-XX\n": "wiersz 2: 'XX' to nie pole w rodzaju B2",
+        "# nothing\n": "nie znaleziono żadnego statku",
+    }
+    for text, polish in said.items():
+        result = cli("--lang", "pl", "fleet", "check", "-", stdin=text)
+        assert result.returncode == 2
+        assert result.stderr == f"statki: nie da się odczytać floty: {polish}\n"
+    off = cli("--lang", "pl", "fleet", "check", "-", stdin="A10-A12\n")
+    assert "wiersz 1: A10-A12 wychodzi poza planszę (A12)" in off.stdout
+    english = cli("fleet", "check", "-", stdin="A1-B2-C3\n")
+    assert (
+        english.stderr == "statki: cannot read the fleet: line 1: expected START-END, like B2-E2\n"
+    )

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 from pathlib import Path
 
 from conftest import Cli
 
+from statki_net.game.words import as_is
 from statki_net.protocol.endings import End, Result
-from statki_net.store.history import GameRow, History
+from statki_net.referee.verify import judge_log
+from statki_net.store.history import DB_FILE, GameRow, History
+from statki_net.store.language import catalog
+from statki_net.store.recorder import LogVerdict
 
 OLEK, ZOSIA = "0b134-cfd06-cbb20-fc827", "1e2be-0eb34-abf35-32d9a"
 
@@ -38,7 +44,7 @@ def record(
                 end_reason=end,
                 my_shots=40 + number,
                 their_shots=50,
-                verdict=f"valid: game {number}",
+                verdict=as_is(f"valid: game {number}"),
             )
 
 
@@ -173,3 +179,67 @@ def test_version_is_printed(cli: Cli) -> None:
 
     done = cli("--version")
     assert (done.returncode, done.stdout) == (0, SOFTWARE + "\n")
+
+
+SCHEMA_1 = """CREATE TABLE games (game_id TEXT PRIMARY KEY, started INTEGER NOT NULL,
+    ended INTEGER, my_role TEXT NOT NULL, opponent_key TEXT NOT NULL, opponent_name TEXT NOT NULL,
+    rules TEXT NOT NULL, result TEXT, end_reason TEXT, my_shots INTEGER NOT NULL DEFAULT 0,
+    their_shots INTEGER NOT NULL DEFAULT 0, verdict TEXT, log_path TEXT NOT NULL)"""
+"""The history's table as statki wrote it before schema 2."""
+PROTOCOL_LOGS = Path(__file__).resolve().parents[2] / "protocol" / "logs"
+
+
+def test_a_verdict_is_kept_as_a_phrase_and_said_in_the_reader_s_language(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The history keeps what the referee found, not its English line: a Polish reader reads
+    the verdict in Polish, ``--json`` keeps the English (two logs judged: about 50 ms)."""
+    home = tmp_path / "home"
+    verdicts = {}
+    for number, name in enumerate(("honest-classic", "false-answer-on-move"), 1):
+        judged = LogVerdict.of(judge_log((PROTOCOL_LOGS / f"{name}.statki").read_bytes()))
+        verdicts[number] = judged
+        record(home, number, OLEK, "Olek", "classic", "won")
+        with History.in_home(home) as history:
+            history.ended(
+                f"{number:064x}",
+                ended=1,
+                result=Result.WON,
+                end_reason=End.SUNK,
+                my_shots=1,
+                their_shots=1,
+                verdict=judged.said,
+            )
+    polish = cli("--lang", "pl", "history").stdout.splitlines()
+    for judged in verdicts.values():
+        said = judged.headline_in(catalog("pl"))
+        assert f"    {said}" in polish
+        assert said != judged.headline and not re.search(r"\b(valid|invalid|won|host)\b", said)
+    rows = json.loads(cli("--lang", "pl", "history", "--json").stdout)
+    assert [row["verdict"] for row in rows] == [verdicts[2].headline, verdicts[1].headline]
+
+
+def test_a_history_of_schema_1_keeps_its_english_verdicts_and_takes_new_ones(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A file written before verdicts were phrases: opened, it gains the column; its old
+    rows show their stored text as it is, in either language."""
+    home = tmp_path / "home"
+    home.mkdir()
+    old = sqlite3.connect(home / DB_FILE)
+    old.execute(SCHEMA_1)
+    old.execute(
+        "INSERT INTO games (game_id, started, my_role, opponent_key, opponent_name, rules,"
+        " result, end_reason, verdict, log_path) VALUES"
+        " ('aa', 1700000000000, 'host', ?, 'Olek', 'classic', 'won', 'sunk', ?, '/l/old')",
+        (OLEK, "valid: Ala (host) won: sank the whole fleet"),
+    )
+    old.execute("PRAGMA user_version = 1")
+    old.commit()
+    old.close()
+    record(home, 2, ZOSIA, "Zosia", "classic", "lost")
+    polish = cli("--lang", "pl", "history").stdout.splitlines()
+    assert "    valid: Ala (host) won: sank the whole fleet" in polish
+    assert "    valid: game 2" in polish
+    with sqlite3.connect(home / DB_FILE) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (2,)

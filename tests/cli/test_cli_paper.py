@@ -135,7 +135,7 @@ def test_the_polish_record_on_paper_keeps_every_line_and_letter(cli: Cli, tmp_pa
     done = cli("record", str(log), "--pdf", str(pdf), "--lang", "pl")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("statki: zapis gry ")
+    assert lines[0].startswith("statki: przebieg gry ")
     assert any(line.startswith("Gospodarz: Ala (gospodarz) [") for line in lines)
     assert "Flota \N{EN DASH} Olek (gość):" in lines
     assert sum(line.startswith("  Statki: ") for line in lines) == 2

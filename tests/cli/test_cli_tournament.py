@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 import itertools
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -402,6 +404,31 @@ def test_the_html_page_renders_in_a_browser_and_holds_what_the_json_holds(desk: 
     boards = [b for g in report["games"] for b in g["boards"]]
     assert dom.boards == ["\n".join(b["lines"]) for b in boards]
     assert len(boards) >= 2 * 31
+
+
+def test_the_html_page_in_polish_says_each_result_and_board_in_polish(desk: Desk) -> None:
+    """The page's own words, a game's result, its boards' titles and why it is set apart
+    are said in the reader's language (the JSON keeps the English).  Five games' logs
+    judged again in-process: about 0.5 s."""
+    twists = ("game28", "game29", "game30", "game31")  # a forfeit, a cheat, a dispute, a 12x12
+    logs = sorted(p for p in (desk.folder / "logs").glob("*.statki") if p.stem[:6] in twists)
+    run = statki("--lang", "pl", "tournament", *map(str, logs), "--html")
+    assert run.status in (0, 1), run.err
+    headings = re.findall(r"<h3>(.*?)</h3>", run.out)
+    titles = re.findall(r"<figcaption>(.*?)</figcaption>", run.out)
+    apart = [row[9] for row in _cells(run.out, "games") if row[9]]
+    assert len(headings) == 4 and len(titles) == 8 and len(apart) == 2
+    english = re.compile(r"\b(won|sank|fleet|sea|revealed|learned|cheated|forfeit|nobody|played)\b")
+    for said in headings + titles + apart:
+        assert not english.search(html.unescape(said)), said
+    assert all(html.unescape(t).startswith(("Flota gracza ", "Morze gracza ")) for t in titles)
+    assert all(h.startswith("Partia ") for h in headings)
+
+
+def _cells(page: str, table: str) -> list[list[str]]:
+    dom = Tables()
+    dom.feed(page)
+    return dom.tables[table][1:]
 
 
 # ---------------------------------------------------------------- exit codes, progress

@@ -318,7 +318,7 @@ def test_a_terminal_too_small_says_so_in_polish(tmp_path: Path) -> None:
     speak("pl")
     model = placing(tmp_path)
     text = plain(terminal_screen(model, 60, 20))
-    assert "Terminal jest za mały" in text and "60 kolumn" in text
+    assert "Terminal jest za mały" in text and "ten ma 60x20" in text
     assert all(len(line) <= 60 for line in text.splitlines())
 
 

@@ -8,17 +8,48 @@ import pytest
 
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import ruleset_named
+from statki_net.game.words import Term, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.control import notice_from_map, notice_map
-from statki_net.net.notices import Notice
+from statki_net.net.notices import Notice, lost_phrase
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
+from statki_net.protocol.phases import Claim
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.language import catalog
 
 CLASSIC = ruleset_named("classic")
+POLISH = catalog("pl")
 HIT_MISS = Answer((Outcome.HIT, Outcome.MISS), 1, 0)
+
+WAITING = lost_phrase(60_000, Claim.WINS_THE_GAME, ())
+WAITING_MAP = {
+    "text": "{p0}",
+    "facts": [
+        [
+            "p0",
+            {
+                "phrase": {
+                    "text": "waiting {seconds} s for the opponent, then {then}",
+                    "facts": [
+                        ["seconds", 60],
+                        ["then", {"phrase": {"text": "the game is yours on time", "facts": []}}],
+                    ],
+                }
+            },
+        ]
+    ],
+}
+VALID = phrase("{standing}: {winner} won", standing=Term("valid"), winner=Term("host"))
+VALID_MAP = {
+    "text": "{standing}: {winner} won",
+    "facts": [
+        ["standing", {"term": "valid", "context": ""}],
+        ["winner", {"term": "host", "context": ""}],
+    ],
+}
 
 CASES: list[tuple[Notice, str, dict[str, object]]] = [
     (
@@ -62,9 +93,16 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
          "by_peer": False},
     ),
     (
-        notices.Lost("waiting 60 s for the opponent, then the game is yours"),
+        notices.Lost(str(WAITING), said=WAITING),
         "",
-        {"event": "lost", "detail": "waiting 60 s for the opponent, then the game is yours"},
+        {"event": "lost", "detail": "waiting 60 s for the opponent, then the game is yours on time",
+         "said": WAITING_MAP},
+    ),
+    (
+        notices.Lost("from a daemon that sends no phrase"),
+        "",
+        {"event": "lost", "detail": "from a daemon that sends no phrase",
+         "said": {"text": "", "facts": []}},
     ),
     (
         Failed(None, "?", by_peer=True, unknown_code="new-code"),
@@ -76,16 +114,24 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
                        Standing.VALID),
         "",
         {"event": "closed", "result": "won", "end": "resigned", "standing": "valid",
-         "verdict": "valid: ...", "failure": None, "log": "/l/x.statki", "my_shots": 5,
-         "their_shots": 6},
+         "verdict": "valid: ...", "verdict_said": None, "failure": None, "log": "/l/x.statki",
+         "my_shots": 5, "their_shots": 6},
+    ),
+    (
+        notices.Closed(Result.WON, End.SUNK, "valid: host won", None, None, 5, 6, Standing.VALID,
+                       said=VALID),
+        "",
+        {"event": "closed", "result": "won", "end": "sunk", "standing": "valid",
+         "verdict": "valid: host won", "verdict_said": VALID_MAP, "failure": None, "log": None,
+         "my_shots": 5, "their_shots": 6},
     ),
     (
         notices.Closed(Result.NONE, None, "disputed: ...", None, Path("/l/y.statki"), 9, 9,
                        Standing.DISPUTED),
         "",
         {"event": "closed", "result": "none", "end": "disputed", "standing": "disputed",
-         "verdict": "disputed: ...", "failure": None, "log": "/l/y.statki", "my_shots": 9,
-         "their_shots": 9},
+         "verdict": "disputed: ...", "verdict_said": None, "failure": None, "log": "/l/y.statki",
+         "my_shots": 9, "their_shots": 9},
     ),
     (
         notices.Talk(Role.GUEST, False, "Cześć!"),
@@ -96,7 +142,8 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
         notices.Closed.without_game("cannot connect: nobody"),
         "",
         {"event": "closed", "result": "none", "end": "no-game", "standing": None, "verdict": None,
-         "failure": "cannot connect: nobody", "log": None, "my_shots": 0, "their_shots": 0},
+         "verdict_said": None, "failure": "cannot connect: nobody", "log": None, "my_shots": 0,
+         "their_shots": 0},
     ),
 ]  # fmt: skip
 
@@ -124,6 +171,20 @@ def test_a_pushed_started_carries_the_daemons_game_number_in_place_of_the_id() -
     assert list(pushed) == ["event", "first", "you_first", "game", "size", "boards"]
     told = notice_from_map(pushed)
     assert told is not None and told.notice == notices.Started(Role.HOST, True, "7", 10)
+
+
+def test_a_lost_detail_and_a_verdict_cross_as_phrases_said_in_the_front_end_s_language() -> None:
+    """An English daemon's ``lost`` and ``closed``, read by a Polish front end (issue 14)."""
+    lost = lost_phrase(None, None, ("shot",))
+    told = notice_from_map(notice_map(notices.Lost(str(lost), said=lost)))
+    assert told is not None and isinstance(told.notice, notices.Lost)
+    assert told.notice.words_in(POLISH) == lost.in_words(POLISH)
+    assert "shot" not in told.notice.words_in(POLISH) and "strzał" in told.notice.words_in(POLISH)
+    closed = notices.Closed(Result.WON, End.SUNK, str(VALID), None, None, said=VALID)
+    back = notice_from_map(notice_map(closed))
+    assert back is not None and isinstance(back.notice, notices.Closed)
+    assert back.notice.verdict == "valid: host won"
+    assert back.notice.verdict_in(POLISH) == "ważna: gospodarz won"
 
 
 def test_an_event_a_newer_daemon_sends_is_passed_over() -> None:

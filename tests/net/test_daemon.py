@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,7 +232,7 @@ def test_host_and_join_use_a_running_daemon(tmp_path: Path) -> None:
 
 def test_a_polish_line_front_end_through_a_daemon_is_told_in_polish(tmp_path: Path) -> None:
     """The daemon speaks English; the front end's ``lang`` gets it the boards titled in Polish,
-    and each volley's answer comes as the answer itself, said in Polish here."""
+    and each volley's answer and the verdict come as what they are, said in Polish here."""
     alice, bob = tmp_path / "a", tmp_path / "b"
     daemon = start(alice, "daemon", "--listen", "127.0.0.1:0")
     line_starting(daemon, "control socket", [])
@@ -245,5 +246,8 @@ def test_a_polish_line_front_end_through_a_daemon_is_told_in_polish(tmp_path: Pa
         assert "twoja flota" in out and "morze przeciwnika" in out, out
         fired = [line for line in out.splitlines() if "twój strzał A1:" in line]
         assert fired and not any(word in fired[0] for word in ("miss", "hit", "sunk")), fired
+        # The daemon's verdict crosses as a phrase: said in Polish, not the daemon's English.
+        [verdict] = [line for line in out.splitlines() if line.startswith("werdykt: ")]
+        assert not re.search(r"\b(valid|won|resigned|host|guest|shots)\b", verdict), verdict
     finally:
         stop(daemon)

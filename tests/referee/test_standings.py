@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from statki_net.game.words import SILENCE, as_is
 from statki_net.protocol.endings import End, Standing
 from statki_net.protocol.wire import Role
 from statki_net.referee.ratings import Outcome, Rating, rate
@@ -47,8 +48,8 @@ def won(
         end=end,
         winner=Role.HOST,
         culprits=frozenset({Role.GUEST}) if end in (End.CHEATED, End.FORFEIT) else frozenset(),
-        result=f"{winner} won",
-        reason="",
+        result=as_is(f"{winner} won"),
+        reason=SILENCE,
         shots={Role.HOST: shots, Role.GUEST: shots - 1},
     )
 
