@@ -163,11 +163,24 @@ def _ship_fits(rules: Ruleset, ship: int, halo: int, free: int, targets: int) ->
     return rules.touching is Touching.ANY or not (halo & ~ship & targets)
 
 
+LINED_UP = 10.0
+"""How much more a position counts for each more target hit it explains.
+
+Where ships touch, a cluster of hits is explained by one ship along it or
+by several across it; firing along the line that explains the most hits
+finishes a ship (and its sink names it) before the cluster is widened.
+Against weighting by the hits covered (1, 2, 3 ...), on 1,500 five-ships
+fleets: per-ship 45.07 -> 44.72, paired -0.35 +- 0.16 shots; classic moved
+by -0.03 +- 0.02 on 1,000 fleets (README, "The computer").
+"""
+
+
 def per_ship_scores(sea: Sea) -> list[float]:
     """Per square: the number of positions of each remaining ship through it.
 
     While some hit may belong to a ship afloat, only positions through such
-    hits count (weighted by how many they explain), which finishes ships off.
+    hits count, each ``LINED_UP`` times more for every such hit it covers,
+    which finishes the ship lined up with the hits first.
     """
     rules = sea.rules
     if not tells_cells(rules):
@@ -201,7 +214,7 @@ def _add_positions(
                 covered = popcount(ship & targets)
                 if not covered:
                     continue
-                weight *= covered
+                weight *= LINED_UP**covered
             for square in squares_of(ship & free):
                 scores[square] += weight
 

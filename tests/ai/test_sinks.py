@@ -20,7 +20,7 @@ from statki_net.ai.strategies import choose_shots, hit_probabilities, target_hit
 from statki_net.game.battle import Answer, Defence, Sea
 from statki_net.game.board import bit, bitboard_of, squares_of
 from statki_net.game.fleet import Fleet, placements, random_fleet
-from statki_net.game.rules import Ruleset, Touching, Turns
+from statki_net.game.rules import PRESETS, Ruleset, Touching, Turns
 
 NAMED = Ruleset(
     size=4,
@@ -167,3 +167,19 @@ def test_exact_probabilities_and_targets_match_brute_force(
     # Targets may include a hit no fleet leaves afloat, never miss one that some fleet does.
     live = live_hits(rules, said)
     assert live & ~target_hits(sea) == 0
+
+
+def test_per_ship_fires_along_the_hits_it_lines_up_with() -> None:
+    # Five-ships: D4 hit, then its other sides missed, then C4 hit.  The two
+    # hits are one ship lying along row 4 or two ships crossing it; counting
+    # positions by the hits they explain once each fired across, below C4 (C5),
+    # where many short ships fit.  Lined up, the pair is finished along its row.
+    rules = PRESETS["five-ships"]
+    fleet = Fleet(((59, 69, 79, 89, 99), (30, 31, 32, 33), (28, 38, 48), (61, 62, 63), (80, 90)))
+    sea, defence = Sea(rules), Defence(rules, fleet)
+    for square in (44, 55, 33, 34, 43, 23, 32):
+        answer, defence = defence.answer((square,))
+        sea = sea.apply((square,), answer)
+    assert target_hits(sea) == bit(32) | bit(33)
+    shots = {choose_shots("per-ship", sea, 1, random.Random(seed))[0] for seed in range(4)}
+    assert shots == {31}
