@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from statki_net.cli.common import AddCommand
-from statki_net.game.words import N_
+from statki_net.game.english import N_
 
 
 class Command:

@@ -17,8 +17,8 @@ try:
 
     from statki_net.cli.commands import BY_NAME, COMMANDS, adder
     from statki_net.cli.common import EXIT_BAD_INPUT, home_argument
+    from statki_net.game.english import N_
     from statki_net.game.errors import StatkiError
-    from statki_net.game.words import N_
     from statki_net.store import language
     from statki_net.store.language import _, ngettext
     from statki_net.store.picked import ChosenToResume

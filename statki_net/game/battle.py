@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from statki_net.game.board import bit, bitboard_of, popcount, side_neighbours, squares_of
 from statki_net.game.errors import UsageError
@@ -127,7 +127,7 @@ class Defence:
             sunk=outcomes.count(Outcome.SUNK),
             names=tuple(names),
         )
-        return answer, replace(self, shot=shot)
+        return answer, Defence(self.rules, self.fleet, shot)
 
     def _tells_each(self) -> bool:
         return not (self.rules.turns is Turns.SALVO and self.rules.report is Report.COUNT)
@@ -229,38 +229,40 @@ class Sea:
     def apply(self, shots: Sequence[int], answer: Answer) -> Sea:
         """The view after a volley and its answer."""
         check_answer_shape(self.rules, shots, answer)
-        sea = replace(
-            self,
-            shot=self.shot | bitboard_of(shots),
-            hits_told=self.hits_told + answer.hits,
-            sunk_names=self.sunk_names + answer.names,
-        )
-        if not answer.outcomes:
-            new_sunk: tuple[tuple[int, ...], ...] = ((),) * answer.sunk
-            return replace(
-                sea,
-                sunk_ships=sea.sunk_ships + new_sunk,
-                sunk_open=sea.sunk_open + (0,) * answer.sunk,
-            )
-        for square, outcome in zip(shots, answer.outcomes, strict=True):
+        rules = self.rules
+        shot = self.shot | bitboard_of(shots)
+        hit, sunk, marked = self.hit, self.sunk, self.marked
+        sunk_ships, sunk_open = self.sunk_ships, self.sunk_open
+        if not answer.outcomes:  # totals only: the sinks are known, not where
+            sunk_ships += ((),) * answer.sunk
+            sunk_open += (0,) * answer.sunk
+        for square, outcome in zip(shots, answer.outcomes, strict=True) if answer.outcomes else ():
             if outcome is not Outcome.MISS:
-                sea = replace(sea, hit=sea.hit | bit(square))
+                hit |= bit(square)
             if outcome is Outcome.SUNK:
-                sea = sea._sink(square)
-        return sea
-
-    def _sink(self, square: int) -> Sea:
-        ship = self._ship_through(square)
-        return replace(
-            self,
-            sunk=self.sunk | ship,
-            marked=(self.marked | forbidden_around(self.rules, ship)) & ~self.shot,
-            sunk_ships=(*self.sunk_ships, tuple(squares_of(ship))),
-            sunk_open=(*self.sunk_open, self.hit & ~self.sunk),
+                ship = self._ship_through(square, hit, sunk)
+                sunk_open += (hit & ~sunk,)
+                sunk |= ship
+                marked = (marked | forbidden_around(rules, ship)) & ~shot
+                sunk_ships += (tuple(squares_of(ship)),)
+        # One new view, made once: every answer of a game is applied three times (by the
+        # shooter, by the defender, and for the defender's proofs), and ``replace`` per
+        # change cost more than the rest of this.
+        return Sea(
+            rules,
+            shot=shot,
+            hit=hit,
+            sunk=sunk,
+            marked=marked,
+            hits_told=self.hits_told + answer.hits,
+            sunk_ships=sunk_ships,
+            sunk_names=self.sunk_names + answer.names,
+            sunk_open=sunk_open,
         )
 
-    def _ship_through(self, square: int) -> int:
-        """The sunk ship's squares: the line of unsunk hits through ``square``.
+    def _ship_through(self, square: int, hit: int, sunk: int) -> int:
+        """The sunk ship's squares: the line of unsunk hits through ``square``, among the
+        ``hit`` squares known so far, of which ``sunk`` are known sunk already.
 
         Where ships may not touch by a side, the hits joined by sides to the
         sinking shot are exactly that ship.  Where they may, only the sinking
@@ -268,7 +270,7 @@ class Sea:
         """
         if self.rules.touching is Touching.ANY:
             return bit(square)
-        hits = self.hit & ~self.sunk
+        hits = hit & ~sunk
         neighbours = side_neighbours(self.rules.size)
         ship = bit(square)
         frontier = ship
@@ -355,7 +357,7 @@ class Score:
         sunk = list(self.sunk)
         sunk[self.to_move] += answer.sunk
         mover = self.to_move if shoots_again(self.rules, answer) else 1 - self.to_move
-        return replace(self, to_move=mover, sunk=(sunk[0], sunk[1]), volleys=self.volleys + 1)
+        return Score(self.rules, mover, (sunk[0], sunk[1]), self.volleys + 1)
 
 
 def hits_of(sea: Sea) -> int:

@@ -11,8 +11,11 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from gettext import NullTranslations
 from typing import Any, Protocol, Union
+
+# Named here with the rest of the words; defined apart, for ``statki --help``.
+from statki_net.game.english import ENGLISH as ENGLISH
+from statki_net.game.english import N_ as N_
 
 
 class Words(Protocol):
@@ -23,16 +26,6 @@ class Words(Protocol):
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
     def pgettext(self, context: str, message: str, /) -> str: ...
-
-
-ENGLISH: Words = NullTranslations()
-"""The messages as written in the code: English."""
-
-
-def N_(message: str) -> str:  # the name gettext tools look for
-    """Marks ``message`` for the catalog where it is defined (a table, a constant); it is
-    translated where it is shown, by ``words.gettext(message)``."""
-    return message
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 In the manner of aioquic's asyncio adapter: ``GameConnection`` feeds the bytes
 it reads to the session and writes what the session has to send.  One timer,
-scheduled on the loop (``call_later``) at the session's own ``deadline()`` and
-re-armed after every batch of events, calls ``check_time`` when the peer is
-overdue; nothing polls.  The time comes from one ``Clock`` (``net.clock``), which
+scheduled on the loop (``call_later``) no later than the session's own
+``deadline()`` and looked at after every batch of events, calls ``check_time``
+when the peer is overdue; nothing polls.  The time comes from one ``Clock`` (``net.clock``), which
 both reads the time and turns the deadline into the timer's wait.  Every
 signed frame goes to the game's own log file, the peer's word that did not
 join the transcript as an evidence record, and a note for anything unsigned
@@ -181,6 +181,8 @@ class GameConnection:
         that keep their own state (the full-screen client); same rule as ``listeners``."""
         self.outcome: Outcome | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_due = 0
+        """The deadline (ms, the clock's) the timer was set for, while it is set."""
         self._winding_up: asyncio.Future[None] | None = None
         self._done = asyncio.Event()
         """Set once the outcome is recorded."""
@@ -380,26 +382,34 @@ class GameConnection:
     # ------------------------------------------------------------ the one timer
 
     def _arm(self) -> None:
-        """Set the one timer at the session's own deadline (none when nobody is awaited).
+        """Have the one timer go off no later than the session's own deadline.
 
-        Called after every batch of events, since any message moves the deadline.
+        Called after every batch of events, since any message moves the deadline,
+        almost always later: a timer set for an earlier deadline is kept, and when
+        it goes off it looks at the deadline then and sets itself again (a timer
+        cancelled and made anew at every message cost more than the rest of this).
+        A timer left set while nobody is awaited finds no deadline and does nothing.
         """
-        self._disarm()
         due = self.session.deadline()
-        if due is None:
+        if due is None or (self._timer is not None and self._timer_due <= due):
             return
+        self._disarm()
+        self._timer_due = due
         delay = self.clock.delay(due)
-        self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, due)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
 
     def _disarm(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
-    def _deadline_passed(self, due: int) -> None:
-        """Claim on time; the loop's clock may run a hair ahead of ours: then wait on."""
+    def _deadline_passed(self) -> None:
+        """Claim on time once the session's deadline has passed; before it (the deadline
+        moved on since the timer was set, or the loop's clock runs a hair ahead of ours),
+        wait on."""
         self._timer = None
-        if self.session.closed:
+        due = self.session.deadline()
+        if self.session.closed or due is None:
             return
         if self.now() < due:
             self._arm()

@@ -180,11 +180,16 @@ class Transcript:
         from the other side at the same place answers it."""
         self.settled: list[Settled] = []
         """How the game stood before each frame: what a stop at that place would decide."""
+        self._speaker = self._who_speaks()
 
     # ------------------------------------------------------------ who speaks
 
     def speaker(self) -> Role | None:
         """Who must send the next message, or None when the game is complete."""
+        # Asked some seven times a frame; what it depends on changes only in ``append``.
+        return self._speaker
+
+    def _who_speaks(self) -> Role | None:
         match speaker_kind(self.phase):
             case Speaker.HOST:
                 return Role.HOST
@@ -278,8 +283,10 @@ class Transcript:
         """The place of a frame that crossed ``own``'s last messages on the wire: one that
         fits before the end, where every message from there on is ``own``'s
         (SPEC.md section 3, "Where a frame fits"); None for any other frame."""
+        if header.seq >= len(self.frames):  # at the end, or beyond it: no crossing
+            return None
         place = self.place_of(header)
-        if place is None or place == len(self.frames):
+        if place is None:
             return None
         if any(frame.header.sender is not own for frame in self.frames[place:]):
             return None
@@ -358,6 +365,7 @@ class Transcript:
         """Append a frame ``check`` has passed: its findings, its ending, the next phase."""
         self.settled.append(Settled(self.phase, self.end, self.winner, self.culprits, self.reason))
         self._apply(frame)
+        self._speaker = self._who_speaks()
         self.frames.append(frame)
         self.refused = None
 

@@ -18,7 +18,13 @@ import gettext
 from collections.abc import Mapping
 from pathlib import Path
 
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.english import ENGLISH
+
+# Not ``typing.TYPE_CHECKING``, nor the words' module (its dataclasses): ``statki --help``
+# loads this one and needs neither (mypy takes any name ``TYPE_CHECKING`` as true).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from statki_net.game.words import Words
 
 LANGUAGES = ("en", "pl")
 """The languages statki speaks; the first is the one spoken when the locale is neither."""
