@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from statki_net.game.words import N_
+from statki_net.game.english import N_
 from statki_net.store.home import home_dir
 from statki_net.store.language import _
 

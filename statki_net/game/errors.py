@@ -7,7 +7,9 @@ side right now).  The remote peer's misbehaviour is ``ProtocolError``, in
 
 from __future__ import annotations
 
-from statki_net.game.words import Phrase, Words
+TYPE_CHECKING = False  # as typing's, without loading typing (mypy knows the name)
+if TYPE_CHECKING:  # words loads dataclasses: a bare `statki --help` must not (bench/startup.py)
+    from statki_net.game.words import Words
 
 
 class StatkiError(Exception):
@@ -19,6 +21,8 @@ class StatkiError(Exception):
     """
 
     def in_words(self, words: Words) -> str:
+        from statki_net.game.words import Phrase  # where an error is shown, not where it is defined
+
         said = self.args[0] if len(self.args) == 1 else None
         return said.in_words(words) if isinstance(said, Phrase) else str(self)
 

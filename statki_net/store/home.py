@@ -11,8 +11,8 @@ import os
 import stat
 from pathlib import Path
 
+from statki_net.game.english import N_
 from statki_net.game.errors import UsageError
-from statki_net.game.words import N_, phrase
 
 PRIVATE = 0o700
 """The home and every folder in it: its owner's alone (the key, the logs, the history)."""
@@ -48,12 +48,12 @@ def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE)
     except FileExistsError:  # a file (or a link to one) where the folder should be
-        raise HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder))) from None
+        raise _not_a_folder(folder) from None
     info = folder.stat() if follow_link else folder.lstat()
     if stat.S_ISLNK(info.st_mode):
         raise HomeError(f"{folder} is a link: statki writes only into a folder of its own there")
     if not stat.S_ISDIR(info.st_mode):
-        raise HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder)))
+        raise _not_a_folder(folder)
     if info.st_uid != os.getuid():
         raise HomeError(f"{folder} belongs to another user: statki keeps your files in your own")
     if stat.S_IMODE(info.st_mode) & ~PRIVATE:
@@ -66,3 +66,10 @@ def refuse_link(path: Path) -> Path:
     if path.is_symlink():
         raise HomeError(f"{path} is a link: statki writes only its own files there")
     return path
+
+
+def _not_a_folder(folder: Path) -> HomeError:
+    """The error, said in the reader's words where it is shown."""
+    from statki_net.game.words import phrase  # loads dataclasses: only when it goes wrong
+
+    return HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder)))
