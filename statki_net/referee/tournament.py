@@ -311,30 +311,54 @@ def _sorted(
 ) -> Iterator[tuple[GameSummary, SetApart | None]]:
     """Each game in order, with why it is set apart (None when it is scored)."""
     by_key = {key: name for name, key in rules.roster.items()}
-    met: dict[frozenset[str], int] = {}
+    met = Meetings()
     for game in played:
         reason = _not_counted(game, rules, by_key)
-        if reason is None:
-            pair = frozenset(game.keys.values())
-            met[pair] = met.get(pair, 0) + 1
-            if met[pair] > rules.games_per_pair:
-                host, guest = (_named(game, role, by_key) for role in Role)
-                meet = (
-                    phrase(
-                        N_("{host} and {guest} may meet once; this game is one more"),
-                        host=host,
-                        guest=guest,
-                    )
-                    if rules.games_per_pair == 1
-                    else phrase(
-                        N_("{host} and {guest} may meet {n} times; this game is one more"),
-                        host=host,
-                        guest=guest,
-                        n=rules.games_per_pair,
-                    )
+        if reason is None and met.one_more(game) > rules.games_per_pair:
+            host, guest = (_named(game, role, by_key) for role in Role)
+            meet = (
+                phrase(
+                    N_("{host} and {guest} may meet once; this game is one more"),
+                    host=host,
+                    guest=guest,
                 )
-                reason = (Apart.REPLAYED, meet)
+                if rules.games_per_pair == 1
+                else phrase(
+                    N_("{host} and {guest} may meet {n} times; this game is one more"),
+                    host=host,
+                    guest=guest,
+                    n=rules.games_per_pair,
+                )
+            )
+            reason = (Apart.REPLAYED, meet)
         yield game, None if reason is None else SetApart(game, *reason)
+
+
+class Meetings:
+    """How often each pair of players has met so far, in a pass over the games.
+
+    The pairs are bounded by the players, not the games, but a hundred players
+    make 4,950 of them, which a tournament meets one by one as it goes: a pair
+    is counted under one number, not a set of two keys (the keys of each game
+    read are strings of their own, which the set would keep), so that the
+    main process's memory does not grow with the games before every pair has
+    met."""
+
+    def __init__(self) -> None:
+        self._players: dict[str, int] = {}
+        self._met: dict[int, int] = {}
+
+    def one_more(self, game: GameSummary) -> int:
+        """Count the game's meeting; how often its two players have met, this game too."""
+        # Its keys as a set, as a pair is (one key playing itself is a pair of its own).
+        numbers = sorted({self._number(key) for key in game.keys.values()})
+        pair = numbers[0] << 32 | numbers[-1] if numbers else -1
+        count = self._met.get(pair, 0) + 1
+        self._met[pair] = count
+        return count
+
+    def _number(self, key: str) -> int:
+        return self._players.setdefault(key, len(self._players))
 
 
 def _not_counted(
