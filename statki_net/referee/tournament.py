@@ -338,23 +338,23 @@ class Meetings:
     """How often each pair of players has met so far, in a pass over the games.
 
     The pairs are bounded by the players, not the games, but a hundred players
-    make 4,950 of them, which a tournament meets one by one as it goes: a pair
-    is counted under one number, not a set of two keys (the keys of each game
-    read are strings of their own, which the set would keep), so that the
-    main process's memory does not grow with the games before every pair has
-    met."""
+    make 4,950 of them, which a tournament meets one by one as it goes.  So a
+    pair is counted under its players' numbers, one row a player: a few
+    dozen bytes a pair (numbers and counts below 257 are Python's own, made
+    once), where a set of its two keys held the strings of a game of each pair
+    (150 bytes and more a pair)."""
 
     def __init__(self) -> None:
         self._players: dict[str, int] = {}
-        self._met: dict[int, int] = {}
+        self._met: dict[int, dict[int, int]] = {}
 
     def one_more(self, game: GameSummary) -> int:
         """Count the game's meeting; how often its two players have met, this game too."""
         # Its keys as a set, as a pair is (one key playing itself is a pair of its own).
-        numbers = sorted({self._number(key) for key in game.keys.values()})
-        pair = numbers[0] << 32 | numbers[-1] if numbers else -1
-        count = self._met.get(pair, 0) + 1
-        self._met[pair] = count
+        numbers = sorted({self._number(key) for key in game.keys.values()}) or [-1]
+        row = self._met.setdefault(numbers[0], {})
+        count = row.get(numbers[-1], 0) + 1
+        row[numbers[-1]] = count
         return count
 
     def _number(self, key: str) -> int:

@@ -40,7 +40,7 @@ PLAYERS = 30
 """The players of the test of many pairs: 435 pairs, 15 games a round."""
 PAIR_BYTES = 400
 """How much more a pair that has met may hold, in the standings and at a pass' peak: its
-count of meetings and its two cells of the crosstable (80 bytes held, 290 at the peak; a
+count of meetings and its two cells of the crosstable (80 bytes held, 240 at the peak; a
 set of two keys and a list and a tuple for each cell were 150 and 535)."""
 
 
