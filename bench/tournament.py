@@ -11,6 +11,10 @@ writes both sides' logs of each, in four equal parts.  Every game is a game of
 its own (its own hellos, so its own game id): no log is a copy.  ``--keep
 DIR`` keeps the logs there and reuses them on the next run (and the games
 already there when a run was stopped half way: they are not played again).
+A hundred players make 4,950 pairs: 5,000 games meet 50 of them twice (the
+last round's), so the tournament's rules let each pair meet twice
+(``--games-per-pair 2``, a double round robin's) and every game is scored:
+the figures are of a clean tournament, which exits 0.
 
 Then it runs the command as a referee would, in a fresh process on all cores,
 over one part and over all four (or, with ``--logs``, over the first games'
@@ -42,6 +46,8 @@ from tournaments import START_MS, entrants, play_game, write_logs  # noqa: E402
 
 PLAYERS = 100
 PARTS = 4
+RULES = ("--games-per-pair", "2")
+"""The tournament's rules: every pair may meet twice (5,000 games meet 50 pairs twice)."""
 
 MEASURE = """
 import resource, sys
@@ -93,7 +99,7 @@ def generate(folder: Path, games: int, jobs: int) -> None:
 def measure(paths: list[Path], logs: int, shown: str) -> None:
     began = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-c", MEASURE, "tournament", *map(str, paths), shown],
+        [sys.executable, "-c", MEASURE, "tournament", *map(str, paths), *RULES, shown],
         capture_output=True,
         text=True,
         cwd=ROOT,

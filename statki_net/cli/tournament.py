@@ -338,9 +338,16 @@ def _judge(logs: FoundLogs, store: SummaryStore, jobs: int, progress: Progress) 
     games = (tuple(Source(*log) for log in game) for game in logs.games())
     given = LogTally()
     count = progress.total
-    for summary in progress.over(spread(summarize_files, given.of(games), jobs, count)):
+    judged = spread(summarize_files, given.of(games), jobs, count, in_flight=SUMMARIES_IN_FLIGHT)
+    for summary in progress.over(judged):
         store.keep(summary)
     return given.logs
+
+
+SUMMARIES_IN_FLIGHT = 64
+"""Games handed to the workers and not yet kept: a summary with its boards is about 5 KB in
+memory, and the 64 of one chunk a worker four chunks ahead (512) were 2.4 MB, which the
+main process held when the machine's load let the workers run ahead of it."""
 
 
 class LogTally:

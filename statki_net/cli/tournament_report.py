@@ -12,7 +12,7 @@ import csv
 import datetime
 import json
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import IO, Any
 
@@ -93,8 +93,9 @@ def write_json(
 ) -> None:
     """The report as ``json.dumps(report(...), indent=2)`` writes it, one game at a time:
     ten thousand games' maps and their text are never all in memory at once."""
-    head_text = json.dumps({**report_head(table, rules, logs), "games": []}, indent=2)
-    before, empty, after = head_text.rpartition('"games": []')
+    head = {**report_head(table, rules, logs), "games": []}
+    after = _written_but_the_end(json.JSONEncoder(indent=2).iterencode(head), out, 64)
+    before, empty, after = after.rpartition('"games": []')
     assert empty, "the games come last"
     out.write(before + '"games": [')
     count = 0
@@ -104,6 +105,20 @@ def write_json(
         )
         count += 1
     out.write(("\n  ]" if count else "]") + after + "\n")
+
+
+def _written_but_the_end(chunks: Iterable[str], out: IO[str], kept: int) -> str:
+    """Write the text in ``chunks`` as it comes but its last ``kept`` characters, which
+    are returned.  The head's text, crosstable and all, is never whole in memory: with
+    ``indent`` the encoder gives it in pieces of a few characters, which ``json.dumps``
+    would list, ten for each of a hundred players' 9,900 cells."""
+    held = ""
+    for chunk in chunks:
+        held += chunk
+        if len(held) > 2 * kept:
+            out.write(held[:-kept])
+            held = held[-kept:]
+    return held
 
 
 def report_head(table: Standings, rules: TournamentRules, logs: int) -> dict[str, Any]:

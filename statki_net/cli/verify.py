@@ -227,14 +227,22 @@ few enough that what waits in memory does not grow with the items."""
 
 
 def spread(
-    work: Callable[[T], R], items: Iterable[T], jobs: int, count: int | None = None
+    work: Callable[[T], R],
+    items: Iterable[T],
+    jobs: int,
+    count: int | None = None,
+    *,
+    in_flight: int | None = None,
 ) -> Generator[R, None, None]:
     """``work`` over ``items``, in order, over up to ``jobs`` processes, each result as
     it comes (so a caller can keep only what it needs of each, and show progress).
 
     The items are read as the work goes, a few chunks ahead of the results, so
     they may come from a walk or a file; ``count`` says how many there are when
-    ``items`` is no sequence."""
+    ``items`` is no sequence.  ``in_flight`` bounds the items handed out and not
+    yet given back (smaller chunks): the results of those done wait in this
+    process until read, and a caller starved of the CPU (a loaded machine) may
+    find them all done."""
     if count is None:
         assert isinstance(items, Sized), "items that are no sequence need their count"
         count = len(items)
@@ -247,6 +255,9 @@ def spread(
 
     # Many small items: hand them out in chunks so the pool's messages stay few.
     size = max(1, min(64, count // (workers * 8)))
+    if in_flight is not None:
+        # The chunks ahead, and the one whose results are being given.
+        size = max(1, min(size, in_flight // (AHEAD * workers + 1)))
     chunks = _chunks(items, size)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: collections.deque[Future[list[R]]] = collections.deque(

@@ -82,7 +82,8 @@ class Standings:
 
 def standings(games: Sorted, scheme: Points = WIN_ONLY, tau: float = TAU) -> Standings:
     lines = {key: Line(key, games.name(key)) for key in games.players}
-    cross: dict[str, dict[str, list[float]]] = {key: {} for key in lines}
+    cross: dict[str, dict[str, tuple[float, ...]]] = {key: {} for key in lines}
+    cells = Cells()
     for game in games.scored:
         for role in Role:
             me, them = lines[game.keys[role]], lines[game.keys[role.other]]
@@ -96,7 +97,8 @@ def standings(games: Sorted, scheme: Points = WIN_ONLY, tau: float = TAU) -> Sta
             else:
                 me.losses += 1
                 me.lost_by[end] += 1
-            cross[me.key].setdefault(them.key, []).append(scheme.of(game, role))
+            row = cross[me.key]
+            row[them.key] = cells.one_more(row.get(them.key, ()), scheme.of(game, role))
             if end is End.SUNK and game.winner is not None:
                 needed = game.shots.get(game.winner, 0)
                 me.shots_to_win += -needed if game.winner is role else needed
@@ -110,15 +112,32 @@ def standings(games: Sorted, scheme: Points = WIN_ONLY, tau: float = TAU) -> Sta
     for index, line in enumerate(ranked):
         level = index > 0 and ranked[index - 1].order() == line.order()
         line.place = ranked[index - 1].place if level else index + 1
-    table = {row: {col: tuple(got) for col, got in cols.items()} for row, cols in cross.items()}
-    return Standings(tuple(ranked), table, games)
+    return Standings(tuple(ranked), cross, games)
+
+
+class Cells:
+    """The crosstable's cells, each made once: a cell is the points of a pair's games
+    in order, and a tournament's are a few sequences (1, 0, 1 0, ...), but a hundred
+    players have 9,900 cells, which fill one by one as the pairs meet.  One tuple for
+    each sequence (not a list and a tuple for each cell) keeps the main process's
+    memory from growing with the games before every pair has met."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[float, ...], tuple[float, ...]] = {}
+
+    def one_more(self, cell: tuple[float, ...], points: float) -> tuple[float, ...]:
+        """The cell with one more game's points."""
+        longer = (*cell, points)
+        return self._made.setdefault(longer, longer)
 
 
 def _negated(order: tuple[float, float, int, float, int]) -> tuple[float, ...]:
     return tuple(-value for value in order)
 
 
-def _head_to_head(lines: Sequence[Line], cross: Mapping[str, Mapping[str, list[float]]]) -> None:
+def _head_to_head(
+    lines: Sequence[Line], cross: Mapping[str, Mapping[str, tuple[float, ...]]]
+) -> None:
     """Each player's points against the players level with it on points."""
     level: dict[float, list[Line]] = {}
     for line in lines:

@@ -318,30 +318,54 @@ def _sorted(
 ) -> Iterator[tuple[GameSummary, SetApart | None]]:
     """Each game in order, with why it is set apart (None when it is scored)."""
     by_key = {key: name for name, key in rules.roster.items()}
-    met: dict[frozenset[str], int] = {}
+    met = Meetings()
     for game in played:
         reason = _not_counted(game, rules, by_key)
-        if reason is None:
-            pair = frozenset(game.keys.values())
-            met[pair] = met.get(pair, 0) + 1
-            if met[pair] > rules.games_per_pair:
-                host, guest = (_named(game, role, by_key) for role in Role)
-                meet = (
-                    phrase(
-                        N_("{host} and {guest} may meet once; this game is one more"),
-                        host=host,
-                        guest=guest,
-                    )
-                    if rules.games_per_pair == 1
-                    else phrase(
-                        N_("{host} and {guest} may meet {n} times; this game is one more"),
-                        host=host,
-                        guest=guest,
-                        n=rules.games_per_pair,
-                    )
+        if reason is None and met.one_more(game) > rules.games_per_pair:
+            host, guest = (_named(game, role, by_key) for role in Role)
+            meet = (
+                phrase(
+                    N_("{host} and {guest} may meet once; this game is one more"),
+                    host=host,
+                    guest=guest,
                 )
-                reason = (Apart.REPLAYED, meet)
+                if rules.games_per_pair == 1
+                else phrase(
+                    N_("{host} and {guest} may meet {n} times; this game is one more"),
+                    host=host,
+                    guest=guest,
+                    n=rules.games_per_pair,
+                )
+            )
+            reason = (Apart.REPLAYED, meet)
         yield game, None if reason is None else SetApart(game, *reason)
+
+
+class Meetings:
+    """How often each pair of players has met so far, in a pass over the games.
+
+    The pairs are bounded by the players, not the games, but a hundred players
+    make 4,950 of them, which a tournament meets one by one as it goes.  So a
+    pair is counted under its players' numbers, one row a player: a few
+    dozen bytes a pair (numbers and counts below 257 are Python's own, made
+    once), where a set of its two keys held the strings of a game of each pair
+    (150 bytes and more a pair)."""
+
+    def __init__(self) -> None:
+        self._players: dict[str, int] = {}
+        self._met: dict[int, dict[int, int]] = {}
+
+    def one_more(self, game: GameSummary) -> int:
+        """Count the game's meeting; how often its two players have met, this game too."""
+        # Its keys as a set, as a pair is (one key playing itself is a pair of its own).
+        numbers = sorted({self._number(key) for key in game.keys.values()}) or [-1]
+        row = self._met.setdefault(numbers[0], {})
+        count = row.get(numbers[-1], 0) + 1
+        row[numbers[-1]] = count
+        return count
+
+    def _number(self, key: str) -> int:
+        return self._players.setdefault(key, len(self._players))
 
 
 def _not_counted(

@@ -31,7 +31,12 @@ class FoundLogs(Scratch):
             (
                 "CREATE TABLE found (seq INTEGER PRIMARY KEY, path BLOB NOT NULL,"
                 " data BLOB, too_large INTEGER NOT NULL)",
-                "CREATE TABLE games (seq INTEGER PRIMARY KEY, game BLOB NOT NULL)",
+                # Each game by its first log's number, and its logs under that number in
+                # the order found: ``games`` walks this key in order, with nothing to
+                # sort (a sort's memory grew with the logs).
+                "CREATE TABLE firsts (game BLOB PRIMARY KEY, first INTEGER NOT NULL) WITHOUT ROWID",
+                "CREATE TABLE games (first INTEGER NOT NULL, seq INTEGER NOT NULL,"
+                " PRIMARY KEY (first, seq)) WITHOUT ROWID",
             ),
         )
         self._count = 0
@@ -57,22 +62,23 @@ class FoundLogs(Scratch):
         """The ``number``-th log found (from 1) is of ``game``: its id, or for a log that
         has none, its path (a game alone)."""
         key = b"i" + game if isinstance(game, bytes) else b"p" + _blob(game)
-        self._db.execute("INSERT INTO games VALUES (?, ?)", (number, key))
+        self._db.execute("INSERT OR IGNORE INTO firsts VALUES (?, ?)", (key, number))
+        self._db.execute(
+            "INSERT INTO games SELECT first, ? FROM firsts WHERE game = ?", (number, key)
+        )
 
     def game_count(self) -> int:
-        (count,) = self._db.execute("SELECT count(DISTINCT game) FROM games").fetchone()
+        (count,) = self._db.execute("SELECT count(*) FROM firsts").fetchone()
         return int(count)
 
     def games(self) -> Iterator[tuple[Log, ...]]:
         """The logs of each game, in the order the games' first logs were found; a file
         found twice in a game is one log (the first place it was found, the last reading)."""
         rows = self._db.execute(
-            "SELECT g.game, f.path, f.data, f.too_large FROM games AS g"
-            " JOIN found AS f ON f.seq = g.seq"
-            " JOIN (SELECT game, min(seq) AS first FROM games GROUP BY game) AS o"
-            " ON o.game = g.game ORDER BY o.first, g.seq"
+            "SELECT g.first, f.path, f.data, f.too_large FROM games AS g"
+            " JOIN found AS f ON f.seq = g.seq ORDER BY g.first, g.seq"
         )
-        game: bytes | None = None
+        game: int | None = None
         logs: dict[str, Log] = {}
         for key, path, data, too_large in rows:
             if key != game and logs:

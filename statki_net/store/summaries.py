@@ -36,9 +36,11 @@ class SummaryStore(Scratch):
             (
                 "CREATE TABLE games (seq INTEGER PRIMARY KEY, played BLOB NOT NULL,"
                 " game BLOB NOT NULL UNIQUE, summary BLOB NOT NULL, boards BLOB)",
+                # Kept up as the games come (they come about in order): an index built
+                # after the last one sorted them all, in memory that grew with them.
+                "CREATE INDEX played ON games (played, seq)",
             ),
         )
-        self._ordered = False
 
     def keep(self, game: GameSummary) -> None:
         """Put the game away: its summary, and its boards apart from it."""
@@ -53,10 +55,6 @@ class SummaryStore(Scratch):
     def __iter__(self) -> Iterator[GameSummary]:
         """The games kept, without their boards, in the order played (``game_order``; those
         that tie, as they were kept): a fresh read each time (``referee.tournament.Played``)."""
-        if not self._ordered:
-            # Built once, after the last game is kept: each pass then walks it in order.
-            self._db.execute("CREATE INDEX IF NOT EXISTS played ON games (played, seq)")
-            self._ordered = True
         rows = self._db.execute("SELECT summary FROM games ORDER BY played, seq")
         for (summary,) in rows:
             game: GameSummary = pickle.loads(summary)

@@ -357,3 +357,22 @@ def test_spread_reads_its_items_a_few_chunks_ahead_of_its_results() -> None:
     chunk = 64  # spread's largest chunk, which 100,000 items over 2 workers get
     assert read <= (AHEAD * 2 + 1) * chunk, f"{read} items read for 10 results"
     results.close()
+
+
+def test_spread_hands_out_no_more_than_the_items_in_flight_it_is_given() -> None:
+    # The tournament's judging: what is done waits in the main process until it is read,
+    # so a main process the machine starves holds every result in flight.
+    read = 0
+    most = 0
+
+    def items() -> Iterator[int]:
+        nonlocal read
+        for n in range(2_000):
+            read += 1
+            yield n
+
+    for given, result in enumerate(spread(abs, items(), 2, count=2_000, in_flight=64)):
+        most = max(most, read - given)
+        assert result == given
+    assert read == 2_000
+    assert 32 <= most <= 64, f"{most} items in flight"  # 9 chunks of 7: 8 ahead, 1 read

@@ -1,5 +1,6 @@
 """The tournament's summary store: what stays in memory of the games does not grow with
-them, every game and its boards come back as they were and in the order played, and the
+them (Python's objects nor SQLite's pages), nor with the pairs that meet beyond a few bytes
+a pair, every game and its boards come back as they were and in the order played, and the
 temporary file is gone at the end, also after an error."""
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlite_memory import sqlite_peak
 from tournaments import START_MS, entrants, play_game, write_logs
 
 from statki_net.cli.tournament import shown_as, summarize_files
 from statki_net.cli.verify import Source
+from statki_net.protocol.wire import Role
 from statki_net.referee.standings import standings
 from statki_net.referee.tournament import GameSummary, TournamentRules, game_order, sort_played
 from statki_net.store.summaries import SummaryStore
@@ -30,6 +33,15 @@ FEW = 50
 GROWTH_BYTES = 40_000
 """How much more the store, the standings and a pass over the games may hold for 400 games
 than for 50: a twentieth of their summaries (100 bytes a game), far more than one game."""
+SQLITE_GROWTH_BYTES = 15_000
+"""How much more SQLite's own peak may be for 400 games than for 50: it walks an index kept
+up as the games come (3 KB more); sorting them all at once to build it was 34 KB more."""
+PLAYERS = 30
+"""The players of the test of many pairs: 435 pairs, 15 games a round."""
+PAIR_BYTES = 400
+"""How much more a pair that has met may hold, in the standings and at a pass' peak: its
+count of meetings and its two cells of the crosstable (80 bytes held, 240 at the peak; a
+set of two keys and a list and a tuple for each cell were 150 and 535)."""
 
 
 def _summary(tmp_path: Path, n: int = 0) -> GameSummary:
@@ -73,14 +85,42 @@ def _many(game: GameSummary, count: int) -> Iterator[GameSummary]:
         )
 
 
-def _held(game: GameSummary, count: int) -> tuple[int, int, int]:
+def _round_robin(game: GameSummary, count: int) -> Iterator[GameSummary]:
+    """``_many``'s games, but each between the next two of ``PLAYERS`` players to meet
+    in a round robin (the circle method: every round, every player plays), so that the
+    first round has them all and each game after it brings a pair that had not met."""
+    keys = [f"{n:05x}-{n:05x}-{n:05x}-{n:05x}" for n in range(PLAYERS)]
+    for made in _many(game, count):
+        n = (made.started or 0) - (game.started or 0)
+        played, table = divmod(n, PLAYERS // 2)
+        host, guest = _seat(played, table), _seat(played, PLAYERS - 1 - table)
+        yield replace(
+            made,
+            keys={Role.HOST: keys[host], Role.GUEST: keys[guest]},
+            names={Role.HOST: f"P{host}", Role.GUEST: f"P{guest}"},
+        )
+
+
+def _seat(played: int, place: int) -> int:
+    """Who sits at ``place`` in round ``played`` (from 0): the first player stays, the
+    others move on a place each round; the places ``n`` and ``PLAYERS - 1 - n`` meet."""
+    return 0 if place == 0 else 1 + (place - 1 - played) % (PLAYERS - 1)
+
+
+def _held(
+    game: GameSummary,
+    count: int,
+    games: Callable[[GameSummary, int], Iterator[GameSummary]] = _many,
+    scored: int = 1,
+) -> tuple[int, int, int, int]:
     """What keeping ``count`` games holds in memory, then what the standings and every
-    format written from them hold, and the peak meanwhile (tracemalloc's count, bytes)."""
+    format written from them hold, and the peak meanwhile (tracemalloc's count, bytes),
+    and SQLite's own peak over it all (its pages; tracemalloc does not see them)."""
     tracemalloc.start()
     try:
-        with SummaryStore() as store:
+        with SummaryStore() as store, sqlite_peak() as sqlite:
             before = tracemalloc.get_traced_memory()[0]
-            for made in _many(game, count):
+            for made in games(game, count):
                 store.keep(made)
             kept = tracemalloc.get_traced_memory()[0] - before
             tracemalloc.reset_peak()
@@ -93,11 +133,11 @@ def _held(game: GameSummary, count: int) -> tuple[int, int, int]:
             gc.collect()  # what a pass left in reference cycles is not held
             held = tracemalloc.get_traced_memory()[0] - before
             peak = tracemalloc.get_traced_memory()[1] - before
-            assert (len(table.games.scored), len(table.games.apart)) == (1, count - 1)
+            assert (len(table.games.scored), len(table.games.apart)) == (scored, count - scored)
             del table
     finally:
         tracemalloc.stop()
-    return kept, held, peak
+    return kept, held, peak, sqlite.bytes
 
 
 def test_the_games_are_on_disk_and_read_back_one_at_a_time(tmp_path: Path) -> None:
@@ -105,12 +145,28 @@ def test_the_games_are_on_disk_and_read_back_one_at_a_time(tmp_path: Path) -> No
     _held(game, 10)  # what the first run holds once for all (modules, the catalogue)
     few, many = _held(game, FEW), _held(game, GAMES)
     # Kept in memory, 2 KB a game would be 800 KB more.
-    for what, grew in zip(
-        ("keeping them", "the standings", "a pass' peak"),
+    for what, grew, bound in zip(
+        ("keeping them", "the standings", "a pass' peak", "SQLite's peak"),
         map(lambda a, b: b - a, few, many),
+        (GROWTH_BYTES, GROWTH_BYTES, GROWTH_BYTES, SQLITE_GROWTH_BYTES),
         strict=True,
     ):
-        assert grew < GROWTH_BYTES, f"{what}: {grew} bytes more for {GAMES - FEW} more games"
+        assert grew < bound, f"{what}: {grew} bytes more for {GAMES - FEW} more games"
+
+
+def test_the_pairs_that_meet_hold_a_few_bytes_each(tmp_path: Path) -> None:
+    # The pairs are bounded by the players, not the games, but a hundred players have
+    # 4,950, met one by one as the games go: 435 here, 50 of them in the first games.
+    # About 2 s.
+    game = _summary(tmp_path)
+    _held(game, 10, _round_robin, scored=10)
+    few = _held(game, FEW, _round_robin, scored=FEW)
+    many = _held(game, GAMES, _round_robin, scored=PLAYERS * (PLAYERS - 1) // 2)
+    pairs = PLAYERS * (PLAYERS - 1) // 2 - FEW
+    for what, grew in zip(
+        ("the standings", "a pass' peak"), (many[1] - few[1], many[2] - few[2]), strict=True
+    ):
+        assert grew < pairs * PAIR_BYTES, f"{what}: {grew} bytes more for {pairs} more pairs"
 
 
 class Discarded(io.StringIO):
