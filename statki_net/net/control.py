@@ -167,7 +167,7 @@ def _end_of(text: Any) -> End | None:
 def notice_from_map(message: Message) -> Shown | None:
     """Read an event map back into its notice and boards; None for an event not known here.
 
-    Raises ValueError or KeyError for a map that is not what SPEC.md says.  In
+    Raises ValueError, KeyError or TypeError for a map that is not what SPEC.md says.  In
     a pushed ``started`` the daemon's game number has taken the place of the
     protocol's game id (both are ``game``), so ``Started.game`` reads that number.
     """
@@ -394,7 +394,13 @@ class RemoteHandle:
                 return Shown(notices.Closed.without_game("the daemon went away"))
             if message.get("game") != self.game:
                 continue
-            pushed = notice_from_map(message)
+            try:
+                pushed = notice_from_map(message)
+            except (ValueError, KeyError, TypeError) as error:  # as the full screen's link does
+                self.finished = True
+                return Shown(
+                    notices.Closed.without_game(f"the daemon's events do not read: {error}")
+                )
             if pushed is None:
                 continue  # an event a newer daemon sends: not for this front end
             self.finished = isinstance(pushed.notice, notices.Closed)
