@@ -14,12 +14,11 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import ship_text
 from statki_net.game.picture import defence_lines
 from statki_net.game.rules import describe
-from statki_net.game.words import ENGLISH, N_, Words
+from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.referee.report import Judgement, fingerprint
+from statki_net.referee.report import UNNAMED, Judgement, fingerprint
 
-UNNAMED = N_("unnamed")
 """A side whose hello gave no name, as the record names it: "unnamed (host)" ("the host
 (host)" said the role twice)."""
 

@@ -33,6 +33,9 @@ from statki_net.referee.violations import Violation, ViolationClass
 SAID_BY_THE_END = frozenset({End.FORFEIT, End.NO_GAME, End.REFUSED})
 """Ends whose reason is the heart of the result (who stopped, with what): shown always."""
 
+UNNAMED = N_("unnamed")
+"""A side that gave no name: said so, not by its role twice (``host (host)``)."""
+
 
 STANDING_WORDS = (N_("valid"), N_("invalid"), N_("disputed"), N_("unfinished"))
 """Each ``Standing`` as the catalog has it: a report's words give ``_(standing.value)``."""
@@ -199,7 +202,7 @@ class Judgement:
         """A side as a person reads it: its name and its role (``Ala (host)``)."""
         if role is None:
             return phrase(N_("nobody"))
-        name: Fact = self.players.get(role, {}).get("name") or Term(role.value)
+        name: Fact = self.players.get(role, {}).get("name") or Term(UNNAMED)
         # Names and roles only: no words of its own for a catalog to hold.
         return phrase("{name} ({role})", name=name, role=Term(role.value))
 
