@@ -146,13 +146,34 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Na
     followed (argparse would show the top level's, naming no option of ``statki daemon``)."""
     args, extra = parser.parse_known_args(argv)
     if extra:
-        command = next(
-            action.choices.get(args.command)
-            for action in parser._actions
-            if isinstance(action, argparse._SubParsersAction)
+        _blamed(parser, args, argv, extra[0]).error(
+            _("unrecognized arguments: %s") % " ".join(extra)
         )
-        (command or parser).error(_("unrecognized arguments: %s") % " ".join(extra))
     return args
+
+
+def _blamed(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str], word: str
+) -> argparse.ArgumentParser:
+    """The innermost command named before ``word`` (``statki fleet check --bogus``: ``fleet
+    check``; ``statki --bogus play``: the top level, whose option it was meant to be)."""
+    position = argv.index(word) if word in argv else len(argv)
+    said = list(argv[:position])
+    blamed = parser
+    while True:
+        chosen = next(
+            (
+                action.choices.get(getattr(args, action.dest, None) or "")
+                for action in blamed._actions
+                if isinstance(action, argparse._SubParsersAction)
+            ),
+            None,
+        )
+        name = chosen.prog.rsplit(" ", 1)[-1] if chosen is not None else None
+        if chosen is None or name not in said:
+            return blamed
+        said = said[said.index(name) + 1 :]
+        blamed = chosen
 
 
 def _lang_argument(parser: argparse.ArgumentParser, dest: str = "lang") -> None:

@@ -208,6 +208,25 @@ def test_bad_arguments(cli: Cli, name: str, arguments: list[str]) -> None:
         assert f"usage: statki {name} " in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize(
+    ("arguments", "blamed"),
+    [
+        (["fleet", "check", "--bogus", "f"], "statki fleet check"),
+        (["--bogus", "play"], "statki"),
+        (["play", "--bogus"], "statki play"),
+    ],
+)
+def test_a_word_nobody_takes_is_blamed_on_the_command_it_followed(
+    cli: Cli, arguments: list[str], blamed: str
+) -> None:
+    """The innermost command named before it, not the one named after it (``statki
+    --bogus play`` named ``statki play``) nor its parent (``statki fleet check`` got
+    ``statki fleet``'s usage).  In process, a few ms each."""
+    result = cli(*arguments)
+    assert result.returncode == 2
+    assert f"{blamed}: error: unrecognized arguments: --bogus" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("kind", list(FILES))
 @pytest.mark.parametrize("case", list(FILE_ARGS))
 @pytest.mark.usefixtures("small_bounds")
