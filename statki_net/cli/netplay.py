@@ -799,11 +799,11 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
         return EXIT_FOUND
     for outcome in outcomes:
         if outcome.verdict is not None:
-            print(f"verdict: {outcome.verdict.headline}")
+            print(_("verdict: {verdict}").format(verdict=outcome.verdict.headline_in(words())))
         else:
             print(f"end: {outcome.ending.end.value}")
         if outcome.log_path is not None:
-            print(f"log: {outcome.log_path}")
+            print(_("log: {path}").format(path=outcome.log_path))
     last = outcomes[-1]
     judged = last.judged
     return _exit_status(judged.end if judged else None, last.failure, last.failure_text)
@@ -833,11 +833,11 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
     if closed.verdict is not None:
-        print(f"verdict: {closed.verdict}")
+        print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
         print(f"end: {closed.end.value if closed.end else End.NO_GAME.value}")
     if closed.log is not None:
-        print(f"log: {closed.log}")
+        print(_("log: {path}").format(path=closed.log))
     return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
