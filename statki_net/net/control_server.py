@@ -326,7 +326,7 @@ class ControlServer:
         return {"fleet": fleet.to_lists()}
 
     async def op_refuse(self, peer: ControlPeer, request: Message) -> Message:
-        self._playing(request).refuse(str(request.get("reason", NO_REASON)))
+        self._playing(request).refuse(_text(request.get("reason"), "reason") or NO_REASON)
         return {}
 
     async def op_shoot(self, peer: ControlPeer, request: Message) -> Message:
