@@ -15,6 +15,7 @@ from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.notices import Closed
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
@@ -60,9 +61,15 @@ def unfinished_line(home: Path) -> str:
     return unfinished_words([kept.glance for kept in kept_games(home)])
 
 
-def kept_games(home: Path) -> tuple[KeptGame, ...]:
-    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells."""
-    return tuple(KeptGame(kept.game, glance(kept)) for kept in unfinished_games(home))
+def kept_games(home: Path, daemon_plays: frozenset[str] = frozenset()) -> tuple[KeptGame, ...]:
+    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells;
+    not those the daemon running there still plays (``daemon_plays``,
+    ``games_the_daemon_plays``): ``statki resume`` would refuse them after the screen."""
+    return tuple(
+        KeptGame(kept.game, glance(kept))
+        for kept in unfinished_games(home)
+        if kept.game not in daemon_plays
+    )
 
 
 def pick_up_in(home: Path) -> PickUp:
@@ -154,7 +161,7 @@ def play_computer(
             history=history,
         )
         on_screen = not wants_plain(plain)
-        kept = kept_games(home)
+        kept = kept_games(home, asyncio.run(games_the_daemon_plays(home)))
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
         strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
@@ -215,8 +222,18 @@ async def play_connection_on_screen(
     first screen names them itself and ``u`` picks one up (``ChosenToResume``).
     """
     link = ConnectionLink(session, reunion=reunion)
+    playing = await games_the_daemon_plays(home) if home is not None else frozenset()
     model = _game_model(
-        link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, home
+        link,
+        history,
+        invite,
+        fleet_text,
+        choose_rules,
+        custom_rules,
+        bell,
+        unfinished,
+        home,
+        playing,
     )
     await play_over_connection(model, link, connect)
     left_to_resume(model)
@@ -233,10 +250,12 @@ def _game_model(
     bell: bool,
     unfinished: str,
     home: Path | None,
+    daemon_plays: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``statki host`` / ``join``'s screen, in-process or through the daemon; with
-    ``home`` its first screen names the kept games itself and ``u`` picks one up."""
-    kept = kept_games(home) if home is not None else ()
+    ``home`` its first screen names the kept games itself (not those the daemon running there
+    still plays, ``daemon_plays``) and ``u`` picks one up."""
+    kept = kept_games(home, daemon_plays) if home is not None else ()
     return Model(
         link,
         unpredictable(),
