@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import secrets
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.notices import Closed
+from statki_net.net.thinking import unpredictable
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
@@ -38,17 +38,6 @@ from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
 
 HISTORY_ROWS = 50
-
-
-def unpredictable() -> random.Random:
-    """A generator nobody can foretell, fast enough for the computer's placements.
-
-    ``random.SystemRandom`` asks the kernel at every draw: a hard placement (400
-    fleets of thousands of draws) froze the screen for 10-25 s after Enter.  A
-    Mersenne Twister seeded from 256 bits of the kernel's entropy draws five
-    to ten times faster and is as unforeseeable to an opponent at a board.
-    """
-    return random.Random(secrets.randbits(256))
 
 
 def computer_chooser(player: str, rng: random.Random) -> Chooser:

@@ -73,6 +73,7 @@ from statki_net.net.listen import (
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
+from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
@@ -336,7 +337,8 @@ async def _host_game(
         admitted = await arrived.get()
         if fleet is None:
             placement = placement_for(player.bot, player.placement) if player.bot else "random"
-            fleet = place_fleet(rules, placement, random.SystemRandom())
+            # Off the loop: a hard placement takes 1-3 s, the guest's handshake goes on.
+            fleet = await asyncio.to_thread(place_fleet, rules, placement, unpredictable())
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
         chosen = fleet
