@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from statki_net.cli.common import stdin_is_terminal
+from statki_net.game.answers import yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
@@ -543,10 +544,11 @@ class PromptPlayer:
                 return
             if await self._talked(answer):
                 continue
-            if answer is None or answer.lower() in ("n", "no", *RESIGN_WORDS):
+            said = yes_or_no(answer) if answer is not None else False
+            if said is False or (answer is not None and answer.lower() in RESIGN_WORDS):
                 await self._quietly(self.handle.refuse(NO_REASON))
                 return
-            if answer.lower() in ("y", "yes"):
+            if said:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:
