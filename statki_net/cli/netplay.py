@@ -13,7 +13,9 @@ import argparse
 import asyncio
 import random
 import secrets
+import shutil
 import sys
+import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -380,7 +382,14 @@ def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> 
     print(outcome_line(outcome, words()), flush=True)
     said = advice(outcome, port, addresses, words())
     if said is not None:
-        print(f"statki: {said}", file=sys.stderr, flush=True)
+        print(wrapped(f"statki: {said}"), file=sys.stderr, flush=True)
+
+
+def wrapped(text: str) -> str:
+    """``text`` wrapped at word boundaries to the terminal's width (80 when unknown): the
+    terminal itself cut the router advice's one long line mid-word."""
+    width = shutil.get_terminal_size((80, 24)).columns
+    return textwrap.fill(text, width=max(width, 20), break_on_hyphens=False, break_long_words=False)
 
 
 @dataclass(frozen=True)
