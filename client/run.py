@@ -24,6 +24,8 @@ from statki_net.store.language import _
 from statki_net.store.picked import ChosenToResume
 from statki_net.store.unfinished import (
     glance,
+    keep_muted,
+    kept_muted,
     unfinished_games,
     why_not_resumed,
 )
@@ -36,6 +38,7 @@ from .model import HistorySource, Model, Stage
 from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
+from .talk import RememberMute
 
 HISTORY_ROWS = 50
 
@@ -257,7 +260,13 @@ def _game_model(
         unfinished=unfinished_words([game.glance for game in kept]) if kept else unfinished,
         kept=kept,
         pick_up=pick_up_in(home) if home is not None else None,
+        remember_mute=muting_in(home) if home is not None else None,
     )
+
+
+def muting_in(home: Path) -> RememberMute:
+    """Mute kept with the game in ``home``, for after the program stops (``keep_muted``)."""
+    return lambda game, muted: keep_muted(home, game, muted)
 
 
 async def play_picked_up_on_screen(
@@ -266,12 +275,13 @@ async def play_picked_up_on_screen(
     *,
     history: History,
     bell: bool = True,
+    home: Path | None = None,
 ) -> list[Outcome]:
     """``statki resume GAME`` on the full screen: the game restored from its log, where it
     stood (``told``: what its session told so far, ``statki_net.protocol.replay``), and on to
-    its end over ``connection`` (the one that resumes it)."""
+    its end over ``connection`` (the one that resumes it); muted as it was in ``home``."""
     model, link = picked_up_model(
-        connection.session, told, connection=connection, history=history, bell=bell
+        connection.session, told, connection=connection, history=history, bell=bell, home=home
     )
     await play_over_connection(model, link, lambda _session: _ready_made(connection))
     return outcomes_of(link)
@@ -288,6 +298,7 @@ def picked_up_model(
     connection: GameConnection | None = None,
     history: History | None = None,
     bell: bool = True,
+    home: Path | None = None,
 ) -> tuple[Model, ConnectionLink]:
     """The model of a game restored from its log, where it stood, and its link.
 
@@ -303,7 +314,16 @@ def picked_up_model(
     if connection is not None:
         link.attach(connection)
     source = history_source(history) if history is not None else None
-    model = Model(link, unpredictable(), source, bell=bell, replayed=tuple(told))
+    game = session.transcript.game.hex()
+    model = Model(
+        link,
+        unpredictable(),
+        source,
+        bell=bell,
+        replayed=tuple(told),
+        muted=home is not None and kept_muted(home, game),
+        remember_mute=muting_in(home) if home is not None else None,
+    )
     return model, link
 
 

@@ -544,11 +544,11 @@ class PromptPlayer:
                 return
             if await self._talked(answer):
                 continue
-            said = yes_or_no(answer) if answer is not None else False
-            if said is False or (answer is not None and answer.lower() in RESIGN_WORDS):
+            agreed = yes_or_no(answer) if answer is not None else False
+            if agreed is False or (answer is not None and answer.lower() in RESIGN_WORDS):
                 await self._quietly(self.handle.refuse(NO_REASON))
                 return
-            if said:
+            if agreed:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:

@@ -187,6 +187,7 @@ async def _on_screen(
             told_so_far(restored.session, restored.contents),
             history=history,
             bell=player.bell,
+            home=player.home,
         )
     finally:
         history.close()

@@ -314,8 +314,8 @@ def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
 
             from statki_net.net.control import games_the_daemon_plays
 
-            playing = asyncio.run(games_the_daemon_plays(home))
-            offered = [kept.game for kept in kept_games(home, playing)]
+            daemon_plays = asyncio.run(games_the_daemon_plays(home))
+            offered = [kept.game for kept in kept_games(home, daemon_plays)]
             listed = [kept.game for kept in kept_games(home)]
         finally:
             loop.call_soon_threadsafe(loop.stop)
