@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from statki_client.model import Stage
+from statki_client.keys import press
+from statki_client.layout import plain, screen
+from statki_client.model import Model, Stage
 from statki_client.plain import run_plain
+from statki_client.run import picked_up_model
+from test_client_keys import run_keys
 from test_client_model import game
+from test_client_resumed import kept_game
 
 from statki_net.game.answers import yes_or_no
+from statki_net.protocol.replay import told_so_far
+from statki_net.store.unfinished import forget, restore
 
 
 def test_a_yes_no_question_takes_both_languages_words_and_nothing_else() -> None:
@@ -37,3 +44,40 @@ def test_the_line_prompts_quit_question_asks_again_on_an_answer_that_is_neither(
     quits = [prompt for prompt in asked if "Quit" in prompt]
     assert len(quits) == 4, "asked, asked again: no; asked, asked again: yes"
     assert model.stage is Stage.OVER and len(asked) == 7, "tak quit: nothing read after"
+
+
+def test_a_battle_key_that_is_no_command_says_what_the_keys_are(tmp_path: Path) -> None:
+    """k-z did nothing at all in battle (no binding took them): a new player thought the
+    game stuck.  Through the real application, pipe input: one game in-process, ~0.3 s."""
+    model, _history = game(tmp_path)
+    model.ready()
+    assert model.stage is Stage.BATTLE
+    screens = run_keys(model, "k")
+    assert "The key k does nothing here; ? lists the keys" in screens[0], screens[0]
+    assert model.shots_fired(True) == 0
+
+
+def test_a_muted_opponent_stays_muted_when_the_game_is_picked_up(tmp_path: Path) -> None:
+    """Mute was the screen's alone: the opponent's talk came back when a muted game was
+    picked up.  A game kept in-process, restored twice from its log: ~0.5 s."""
+    game_id = kept_game(tmp_path)
+
+    def picked_up() -> Model:
+        restored = restore(tmp_path, game_id)
+        session = restored.session
+        model, _link = picked_up_model(
+            session, told_so_far(session, restored.contents), home=tmp_path
+        )
+        return model
+
+    first = picked_up()
+    assert not first.muted and "powodzenia" in plain(screen(first))
+    press(first, "m")
+    muted = picked_up()
+    assert muted.muted and "powodzenia" not in plain(screen(muted)), "Ala's line, muted"
+    assert "nawzajem" in plain(screen(muted)), "this side's own line is shown"
+    press(muted, "m")
+    assert not picked_up().muted, "unmuting is kept too"
+    press(muted, "m")
+    forget(tmp_path, game_id)
+    assert not list((tmp_path / "unfinished").iterdir()), "nothing left once the game ends"
