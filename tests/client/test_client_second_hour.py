@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
 from statki_client.layout import plain, screen
+from statki_client.local import LocalGame, simple_chooser
 from statki_client.model import Model, Stage
 from statki_client.plain import run_plain
 from statki_client.run import picked_up_model
@@ -14,6 +18,8 @@ from test_client_model import game
 from test_client_resumed import kept_game
 
 from statki_net.game.answers import yes_or_no
+from statki_net.game.fleet import Fleet
+from statki_net.game.rules import ruleset_named
 from statki_net.protocol.replay import told_so_far
 from statki_net.store.unfinished import forget, restore
 
@@ -81,3 +87,30 @@ def test_a_muted_opponent_stays_muted_when_the_game_is_picked_up(tmp_path: Path)
     press(muted, "m")
     forget(tmp_path, game_id)
     assert not list((tmp_path / "unfinished").iterdir()), "nothing left once the game ends"
+
+
+def test_the_hard_computers_fleet_is_placed_while_the_player_places_theirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hard placement (1-3 s of CPU) ran at Enter, the screen frozen with nothing on it.
+    Now it is planned as soon as the computer and the rules are known: once that is done,
+    Enter places nothing.  One hard placement in a thread: 1-3 s."""
+    rng = random.Random(5)
+    link = LocalGame(
+        ruleset_named("classic"),
+        Ed25519PrivateKey.from_private_bytes(bytes(range(32))),
+        name="Ala",
+        strategy="hard",
+        chooser=simple_chooser(random.Random(6)),
+        rng=rng,
+    )
+    model = Model(link, rng, None)
+    assert link._planned is not None, "planned at once"
+    link._planned[2].result(timeout=50)
+
+    def placed_at_enter(*_args: object) -> Fleet:
+        raise AssertionError("the computer placed its fleet at Enter")
+
+    monkeypatch.setattr("statki_client.local.place_fleet", placed_at_enter)
+    assert model.ready()
+    assert model.stage is Stage.BATTLE
