@@ -84,7 +84,7 @@ from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, spoken, words
-from statki_net.store.unfinished import SecretKeeper
+from statki_net.store.unfinished import SecretKeeper, keep_muted, kept_muted
 
 if TYPE_CHECKING:
     from statki_client.daemon_link import DaemonLink
@@ -732,7 +732,7 @@ async def play_here(
         handle = LocalHandle(conn, draw_boards=not player.bot)
         running = asyncio.ensure_future(conn.run())
         try:
-            return await _play(player, handle, rules)
+            return await _play(player, handle, rules, muting=MuteKept(player.home, conn.session))
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
@@ -852,7 +852,26 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
     return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
-async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
+@dataclass(frozen=True)
+class MuteKept:
+    """Mute at the line prompt kept with the game in ``home`` (``keep_muted``), as the full
+    screen keeps it: a resumed game's muted opponent stays muted."""
+
+    home: Path
+    session: Session
+
+    def muted(self) -> bool:
+        game = self.session.transcript.game  # known already when the game is resumed
+        return bool(game) and kept_muted(self.home, game.hex())
+
+    def remember(self, muted: bool) -> None:
+        if self.session.transcript.game:
+            keep_muted(self.home, self.session.transcript.game.hex(), muted)
+
+
+async def _play(
+    player: Player, handle: GameHandle, rules: Ruleset | None, *, muting: MuteKept | None = None
+) -> int:
     lines = None if player.bot else await LineInput.from_stdin()
     fleet = player.fleet(rules) if rules is not None else None
     front = PromptPlayer(
@@ -864,6 +883,8 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         fleet_for=player.fleet,
         quiet=player.bot is not None,
         custom_rules=player.custom_rules,
+        muted=muting is not None and muting.muted(),
+        remember_mute=muting.remember if muting is not None else None,
     )
     closed = await front.play()
     return _exit_status(closed.end, front.failure, closed.failure)

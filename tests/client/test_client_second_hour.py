@@ -17,6 +17,7 @@ from test_client_keys import run_keys
 from test_client_model import game
 from test_client_resumed import kept_game
 
+from statki_net.cli.netplay import MuteKept
 from statki_net.game.answers import yes_or_no
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import ruleset_named
@@ -114,3 +115,23 @@ def test_the_hard_computers_fleet_is_placed_while_the_player_places_theirs(
     monkeypatch.setattr("statki_client.local.place_fleet", placed_at_enter)
     assert model.ready()
     assert model.stage is Stage.BATTLE
+
+
+def test_the_line_prompts_mute_is_kept_for_the_resumed_game_too(tmp_path: Path) -> None:
+    """``mute`` at the line prompt is kept as the full screen's ``m`` is, read back when the
+    game is picked up there.  A game kept in-process, restored twice: ~0.3 s."""
+    game_id = kept_game(tmp_path)
+    first = MuteKept(tmp_path, restore(tmp_path, game_id).session)
+    assert not first.muted()
+    first.remember(True)
+    assert MuteKept(tmp_path, restore(tmp_path, game_id).session).muted()
+    assert picked_up_model_muted(tmp_path, game_id), "and the full screen reads it too"
+    first.remember(False)
+    assert not MuteKept(tmp_path, restore(tmp_path, game_id).session).muted()
+
+
+def picked_up_model_muted(home: Path, game_id: str) -> bool:
+    restored = restore(home, game_id)
+    session = restored.session
+    model, _link = picked_up_model(session, told_so_far(session, restored.contents), home=home)
+    return model.muted
