@@ -48,9 +48,10 @@ def computer_chooser(player: str, rng: random.Random) -> Chooser:
     return ComputerPlayer(check_strategy(player), rng).volley
 
 
-def unfinished_line(home: Path) -> str:
-    """The start screen's line on the games ``statki resume`` can pick up; empty: none."""
-    return unfinished_words([kept.glance for kept in kept_games(home)])
+def unfinished_line(home: Path, daemon_plays: frozenset[str] = frozenset()) -> str:
+    """The start screen's line on the games ``statki resume`` can pick up (not those the
+    daemon still plays, ``daemon_plays``); empty: none."""
+    return unfinished_words([kept.glance for kept in kept_games(home, daemon_plays)])
 
 
 def kept_games(home: Path, daemon_plays: frozenset[str] = frozenset()) -> tuple[KeptGame, ...]:
@@ -257,7 +258,10 @@ def _game_model(
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
         bell=bell,
-        unfinished=unfinished_words([game.glance for game in kept]) if kept else unfinished,
+        # With the home, the kept games it offers (maybe none: all the daemon's) are named.
+        unfinished=unfinished_words([game.glance for game in kept])
+        if home is not None
+        else unfinished,
         kept=kept,
         pick_up=pick_up_in(home) if home is not None else None,
         remember_mute=muting_in(home) if home is not None else None,

@@ -52,7 +52,12 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.connection import Outcome as GameOutcome
-from statki_net.net.control import ControlClient, RemoteHandle, UntrustedSocket
+from statki_net.net.control import (
+    ControlClient,
+    RemoteHandle,
+    UntrustedSocket,
+    games_the_daemon_plays,
+)
 from statki_net.net.dialer import dial
 from statki_net.net.invite import (
     DEFAULT_PORT,
@@ -835,7 +840,7 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
             choose_rules=player.choose_rules and link.session.role is Role.HOST,
             custom_rules=player.custom_rules,
             bell=player.bell,
-            unfinished=unfinished_line(player.home),
+            unfinished=unfinished_line(player.home, await games_the_daemon_plays(player.home)),
         )
     finally:
         history.close()
