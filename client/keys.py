@@ -26,6 +26,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from statki_net.net.clock import WALL_CLOCK
+from statki_net.store.language import _
 
 from .layout import STYLES, BoardName, terminal_screen
 from .model import Model, Overlay, Stage
@@ -166,6 +167,9 @@ def _battle(model: Model, key: str) -> None:
         model.toggle_hints()
     elif key == "escape":
         model.clear_typing()
+    elif len(key) == 1 and key.isprintable():
+        # A letter past J did nothing at all: a new player took the game for stuck.
+        model.say(_("The key {key} does nothing here; ? lists the keys").format(key=key))
 
 
 def in_a_thread(app: Application[None]) -> Runner:
@@ -225,6 +229,15 @@ def build_app(
         bind(key, key)
     bind("enter", "enter")
     bind("space", " ")
+
+    @bindings.add(Keys.Any, filter=Condition(lambda: model.draft is None))
+    def _unbound(event: KeyPressEvent) -> None:
+        # A character no binding names (k-z in battle): the model says what it does.
+        for pressed in event.key_sequence:
+            if len(pressed.data) == 1 and pressed.data.isprintable():
+                press(model, pressed.data)
+        if on_key is not None:
+            on_key()
 
     @bindings.add(Keys.Any, filter=Condition(lambda: model.draft is not None))
     def _typed(event: KeyPressEvent) -> None:

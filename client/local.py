@@ -13,8 +13,10 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -44,6 +46,9 @@ from statki_net.store.language import words
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
 from .kinds import Told
+
+SLOW_PLACEMENTS = ("hard",)
+"""Placements that take seconds (hundreds of candidate fleets): planned ahead in a thread."""
 
 Clock = Callable[[], int]
 Chooser = Callable[[Sea, int], tuple[int, ...]]
@@ -119,6 +124,35 @@ class LocalGame:
         self._judged: LogVerdict | None = None
         """The referee's judgement of the log just closed, still to be told."""
         self._session, self._bot = self._pair()
+        self._planned: tuple[Ruleset, str, Future[Fleet]] | None = None
+        self._plan_placement()
+
+    def _plan_placement(self) -> None:
+        """The hard placement costs 1-3 s of CPU: begun in a thread as soon as the rules and
+        the computer are known, while the player places theirs, so that Enter is answered at
+        once (it froze the screen with nothing on it).  Its own generator, drawn from
+        ``rng`` now, keeps a seeded game the same game."""
+        placement = placement_for(self.strategy, self.placement)
+        if placement not in SLOW_PLACEMENTS:
+            self._planned = None
+            return
+        rules, rng, planned = self.rules, random.Random(self.rng.getrandbits(256)), Future[Fleet]()
+
+        def place() -> None:
+            try:
+                planned.set_result(place_fleet(rules, placement, rng))
+            except BaseException as error:  # told where the fleet is wanted
+                planned.set_exception(error)
+
+        threading.Thread(target=place, name="statki-placement", daemon=True).start()
+        self._planned = (rules, placement, planned)
+
+    def _computer_fleet(self, rules: Ruleset) -> Fleet:
+        """The computer's fleet for ``rules``: the one planned, when planned for them."""
+        placement = placement_for(self.strategy, self.placement)
+        if self._planned is not None and self._planned[:2] == (rules, placement):
+            return self._planned[2].result()
+        return place_fleet(rules, placement, self.rng)
 
     def _pair(self) -> tuple[Session, Session]:
         player = Session(
@@ -186,6 +220,7 @@ class LocalGame:
             raise UsageError("the game has begun already")
         self.strategy, self.chooser = strategy, chooser
         self._session, self._bot = self._pair()
+        self._plan_placement()
 
     def propose(self, rules: Ruleset) -> None:
         """Play under ``rules`` instead: both sessions start afresh, nothing having been said."""
@@ -193,6 +228,7 @@ class LocalGame:
             raise UsageError("the game has begun already")
         self.rules = rules
         self._session, self._bot = self._pair()
+        self._plan_placement()
 
     def propose_limits(self, limits: Limits) -> None:
         """Nothing to change: against the computer no move is timed (``timed``)."""
@@ -249,9 +285,7 @@ class LocalGame:
     def _computer(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, RulesProposed):
-                placement = placement_for(self.strategy, self.placement)
-                fleet = place_fleet(event.rules, placement, self.rng)
-                self._bot.accept(fleet, self.clock())
+                self._bot.accept(self._computer_fleet(event.rules), self.clock())
             elif isinstance(event, YourTurn) and self._bot.view is not None:
                 self._bot.shoot(self.chooser(self._bot.view, event.shots), self.clock())
 

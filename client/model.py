@@ -216,6 +216,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         fresh.hints, fresh.is_rematch, fresh.bell = self.hints, True, self.bell
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules
+        fresh.remember_mute = self.remember_mute  # a muted rematch is kept as its game is
         if fresh.stage is Stage.PLACING:
             fresh.say(
                 _("Rematch: {starter}. Place your fleet; Enter starts").format(

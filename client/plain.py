@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from statki_net.game.answers import yes_or_no
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
@@ -86,8 +87,7 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
     if word in ("q", "quit", "exit"):
         model.ask_quit()
         if model.overlay is Overlay.QUIT:
-            answer = read_line(model.quit_consequence() + " ")
-            if answer is None or answer.strip().lower() in ("y", "yes"):
+            if _asked_yes(model.quit_consequence() + " ", read_line, write):
                 model.confirm_quit()
             else:
                 model.cancel_quit()
@@ -123,6 +123,17 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
     for text in _SPLIT.split(line):
         if text:
             _shoot(model, text)
+
+
+def _asked_yes(question: str, read_line: ReadLine, write: Write) -> bool:
+    """Whether the player says yes to ``question``; asked again until the answer is yes or
+    no.  The end of the input is a yes: nobody is left to play on."""
+    while (answer := read_line(question)) is not None:
+        said = yes_or_no(answer)
+        if said is not None:
+            return said
+        write(_("answer y or n"))
+    return True
 
 
 def _shoot(model: Model, text: str) -> None:

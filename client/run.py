@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import secrets
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -15,7 +14,9 @@ from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
+from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.notices import Closed
+from statki_net.net.thinking import unpredictable
 from statki_net.protocol.session import Session
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
@@ -23,6 +24,8 @@ from statki_net.store.language import _
 from statki_net.store.picked import ChosenToResume
 from statki_net.store.unfinished import (
     glance,
+    keep_muted,
+    kept_muted,
     unfinished_games,
     why_not_resumed,
 )
@@ -35,19 +38,9 @@ from .model import HistorySource, Model, Stage
 from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
+from .talk import RememberMute
 
 HISTORY_ROWS = 50
-
-
-def unpredictable() -> random.Random:
-    """A generator nobody can foretell, fast enough for the computer's placements.
-
-    ``random.SystemRandom`` asks the kernel at every draw: a hard placement (400
-    fleets of thousands of draws) froze the screen for 10-25 s after Enter.  A
-    Mersenne Twister seeded from 256 bits of the kernel's entropy draws five
-    to ten times faster and is as unforeseeable to an opponent at a board.
-    """
-    return random.Random(secrets.randbits(256))
 
 
 def computer_chooser(player: str, rng: random.Random) -> Chooser:
@@ -55,14 +48,21 @@ def computer_chooser(player: str, rng: random.Random) -> Chooser:
     return ComputerPlayer(check_strategy(player), rng).volley
 
 
-def unfinished_line(home: Path) -> str:
-    """The start screen's line on the games ``statki resume`` can pick up; empty: none."""
-    return unfinished_words([kept.glance for kept in kept_games(home)])
+def unfinished_line(home: Path, daemon_plays: frozenset[str] = frozenset()) -> str:
+    """The start screen's line on the games ``statki resume`` can pick up (not those the
+    daemon still plays, ``daemon_plays``); empty: none."""
+    return unfinished_words([kept.glance for kept in kept_games(home, daemon_plays)])
 
 
-def kept_games(home: Path) -> tuple[KeptGame, ...]:
-    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells."""
-    return tuple(KeptGame(kept.game, glance(kept)) for kept in unfinished_games(home))
+def kept_games(home: Path, daemon_plays: frozenset[str] = frozenset()) -> tuple[KeptGame, ...]:
+    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells;
+    not those the daemon running there still plays (``daemon_plays``,
+    ``games_the_daemon_plays``): ``statki resume`` would refuse them after the screen."""
+    return tuple(
+        KeptGame(kept.game, glance(kept))
+        for kept in unfinished_games(home)
+        if kept.game not in daemon_plays
+    )
 
 
 def pick_up_in(home: Path) -> PickUp:
@@ -154,7 +154,7 @@ def play_computer(
             history=history,
         )
         on_screen = not wants_plain(plain)
-        kept = kept_games(home)
+        kept = kept_games(home, asyncio.run(games_the_daemon_plays(home)))
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
         strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
@@ -215,8 +215,18 @@ async def play_connection_on_screen(
     first screen names them itself and ``u`` picks one up (``ChosenToResume``).
     """
     link = ConnectionLink(session, reunion=reunion)
+    playing = await games_the_daemon_plays(home) if home is not None else frozenset()
     model = _game_model(
-        link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, home
+        link,
+        history,
+        invite,
+        fleet_text,
+        choose_rules,
+        custom_rules,
+        bell,
+        unfinished,
+        home,
+        playing,
     )
     await play_over_connection(model, link, connect)
     left_to_resume(model)
@@ -233,10 +243,12 @@ def _game_model(
     bell: bool,
     unfinished: str,
     home: Path | None,
+    daemon_plays: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``statki host`` / ``join``'s screen, in-process or through the daemon; with
-    ``home`` its first screen names the kept games itself and ``u`` picks one up."""
-    kept = kept_games(home) if home is not None else ()
+    ``home`` its first screen names the kept games itself (not those the daemon running there
+    still plays, ``daemon_plays``) and ``u`` picks one up."""
+    kept = kept_games(home, daemon_plays) if home is not None else ()
     return Model(
         link,
         unpredictable(),
@@ -246,10 +258,19 @@ def _game_model(
         rule_choices=tuple(PRESETS) if choose_rules else (),
         custom_rules=custom_rules,
         bell=bell,
-        unfinished=unfinished_words([game.glance for game in kept]) if kept else unfinished,
+        # With the home, the kept games it offers (maybe none: all the daemon's) are named.
+        unfinished=unfinished_words([game.glance for game in kept])
+        if home is not None
+        else unfinished,
         kept=kept,
         pick_up=pick_up_in(home) if home is not None else None,
+        remember_mute=muting_in(home) if home is not None else None,
     )
+
+
+def muting_in(home: Path) -> RememberMute:
+    """Mute kept with the game in ``home``, for after the program stops (``keep_muted``)."""
+    return lambda game, muted: keep_muted(home, game, muted)
 
 
 async def play_picked_up_on_screen(
@@ -258,12 +279,13 @@ async def play_picked_up_on_screen(
     *,
     history: History,
     bell: bool = True,
+    home: Path | None = None,
 ) -> list[Outcome]:
     """``statki resume GAME`` on the full screen: the game restored from its log, where it
     stood (``told``: what its session told so far, ``statki_net.protocol.replay``), and on to
-    its end over ``connection`` (the one that resumes it)."""
+    its end over ``connection`` (the one that resumes it); muted as it was in ``home``."""
     model, link = picked_up_model(
-        connection.session, told, connection=connection, history=history, bell=bell
+        connection.session, told, connection=connection, history=history, bell=bell, home=home
     )
     await play_over_connection(model, link, lambda _session: _ready_made(connection))
     return outcomes_of(link)
@@ -280,6 +302,7 @@ def picked_up_model(
     connection: GameConnection | None = None,
     history: History | None = None,
     bell: bool = True,
+    home: Path | None = None,
 ) -> tuple[Model, ConnectionLink]:
     """The model of a game restored from its log, where it stood, and its link.
 
@@ -295,7 +318,16 @@ def picked_up_model(
     if connection is not None:
         link.attach(connection)
     source = history_source(history) if history is not None else None
-    model = Model(link, unpredictable(), source, bell=bell, replayed=tuple(told))
+    game = session.transcript.game.hex()
+    model = Model(
+        link,
+        unpredictable(),
+        source,
+        bell=bell,
+        replayed=tuple(told),
+        muted=home is not None and kept_muted(home, game),
+        remember_mute=muting_in(home) if home is not None else None,
+    )
     return model, link
 
 

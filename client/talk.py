@@ -11,6 +11,7 @@ shown.  The screen shows the last ``SHOWN_LINES`` lines (``lines_shown``).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
@@ -29,6 +30,9 @@ MUTE_KEY = "m"
 SEND_KEY = "enter"
 CLOSE_KEY = "escape"
 BACK_KEYS = ("backspace", "c-h")
+
+RememberMute = Callable[[str, bool], None]
+"""Keep whether the opponent of the game of this id (hex) is muted."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class Talking(CommonState):
     """Every line said or heard (the last ``KEPT_LINES``), muted ones included."""
     muted: bool = False
     """The player muted the opponent: their lines are kept, not shown."""
+    remember_mute: RememberMute | None = None
+    """The shell's: keeps ``muted`` with the game's kept state, for when it is picked up."""
 
     @property
     def can_talk(self) -> bool:
@@ -84,6 +90,9 @@ class Talking(CommonState):
 
     def toggle_mute(self) -> None:
         self.muted = not self.muted
+        game = self.session.transcript.game
+        if self.remember_mute is not None and game:
+            self.remember_mute(game.hex(), self.muted)
         who = self._capitalised(self.opponent_label())
         self.say(
             _("{who} is muted: their talk is kept in the log, not shown").format(who=who)

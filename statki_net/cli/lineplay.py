@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from statki_net.cli.common import stdin_is_terminal
+from statki_net.game.answers import yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
@@ -340,6 +341,8 @@ class PromptPlayer:
         rng: random.Random | None = None,
         quiet: bool = False,
         custom_rules: bool = False,
+        muted: bool = False,
+        remember_mute: Callable[[bool], None] | None = None,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -365,8 +368,10 @@ class PromptPlayer:
         """The volley last warned of; typed again, it is fired."""
         self._their_turn_was_last = True
         """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
-        self.muted = False
+        self.muted = muted
         """The player muted the opponent's talk: not shown (it is still in the log)."""
+        self.remember_mute = remember_mute
+        """Keeps ``muted`` with the game's kept state, for when it is picked up."""
         self.opponent = _("opponent")
         """How the opponent's lines are introduced: its name, once it said hello."""
 
@@ -496,6 +501,8 @@ class PromptPlayer:
             return True
         if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
             self.muted = word == MUTE_WORD
+            if self.remember_mute is not None:
+                self.remember_mute(self.muted)
             self.say(
                 _("{name}'s talk is hidden (still kept in the log)").format(name=self.opponent)
                 if self.muted
@@ -543,10 +550,11 @@ class PromptPlayer:
                 return
             if await self._talked(answer):
                 continue
-            if answer is None or answer.lower() in ("n", "no", *RESIGN_WORDS):
+            agreed = yes_or_no(answer) if answer is not None else False
+            if agreed is False or (answer is not None and answer.lower() in RESIGN_WORDS):
                 await self._quietly(self.handle.refuse(NO_REASON))
                 return
-            if answer.lower() in ("y", "yes"):
+            if agreed:
                 try:
                     chosen = self.fleet or (self.fleet_for(rules) if self.fleet_for else None)
                 except UsageError as error:

@@ -13,7 +13,9 @@ import argparse
 import asyncio
 import random
 import secrets
+import shutil
 import sys
+import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +52,12 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
 from statki_net.net.connection import Outcome as GameOutcome
-from statki_net.net.control import ControlClient, RemoteHandle, UntrustedSocket
+from statki_net.net.control import (
+    ControlClient,
+    RemoteHandle,
+    UntrustedSocket,
+    games_the_daemon_plays,
+)
 from statki_net.net.dialer import dial
 from statki_net.net.invite import (
     DEFAULT_PORT,
@@ -73,6 +80,7 @@ from statki_net.net.listen import (
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
+from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
@@ -81,7 +89,7 @@ from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, spoken, words
-from statki_net.store.unfinished import SecretKeeper
+from statki_net.store.unfinished import SecretKeeper, keep_muted, kept_muted
 
 if TYPE_CHECKING:
     from statki_client.daemon_link import DaemonLink
@@ -336,7 +344,8 @@ async def _host_game(
         admitted = await arrived.get()
         if fleet is None:
             placement = placement_for(player.bot, player.placement) if player.bot else "random"
-            fleet = place_fleet(rules, placement, random.SystemRandom())
+            # Off the loop: a hard placement takes 1-3 s, the guest's handshake goes on.
+            fleet = await asyncio.to_thread(place_fleet, rules, placement, unpredictable())
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
         chosen = fleet
@@ -378,7 +387,14 @@ def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> 
     print(outcome_line(outcome, words()), flush=True)
     said = advice(outcome, port, addresses, words())
     if said is not None:
-        print(f"statki: {said}", file=sys.stderr, flush=True)
+        print(wrapped(f"statki: {said}"), file=sys.stderr, flush=True)
+
+
+def wrapped(text: str) -> str:
+    """``text`` wrapped at word boundaries to the terminal's width (80 when unknown): the
+    terminal itself cut the router advice's one long line mid-word."""
+    width = shutil.get_terminal_size((80, 24)).columns
+    return textwrap.fill(text, width=max(width, 20), break_on_hyphens=False, break_long_words=False)
 
 
 @dataclass(frozen=True)
@@ -721,7 +737,7 @@ async def play_here(
         handle = LocalHandle(conn, draw_boards=not player.bot)
         running = asyncio.ensure_future(conn.run())
         try:
-            return await _play(player, handle, rules)
+            return await _play(player, handle, rules, muting=MuteKept(player.home, conn.session))
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
@@ -824,7 +840,7 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
             choose_rules=player.choose_rules and link.session.role is Role.HOST,
             custom_rules=player.custom_rules,
             bell=player.bell,
-            unfinished=unfinished_line(player.home),
+            unfinished=unfinished_line(player.home, await games_the_daemon_plays(player.home)),
         )
     finally:
         history.close()
@@ -841,7 +857,26 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
     return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
-async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> int:
+@dataclass(frozen=True)
+class MuteKept:
+    """Mute at the line prompt kept with the game in ``home`` (``keep_muted``), as the full
+    screen keeps it: a resumed game's muted opponent stays muted."""
+
+    home: Path
+    session: Session
+
+    def muted(self) -> bool:
+        game = self.session.transcript.game  # known already when the game is resumed
+        return bool(game) and kept_muted(self.home, game.hex())
+
+    def remember(self, muted: bool) -> None:
+        if self.session.transcript.game:
+            keep_muted(self.home, self.session.transcript.game.hex(), muted)
+
+
+async def _play(
+    player: Player, handle: GameHandle, rules: Ruleset | None, *, muting: MuteKept | None = None
+) -> int:
     lines = None if player.bot else await LineInput.from_stdin()
     fleet = player.fleet(rules) if rules is not None else None
     front = PromptPlayer(
@@ -853,6 +888,8 @@ async def _play(player: Player, handle: GameHandle, rules: Ruleset | None) -> in
         fleet_for=player.fleet,
         quiet=player.bot is not None,
         custom_rules=player.custom_rules,
+        muted=muting is not None and muting.muted(),
+        remember_mute=muting.remember if muting is not None else None,
     )
     closed = await front.play()
     return _exit_status(closed.end, front.failure, closed.failure)

@@ -21,14 +21,13 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
 from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
-from statki_net.net.control import ControlClient, ControlError, UntrustedSocket
+from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
@@ -81,7 +80,7 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     terminal, else at the line prompt or by the computer."""
     restored = restore(player.home, game)
     kept = restored.kept
-    if asyncio.run(played_by_the_daemon(player.home, kept.game)):
+    if kept.game in asyncio.run(games_the_daemon_plays(player.home)):
         # A second program speaking for this side would sign a second story of the game.
         raise UsageError(
             _(
@@ -96,24 +95,6 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
         flush=True,
     )
     return asyncio.run(_carry_on(player, restored, map_port=map_port))
-
-
-async def played_by_the_daemon(home: Path, game: str) -> bool:
-    """Whether the daemon running in ``home`` still plays ``game`` (its whole id, hex): its
-    secrets are kept in the home as any game's are, for after the daemon stops."""
-    try:
-        client = await ControlClient.connect(home)
-    except UntrustedSocket:
-        return False
-    if client is None:
-        return False
-    try:
-        states = (await client.request("games")).get("games", [])
-    except ControlError:
-        return False
-    finally:
-        await client.close()
-    return any(state.get("game") == game and state.get("status") != "over" for state in states)
 
 
 def _list(player: Player) -> int:
@@ -206,6 +187,7 @@ async def _on_screen(
             told_so_far(restored.session, restored.contents),
             history=history,
             bell=player.bell,
+            home=player.home,
         )
     finally:
         history.close()

@@ -431,3 +431,26 @@ class RemoteHandle:
             if state.get("closed") is True:
                 raise GameOverError(str(error)) from None
             raise
+
+
+async def games_the_daemon_plays(home: Path) -> frozenset[str]:
+    """The games (whole ids, hex) the daemon running in ``home`` still plays; none when no
+    daemon answers there.  Their secrets are kept in the home as any game's are (for after
+    the daemon stops): this is what tells them from a game left for ``statki resume``."""
+    try:
+        client = await ControlClient.connect(home)
+    except UntrustedSocket:
+        return frozenset()
+    if client is None:
+        return frozenset()
+    try:
+        states = (await client.request("games")).get("games", [])
+    except ControlError:
+        return frozenset()
+    finally:
+        await client.close()
+    return frozenset(
+        str(state["game"])
+        for state in states
+        if state.get("game") and state.get("status") != "over"
+    )

@@ -40,6 +40,8 @@ from statki_net.store.language import _
 
 FOLDER = "unfinished"
 SUFFIX = ".json"
+MUTED_SUFFIX = ".muted"
+"""Beside a game's file while its opponent is muted (``keep_muted``)."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,26 @@ def keep(home: Path, unfinished: Unfinished) -> None:
 
 
 def forget(home: Path, game: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        (home / FOLDER / f"{game}{SUFFIX}").unlink()
+    for suffix in (SUFFIX, MUTED_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            (home / FOLDER / f"{game}{suffix}").unlink()
+
+
+def keep_muted(home: Path, game: str, muted: bool) -> None:
+    """Whether this side's player muted the opponent in ``game`` (its id, hex), kept beside
+    the game's file for when it is picked up: muting is the front end's, not the log's (the
+    talk is kept whole), so the log cannot say it.  An empty file while muted; none when not."""
+    path = folder(home) / f"{game}{MUTED_SUFFIX}"
+    if muted:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def kept_muted(home: Path, game: str) -> bool:
+    """Whether the opponent was muted in ``game`` when its program stopped (``keep_muted``)."""
+    return (home / FOLDER / f"{game}{MUTED_SUFFIX}").exists()
 
 
 def unfinished_games(home: Path) -> list[Unfinished]:

@@ -309,6 +309,15 @@ def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
         runner.start()  # the guest stays connected while the command runs
         try:
             refused = in_home(cli, monkeypatch, home, "resume", game[:8])
+            # The start screens' ``u`` does not offer it either: the same one check, before.
+            from statki_client.run import kept_games, unfinished_line
+
+            from statki_net.net.control import games_the_daemon_plays
+
+            daemon_plays = asyncio.run(games_the_daemon_plays(home))
+            offered = [kept.game for kept in kept_games(home, daemon_plays)]
+            listed = [kept.game for kept in kept_games(home)]
+            named = unfinished_line(home, daemon_plays), unfinished_line(home)
         finally:
             loop.call_soon_threadsafe(loop.stop)
             runner.join(10)
@@ -322,3 +331,5 @@ def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "still being played by the daemon running in this home" in refused.stderr
     assert "resuming game" not in refused.stdout
+    assert game in listed and game not in offered
+    assert named[0] == "" and "statki resume picks it up" in named[1], named
