@@ -88,22 +88,24 @@ class Aiming(CommonState):
             self.typed = (self.typed + char)[:3]
         else:
             return
-        try:
-            self.cursor = parse_square(self.typed, self.size)
-        except UsageError:
-            if len(self.typed) == 1:
-                column = ord(self.typed) - ord("A")
-                if 0 <= column < self.size:
-                    self.cursor = row_col(self.cursor, self.size)[0] * self.size + column
-                    return
-            self.say(
-                _("{typed} is not a square of this board").format(typed=self.typed), trouble=True
-            )
+        if not self._typed_wrong():
+            if len(self.typed) == 1:  # a column alone: the cursor goes to it, a row follows
+                self.cursor = row_col(self.cursor, self.size)[0] * self.size + self._column()
+            else:
+                self.cursor = parse_square(self.typed, self.size)
+            return
+        self.say(_("{typed} is not a square of this board").format(typed=self.typed), trouble=True)
+
+    def _column(self) -> int:
+        return ord(self.typed) - ord("A")
 
     def _typed_wrong(self) -> bool:
-        """Whether a row was typed after the column and the two name no square."""
-        if len(self.typed) < 2:
+        """Whether what was typed names no square: a column off the board (``K``), or a
+        column and a row that name none (``B11``).  A column alone on it awaits its row."""
+        if not self.typed:
             return False
+        if len(self.typed) == 1:
+            return not 0 <= self._column() < self.size
         try:
             parse_square(self.typed, self.size)
         except UsageError:

@@ -146,3 +146,20 @@ def test_enter_on_a_typed_square_off_the_board_fires_nowhere(tmp_path: Path) -> 
     for key in ["b", "1", "0", "enter"]:
         press(model, key)
     assert model.shots_fired(True) >= 1
+
+
+def test_enter_on_a_typed_column_off_the_board_fires_nowhere(tmp_path: Path) -> None:
+    """A column off the board typed alone, then Enter: it fired wherever the cursor was
+    (found by a review after the B11 fix, which looked only at a column and a row).  The
+    keys bind A-J, so the model is handed K as a smaller board's keys would hand it I."""
+    from statki_client.keys import press
+
+    model, _ = game(tmp_path)
+    model.ready()
+    model.type_key("k")
+    press(model, "enter")
+    assert model.shots_fired(True) == 0
+    assert "K is not a square of this board" in plain(screen(model))
+    for key in ["escape", "c", "enter"]:  # a column on the board alone: its row still to come
+        press(model, key)
+    assert model.shots_fired(True) <= 1
