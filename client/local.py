@@ -10,7 +10,6 @@ on to the player's next decision.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import secrets
 import time
@@ -43,6 +42,7 @@ from statki_net.store.history import History
 from statki_net.store.language import words
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
+from .computer import computer_key, computer_name
 from .kinds import Told
 
 Clock = Callable[[], int]
@@ -52,16 +52,6 @@ Chooser = Callable[[Sea, int], tuple[int, ...]]
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def computer_key(strategy: str) -> Ed25519PrivateKey:
-    """The computer's key: the same for every game with one strategy, so stats add up.
-
-    The computer keeps no secret worth a private key; a fixed key only gives
-    it a stable fingerprint in the history.
-    """
-    seed = hashlib.sha256(b"statki computer player " + strategy.encode()).digest()
-    return Ed25519PrivateKey.from_private_bytes(seed)
 
 
 COMPUTER_PEER = "computer, in-process"
@@ -132,7 +122,7 @@ class LocalGame:
         bot = Session(
             Role.GUEST,
             computer_key(self.strategy),
-            name=f"computer ({self.strategy})",
+            name=computer_name(self.strategy),
             entropy=self.entropy,
         )
         return player, bot
