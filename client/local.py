@@ -24,6 +24,7 @@ from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, phrase
 from statki_net.net.notices import Closed
 from statki_net.protocol.endings import Result
 from statki_net.protocol.session import (
@@ -148,7 +149,7 @@ class LocalGame:
 
     def begin(self, fleet: Fleet) -> None:
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self._session.set_fleet(fleet)
         events = self._handshake()
         if self.home is not None:
@@ -158,7 +159,7 @@ class LocalGame:
         self._deliver([e for e in events if not isinstance(e, FrameAdded)])
 
     def decline(self, reason: str) -> None:
-        raise UsageError("the player proposes the rules against the computer")
+        raise UsageError(phrase(N_("the player proposes the rules against the computer")))
 
     def shoot(self, squares: tuple[int, ...]) -> None:
         self._run(self._session.shoot(squares, self.clock()))
@@ -173,14 +174,14 @@ class LocalGame:
     def use_computer(self, strategy: str, chooser: Chooser) -> None:
         """Play another computer (a strength chosen on the rules screen): only before ``begin``."""
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self.strategy, self.chooser = strategy, chooser
         self._session, self._bot = self._pair()
 
     def propose(self, rules: Ruleset) -> None:
         """Play under ``rules`` instead: both sessions start afresh, nothing having been said."""
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self.rules = rules
         self._session, self._bot = self._pair()
 

@@ -78,3 +78,10 @@ def test_a_tournaments_unknown_rules_are_said_in_polish(cli: Cli) -> None:
     assert english.stderr.startswith("statki: unknown rules chess") and "(presets: classic, " in (
         english.stderr
     )
+
+
+def test_an_unknown_strategy_is_said_in_polish(cli: Cli) -> None:
+    """Refused before any game starts (a few ms)."""
+    done = cli("--lang", "pl", "play", "--plain", "--bot", "nonsense")
+    assert done.returncode == 2
+    assert done.stderr.startswith("statki: nieznana strategia 'nonsense'; do wyboru: ")
