@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
 from statki_net.protocol.wire import Limits
 from statki_net.store.language import _
@@ -70,5 +71,10 @@ def next_limit(limits: Limits, step: int) -> Limits:
     seconds = choices[min(max(index + step, 0), len(choices) - 1)]
     ms = seconds * 1000
     if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
-        raise UsageError(f"a move limit of {seconds} s is outside the protocol's bounds")
+        raise UsageError(
+            phrase(
+                N_("a move limit of {seconds} s is outside the protocol's bounds"),
+                seconds=str(seconds),
+            )
+        )
     return Limits(move_ms=ms, reveal_ms=ms)

@@ -39,6 +39,7 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.language import words
 
 from .kinds import Told
 
@@ -161,7 +162,7 @@ class DaemonLink:
         try:
             await self.client.request(op, game=self.game, **fields)
         except StatkiError as error:
-            self.on_trouble(str(error))
+            self.on_trouble(error.in_words(words()))
             self.on_change()
 
     async def settled(self) -> None:

@@ -31,6 +31,7 @@ from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.store.language import _, words
 
 from .clock import clock_words
+from .computer import shown_name
 from .kinds import Volley
 from .model import EndScreen, Model, Overlay, Stage
 from .pickup import LISTED
@@ -350,7 +351,7 @@ def title_line(model: Model, width: int) -> Line:
     opponent = ""
     if model.opponent_key:
         opponent = _("  vs {name}, key {key}").format(
-            name=model.opponent_name or "?", key=model.opponent_key
+            name=model.opponent_shown() or "?", key=model.opponent_key
         )
     elif model.invite or model.stage is Stage.CONNECTING:
         opponent = _("  waiting for the opponent")
@@ -760,9 +761,10 @@ def history_lines(model: Model, width: int) -> list[Line]:
         when = datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
         result = _(row.result or "unfinished")
         reason = _(row.end_reason) if row.end_reason else ""
+        them = shown_name(row.opponent_name, row.opponent_key)
         text = (
             f"  {when}  {result:<10} {reason:<9}{row.rules:<12}"
-            f"{row.my_shots:>3}:{row.their_shots:<3} {row.opponent_name}"
+            f"{row.my_shots:>3}:{row.their_shots:<3} {them}"
         )
         lines.append([("", text)])
     if any(row.result is None for row in games[:9]):

@@ -10,7 +10,6 @@ on to the player's next decision.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import secrets
 import threading
@@ -27,6 +26,7 @@ from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, phrase
 from statki_net.net.notices import Closed
 from statki_net.protocol.endings import Result
 from statki_net.protocol.session import (
@@ -45,6 +45,7 @@ from statki_net.store.history import History
 from statki_net.store.language import words
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
+from .computer import computer_key, computer_name
 from .kinds import Told
 
 SLOW_PLACEMENTS = ("hard",)
@@ -57,16 +58,6 @@ Chooser = Callable[[Sea, int], tuple[int, ...]]
 
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def computer_key(strategy: str) -> Ed25519PrivateKey:
-    """The computer's key: the same for every game with one strategy, so stats add up.
-
-    The computer keeps no secret worth a private key; a fixed key only gives
-    it a stable fingerprint in the history.
-    """
-    seed = hashlib.sha256(b"statki computer player " + strategy.encode()).digest()
-    return Ed25519PrivateKey.from_private_bytes(seed)
 
 
 COMPUTER_PEER = "computer, in-process"
@@ -166,7 +157,7 @@ class LocalGame:
         bot = Session(
             Role.GUEST,
             computer_key(self.strategy),
-            name=f"computer ({self.strategy})",
+            name=computer_name(self.strategy),
             entropy=self.entropy,
         )
         return player, bot
@@ -192,7 +183,7 @@ class LocalGame:
 
     def begin(self, fleet: Fleet) -> None:
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self._session.set_fleet(fleet)
         events = self._handshake()
         if self.home is not None:
@@ -202,7 +193,7 @@ class LocalGame:
         self._deliver([e for e in events if not isinstance(e, FrameAdded)])
 
     def decline(self, reason: str) -> None:
-        raise UsageError("the player proposes the rules against the computer")
+        raise UsageError(phrase(N_("the player proposes the rules against the computer")))
 
     def shoot(self, squares: tuple[int, ...]) -> None:
         self._run(self._session.shoot(squares, self.clock()))
@@ -217,7 +208,7 @@ class LocalGame:
     def use_computer(self, strategy: str, chooser: Chooser) -> None:
         """Play another computer (a strength chosen on the rules screen): only before ``begin``."""
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self.strategy, self.chooser = strategy, chooser
         self._session, self._bot = self._pair()
         self._plan_placement()
@@ -225,7 +216,7 @@ class LocalGame:
     def propose(self, rules: Ruleset) -> None:
         """Play under ``rules`` instead: both sessions start afresh, nothing having been said."""
         if self._session.transcript.frames:
-            raise UsageError("the game has begun already")
+            raise UsageError(phrase(N_("the game has begun already")))
         self.rules = rules
         self._session, self._bot = self._pair()
         self._plan_placement()

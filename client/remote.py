@@ -36,7 +36,7 @@ from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
 from statki_net.protocol.wire import Limits, Role
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 from .keys import build_app
 from .kinds import Told
@@ -244,7 +244,9 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
         except StatkiError as error:
             if not again:
                 raise
-            current.connection_ended(Failed(ABSENT, str(error), False))  # one line on screen
+            current.connection_ended(
+                Failed(ABSENT, error.in_words(words()), False)
+            )  # one line on screen
             return
         current.attach(conn)
         current.on_change()
@@ -259,7 +261,7 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
         try:
             await reunion.reopen()
         except StatkiError as error:
-            current.connection_ended(Failed(ABSENT, str(error), False))
+            current.connection_ended(Failed(ABSENT, error.in_words(words()), False))
             return
         if current.session.role is Role.HOST and model.stage is Stage.PLACING:
             who = model.opponent_label()

@@ -17,6 +17,7 @@ from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words
 
+from .computer import shown_name
 from .kinds import HistorySource, Link, Overlay, Stage
 
 
@@ -107,9 +108,13 @@ class CommonState:
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble
 
+    def opponent_shown(self) -> str:
+        """The opponent's name as a screen shows it: statki's own computer's in its words."""
+        return shown_name(self.opponent_name, self.opponent_key)
+
     def opponent_label(self) -> str:
         """The opponent in a sentence: their name, told apart from this side's when the same."""
-        name = self.opponent_name
+        name = self.opponent_shown()
         if not name:
             return _("the opponent")
         if name.casefold() == self.session.name.casefold():

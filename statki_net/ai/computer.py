@@ -22,6 +22,7 @@ from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, phrase
 
 STRATEGIES = list(strategies.STRATEGIES)
 """The strategies ``--bot`` takes (a strength's name is taken too)."""
@@ -33,7 +34,13 @@ PLAYERS = [*STRATEGIES, *(strength.value for strength in Strength)]
 def check_strategy(name: str) -> str:
     """``name`` when it names a computer player (a strategy or a strength)."""
     if name not in PLAYERS:
-        raise UsageError(f"unknown strategy {name!r}; choose from {', '.join(PLAYERS)}")
+        raise UsageError(
+            phrase(
+                N_("unknown strategy {name}; choose from {names}"),
+                name=repr(name),
+                names=", ".join(PLAYERS),
+            )
+        )
     return name
 
 
@@ -43,7 +50,13 @@ PLACEMENTS = list(strategies.PLACEMENTS)
 
 def check_placement(name: str) -> str:
     if name not in PLACEMENTS:
-        raise UsageError(f"unknown placement {name!r}; choose from {', '.join(PLACEMENTS)}")
+        raise UsageError(
+            phrase(
+                N_("unknown placement {name}; choose from {names}"),
+                name=repr(name),
+                names=", ".join(PLACEMENTS),
+            )
+        )
     return name
 
 
@@ -76,5 +89,5 @@ class ComputerPlayer:
 
     def volley(self, view: Sea, count: int) -> tuple[int, ...]:
         if count < 1:
-            raise UsageError("a volley needs at least one shot")
+            raise UsageError(phrase(N_("a volley needs at least one shot")))
         return player_named(check_strategy(self.strategy))(view, count, self.rng)

@@ -382,7 +382,7 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
     plan: Plan | None = None
     results: dict[str, dict[int, Game]] = {}
     for path in paths:
-        text = read_user_text(path, limit=MAX_SHARD, what="shard of statki bench ai")
+        text = read_user_text(path, limit=MAX_SHARD, what=N_("shard of statki bench ai"))
         try:
             data = json.loads(text)
             theirs = Plan(

@@ -16,6 +16,7 @@ from statki_net.game.fleet import (
 )
 from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import ruleset_named
+from statki_net.game.words import N_
 from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_stdin_text, read_user_text
 
@@ -51,7 +52,7 @@ def _fleet_random(args: argparse.Namespace) -> int:
 def _fleet_check(args: argparse.Namespace) -> int:
     rules = ruleset_named(args.rules)
     if args.file == "-":
-        text = read_stdin_text(limit=MAX_FLEET_TEXT, what="fleet")
+        text = read_stdin_text(limit=MAX_FLEET_TEXT, what=N_("fleet"))
     else:
         text = read_fleet_file(args.file)
     try:
@@ -78,4 +79,4 @@ def _fleet_check(args: argparse.Namespace) -> int:
 
 def read_fleet_file(path: str) -> str:
     """A fleet's text form from a file the user named (``fleet check``, ``--fleet``)."""
-    return read_user_text(path, limit=MAX_FLEET_TEXT, what="fleet")
+    return read_user_text(path, limit=MAX_FLEET_TEXT, what=N_("fleet"))

@@ -571,7 +571,13 @@ class GuestReunion:
                 break
             except UsageError as error:
                 if loop.time() >= give_up:
-                    raise UsageError(f"{who} is not there for the rematch: {error}") from None
+                    raise UsageError(
+                        phrase(
+                            N_("{who} is not there for the rematch: {error}"),
+                            who=who,
+                            error=error.as_phrase(),
+                        )
+                    ) from None
             await asyncio.sleep(REDIAL_PAUSE)
         return _connection(
             self.player, session, reader, writer, self.history, expect_key=self.invite.key
@@ -617,7 +623,9 @@ async def _daemon_of(home: Path) -> ControlClient | None:
         return await ControlClient.connect(home)
     except UntrustedSocket as error:
         print(
-            _("statki: not using the daemon's socket: {error}; playing here").format(error=error),
+            _("statki: not using the daemon's socket: {error}; playing here").format(
+                error=error.in_words(words())
+            ),
             file=sys.stderr,
         )
         return None
@@ -633,7 +641,7 @@ def _rules_spec(rules: Ruleset) -> str:
 
     name = preset_name(rules)
     if name is None:
-        raise UsageError("the daemon takes preset rules only")
+        raise UsageError(phrase(N_("the daemon takes preset rules only")))
     return name
 
 

@@ -17,6 +17,7 @@ from statki_net.cli.common import (
 )
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
+from statki_net.game.words import N_, phrase
 from statki_net.net.selfplay import selfplay
 from statki_net.store.home import private_folder
 from statki_net.store.language import _, words
@@ -47,7 +48,7 @@ def add(commands: Subcommands) -> None:
 
 def _selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
-        raise UsageError("--games must be at least 1")
+        raise UsageError(phrase(N_("--games must be at least 1")))
     rules = ruleset_named(args.rules)
     strategy = chosen_player(args.strength, args.bot)
     # Made (or refused, in one line) now: a folder that cannot take logs fails every game.

@@ -57,6 +57,7 @@ from statki_net.cli.verify import (
 )
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import PRESETS, combination_name, ruleset_named
+from statki_net.game.words import N_, phrase
 from statki_net.referee.judging import judged_game
 from statki_net.referee.ratings import TAU
 from statki_net.referee.standings import Standings, standings
@@ -157,14 +158,22 @@ def settings(args: argparse.Namespace) -> TournamentRules:
     """The tournament's rules: the TOML file's, with the options over them."""
     given: dict[str, Any] = {}
     if args.config is not None:
-        text = read_user_text(args.config, limit=MAX_CONFIG_BYTES, what="tournament rules file")
+        text = read_user_text(args.config, limit=MAX_CONFIG_BYTES, what=N_("tournament rules file"))
         try:
             given = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
-            raise UsageError(f"{args.config}: {error}") from error
+            raise UsageError(
+                phrase(N_("{path}: {error}"), path=args.config, error=str(error))
+            ) from error
     unknown = sorted(set(given) - {*OPTIONS, *FILE_ONLY})
     if unknown:
-        raise UsageError(f"{args.config}: unknown setting(s): {', '.join(unknown)}")
+        raise UsageError(
+            phrase(
+                N_("{path}: unknown setting(s): {names}"),
+                path=args.config,
+                names=", ".join(unknown),
+            )
+        )
     for name in OPTIONS:
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
@@ -175,18 +184,20 @@ def settings(args: argparse.Namespace) -> TournamentRules:
     if not isinstance(roster, dict) or not all(
         isinstance(key, str) and is_fingerprint(key) for key in roster.values()
     ):
-        raise UsageError("the roster maps each player's name to a key fingerprint (xxxxx-...)")
+        raise UsageError(
+            phrase(N_("the roster maps each player's name to a key fingerprint (xxxxx-...)"))
+        )
     if len(set(roster.values())) < len(roster):
-        raise UsageError("the roster names one key twice")
+        raise UsageError(phrase(N_("the roster names one key twice")))
     min_move = given.get("min_move_limit", 0)
     per_pair = given.get("games_per_pair", 1)
     tau = given.get("tau", TAU)
     if not _number_like(min_move) or min_move < 0:
-        raise UsageError("the minimum move limit is a number of seconds")
+        raise UsageError(phrase(N_("the minimum move limit is a number of seconds")))
     if not isinstance(per_pair, int) or isinstance(per_pair, bool) or per_pair < 1:
-        raise UsageError("games per pair is a whole number, at least 1")
+        raise UsageError(phrase(N_("games per pair is a whole number, at least 1")))
     if not _number_like(tau) or not 0 < tau <= 5:
-        raise UsageError("tau is a number above 0 (Glickman suggests 0.3 to 1.2)")
+        raise UsageError(phrase(N_("tau is a number above 0 (Glickman suggests 0.3 to 1.2)")))
     return TournamentRules(
         preset=preset,
         min_move_ms=round(min_move * 1000),
@@ -207,7 +218,9 @@ def _points(given: object) -> Points:
         or not set(given) <= fields
         or not all(_number_like(v) for v in given.values())
     ):
-        raise UsageError(f"[points] gives numbers for {', '.join(sorted(fields))}")
+        raise UsageError(
+            phrase(N_("[points] gives numbers for {fields}"), fields=", ".join(sorted(fields)))
+        )
     return Points(**{name: float(value) for name, value in given.items()})
 
 
@@ -219,11 +232,17 @@ def _number_like(value: object) -> bool:
 def _preset(name: object) -> str:
     """The rules' name as the judgement writes it (``combination_name``)."""
     if not isinstance(name, str):
-        raise UsageError("the rules are a preset's name, or presets joined by +")
+        raise UsageError(phrase(N_("the rules are a preset's name, or presets joined by +")))
     try:
         named = combination_name(ruleset_named(name))
     except UsageError as error:
-        raise UsageError(f"{error} (presets: {', '.join(PRESETS)})") from error
+        raise UsageError(
+            phrase(
+                N_("{error} (presets: {presets})"),
+                error=error.as_phrase(),
+                presets=", ".join(PRESETS),
+            )
+        ) from error
     assert named is not None
     return named
 
@@ -236,7 +255,11 @@ def _moment(value: object, which: str) -> int | None:
         try:
             value = datetime.datetime.fromisoformat(value)
         except ValueError as error:
-            raise UsageError(f"{which}: not a date (YYYY-MM-DD): {value}") from error
+            raise UsageError(
+                phrase(
+                    N_("{which}: not a date (YYYY-MM-DD): {value}"), which=which, value=str(value)
+                )
+            ) from error
         if value.time() == datetime.time() and value.tzinfo is None:
             value = value.date()
     if isinstance(value, datetime.datetime):
@@ -246,7 +269,7 @@ def _moment(value: object, which: str) -> int | None:
         day = value + datetime.timedelta(days=1) if which == "until" else value
         midnight = datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC)
         return round(midnight.timestamp() * 1000)
-    raise UsageError(f"{which}: not a date: {value!r}")
+    raise UsageError(phrase(N_("{which}: not a date: {value}"), which=which, value=repr(value)))
 
 
 # ---------------------------------------------------------------- judging

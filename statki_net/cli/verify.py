@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
-from statki_net.game.words import N_, Phrase, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
@@ -43,7 +43,7 @@ DAMAGED_START = phrase(
 )
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Larger than any game's log can grow (frames are bounded, and so are the moves)."""
-LOG = "statki log"
+LOG = N_("statki log")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -86,7 +86,7 @@ class Identified:
 
     source: Source
     game: bytes | None = None
-    error: str | None = None
+    error: Phrase | None = None
 
     @property
     def path(self) -> str:
@@ -125,7 +125,7 @@ def each_log(paths: Sequence[str], found: Found) -> Iterator[Source]:
                 yield Source(log)
             found.searched.append((given, count))
         elif not path.exists():
-            found.unreadable.append(Identified(Source(given), error="no such file"))
+            found.unreadable.append(Identified(Source(given), error=phrase(N_("no such file"))))
         elif is_regular(given):
             yield Source(given)
         else:
@@ -148,7 +148,10 @@ def identified_games(
 def bad_input(found: Found) -> bool:
     """Say on stderr which paths held no log; True when any did (exit status 2)."""
     for problem in found.unreadable:
-        print(f"statki: {problem.path}: {problem.error}", file=sys.stderr)
+        print(
+            f"statki: {problem.path}: {(problem.error or SILENCE).in_words(words())}",
+            file=sys.stderr,
+        )
     for directory, count in found.searched:
         if count == 0:
             print(
@@ -284,7 +287,7 @@ def _each(work: Callable[[T], R], chunk: list[T]) -> list[R]:
     return [work(item) for item in chunk]
 
 
-def _unreadable_now(reason: str) -> Phrase:
+def _unreadable_now(reason: Phrase) -> Phrase:
     return phrase(N_("unreadable now: {reason}"), reason=reason)
 
 
@@ -300,7 +303,7 @@ def read_file(source: Source) -> LogContents:
         return LogContents(header={}, damage=DAMAGED_START)
     if too_large:
         if not data.startswith(MAGIC):
-            raise NotALog("not a statki log (no magic value at the start)")
+            raise NotALog(phrase(N_("not a statki log (no magic value at the start)")))
         too_big = phrase(
             N_("the file is larger than any statki log ({mib} MiB)"), mib=MAX_LOG_BYTES // 2**20
         )
@@ -315,7 +318,7 @@ def identify(source: Source) -> Identified:
     except InputFileError as error:
         return Identified(source, error=error.reason)
     except NotALog as error:
-        return Identified(source, error=str(error))
+        return Identified(source, error=error.as_phrase())
 
 
 def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -> Judgement:
@@ -336,7 +339,7 @@ def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
         except InputFileError as error:
             contents = LogContents(header={}, damage=_unreadable_now(error.reason))
         except NotALog as error:
-            contents = LogContents(header={}, damage=_unreadable_now(str(error)))
+            contents = LogContents(header={}, damage=_unreadable_now(error.as_phrase()))
         logs.append(NamedLog(source.path, contents))
     return logs
 

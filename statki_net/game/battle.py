@@ -15,7 +15,7 @@ from statki_net.game.board import bit, bitboard_of, popcount, side_neighbours, s
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around
 from statki_net.game.rules import Report, Ruleset, Touching, Turns
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, N_, Words, phrase
 
 
 class Outcome(enum.StrEnum):
@@ -160,9 +160,9 @@ def tells_cells(rules: Ruleset) -> bool:
 def check_volley(rules: Ruleset, shots: Sequence[int]) -> None:
     area = rules.size * rules.size
     if not shots:
-        raise UsageError("a volley needs at least one shot")
+        raise UsageError(phrase(N_("a volley needs at least one shot")))
     if any(not 0 <= s < area for s in shots):
-        raise UsageError("a shot is off the board")
+        raise UsageError(phrase(N_("a shot is off the board")))
 
 
 # ---------------------------------------------------------------- the shooter
@@ -353,7 +353,7 @@ class Score:
     def after(self, answer: Answer) -> Score:
         """The score after the player to move fired a volley and got ``answer``."""
         if self.over:
-            raise UsageError("the game is over")
+            raise UsageError(phrase(N_("the game is over")))
         sunk = list(self.sunk)
         sunk[self.to_move] += answer.sunk
         mover = self.to_move if shoots_again(self.rules, answer) else 1 - self.to_move

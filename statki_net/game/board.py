@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import cache
 
+from statki_net.game.english import N_
 from statki_net.game.errors import UsageError
+from statki_net.game.words import phrase
 
 MAX_SIZE = 26
 """Columns are single letters, so a board is at most 26 wide."""
@@ -23,7 +25,11 @@ class SquareError(UsageError, ValueError):
 
 def _check_size(size: int) -> None:
     if not 1 <= size <= MAX_SIZE:
-        raise UsageError(f"board size must be between 1 and {MAX_SIZE}, not {size}")
+        raise UsageError(
+            phrase(
+                N_("board size must be between 1 and {most}, not {size}"), most=MAX_SIZE, size=size
+            )
+        )
 
 
 def parse_square(text: str, size: int = 10) -> int:
@@ -32,17 +38,42 @@ def parse_square(text: str, size: int = 10) -> int:
     name = text.strip().upper()
     last_column = chr(ord("A") + size - 1)
     if not name:
-        raise SquareError("empty square: expected a letter and a number, like C7")
+        raise SquareError(phrase(N_("empty square: expected a letter and a number, like C7")))
     letter, digits = name[0], name[1:]
     if not letter.isalpha():
-        raise SquareError(f"{text.strip()!r}: a square is a letter then a number (C7, not 7C)")
+        raise SquareError(
+            phrase(
+                N_("{typed}: a square is a letter then a number (C7, not 7C)"),
+                typed=repr(text.strip()),
+            )
+        )
     if not ("A" <= letter <= last_column):
-        raise SquareError(f"{text.strip()!r}: column {letter} is off the board (A-{last_column})")
+        raise SquareError(
+            phrase(
+                N_("{typed}: column {letter} is off the board (A-{last})"),
+                typed=repr(text.strip()),
+                letter=letter,
+                last=last_column,
+            )
+        )
     if not digits.isdigit() or not digits.isascii():
-        raise SquareError(f"{text.strip()!r}: expected a row number 1-{size} after the letter")
+        raise SquareError(
+            phrase(
+                N_("{typed}: expected a row number 1-{size} after the letter"),
+                typed=repr(text.strip()),
+                size=size,
+            )
+        )
     row = int(digits)
     if not 1 <= row <= size:
-        raise SquareError(f"{text.strip()!r}: row {row} is off the board (1-{size})")
+        raise SquareError(
+            phrase(
+                N_("{typed}: row {row} is off the board (1-{size})"),
+                typed=repr(text.strip()),
+                row=row,
+                size=size,
+            )
+        )
     return (row - 1) * size + (ord(letter) - ord("A"))
 
 
@@ -50,7 +81,9 @@ def square_name(square: int, size: int = 10) -> str:
     """The name of a square: ``square_name(0) == "A1"``."""
     _check_size(size)
     if not 0 <= square < size * size:
-        raise SquareError(f"square {square} is off a {size}x{size} board")
+        raise SquareError(
+            phrase(N_("square {square} is off a {size}x{size} board"), square=square, size=size)
+        )
     row, column = divmod(square, size)
     return f"{chr(ord('A') + column)}{row + 1}"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # as typing's, without loading typing (mypy knows the name)
 if TYPE_CHECKING:  # words loads dataclasses: a bare `statki --help` must not (bench/startup.py)
-    from statki_net.game.words import Words
+    from statki_net.game.words import Phrase, Words
 
 
 class StatkiError(Exception):
@@ -21,10 +21,15 @@ class StatkiError(Exception):
     """
 
     def in_words(self, words: Words) -> str:
-        from statki_net.game.words import Phrase  # where an error is shown, not where it is defined
+        return self.as_phrase().in_words(words)
+
+    def as_phrase(self) -> Phrase:
+        """The error as a phrase, to be said inside another (``{error} (presets: …)``); one
+        raised with a string is that string, as it is."""
+        from statki_net.game.words import Phrase, as_is  # where an error is shown, not defined
 
         said = self.args[0] if len(self.args) == 1 else None
-        return said.in_words(words) if isinstance(said, Phrase) else str(self)
+        return said if isinstance(said, Phrase) else as_is(str(self))
 
 
 class UsageError(StatkiError):

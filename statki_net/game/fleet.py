@@ -337,7 +337,9 @@ def random_fleet(rules: Ruleset, rng: Random, *, max_tries: int = 1_000_000) -> 
             chosen.append(ship)
         else:
             return Fleet(tuple(tuple(squares_of(ship)) for ship in chosen))
-    raise UsageError("could not place the fleet: the board is too crowded for these rules")
+    raise UsageError(
+        phrase(N_("could not place the fleet: the board is too crowded for these rules"))
+    )
 
 
 # ---------------------------------------------------------------- text form

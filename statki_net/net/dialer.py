@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import ENGLISH, N_, Words, phrase
+from statki_net.game.words import ENGLISH, N_, Phrase, Words, as_is, joined, phrase
 from statki_net.net.invite import Address, format_address
 from statki_net.net.reach import dial_order
 
@@ -32,8 +32,8 @@ LIMIT = 64 * 1024
 @dataclass(frozen=True)
 class Failure:
     address: Address
-    reason: str
-    """The system's words (or "no answer"), for the player."""
+    reason: Phrase
+    """The system's words (English, as they are) or "no answer", for the player."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Dialled:
     def text(self, words: Words = ENGLISH) -> str:
         said = words.gettext("connected to {address}").format(address=format_address(self.address))
         if self.failed:
-            said += " (" + "; ".join(_failure_text(f) for f in self.failed) + ")"
+            said += " (" + _failures(self.failed).in_words(words) + ")"
         return said
 
 
@@ -54,13 +54,16 @@ class DialFailed(UsageError):
     """No address of the invite answered."""
 
     def __init__(self, failed: Sequence[Failure]) -> None:
-        why = "; ".join(_failure_text(f) for f in failed)  # the system's words, as they are
-        super().__init__(phrase(N_("cannot connect: {why}"), why=why))
+        super().__init__(phrase(N_("cannot connect: {why}"), why=_failures(failed)))
         self.failed = tuple(failed)
 
 
-def _failure_text(failure: Failure) -> str:
-    return f"{format_address(failure.address)}: {failure.reason}"
+def _failures(failed: Sequence[Failure]) -> Phrase:
+    said = [
+        phrase("{address}: {reason}", address=format_address(f.address), reason=f.reason)
+        for f in failed
+    ]
+    return joined(said, "; ")
 
 
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -108,14 +111,14 @@ async def _attempt(address: Address, timeout: float) -> Streams:
         return await asyncio.open_connection(*address, limit=LIMIT)
 
 
-def _reason(error: BaseException) -> str:
+def _reason(error: BaseException) -> Phrase:
     if isinstance(error, TimeoutError):
-        return "no answer"
+        return phrase(N_("no answer"))
     if isinstance(error, OSError):
         # asyncio's own words name the address again ("Connect call failed (...)"): the
         # system's for its number say what happened.
-        return os.strerror(error.errno) if error.errno else error.strerror or str(error)
-    return str(error) or type(error).__name__
+        return as_is(os.strerror(error.errno) if error.errno else error.strerror or str(error))
+    return as_is(str(error) or type(error).__name__)
 
 
 async def _abandon(running: dict[asyncio.Task[Streams], Address]) -> None:

@@ -17,7 +17,9 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
+from statki_net.game.english import N_
 from statki_net.game.errors import UsageError
+from statki_net.game.words import Term, phrase
 from statki_net.protocol.wire import INVITE_SECRET_SIZE
 
 SCHEME = "statki://"
@@ -60,27 +62,53 @@ def parse_address(
     if text.startswith("["):
         host, bracket, rest = text[1:].partition("]")
         if not bracket or not host:
-            raise UsageError(f"{text!r}: an IPv6 address goes in brackets: [2001:db8::7]:47470")
+            raise UsageError(
+                phrase(
+                    N_("{typed}: an IPv6 address goes in brackets: [2001:db8::7]:47470"),
+                    typed=repr(text),
+                )
+            )
         port_text = rest[1:] if rest.startswith(":") else None
         if rest and port_text is None:
-            raise UsageError(f"{text!r}: expected :PORT after the bracket")
+            raise UsageError(
+                phrase(N_("{typed}: expected :PORT after the bracket"), typed=repr(text))
+            )
     elif text.count(":") == 1:
         host, _, port_text = text.partition(":")
     elif text.count(":") > 1:
-        raise UsageError(f"{text!r}: put an IPv6 address in brackets: [{text}]:{DEFAULT_PORT}")
+        raise UsageError(
+            phrase(
+                N_("{typed}: put an IPv6 address in brackets: [{text}]:{port}"),
+                typed=repr(text),
+                text=text,
+                port=DEFAULT_PORT,
+            )
+        )
     else:
         host, port_text = text, None
     if not host:
-        raise UsageError(f"{text!r}: the host is missing")
+        raise UsageError(phrase(N_("{typed}: the host is missing"), typed=repr(text)))
     if not _is_host(host, bracketed=text.startswith("[")):
-        raise UsageError(f"{text!r}: the host is neither an IP address nor a host name")
+        raise UsageError(
+            phrase(
+                N_("{typed}: the host is neither an IP address nor a host name"), typed=repr(text)
+            )
+        )
     if port_text is None:
         if default_port is None:
-            raise UsageError(f"{text!r}: the port is missing (HOST:PORT)")
+            raise UsageError(
+                phrase(N_("{typed}: the port is missing (HOST:PORT)"), typed=repr(text))
+            )
         return host, default_port
     lowest = 0 if listening else 1
     if not (port_text.isascii() and port_text.isdigit()) or not lowest <= int(port_text) < 65536:
-        raise UsageError(f"{text!r}: the port must be a number from {lowest} to 65535")
+        raise UsageError(
+            phrase(
+                N_("{typed}: the port must be a number from {lowest} to 65535"),
+                typed=repr(text),
+                lowest=lowest,
+            )
+        )
     return host, int(port_text)
 
 
@@ -98,7 +126,7 @@ def format_invite(
     addresses: list[Address] | tuple[Address, ...], key: bytes, secret: bytes | None = None
 ) -> str:
     if not addresses:
-        raise UsageError("an invite needs at least one address")
+        raise UsageError(phrase(N_("an invite needs at least one address")))
     text = SCHEME + ",".join(format_address(a) for a in addresses) + "/" + key.hex()
     return text + "/" + secret.hex() if secret is not None else text
 
@@ -111,20 +139,22 @@ def parse_invite(text: str) -> Invite:
     """
     text = "".join(text.split())
     if len(text) > MAX_INVITE:
-        raise UsageError("the invite is too long")
+        raise UsageError(phrase(N_("the invite is too long")))
     if not text.startswith(SCHEME):
         if "://" in text:
-            raise UsageError(f"not a statki invite: it must begin {SCHEME}")
+            raise UsageError(
+                phrase(N_("not a statki invite: it must begin {scheme}"), scheme=SCHEME)
+            )
         return Invite((parse_address(text, DEFAULT_PORT),), None)
     where, slash, rest = text[len(SCHEME) :].partition("/")
     key_text, _, secret_text = rest.partition("/")
     if not slash or not key_text:
-        raise UsageError("the invite has no host key after the addresses")
-    key = _hex(key_text, KEY_SIZE, "host key")
-    secret = _hex(secret_text, SECRET_SIZE, "secret") if secret_text else None
+        raise UsageError(phrase(N_("the invite has no host key after the addresses")))
+    key = _hex(key_text, KEY_SIZE, N_("host key"))
+    secret = _hex(secret_text, SECRET_SIZE, N_("secret")) if secret_text else None
     addresses = tuple(parse_address(part) for part in where.split(",") if part.strip())
     if not addresses:
-        raise UsageError("the invite names no address")
+        raise UsageError(phrase(N_("the invite names no address")))
     return Invite(addresses, key, secret)
 
 
@@ -132,7 +162,13 @@ def _hex(text: str, size: int, what: str) -> bytes:
     try:
         value = bytes.fromhex(text)
     except ValueError:
-        raise UsageError(f"the invite's {what} is not hex") from None
+        raise UsageError(phrase(N_("the invite's {what} is not hex"), what=Term(what))) from None
     if len(value) != size or len(text) != size * 2:
-        raise UsageError(f"the invite's {what} must be {size * 2} hex digits")
+        raise UsageError(
+            phrase(
+                N_("the invite's {what} must be {digits} hex digits"),
+                what=Term(what),
+                digits=size * 2,
+            )
+        )
     return value

@@ -321,7 +321,7 @@ class Session:
         self.proposed_limits = limits or Limits()
         if role is Role.HOST:
             if rules is None:
-                raise UsageError("the host must propose rules")
+                raise UsageError(phrase(N_("the host must propose rules")))
             problems = proposal_problems(rules, self.proposed_limits)
             if problems:
                 # A host must not propose what every guest refuses (SPEC.md section 7).
@@ -458,9 +458,9 @@ class Session:
     def set_fleet(self, fleet: Fleet) -> None:
         rules = self.rules
         if rules is None:
-            raise UsageError("the rules are not known yet")
+            raise UsageError(phrase(N_("the rules are not known yet")))
         if self.commitment is not None:
-            raise UsageError("the fleet is committed and cannot change")
+            raise UsageError(phrase(N_("the fleet is committed and cannot change")))
         fleet = self.behaviour.fleet(self, fleet)
         problems = fleet_problems(rules, fleet) if self.behaviour.checks_own_fleet else []
         if problems:
@@ -534,7 +534,7 @@ class Session:
     def resume_frame(self, nonce: bytes, now: int) -> ResumeFrame:
         """This side's ``resume`` for the connection whose host hello had ``nonce``."""
         if not self.resumable:
-            raise UsageError("there is no game to resume")
+            raise UsageError(phrase(N_("there is no game to resume")))
         t = self.transcript
         resume = Resume(self.role, t.game, nonce, len(t.frames), t.last_digest, now)
         return sign_resume(self.key, resume)
@@ -557,9 +557,9 @@ class Session:
         once, by the rules of a lost connection.
         """
         if not self.resumable:
-            raise UsageError("there is no game to resume")
+            raise UsageError(phrase(N_("there is no game to resume")))
         if self.connected:
-            raise UsageError("the connection is not lost")
+            raise UsageError(phrase(N_("the connection is not lost")))
         self.lost = None
         self._reader = FrameReader()
         self._outbox.clear()
@@ -698,7 +698,7 @@ class Session:
 
     def shoot(self, squares: tuple[int, ...], now: int) -> list[Event]:
         if not self.my_turn:
-            raise UsageError("it is not your turn to shoot")
+            raise UsageError(phrase(N_("it is not your turn to shoot")))
         self._send(Shot(tuple(squares)), now)
         return self._take_events()
 
@@ -711,7 +711,7 @@ class Session:
         """
         t = self.transcript
         if not may_resign(t.phase) or self.closed:
-            raise UsageError("there is no battle to resign")
+            raise UsageError(phrase(N_("there is no battle to resign")))
         if t.speaker() is self.role:
             self._send(Resign(), now)
         else:
@@ -1042,7 +1042,7 @@ class Session:
     def _send(self, message: Message, now: int) -> None:
         """Sign ``message`` into the transcript; send it, unless the connection is lost."""
         if self.closed:
-            raise UsageError("the game is over")
+            raise UsageError(phrase(N_("the game is over")))
         transcript = self.transcript
         header = Header(
             self.role, len(transcript.frames), transcript.last_digest, transcript.game, now
@@ -1129,7 +1129,7 @@ class Session:
 
     def _commit(self) -> Commit:
         if self.fleet is None:
-            raise UsageError("set the fleet before the game starts")
+            raise UsageError(phrase(N_("set the fleet before the game starts")))
         rules = self.transcript.rules
         assert rules is not None
         # A session restored before its commit was logged keeps the secret it kept.

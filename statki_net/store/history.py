@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import Phrase, Words, phrase_from_map, phrase_map
+from statki_net.game.words import N_, Phrase, Words, phrase, phrase_from_map, phrase_map
 from statki_net.protocol.endings import End, Result
 from statki_net.store.home import refuse_link
 
@@ -72,11 +72,18 @@ def _database(path: Path) -> Iterator[None]:
         yield
     except sqlite3.DatabaseError as error:  # OperationalError included: unreadable, locked
         advice = (
-            "move it away and statki starts a new one"
+            N_("move it away and statki starts a new one")
             if path.exists()
-            else "check that its folder exists and may be written"
+            else N_("check that its folder exists and may be written")
         )
-        raise HistoryError(f"the history {path} cannot be used ({error}); {advice}") from None
+        raise HistoryError(
+            phrase(
+                N_("the history {path} cannot be used ({error}); {advice}"),
+                path=str(path),
+                error=str(error),  # SQLite's own words, in English
+                advice=phrase(advice),
+            )
+        ) from None
 
 
 def _keep_private(path: Path) -> None:
@@ -142,7 +149,13 @@ class History:
             with self._transaction() as db:
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version > SCHEMA_VERSION:
-                    raise UsageError(f"{path} was written by a newer statki (schema {version})")
+                    raise UsageError(
+                        phrase(
+                            N_("{path} was written by a newer statki (schema {version})"),
+                            path=str(path),
+                            version=version,
+                        )
+                    )
                 db.execute(SCHEMA)
                 columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
                 if "verdict_said" not in columns:  # a version 1 file: its rows keep their text
@@ -245,7 +258,7 @@ class History:
                 " FROM games GROUP BY rules ORDER BY 3 DESC, 2 DESC, 1"
             )
         else:
-            raise UsageError(f"no tally by {by!r}: by opponent or by rules")
+            raise UsageError(phrase(N_("no tally by {by}: by opponent or by rules"), by=repr(by)))
         with _database(self.path):
             rows = self._db.execute(
                 query, {"won": Result.WON.value, "lost": Result.LOST.value}

@@ -51,11 +51,15 @@ def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
         raise _not_a_folder(folder) from None
     info = folder.stat() if follow_link else folder.lstat()
     if stat.S_ISLNK(info.st_mode):
-        raise HomeError(f"{folder} is a link: statki writes only into a folder of its own there")
+        raise _refused(
+            N_("{folder} is a link: statki writes only into a folder of its own there"), folder
+        )
     if not stat.S_ISDIR(info.st_mode):
         raise _not_a_folder(folder)
     if info.st_uid != os.getuid():
-        raise HomeError(f"{folder} belongs to another user: statki keeps your files in your own")
+        raise _refused(
+            N_("{folder} belongs to another user: statki keeps your files in your own"), folder
+        )
     if stat.S_IMODE(info.st_mode) & ~PRIVATE:
         os.chmod(folder, PRIVATE)
     return folder
@@ -64,12 +68,16 @@ def private_folder(folder: Path, *, follow_link: bool = False) -> Path:
 def refuse_link(path: Path) -> Path:
     """``path``, unless it is a link (which could make statki write elsewhere)."""
     if path.is_symlink():
-        raise HomeError(f"{path} is a link: statki writes only its own files there")
+        raise _refused(N_("{folder} is a link: statki writes only its own files there"), path)
     return path
 
 
 def _not_a_folder(folder: Path) -> HomeError:
+    return _refused(N_("{folder} is not a folder"), folder)
+
+
+def _refused(text: str, folder: Path) -> HomeError:
     """The error, said in the reader's words where it is shown."""
     from statki_net.game.words import phrase  # loads dataclasses: only when it goes wrong
 
-    return HomeError(phrase(N_("{folder} is not a folder"), folder=str(folder)))
+    return HomeError(phrase(text, folder=str(folder)))

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 from statki_net.protocol.session import public_key_bytes
 from statki_net.referee.verify import fingerprint
 
@@ -55,13 +56,19 @@ def load_identity(home: Path) -> Ed25519PrivateKey:
 def _read_key(path: Path) -> Ed25519PrivateKey:
     mode = path.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise UsageError(f"{path} is readable by others; run: chmod 600 {path}")
+        raise UsageError(
+            phrase(N_("{path} is readable by others; run: chmod 600 {path}"), path=str(path))
+        )
     try:
         key = load_pem_private_key(path.read_bytes(), password=None)
     except ValueError:
-        raise UsageError(f"{path} is not a statki identity key") from None
+        raise UsageError(
+            phrase(N_("{path} is not a statki identity key"), path=str(path))
+        ) from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise UsageError(f"{path} holds a key of another kind than Ed25519")
+        raise UsageError(
+            phrase(N_("{path} holds a key of another kind than Ed25519"), path=str(path))
+        )
     return key
 
 

@@ -94,7 +94,9 @@ class Unfinished:
                 started=int(value.get("started", 0)),
             )
         except (KeyError, TypeError, ValueError) as error:
-            raise UsageError(f"an unfinished game's file is damaged: {error}") from None
+            raise UsageError(
+                phrase(N_("an unfinished game's file is damaged: {error}"), error=str(error))
+            ) from None
 
 
 def folder(home: Path) -> Path:
@@ -161,7 +163,13 @@ def find_unfinished(home: Path, prefix: str) -> Unfinished:
             )
         )
     if len(found) > 1:
-        raise UsageError(f"{prefix!r} names {len(found)} unfinished games: give more of the id")
+        raise UsageError(
+            phrase(
+                N_("{prefix} names {count} unfinished games: give more of the id"),
+                prefix=repr(prefix),
+                count=len(found),
+            )
+        )
     return found[0]
 
 

@@ -19,18 +19,21 @@ import sys
 import time
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, Phrase, Term, as_is, phrase
 
 STREAM_SECONDS = 10.0
 """The longest a named FIFO or device is read before the command gives up on it."""
 CHUNK = 64 * 1024
+STANDARD_INPUT = N_("standard input")
+"""The name a refusal gives standard input (``-``): a word of the catalog, not a path."""
 
 
 class InputFileError(UsageError):
     """A file the user named cannot be read; the message names it and says why."""
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+    def __init__(self, path: str, reason: Phrase) -> None:
+        named = Term(path) if path == STANDARD_INPUT else path
+        super().__init__(phrase(N_("{path}: {reason}"), path=named, reason=reason))
         self.path = path
         self.reason = reason
 
@@ -38,7 +41,7 @@ class InputFileError(UsageError):
 class TooLarge(InputFileError):
     """The file holds more than the command reads; ``start`` is what was read of it."""
 
-    def __init__(self, path: str, reason: str, start: bytes) -> None:
+    def __init__(self, path: str, reason: Phrase, start: bytes) -> None:
         super().__init__(path, reason)
         self.start = start
 
@@ -52,17 +55,17 @@ def is_regular(path: str) -> bool:
 
 
 def read_user_file(
-    path: str, *, limit: int, what: str = "file", seconds: float | None = None
+    path: str, *, limit: int, what: str = N_("file"), seconds: float | None = None
 ) -> bytes:
     """The bytes of ``path``, at most ``limit`` of them; raises ``InputFileError``.
 
-    ``what`` names the file in the refusal ("statki log", "fleet"); ``seconds``
+    ``what`` names the file in the refusal ("statki log", "fleet": marked ``N_``); ``seconds``
     bounds the reading of what is no regular file (default ``STREAM_SECONDS``).
     """
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
-            raise InputFileError(path, f"is a folder, not a {what}")
+            raise InputFileError(path, phrase(N_("is a folder, not a {what}"), what=Term(what)))
         if stat.S_ISREG(mode):
             with open(path, "rb") as file:
                 data = file.read(limit + 1)
@@ -71,37 +74,45 @@ def read_user_file(
     except OSError as error:
         raise InputFileError(path, _reason(error)) from None
     if len(data) > limit:
-        raise TooLarge(path, f"larger than any {what} ({_size(limit)})", data[:CHUNK])
+        raise TooLarge(path, _larger_than_any(what, limit), data[:CHUNK])
     return data
 
 
-def read_user_text(path: str, *, limit: int, what: str = "file") -> str:
+def read_user_text(path: str, *, limit: int, what: str = N_("file")) -> str:
     """``read_user_file`` as UTF-8 text; a file that is not gets one line too."""
     data = read_user_file(path, limit=limit, what=what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputFileError(
-            path, f"not a text file (byte {error.start} is not UTF-8), so not a {what}"
+            path,
+            phrase(
+                N_("not a text file (byte {byte} is not UTF-8), so not a {what}"),
+                byte=error.start,
+                what=Term(what),
+            ),
         ) from None
 
 
-def read_stdin_text(*, limit: int, what: str = "file") -> str:
+def read_stdin_text(*, limit: int, what: str = N_("file")) -> str:
     """Standard input as UTF-8 text (``-`` for a file), bounded as a named file is."""
     stdin = sys.stdin
     if stdin is None:  # fd 0 was closed when Python started
-        raise InputFileError("standard input", "closed")
+        raise InputFileError(STANDARD_INPUT, as_is("closed"))  # fd 0 shut: nobody reads it
     try:
         text = stdin.read(limit + 1)
     except UnicodeDecodeError:
         raise InputFileError(
-            "standard input", f"not a text file (not UTF-8), so not a {what}"
+            STANDARD_INPUT,
+            phrase(N_("not a text file (not UTF-8), so not a {what}"), what=Term(what)),
         ) from None
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise InputFileError("standard input", f"cannot be read ({reason})") from None
+        raise InputFileError(
+            STANDARD_INPUT, phrase(N_("cannot be read ({reason})"), reason=reason)
+        ) from None
     if len(text) > limit:
-        raise InputFileError("standard input", f"larger than any {what} ({_size(limit)})")
+        raise InputFileError(STANDARD_INPUT, _larger_than_any(what, limit))
     return text
 
 
@@ -122,8 +133,13 @@ def _read_stream(path: str, limit: int, seconds: float) -> bytes:
             if not ready:
                 raise InputFileError(
                     path,
-                    f"nothing more came in {seconds:g} s"
-                    " (it is not a regular file; statki waited for its end)",
+                    phrase(
+                        N_(
+                            "nothing more came in {seconds} s"
+                            " (it is not a regular file; statki waited for its end)"
+                        ),
+                        seconds=f"{seconds:g}",
+                    ),
                 )
             try:
                 chunk = os.read(fd, CHUNK)
@@ -154,15 +170,21 @@ def write_user_file(path: str, data: bytes) -> None:
         with open(path, "wb") as file:
             file.write(data)
     except OSError as error:
-        raise OutputFileError(f"{path}: cannot be written ({_reason(error)})") from None
+        raise OutputFileError(
+            phrase(N_("{path}: cannot be written ({reason})"), path=path, reason=_reason(error))
+        ) from None
 
 
-def _reason(error: OSError) -> str:
+def _reason(error: OSError) -> Phrase:
     if isinstance(error, FileNotFoundError):
-        return "no such file"
+        return phrase(N_("no such file"))
     if isinstance(error, PermissionError):
-        return "cannot be read (permission denied)"
-    return error.strerror or type(error).__name__
+        return phrase(N_("cannot be read (permission denied)"))
+    return as_is(error.strerror or type(error).__name__)  # the system's words, in English
+
+
+def _larger_than_any(what: str, limit: int) -> Phrase:
+    return phrase(N_("larger than any {what} ({size})"), what=Term(what), size=_size(limit))
 
 
 def _size(limit: int) -> str:

@@ -70,5 +70,5 @@ def test_each_refusal_names_the_file_and_why(
     make(path)
     with pytest.raises(InputFileError) as refused:
         read_user_text(str(path), limit=100, what="fleet")
-    assert str(refused.value).startswith(f"{path}: ") and reason in refused.value.reason
+    assert str(refused.value).startswith(f"{path}: ") and reason in str(refused.value.reason)
     assert "\n" not in str(refused.value)

@@ -1,0 +1,27 @@
+"""statki's own computer is named in the screen's language; a peer's chosen name is not
+touched, even one that reads like the computer's (in-process, a few ms)."""
+
+from __future__ import annotations
+
+from statki_client.computer import computer_key, computer_name, shown_name
+
+from statki_net.protocol.session import public_key_bytes
+from statki_net.referee.report import fingerprint
+from statki_net.store.language import speak
+
+
+def test_the_computers_own_name_is_said_in_polish_and_a_peers_is_kept() -> None:
+    medium = fingerprint(public_key_bytes(computer_key("medium")))
+    someone = fingerprint(public_key_bytes(computer_key("someone else")))
+    assert computer_name("medium") == "computer (medium)", "the wire and the logs keep English"
+    speak("pl")
+    try:
+        assert shown_name("computer (medium)", medium) == "komputer (średni)"
+        assert shown_name(
+            "computer (density)", fingerprint(public_key_bytes(computer_key("density")))
+        ) == ("komputer (density)"), "a strategy's name is typed as it is"
+        assert shown_name("computer (medium)", someone) == "computer (medium)", "a peer's choice"
+        assert shown_name("Ala", medium) == "Ala"
+    finally:
+        speak("en")
+    assert shown_name("computer (medium)", medium) == "computer (medium)"
