@@ -10,13 +10,26 @@ The children run with their bytecode cached (in a temporary
 runs, whatever ``PYTHONDONTWRITEBYTECODE`` says here:
 
 - ``statki --help`` beside a bare interpreter (``python -c pass``);
-- ``statki verify ONE`` (one honest classic log) beside the verification
-  itself (``judge_log`` of the same bytes, in this process) plus that bare
-  interpreter's start-up;
 - the libraries that verify path imports, alone (``LIBRARIES``: argparse,
-  dataclasses, gettext, hashlib, msgpack, cryptography's Ed25519): what any
-  verifier written with them pays before its first line of its own, and so
-  the least ratio such a verifier could show.
+  dataclasses, gettext, hashlib, msgpack, cryptography's Ed25519), a whole
+  process: what any verifier written with them pays before its first line of
+  its own;
+- ``statki verify ONE`` (one honest classic log) beside two floors, as two
+  ratios: issue 16's, which counts "the imports a verifier needs" as part of
+  the verification (the libraries' process plus ``judge_log`` of the same
+  bytes in this process; the 1.5x asked is against this one), and the strict
+  one, the bare interpreter plus that ``judge_log``.
+
+The bare interpreter is the same venv's, so it pays what ``site`` loads
+there (an editable install's finder, with ``pathlib`` and ``re``) as the
+other processes do: that cost is in every row and in no ratio's excess.
+
+``--rounds`` takes the best of N (the machine is shared: best of N is what
+a quiet moment costs).  ``--against DIR`` also times the same processes with
+``DIR`` (another checkout, say ``git archive HEAD | tar -x -C DIR``)
+first on ``PYTHONPATH``, alternating with this checkout round by round, so
+that a before/after comparison sees the same load (``judge_log`` in process
+is this checkout's for both: the comparison is of start-up).
 """
 
 from __future__ import annotations
@@ -48,10 +61,10 @@ LIBRARIES = (
 """What ``statki verify`` needs of the standard library and its two dependencies."""
 
 
-def child_cpu(command: list[str], env: dict[str, str]) -> float:
+def child_cpu(command: list[str], env: dict[str, str], cwd: Path) -> float:
     """The CPU seconds one run of ``command`` took, itself and its children."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, capture_output=True, cwd=ROOT, env=env)
+    subprocess.run(command, check=True, capture_output=True, cwd=cwd, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -73,49 +86,76 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=10, help="best of this many (default 10)")
-    args = parser.parse_args()
+def timed_processes(
+    rounds: int, log_path: Path, checkouts: dict[str, Path], directory: str
+) -> dict[str, dict[str, float]]:
+    """Each checkout's best CPU time for each process, the checkouts alternating round by round."""
     python = sys.executable
-    pair = make_pair(PRESETS["classic"], seed=3)
-    play(pair, seed=4)
-    log = log_bytes(pair.host)
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory, "one.statki")
-        path.write_bytes(log)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(Path(directory, "pycache"))
-        commands = {
-            "bare": [python, "-c", "pass"],
-            "help": [python, "-m", "statki_net", "--help"],
-            "verify": [python, "-m", "statki_net", "verify", str(path)],
-            "libraries": [python, "-c", LIBRARIES],
+    commands = {
+        "bare": [python, "-c", "pass"],
+        "help": [python, "-m", "statki_net", "--help"],
+        "verify": [python, "-m", "statki_net", "verify", str(log_path)],
+        "libraries": [python, "-c", LIBRARIES],
+    }
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    envs = {
+        label: base
+        | {
+            "PYTHONPATH": os.pathsep.join([str(root), base.get("PYTHONPATH", "")]),
+            "PYTHONPYCACHEPREFIX": str(Path(directory, f"pycache-{label}")),
         }
-        cpu = {}
+        for label, root in checkouts.items()
+    }
+    cpu = {label: dict.fromkeys(commands, float("inf")) for label in checkouts}
+    # ``-m`` puts the working directory first on sys.path: each checkout runs from its own.
+    for label, env in envs.items():
+        for command in commands.values():
+            child_cpu(command, env, checkouts[label])  # writes the bytecode cache
+    for _ in range(rounds):
         for name, command in commands.items():
-            child_cpu(command, env)  # writes the bytecode cache
-            cpu[name] = best(args.rounds, lambda command=command: child_cpu(command, env))
-        bare, helped, verified, libraries = (
-            cpu["bare"],
-            cpu["help"],
-            cpu["verify"],
-            cpu["libraries"],
-        )
-    judged = best(args.rounds, lambda: in_process_cpu(lambda: judge_log(log)))
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores (nproc), {platform.machine()}")
-    print(f"python {platform.python_version()}; CPU time, best of {args.rounds}")
+            for label, env in envs.items():
+                took = child_cpu(command, env, checkouts[label])
+                cpu[label][name] = min(cpu[label][name], took)
+    return cpu
+
+
+def report(label: str, cpu: dict[str, float], judged: float) -> None:
+    bare, helped, verified, libraries = (cpu[k] for k in ("bare", "help", "verify", "libraries"))
+    print(f"{label}:")
     print(f"  python -c pass                 {bare * 1000:7.1f} ms")
     print(f"  statki --help                  {helped * 1000:7.1f} ms  {helped / bare:5.2f}x bare")
+    print(f"  the libraries verify imports   {libraries * 1000:7.1f} ms  (a whole process)")
     print(f"  judge_log, one classic log     {judged * 1000:7.1f} ms  (in this process)")
     print(
         f"  statki verify ONE              {verified * 1000:7.1f} ms  "
-        f"{verified / (judged + bare):5.2f}x (verification + bare start-up)"
+        f"{verified / (libraries + judged):5.2f}x (libraries + verification: issue 16's floor)"
     )
-    print(
-        f"  the libraries verify imports   {libraries * 1000:7.1f} ms  "
-        f"{(libraries + judged) / (judged + bare):5.2f}x with the verification: the least ratio"
+    strict = verified / (bare + judged)
+    print(f"  {'':41} {strict:5.2f}x (bare start-up + verification: strict)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10, help="best of this many (default 10)")
+    parser.add_argument(
+        "--against", type=Path, help="another checkout, timed alternately with this one"
     )
+    args = parser.parse_args()
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    log = log_bytes(pair.host)
+    checkouts = {"this checkout": ROOT}
+    if args.against is not None:
+        checkouts[f"against {args.against}"] = args.against.resolve()
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory, "one.statki")
+        path.write_bytes(log)
+        cpu = timed_processes(args.rounds, path, checkouts, directory)
+    judged = best(args.rounds, lambda: in_process_cpu(lambda: judge_log(log)))
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores (nproc), {platform.machine()}")
+    print(f"python {platform.python_version()}; CPU time, best of {args.rounds}")
+    for label, times in cpu.items():
+        report(label, times, judged)
 
 
 if __name__ == "__main__":
