@@ -135,10 +135,28 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         adder(BY_NAME[chosen])(commands)
         for command_parser in commands.choices.values():
             _lang_after_the_command(command_parser)
+        if _only_the_command_is_read(argv, chosen):
+            return parser
     for command in COMMANDS:
         if command.name not in commands.choices:
             commands.add_parser(command.name, help=_(command.help))
     return parser
+
+
+def _only_the_command_is_read(argv: Sequence[str], chosen: str) -> bool:
+    """Whether nothing in ``argv`` can show the other commands: only ``--home`` and ``--lang``
+    come before the command's name (``-h`` there, or an option argparse would take as a
+    prefix of ``--help``, lists them all).  The others' name-only parsers are then left out:
+    17 parsers, a few ms of every quick command (bench/startup.py)."""
+    words = iter(argv)
+    for word in words:
+        if word == chosen:
+            return True
+        if word in ("--home", "--lang"):
+            next(words, None)
+        elif not word.startswith(("--home=", "--lang=")):
+            return False
+    return False
 
 
 def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
