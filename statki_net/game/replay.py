@@ -62,6 +62,8 @@ def _outcome(said: str) -> Fact:
 
 @dataclass(frozen=True)
 class ReplayReport:
+    """What a replay of a finished game found against the fleets and the answers."""
+
     fleet_problems: tuple[FleetProblem, ...]
     contradictions: tuple[Contradiction, ...]
 

@@ -113,6 +113,8 @@ Record = FrameRecord | EvidenceRecord | Note | ResumeRecord | TalkRecord
 
 @dataclass
 class LogContents:
+    """A log as read: its header, its records, and where it was damaged."""
+
     header: dict[str, Any]
     records: list[Record] = field(default_factory=list)
     """Every record after the header, in the order written."""

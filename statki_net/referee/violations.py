@@ -146,6 +146,8 @@ UNWEIGHED = frozenset({ViolationClass.BREACH, ViolationClass.TALK})
 
 @dataclass(frozen=True)
 class Violation:
+    """One thing a log shows done against the rules, by whom and where."""
+
     kind: Kind
     detail: Phrase
     """What it is, put into words where it is shown (``str()`` for the report's English)."""

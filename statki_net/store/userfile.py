@@ -13,7 +13,6 @@ file: ``is_regular``.)
 from __future__ import annotations
 
 import os
-import select
 import stat
 import sys
 import time
@@ -122,6 +121,8 @@ def _read_stream(path: str, limit: int, seconds: float) -> bytes:
     Opened without blocking (a FIFO's open would wait for a writer), then
     waited on: Linux reports a FIFO readable only once a writer has come.
     """
+    import select  # here: a regular file, what verify reads, needs none of it
+
     deadline = time.monotonic() + seconds
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
