@@ -55,3 +55,26 @@ def test_a_game_loads_the_router_library_only_to_ask_a_router() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
     ).stdout.split()
     assert loaded == []
+
+
+def _commands_parsed(argv: list[str]) -> set[str]:
+    from statki_net.cli.main import build_parser
+
+    (commands,) = (
+        action
+        for action in build_parser(argv)._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    return set(commands.choices)
+
+
+@pytest.mark.parametrize(
+    "argv", [["verify", "x.statki"], ["--home", "d", "verify"], ["--lang=pl", "verify", "--help"]]
+)
+def test_a_command_builds_no_parser_of_the_others(argv: list[str]) -> None:
+    assert _commands_parsed(argv) == {"verify"}
+
+
+@pytest.mark.parametrize("argv", [["-h", "verify"], ["--he", "verify"], ["--bogus", "verify"], []])
+def test_what_can_show_every_command_has_them_all(argv: list[str]) -> None:
+    assert _commands_parsed(argv) == {command.name for command in COMMANDS}
