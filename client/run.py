@@ -14,10 +14,10 @@ from statki_net.ai.computer import ComputerPlayer, check_strategy
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.net.connection import GameConnection, Outcome
-from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.notices import Closed
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.session import Session
+from statki_net.store.claim import is_free
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _
@@ -48,20 +48,19 @@ def computer_chooser(player: str, rng: random.Random) -> Chooser:
     return ComputerPlayer(check_strategy(player), rng).volley
 
 
-def unfinished_line(home: Path, daemon_plays: frozenset[str] = frozenset()) -> str:
-    """The start screen's line on the games ``statki resume`` can pick up (not those the
-    daemon still plays, ``daemon_plays``); empty: none."""
-    return unfinished_words([kept.glance for kept in kept_games(home, daemon_plays)])
+def unfinished_line(home: Path) -> str:
+    """The start screen's line on the games ``statki resume`` can pick up now; empty: none."""
+    return unfinished_words([kept.glance for kept in kept_games(home)])
 
 
-def kept_games(home: Path, daemon_plays: frozenset[str] = frozenset()) -> tuple[KeptGame, ...]:
+def kept_games(home: Path) -> tuple[KeptGame, ...]:
     """The games kept in ``home`` for resuming, oldest first, each as far as its log tells;
-    not those the daemon running there still plays (``daemon_plays``,
-    ``games_the_daemon_plays``): ``statki resume`` would refuse them after the screen."""
+    not those another program plays now (the daemon, another ``statki resume``:
+    ``statki_net.store.claim.is_free``): resuming them would be refused after the screen."""
     return tuple(
         KeptGame(kept.game, glance(kept))
         for kept in unfinished_games(home)
-        if kept.game not in daemon_plays
+        if is_free(home, kept.game)
     )
 
 
@@ -154,7 +153,7 @@ def play_computer(
             history=history,
         )
         on_screen = not wants_plain(plain)
-        kept = kept_games(home, asyncio.run(games_the_daemon_plays(home)))
+        kept = kept_games(home)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
         strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
@@ -215,7 +214,6 @@ async def play_connection_on_screen(
     first screen names them itself and ``u`` picks one up (``ChosenToResume``).
     """
     link = ConnectionLink(session, reunion=reunion)
-    playing = await games_the_daemon_plays(home) if home is not None else frozenset()
     model = _game_model(
         link,
         history,
@@ -226,7 +224,6 @@ async def play_connection_on_screen(
         bell,
         unfinished,
         home,
-        playing,
     )
     await play_over_connection(model, link, connect)
     left_to_resume(model)
@@ -243,12 +240,11 @@ def _game_model(
     bell: bool,
     unfinished: str,
     home: Path | None,
-    daemon_plays: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``statki host`` / ``join``'s screen, in-process or through the daemon; with
-    ``home`` its first screen names the kept games itself (not those the daemon running there
-    still plays, ``daemon_plays``) and ``u`` picks one up."""
-    kept = kept_games(home, daemon_plays) if home is not None else ()
+    ``home`` its first screen names the kept games itself (those no other program plays
+    now) and ``u`` picks one up."""
+    kept = kept_games(home) if home is not None else ()
     return Model(
         link,
         unpredictable(),

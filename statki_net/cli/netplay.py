@@ -56,7 +56,6 @@ from statki_net.net.control import (
     ControlClient,
     RemoteHandle,
     UntrustedSocket,
-    games_the_daemon_plays,
 )
 from statki_net.net.dialer import dial
 from statki_net.net.invite import (
@@ -848,7 +847,7 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
             choose_rules=player.choose_rules and link.session.role is Role.HOST,
             custom_rules=player.custom_rules,
             bell=player.bell,
-            unfinished=unfinished_line(player.home, await games_the_daemon_plays(player.home)),
+            unfinished=unfinished_line(player.home),
         )
     finally:
         history.close()

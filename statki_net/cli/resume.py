@@ -24,10 +24,8 @@ from collections.abc import Callable
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
-from statki_net.game.errors import UsageError
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
-from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
@@ -35,6 +33,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.wire import Role
+from statki_net.store.claim import Claim, claim
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
@@ -78,23 +77,21 @@ def resume_chosen(args: argparse.Namespace, game: str) -> int:
 def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     """Pick kept ``game`` (its whole id) up: on the full screen when a person plays on a
     terminal, else at the line prompt or by the computer."""
-    restored = restore(player.home, game)
-    kept = restored.kept
-    if kept.game in asyncio.run(games_the_daemon_plays(player.home)):
-        # A second program speaking for this side would sign a second story of the game.
-        raise UsageError(
-            _(
-                "game {game} is still being played by the daemon running in this home;"
-                " it cannot be picked up beside it"
-            ).format(game=kept.game[:16])
+    # The lock first: a second program speaking for this side would sign a second story
+    # of the game (the daemon holds its games' locks too).
+    claimed = claim(player.home, game)
+    try:
+        restored = restore(player.home, game)
+        kept = restored.kept
+        print(
+            _("resuming game {game} as the {role}; log: {log}").format(
+                game=kept.game[:16], role=_(str(kept.role)), log=kept.log
+            ),
+            flush=True,
         )
-    print(
-        _("resuming game {game} as the {role}; log: {log}").format(
-            game=kept.game[:16], role=_(str(kept.role)), log=kept.log
-        ),
-        flush=True,
-    )
-    return asyncio.run(_carry_on(player, restored, map_port=map_port))
+        return asyncio.run(_carry_on(player, restored, claimed, map_port=map_port))
+    finally:
+        claimed.release()  # after the game's end: already let go, with its lock file
 
 
 def _list(player: Player) -> int:
@@ -117,7 +114,9 @@ def _list(player: Player) -> int:
     return EXIT_OK
 
 
-async def _carry_on(player: Player, restored: Restored, *, map_port: bool = False) -> int:
+async def _carry_on(
+    player: Player, restored: Restored, claimed: Claim, *, map_port: bool = False
+) -> int:
     kept, session = restored.kept, restored.session
     servers: list[asyncio.Server] = []
     mapping: PortMapping | None = None
@@ -141,7 +140,7 @@ async def _carry_on(player: Player, restored: Restored, *, map_port: bool = Fals
             rejoin = TakeBack(admission)
 
         def connect(history: History) -> GameConnection:
-            return resumed_connection(player, restored, rejoin, history)
+            return resumed_connection(player, restored, rejoin, history, claimed)
 
         if player.on_screen:  # where the game stood, then on to its end, as statki join's
             return await _on_screen(player, restored, connect)
@@ -155,10 +154,15 @@ async def _carry_on(player: Player, restored: Restored, *, map_port: bool = Fals
 
 
 def resumed_connection(
-    player: Player, restored: Restored, rejoin: Rejoin, history: History
+    player: Player,
+    restored: Restored,
+    rejoin: Rejoin,
+    history: History,
+    claimed: Claim | None = None,
 ) -> GameConnection:
     """The restored game's connection: apart until ``rejoin`` brings the peer back, its
-    messages appended to the same log, its secrets kept until it ends."""
+    messages appended to the same log, its secrets kept until it ends; ``claimed`` is this
+    program's lock on the game (``statki_net.store.claim``), let go when it ends."""
     kept, session = restored.kept, restored.session
     return GameConnection(
         session,
@@ -169,7 +173,12 @@ def resumed_connection(
         clock=player.clock,
         rejoin=rejoin,
         keeper=SecretKeeper(
-            player.home, invite=kept.invite, port=kept.port, now=kept.started, game=kept.game
+            player.home,
+            invite=kept.invite,
+            port=kept.port,
+            now=kept.started,
+            game=kept.game,
+            claimed=claimed,
         ),
         recorder=GameRecorder.going_on(kept.log, history, session),
     )
