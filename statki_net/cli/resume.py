@@ -23,9 +23,16 @@ import time
 from collections.abc import Callable
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
-from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
+from statki_net.cli.netplay import (
+    Player,
+    play_here,
+    player_arguments,
+    told_followed_end,
+    told_outcomes,
+)
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
+from statki_net.net.control import ControlClient, UntrustedSocket, daemon_number
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
@@ -33,7 +40,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import Claim, claim
+from statki_net.store.claim import Claim, GameTaken, claim
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
@@ -79,7 +86,14 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     terminal, else at the line prompt or by the computer."""
     # The lock first: a second program speaking for this side would sign a second story
     # of the game (the daemon holds its games' locks too).
-    claimed = claim(player.home, game)
+    try:
+        claimed = claim(player.home, game)
+    except GameTaken:
+        if player.on_screen:  # the daemon's game, its screen closed: a new screen on it
+            attached = asyncio.run(_attach(player, game))
+            if attached is not None:
+                return attached
+        raise
     try:
         restored = restore(player.home, game)
         kept = restored.kept
@@ -92,6 +106,50 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
         return asyncio.run(_carry_on(player, restored, claimed, map_port=map_port))
     finally:
         claimed.release()  # after the game's end: already let go, with its lock file
+
+
+async def _attach(player: Player, game: str) -> int | None:
+    """Kept ``game`` on a new full screen, where it stands, when the daemon running in the
+    home plays it (it holds the game's lock); None when it does not."""
+    from statki_client.daemon_link import DaemonLink
+    from statki_client.run import play_attached_on_screen
+
+    try:
+        client = await ControlClient.connect(player.home)
+    except UntrustedSocket:
+        return None
+    if client is None:
+        return None
+    try:
+        number = await daemon_number(client, game)
+        if number is None:
+            return None
+        # This side's session from the log and the secrets the daemon keeps in the home;
+        # the daemon's frames since then join it as the link attaches.
+        restored = restore(player.home, game)
+        link = await DaemonLink.attach(restored.session, client, number, clock=player.clock)
+        print(
+            _("following game {game}, which the daemon plays; log: {log}").format(
+                game=game[:16], log=restored.kept.log
+            ),
+            flush=True,
+        )
+        history = History.in_home(player.home)
+        try:
+            closed = await play_attached_on_screen(
+                link,
+                told_so_far(link.session, restored.contents),
+                history=history,
+                bell=player.bell,
+                home=player.home,
+            )
+        finally:
+            history.close()
+    finally:
+        await client.close()
+    if closed is None:
+        return EXIT_OK  # left while the daemon plays on: it can be followed again
+    return told_followed_end(closed, link)
 
 
 def _list(player: Player) -> int:
