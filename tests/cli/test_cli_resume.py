@@ -40,6 +40,7 @@ from statki_client.run import (
 from statki_net.cli.netplay import Player
 from statki_net.cli.resume import resumed_connection
 from statki_net.net.connection import GameConnection
+from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.invite import parse_invite
 from statki_net.net.resume import Redial
 from statki_net.protocol.logformat import is_log, read_log
@@ -322,6 +323,10 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
             offered = [kept.game for kept in kept_games(home)]
             listed = [kept.game for kept in unfinished_games(home)]
             named = unfinished_line(home), why_not_resumed(home, game)
+            # Told the daemon's games, ``u`` offers it: a new screen follows it there.
+            daemon_plays = asyncio.run(games_the_daemon_plays(home))
+            followed = [kept.game for kept in kept_games(home, daemon_plays)]
+            followed_now = pick_up_in(home, daemon_plays)(game)
             with pytest.raises(GameTaken):
                 claim(home, game)  # the daemon holds its game's lock
         finally:
@@ -339,6 +344,7 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
     assert "resuming game" not in refused.stdout
     assert game in listed and game not in offered
     assert named[0] == "" and named[1] is not None and "another statki program" in named[1]
+    assert followed == [game] and followed_now is None
     assert is_free(home, game) and game in [kept.game for kept in kept_games(home)]
     held = claim(home, game)  # a first ``statki resume`` of it, still running
     try:
