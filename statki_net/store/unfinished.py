@@ -319,7 +319,8 @@ class SecretKeeper:
         if secrets is None or log is None or not session.transcript.game:
             return
         self.game = session.transcript.game.hex()
-        if self.claimed is None:  # a new game's id: nobody else can hold it
+        if self.claimed is None or not self.claimed.held:
+            # A new game's id (a keeper may serve a game's rematches): nobody else holds it.
             self.claimed = claim(self.home, self.game)
         self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(
@@ -341,3 +342,4 @@ class SecretKeeper:
             forget(self.home, self.game)
         if self.claimed is not None:
             self.claimed.release(game_over=True)
+            self.claimed = None

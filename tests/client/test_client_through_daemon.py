@@ -296,7 +296,11 @@ def the_line_prompt_through(home: Path, tmp_path: Path) -> str:
         line_starting(host, "you", seen)  # "you shoot first" or not: its id is known
         host.stdin.write("mute\n")
         host.stdin.flush()
-        line_starting(host, "Ola's talk is hidden", seen)
+        for _line in range(100):  # said after the prompt when it is this side's move
+            if any("Ola's talk is hidden" in line for line in seen):
+                break
+            line_starting(host, "", seen)
+        assert any("Ola's talk is hidden" in line for line in seen), seen
         muted = list((home / "unfinished").glob("*.muted"))
         kept = [path.stem for path in (home / "unfinished").glob("*.json")]
         assert [path.stem for path in muted] == kept and len(kept) == 1, (muted, kept)
