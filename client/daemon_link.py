@@ -17,7 +17,8 @@ screen and the placement work on the link's session (``propose`` makes it
 anew, as over a connection), and ``begin`` sends the daemon the rules, the
 limits and the fleet (``propose``), which its hello says from then on.
 
-There is no rematch through the daemon: the end screen says so.
+There is no rematch through the daemon: the end screen says so.  A screen
+closed on a game the daemon plays on can be opened on it again (``attach``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset, preset_name
 from statki_net.game.words import as_is
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.control import ControlClient, Message, notice_from_map
+from statki_net.net.control import REPLY_TIMEOUT, ControlClient, Message, notice_from_map
 from statki_net.net.event_maps import event_from_map, frame_from_bytes
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
@@ -74,6 +75,29 @@ class DaemonLink:
         self._listener: Callable[[Sequence[Told]], None] | None = None
         self._closed_seen = False
         self._requests: set[asyncio.Task[None]] = set()
+        self._known = 0
+        """Frames of the daemon's first push this session has already (``attach``)."""
+
+    @classmethod
+    async def attach(
+        cls, session: Session, client: ControlClient, game: int, *, clock: Clock = WALL_CLOCK
+    ) -> DaemonLink:
+        """A link to a game the daemon plays already, for a screen opened on it anew
+        (``statki resume``): ``session`` is this side's, restored from the game's log and
+        secrets; the frames the daemon has had since the log was read join it here, before
+        the screen is told where the game stands (``statki_net.protocol.replay``)."""
+        link = cls(session, client, game, clock=clock)
+        link.proposed = True  # committed long ago
+        link._known = len(session.transcript.frames)
+        await client.request("subscribe", game=game, follow=True)  # its frames come at once
+        async with asyncio.timeout(REPLY_TIMEOUT):
+            while True:
+                message = await client.events.get()
+                if message is None:
+                    raise UsageError("the daemon closed the connection")
+                if message.get("game") == game and message.get("event") == "session":
+                    link._read(message)
+                    return link
 
     # ------------------------------------------------------------ what the model reads
 
@@ -194,6 +218,8 @@ class DaemonLink:
     def _read(self, message: Message) -> list[Told]:
         if message["event"] == "session":
             frames = [frame_from_bytes(data) for data in message["frames"]]
+            had, self._known = min(self._known, len(frames)), 0
+            frames = frames[had:]  # the first push after ``attach``: from the first frame
             events = [event_from_map(value) for value in message["events"]]
             known: list[Event] = [event for event in events if event is not None]
             if message.get("log"):

@@ -18,6 +18,7 @@ from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.notices import Closed
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.session import Session
+from statki_net.store.claim import is_free
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _
@@ -49,26 +50,29 @@ def computer_chooser(player: str, rng: random.Random) -> Chooser:
 
 
 def unfinished_line(home: Path, daemon_plays: frozenset[str] = frozenset()) -> str:
-    """The start screen's line on the games ``statki resume`` can pick up (not those the
-    daemon still plays, ``daemon_plays``); empty: none."""
+    """The start screen's line on the games ``statki resume`` can pick up now (free, or
+    followed anew where the daemon plays them: ``daemon_plays``); empty: none."""
     return unfinished_words([kept.glance for kept in kept_games(home, daemon_plays)])
 
 
 def kept_games(home: Path, daemon_plays: frozenset[str] = frozenset()) -> tuple[KeptGame, ...]:
-    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells;
-    not those the daemon running there still plays (``daemon_plays``,
-    ``games_the_daemon_plays``): ``statki resume`` would refuse them after the screen."""
+    """The games kept in ``home`` for resuming, oldest first, each as far as its log tells:
+    those no program plays now (``statki_net.store.claim.is_free``), and those the daemon
+    running there plays (``daemon_plays``, ``games_the_daemon_plays``: a new screen follows
+    them); not those another ``statki resume`` plays, which would be refused after the
+    screen."""
     return tuple(
         KeptGame(kept.game, glance(kept))
         for kept in unfinished_games(home)
-        if kept.game not in daemon_plays
+        if kept.game in daemon_plays or is_free(home, kept.game)
     )
 
 
-def pick_up_in(home: Path) -> PickUp:
+def pick_up_in(home: Path, daemon_plays: frozenset[str] = frozenset()) -> PickUp:
     """The check ``u`` makes on the first screen before it leaves for a game kept in
-    ``home``: None when it can be resumed, else the line why not."""
-    return lambda game: why_not_resumed(home, game)
+    ``home``: None when it can be resumed (or, the daemon's, followed), else the line why
+    not."""
+    return lambda game: None if game in daemon_plays else why_not_resumed(home, game)
 
 
 def left_to_resume(model: Model) -> None:
@@ -154,7 +158,8 @@ def play_computer(
             history=history,
         )
         on_screen = not wants_plain(plain)
-        kept = kept_games(home, asyncio.run(games_the_daemon_plays(home)))
+        daemon_plays = asyncio.run(games_the_daemon_plays(home))
+        kept = kept_games(home, daemon_plays)
         choices = tuple(PRESETS) if choose_rules and on_screen else ()
         strengths = tuple(s.value for s in Strength) if choices and choose_strength else ()
         model = Model(
@@ -169,7 +174,7 @@ def play_computer(
             on_strength=lambda name: link.use_computer(name, computer_chooser(name, rng)),
             unfinished=unfinished_words([game.glance for game in kept]),
             kept=kept,
-            pick_up=pick_up_in(home),
+            pick_up=pick_up_in(home, daemon_plays),
         )
         try:
             if not on_screen:
@@ -246,8 +251,8 @@ def _game_model(
     daemon_plays: frozenset[str] = frozenset(),
 ) -> Model:
     """The model of ``statki host`` / ``join``'s screen, in-process or through the daemon; with
-    ``home`` its first screen names the kept games itself (not those the daemon running there
-    still plays, ``daemon_plays``) and ``u`` picks one up."""
+    ``home`` its first screen names the kept games itself (those free, and those the daemon
+    running there plays, ``daemon_plays``) and ``u`` picks one up."""
     kept = kept_games(home, daemon_plays) if home is not None else ()
     return Model(
         link,
@@ -263,7 +268,7 @@ def _game_model(
         if home is not None
         else unfinished,
         kept=kept,
-        pick_up=pick_up_in(home) if home is not None else None,
+        pick_up=pick_up_in(home, daemon_plays) if home is not None else None,
         remember_mute=muting_in(home) if home is not None else None,
     )
 
@@ -317,9 +322,22 @@ def picked_up_model(
     link.fleet_ready.set()  # committed before the program stopped
     if connection is not None:
         link.attach(connection)
+    return _replayed_model(link, told, history=history, bell=bell, home=home), link
+
+
+def _replayed_model(
+    link: Link,
+    told: Sequence[Told],
+    *,
+    history: History | None,
+    bell: bool,
+    home: Path | None,
+) -> Model:
+    """The model of a game where it stood (``told``), over ``link``: in-process or the
+    daemon's; muted as it was in ``home``."""
     source = history_source(history) if history is not None else None
-    game = session.transcript.game.hex()
-    model = Model(
+    game = link.session.transcript.game.hex()
+    return Model(
         link,
         unpredictable(),
         source,
@@ -328,7 +346,6 @@ def picked_up_model(
         muted=home is not None and kept_muted(home, game),
         remember_mute=muting_in(home) if home is not None else None,
     )
-    return model, link
 
 
 def outcomes_of(link: ConnectionLink) -> list[Outcome]:
@@ -366,6 +383,27 @@ async def play_followed_on_screen(
     model = _game_model(
         link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, None
     )
+    return await _followed(model, link, **app_options)
+
+
+async def play_attached_on_screen(
+    link: DaemonLink,
+    told: Sequence[Told],
+    *,
+    history: History,
+    bell: bool = True,
+    home: Path | None = None,
+    **app_options: Any,
+) -> Closed | None:
+    """``statki resume GAME`` for a game the daemon plays on (its screen was closed): a new
+    screen on it where it stands (``told``, as for a game picked up from its log), then as
+    ``play_followed_on_screen`` to its end."""
+    model = _replayed_model(link, told, history=history, bell=bell, home=home)
+    return await _followed(model, link, **app_options)
+
+
+async def _followed(model: Model, link: DaemonLink, **app_options: Any) -> Closed | None:
+    """The screen of ``model``, following the daemon's game over ``link`` to its end."""
     app = build_app(model, **app_options)
     link.on_change = app.invalidate
 

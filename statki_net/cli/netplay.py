@@ -94,6 +94,8 @@ from statki_net.store.unfinished import SecretKeeper, keep_muted, kept_muted
 if TYPE_CHECKING:
     from statki_client.daemon_link import DaemonLink
 
+    from statki_net.net.notices import Closed
+
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
 REDIAL_SECONDS = 10.0
@@ -310,7 +312,9 @@ async def _host_game(
             request["open"] = open_to_anyone
             reply = await client.request("host", **request)
             _print_invite(reply["invite"], _("the daemon hosts the game"))
-            return await _play(player, RemoteHandle(client, reply["game"]), rules)
+            handle = RemoteHandle(client, reply["game"])
+            muting = MuteKept.of_daemon_game(player.home, handle)
+            return await _play(player, handle, rules, muting=muting)
         finally:
             await client.close()
     key = load_identity(player.home)
@@ -670,7 +674,9 @@ async def _join_game(player: Player, invite: Invite) -> int:
             request: dict[str, Any] = {"invite": _invite_text(invite), "subscribe": True}
             request.update(_remote_options(player, None))
             reply = await client.request("connect", **request)
-            return await _play(player, RemoteHandle(client, reply["game"]), None)
+            handle = RemoteHandle(client, reply["game"])
+            muting = MuteKept.of_daemon_game(player.home, handle)
+            return await _play(player, handle, None, muting=muting)
         finally:
             await client.close()
     key = load_identity(player.home)
@@ -745,7 +751,8 @@ async def play_here(
         handle = LocalHandle(conn, draw_boards=not player.bot)
         running = asyncio.ensure_future(conn.run())
         try:
-            return await _play(player, handle, rules, muting=MuteKept(player.home, conn.session))
+            muting = MuteKept.of_session(player.home, conn.session)
+            return await _play(player, handle, rules, muting=muting)
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
@@ -856,6 +863,11 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
     if closed is None or no_guest:  # as in-process: no game began without a guest
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
+    return told_followed_end(closed, link)
+
+
+def told_followed_end(closed: Closed, link: DaemonLink) -> int:
+    """How a game the daemon played ended, said on stdout; the exit status."""
     if closed.verdict is not None:
         print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
@@ -868,18 +880,29 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
 @dataclass(frozen=True)
 class MuteKept:
     """Mute at the line prompt kept with the game in ``home`` (``keep_muted``), as the full
-    screen keeps it: a resumed game's muted opponent stays muted."""
+    screen keeps it: a resumed game's muted opponent stays muted.  ``game_id`` is the
+    game's id (hex) once it is known: the session's, or the daemon's game's."""
 
     home: Path
-    session: Session
+    game_id: Callable[[], str | None]
+
+    @classmethod
+    def of_session(cls, home: Path, session: Session) -> MuteKept:
+        transcript = session.transcript
+        return cls(home, lambda: transcript.game.hex() if transcript.game else None)
+
+    @classmethod
+    def of_daemon_game(cls, home: Path, handle: RemoteHandle) -> MuteKept:
+        return cls(home, lambda: handle.game_id)
 
     def muted(self) -> bool:
-        game = self.session.transcript.game  # known already when the game is resumed
-        return bool(game) and kept_muted(self.home, game.hex())
+        game = self.game_id()  # known already when the game is resumed
+        return game is not None and kept_muted(self.home, game)
 
     def remember(self, muted: bool) -> None:
-        if self.session.transcript.game:
-            keep_muted(self.home, self.session.transcript.game.hex(), muted)
+        game = self.game_id()
+        if game is not None:
+            keep_muted(self.home, game, muted)
 
 
 async def _play(

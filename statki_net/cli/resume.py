@@ -23,11 +23,16 @@ import time
 from collections.abc import Callable
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
-from statki_net.cli.netplay import Player, play_here, player_arguments, told_outcomes
-from statki_net.game.errors import UsageError
+from statki_net.cli.netplay import (
+    Player,
+    play_here,
+    player_arguments,
+    told_followed_end,
+    told_outcomes,
+)
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
-from statki_net.net.control import games_the_daemon_plays
+from statki_net.net.control import ControlClient, UntrustedSocket, daemon_number
 from statki_net.net.invite import parse_invite
 from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
@@ -35,6 +40,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.wire import Role
+from statki_net.store.claim import Claim, GameTaken, claim
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
@@ -78,23 +84,72 @@ def resume_chosen(args: argparse.Namespace, game: str) -> int:
 def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     """Pick kept ``game`` (its whole id) up: on the full screen when a person plays on a
     terminal, else at the line prompt or by the computer."""
-    restored = restore(player.home, game)
-    kept = restored.kept
-    if kept.game in asyncio.run(games_the_daemon_plays(player.home)):
-        # A second program speaking for this side would sign a second story of the game.
-        raise UsageError(
-            _(
-                "game {game} is still being played by the daemon running in this home;"
-                " it cannot be picked up beside it"
-            ).format(game=kept.game[:16])
+    # The lock first: a second program speaking for this side would sign a second story
+    # of the game (the daemon holds its games' locks too).
+    try:
+        claimed = claim(player.home, game)
+    except GameTaken:
+        if player.on_screen:  # the daemon's game, its screen closed: a new screen on it
+            attached = asyncio.run(_attach(player, game))
+            if attached is not None:
+                return attached
+        raise
+    try:
+        restored = restore(player.home, game)
+        kept = restored.kept
+        print(
+            _("resuming game {game} as the {role}; log: {log}").format(
+                game=kept.game[:16], role=_(str(kept.role)), log=kept.log
+            ),
+            flush=True,
         )
-    print(
-        _("resuming game {game} as the {role}; log: {log}").format(
-            game=kept.game[:16], role=_(str(kept.role)), log=kept.log
-        ),
-        flush=True,
-    )
-    return asyncio.run(_carry_on(player, restored, map_port=map_port))
+        return asyncio.run(_carry_on(player, restored, claimed, map_port=map_port))
+    finally:
+        claimed.release()  # after the game's end: already let go, with its lock file
+
+
+async def _attach(player: Player, game: str) -> int | None:
+    """Kept ``game`` on a new full screen, where it stands, when the daemon running in the
+    home plays it (it holds the game's lock); None when it does not."""
+    from statki_client.daemon_link import DaemonLink
+    from statki_client.run import play_attached_on_screen
+
+    try:
+        client = await ControlClient.connect(player.home)
+    except UntrustedSocket:
+        return None
+    if client is None:
+        return None
+    try:
+        number = await daemon_number(client, game)
+        if number is None:
+            return None
+        # This side's session from the log and the secrets the daemon keeps in the home;
+        # the daemon's frames since then join it as the link attaches.
+        restored = restore(player.home, game)
+        link = await DaemonLink.attach(restored.session, client, number, clock=player.clock)
+        print(
+            _("following game {game}, which the daemon plays; log: {log}").format(
+                game=game[:16], log=restored.kept.log
+            ),
+            flush=True,
+        )
+        history = History.in_home(player.home)
+        try:
+            closed = await play_attached_on_screen(
+                link,
+                told_so_far(link.session, restored.contents),
+                history=history,
+                bell=player.bell,
+                home=player.home,
+            )
+        finally:
+            history.close()
+    finally:
+        await client.close()
+    if closed is None:
+        return EXIT_OK  # left while the daemon plays on: it can be followed again
+    return told_followed_end(closed, link)
 
 
 def _list(player: Player) -> int:
@@ -117,7 +172,9 @@ def _list(player: Player) -> int:
     return EXIT_OK
 
 
-async def _carry_on(player: Player, restored: Restored, *, map_port: bool = False) -> int:
+async def _carry_on(
+    player: Player, restored: Restored, claimed: Claim, *, map_port: bool = False
+) -> int:
     kept, session = restored.kept, restored.session
     servers: list[asyncio.Server] = []
     mapping: PortMapping | None = None
@@ -141,7 +198,7 @@ async def _carry_on(player: Player, restored: Restored, *, map_port: bool = Fals
             rejoin = TakeBack(admission)
 
         def connect(history: History) -> GameConnection:
-            return resumed_connection(player, restored, rejoin, history)
+            return resumed_connection(player, restored, rejoin, history, claimed)
 
         if player.on_screen:  # where the game stood, then on to its end, as statki join's
             return await _on_screen(player, restored, connect)
@@ -155,10 +212,15 @@ async def _carry_on(player: Player, restored: Restored, *, map_port: bool = Fals
 
 
 def resumed_connection(
-    player: Player, restored: Restored, rejoin: Rejoin, history: History
+    player: Player,
+    restored: Restored,
+    rejoin: Rejoin,
+    history: History,
+    claimed: Claim | None = None,
 ) -> GameConnection:
     """The restored game's connection: apart until ``rejoin`` brings the peer back, its
-    messages appended to the same log, its secrets kept until it ends."""
+    messages appended to the same log, its secrets kept until it ends; ``claimed`` is this
+    program's lock on the game (``statki_net.store.claim``), let go when it ends."""
     kept, session = restored.kept, restored.session
     return GameConnection(
         session,
@@ -169,7 +231,12 @@ def resumed_connection(
         clock=player.clock,
         rejoin=rejoin,
         keeper=SecretKeeper(
-            player.home, invite=kept.invite, port=kept.port, now=kept.started, game=kept.game
+            player.home,
+            invite=kept.invite,
+            port=kept.port,
+            now=kept.started,
+            game=kept.game,
+            claimed=claimed,
         ),
         recorder=GameRecorder.going_on(kept.log, history, session),
     )

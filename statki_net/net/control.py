@@ -384,6 +384,9 @@ class RemoteHandle:
         self.client = client
         self.game = game
         self.finished = False
+        self.game_id: str | None = None
+        """The protocol's id of the game (hex), asked of the daemon once it started: the
+        pushed ``started`` carries the daemon's number in its place."""
 
     async def next_notice(self) -> Shown | None:
         """The game's next notice as the daemon pushed it; None after ``Closed``."""
@@ -404,8 +407,15 @@ class RemoteHandle:
             if pushed is None:
                 continue  # an event a newer daemon sends: not for this front end
             self.finished = isinstance(pushed.notice, notices.Closed)
+            if isinstance(pushed.notice, notices.Started):
+                await self._learn_game_id()
             return pushed
         return None
+
+    async def _learn_game_id(self) -> None:
+        with contextlib.suppress(ControlError, KeyError, TypeError):
+            state = (await self.client.request("state", game=self.game))["state"]
+            self.game_id = str(state["game"]) if state.get("game") else None
 
     async def accept(self, fleet: Fleet) -> None:
         await self._act("accept", fleet=fleet.to_lists())
@@ -431,6 +441,15 @@ class RemoteHandle:
             if state.get("closed") is True:
                 raise GameOverError(str(error)) from None
             raise
+
+
+async def daemon_number(client: ControlClient, game: str) -> int | None:
+    """The daemon's number for the game whose id (hex) is ``game``, while it plays it."""
+    for state in (await client.request("games")).get("games", []):
+        if state.get("game") == game and state.get("status") != "over":
+            number = state.get("id")
+            return number if isinstance(number, int) else None
+    return None
 
 
 async def games_the_daemon_plays(home: Path) -> frozenset[str]:

@@ -308,6 +308,10 @@ class ControlServer:
     async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
         self._subscribe(peer, game, follow=bool(request.get("follow")))
+        if request.get("follow"):
+            # The frames so far at once, not with the next move: a screen attached to a
+            # game under way (``statki resume``) shows where it stands while nobody moves.
+            self.publish_events(game, [])
         return {"state": game_state(game, peer.words)}
 
     async def op_unsubscribe(self, peer: ControlPeer, request: Message) -> Message:

@@ -34,6 +34,7 @@ from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
+from statki_net.store.claim import Claim, claim, is_free
 from statki_net.store.home import private_folder
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _
@@ -223,6 +224,8 @@ WHY_NOT: dict[KeptGone | RestoreRefusal, str] = {
     RestoreRefusal.NO_SECRETS: N_("its secrets are gone"),
 }
 """Each reason in a few words, translated where shown (``CannotResume``)."""
+TAKEN = N_("another statki program in this home plays it now")
+"""Why a kept game cannot be picked up while another program holds it (``is_free``)."""
 
 
 class CannotResume(UsageError):
@@ -279,6 +282,8 @@ def restore(home: Path, game: str) -> Restored:
 def why_not_resumed(home: Path, game: str) -> str | None:
     """None when kept ``game`` can be picked up now; else the one line why not (a start
     screen's ``u``: it shows the line, and leaves for the game only when there is none)."""
+    if not is_free(home, game):  # another program plays it: it would be refused after
+        return _("Game {game} cannot be resumed: {why}").format(game=game[:8], why=_(TAKEN))
     try:
         restore(home, game)
     except CannotResume as error:
@@ -290,7 +295,14 @@ class SecretKeeper:
     """Keeps one game's secrets in the home while it may be resumed; see the module."""
 
     def __init__(
-        self, home: Path, *, invite: str = "", port: int = 0, now: int = 0, game: str = ""
+        self,
+        home: Path,
+        *,
+        invite: str = "",
+        port: int = 0,
+        now: int = 0,
+        game: str = "",
+        claimed: Claim | None = None,
     ) -> None:
         self.home = home
         self.invite = invite
@@ -298,12 +310,18 @@ class SecretKeeper:
         self.now = now
         self.game = game
         """The game whose file is kept: known once kept, or given for a game picked up."""
+        self.claimed = claimed
+        """This program's lock on the game (``statki_net.store.claim``): taken when the game
+        is first kept, or given with a game picked up; let go when it ends."""
 
     def keep(self, session: Session, log: Path | None) -> None:
         secrets = session.secrets
         if secrets is None or log is None or not session.transcript.game:
             return
         self.game = session.transcript.game.hex()
+        if self.claimed is None or not self.claimed.held:
+            # A new game's id (a keeper may serve a game's rematches): nobody else holds it.
+            self.claimed = claim(self.home, self.game)
         self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(
             self.home,
@@ -322,3 +340,6 @@ class SecretKeeper:
     def forget(self) -> None:
         if self.game:
             forget(self.home, self.game)
+        if self.claimed is not None:
+            self.claimed.release(game_over=True)
+            self.claimed = None

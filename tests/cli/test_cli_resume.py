@@ -29,11 +29,18 @@ from statki_client.keys import build_app
 from statki_client.layout import plain, screen
 from statki_client.model import Model, Stage
 from statki_client.remote import ConnectionLink, play_over_connection
-from statki_client.run import kept_games, left_to_resume, pick_up_in, picked_up_model
+from statki_client.run import (
+    kept_games,
+    left_to_resume,
+    pick_up_in,
+    picked_up_model,
+    unfinished_line,
+)
 
 from statki_net.cli.netplay import Player
 from statki_net.cli.resume import resumed_connection
 from statki_net.net.connection import GameConnection
+from statki_net.net.control import games_the_daemon_plays
 from statki_net.net.invite import parse_invite
 from statki_net.net.resume import Redial
 from statki_net.protocol.logformat import is_log, read_log
@@ -41,11 +48,12 @@ from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
+from statki_net.store.claim import GameTaken, claim, is_free
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
 from statki_net.store.language import speak
 from statki_net.store.picked import ChosenToResume
-from statki_net.store.unfinished import restore, unfinished_games
+from statki_net.store.unfinished import restore, unfinished_games, why_not_resumed
 
 
 def only_log(home: Path) -> Path | None:
@@ -251,11 +259,13 @@ async def played_out_on_screen(home: Path, game: str) -> Model:
     return model
 
 
-def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
+def test_a_kept_game_is_played_by_one_program_at_a_time(
     cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A new player's front end on a daemon's game was killed; ``statki resume`` listed the
     game and picked it up, a second host for one game beside the daemon still playing it.
+    The daemon holds the game's lock; once it is gone (killed: the OS lets the lock go) a
+    second ``statki resume`` beside a first is refused in one line, in the player's language.
     Costs one daemon start and a game left waiting for the guest's first move: 2-4 s."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -310,14 +320,15 @@ def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
         try:
             refused = in_home(cli, monkeypatch, home, "resume", game[:8])
             # The start screens' ``u`` does not offer it either: the same one check, before.
-            from statki_client.run import kept_games, unfinished_line
-
-            from statki_net.net.control import games_the_daemon_plays
-
+            offered = [kept.game for kept in kept_games(home)]
+            listed = [kept.game for kept in unfinished_games(home)]
+            named = unfinished_line(home), why_not_resumed(home, game)
+            # Told the daemon's games, ``u`` offers it: a new screen follows it there.
             daemon_plays = asyncio.run(games_the_daemon_plays(home))
-            offered = [kept.game for kept in kept_games(home, daemon_plays)]
-            listed = [kept.game for kept in kept_games(home)]
-            named = unfinished_line(home, daemon_plays), unfinished_line(home)
+            followed = [kept.game for kept in kept_games(home, daemon_plays)]
+            followed_now = pick_up_in(home, daemon_plays)(game)
+            with pytest.raises(GameTaken):
+                claim(home, game)  # the daemon holds its game's lock
         finally:
             loop.call_soon_threadsafe(loop.stop)
             runner.join(10)
@@ -327,9 +338,20 @@ def test_a_game_the_daemon_still_plays_is_not_picked_up_beside_it(
             loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
             loop.close()
     finally:
-        stop(daemon)
+        stop(daemon)  # killed: the OS lets its lock go, and the game stays kept
     assert refused.returncode == 2, refused.stdout + refused.stderr
-    assert "still being played by the daemon running in this home" in refused.stderr
+    assert "is being played by another statki program in this home" in refused.stderr
     assert "resuming game" not in refused.stdout
     assert game in listed and game not in offered
-    assert named[0] == "" and "statki resume picks it up" in named[1], named
+    assert named[0] == "" and named[1] is not None and "another statki program" in named[1]
+    assert followed == [game] and followed_now is None
+    assert is_free(home, game) and game in [kept.game for kept in kept_games(home)]
+    held = claim(home, game)  # a first ``statki resume`` of it, still running
+    try:
+        second = in_home(cli, monkeypatch, home, "--lang", "pl", "resume", game[:8])
+        assert not is_free(home, game) and not kept_games(home)
+    finally:
+        held.release()
+    assert second.returncode == 2 and "resuming" not in second.stdout, second.stdout
+    assert "rozgrywa inny program statki" in second.stderr, second.stderr
+    assert len(second.stderr.strip().splitlines()) == 1, "one line"

@@ -121,13 +121,13 @@ def test_the_line_prompts_mute_is_kept_for_the_resumed_game_too(tmp_path: Path) 
     """``mute`` at the line prompt is kept as the full screen's ``m`` is, read back when the
     game is picked up there.  A game kept in-process, restored twice: ~0.3 s."""
     game_id = kept_game(tmp_path)
-    first = MuteKept(tmp_path, restore(tmp_path, game_id).session)
+    first = MuteKept.of_session(tmp_path, restore(tmp_path, game_id).session)
     assert not first.muted()
     first.remember(True)
-    assert MuteKept(tmp_path, restore(tmp_path, game_id).session).muted()
+    assert MuteKept.of_session(tmp_path, restore(tmp_path, game_id).session).muted()
     assert picked_up_model_muted(tmp_path, game_id), "and the full screen reads it too"
     first.remember(False)
-    assert not MuteKept(tmp_path, restore(tmp_path, game_id).session).muted()
+    assert not MuteKept.of_session(tmp_path, restore(tmp_path, game_id).session).muted()
 
 
 def picked_up_model_muted(home: Path, game_id: str) -> bool:

@@ -27,6 +27,7 @@ from prompt_toolkit.output import DummyOutput
 
 from statki_net.cli import netplay
 from statki_net.cli.netplay import Player
+from statki_net.cli.resume import resume_game
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
@@ -167,16 +168,23 @@ async def game_of(control: ControlClient) -> int:
 
 
 async def play_on_screen(
-    control: ControlClient, number: int, keys: PipeInput, me: Role, rules: Ruleset
+    control: ControlClient,
+    number: int,
+    keys: PipeInput,
+    me: Role,
+    rules: Ruleset,
+    *,
+    sea: Sea | None = None,
+    aimed: str | None = None,
 ) -> list[str]:
     """Type as a player would: a line of talk, then whenever it is this side's turn a shot
-    at the first square its view of the sea does not know yet, to the end.
+    at the first square its view of the sea (``sea``: none known) does not know yet, to the
+    end; ``aimed``, a square typed already.
 
     Returns the kinds of the session events the test followed.
     """
     kinds: list[str] = []
-    sea = Sea(rules)
-    aimed: str | None = None
+    sea = sea if sea is not None else Sea(rules)
     talked = False
     while True:
         try:
@@ -275,16 +283,100 @@ def test_a_host_through_the_daemon_chooses_rules_places_and_plays_on_the_screen(
 
 
 def the_line_prompt_through(home: Path, tmp_path: Path) -> str:
-    """``--plain`` with the daemon running: the line prompt, which resigns at the end of its
-    input; what it printed."""
-    host = start(home, "host", "--plain", "--name", "Ala")  # its input ends at once
+    """``--plain`` with the daemon running: the line prompt, where the player mutes the
+    opponent once the game has begun (kept beside the daemon's game, as without a daemon:
+    for ``statki resume``), then resigns at the end of its input; what it printed."""
+    host = start(home, "host", "--plain", "--name", "Ala", stdin="")
+    assert host.stdin is not None
+    seen: list[str] = []
     try:
-        invite = line_starting(host, "statki://", [])
-        joined = start(tmp_path / "guest", "join", invite, "--bot", "random")
+        invite = line_starting(host, "statki://", seen)
+        joined = start(tmp_path / "guest", "join", invite, "--bot", "random", "--name", "Ola")
+        line_starting(host, "opponent: ", seen)
+        line_starting(host, "you", seen)  # "you shoot first" or not: its id is known
+        host.stdin.write("mute\n")
+        host.stdin.flush()
+        for _line in range(100):  # said after the prompt when it is this side's move
+            if any("Ola's talk is hidden" in line for line in seen):
+                break
+            line_starting(host, "", seen)
+        assert any("Ola's talk is hidden" in line for line in seen), seen
+        muted = list((home / "unfinished").glob("*.muted"))
+        kept = [path.stem for path in (home / "unfinished").glob("*.json")]
+        assert [path.stem for path in muted] == kept and len(kept) == 1, (muted, kept)
+        _, out, _ = finish(host)  # its input ends: the line prompt resigns
         assert finish(joined)[0] == 0
     finally:
-        _, out, _ = finish(host)
-    return out
+        stop(host)
+    assert not list((home / "unfinished").glob("*.muted")), "forgotten with the game"
+    return "\n".join([*seen, out])
+
+
+def test_statki_resume_opens_a_new_screen_on_a_game_the_daemon_plays_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The screen on a daemon's game closed (its control connection gone) after a volley
+    each; ``statki resume GAME`` on the full screen opens a new one where the game stands:
+    it is this side's move (the screen knows it from the log and the daemon's frames: a
+    shot typed at once goes out), and the game goes on there to its end.  Costs one daemon
+    start and a short game: 3-8 s."""
+
+    async def scenario(home: Path) -> tuple[int, str]:
+        control = await ControlClient.connect(home)
+        assert control is not None
+        reply = await control.request("host", rules="classic", move_ms=60_000, follow=True)
+        number = int(reply["game"])
+        guest = asyncio.ensure_future(guest_opponent(reply["invite"]))
+        sea, turns = Sea(ruleset_named("classic")), 0
+        async with asyncio.timeout(WAIT):
+            while turns < 2:  # a volley of this side's, then its turn again
+                message = await control.events.get()
+                assert message is not None and message.get("game") == number
+                for event in map(event_from_map, message.get("events", [])):
+                    if isinstance(event, VolleyDone) and event.shooter is Role.HOST:
+                        sea = sea.apply(event.squares, event.answer)
+                    if isinstance(event, YourTurn):
+                        turns += 1
+                        if turns == 1:
+                            await control.request("shoot", game=number, squares=[0])
+        game = str((await control.request("state", game=number))["state"]["game"])
+        await control.close()  # the screen is gone; the daemon plays on, on this side's move
+        watching = await ControlClient.connect(home)
+        assert watching is not None
+        await watching.request("subscribe", game=number, follow=True)
+        me = player(home, tmp_path)
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(asyncio.to_thread(resume_game, me, game))
+            square = next(s for s in range(100) if not sea.known >> s & 1)
+            aimed = square_name(square, 10)
+            await asyncio.sleep(0.5)  # the screen opening: retyped until the shot goes out
+            keys.send_text(aimed.lower() + "\r")
+            try:
+                await play_on_screen(
+                    watching,
+                    number,
+                    keys,
+                    Role.HOST,
+                    ruleset_named("classic"),
+                    sea=sea,
+                    aimed=aimed,
+                )
+                assert (await guest).ending.end is End.RESIGNED
+                await asyncio.sleep(1.0)  # the screen's own link hears the end after the test
+                return await leave_the_end_screen(run, keys), game
+            finally:
+                await watching.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status, game = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert f"following game {game[:16]}, which the daemon plays" in out, out
+    assert "verdict: valid" in out and "resigned" in out, out
+    [log] = list((home / "logs").iterdir())
+    judged = judge_log(log.read_bytes())
+    assert judged.valid and judged.ending is not None
+    assert not (home / "unfinished" / f"{game}.json").exists(), "over: kept no more"
 
 
 def test_a_guest_through_the_daemon_decides_places_and_plays_on_the_screen(
