@@ -37,7 +37,7 @@ from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import End, Result
+from statki_net.protocol.endings import End, Result, end_term
 from statki_net.protocol.session import NO_REASON, Failed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
@@ -305,7 +305,7 @@ def battle_over_words(result: Result, end: End) -> str:
     """The battle's end as it stands, never as the game's result: that comes from the log."""
     how = REVEALED_NEXT.get((end, result))
     if how is None:
-        return _("the battle is over ({end})").format(end=end.value)
+        return _("the battle is over ({end})").format(end=end_term(end).in_words(words()))
     return _("the battle is over: {how}; the fleets are revealed and checked").format(how=_(how))
 
 

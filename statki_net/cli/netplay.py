@@ -81,7 +81,7 @@ from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
@@ -825,7 +825,7 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
         if outcome.verdict is not None:
             print(_("verdict: {verdict}").format(verdict=outcome.verdict.headline_in(words())))
         else:
-            print(f"end: {outcome.ending.end.value}")
+            print(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
         if outcome.log_path is not None:
             print(_("log: {path}").format(path=outcome.log_path))
     last = outcomes[-1]
@@ -859,7 +859,8 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
     if closed.verdict is not None:
         print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
-        print(f"end: {closed.end.value if closed.end else End.NO_GAME.value}")
+        end = end_term(closed.end or End.NO_GAME).in_words(words())
+        print(_("end: {end}").format(end=end))
     if closed.log is not None:
         print(_("log: {path}").format(path=closed.log))
     return _exit_status(closed.end, link.session.failure, closed.failure)

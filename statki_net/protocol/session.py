@@ -42,7 +42,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, as_is, phrase
+from statki_net.game.words import N_, Term, as_is, joined, phrase
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
@@ -325,7 +325,9 @@ class Session:
             problems = proposal_problems(rules, self.proposed_limits)
             if problems:
                 # A host must not propose what every guest refuses (SPEC.md section 7).
-                raise UsageError("out of bounds: " + "; ".join(map(str, problems)))
+                raise UsageError(
+                    phrase(N_("out of bounds: {problems}"), problems=joined(problems, "; "))
+                )
         self.role = role
         self.key = key
         self.name = name
@@ -464,7 +466,8 @@ class Session:
         fleet = self.behaviour.fleet(self, fleet)
         problems = fleet_problems(rules, fleet) if self.behaviour.checks_own_fleet else []
         if problems:
-            raise UsageError("illegal fleet: " + "; ".join(p.message for p in problems))
+            said = joined([problem.said for problem in problems], "; ")
+            raise UsageError(phrase(N_("illegal fleet: {problems}"), problems=said))
         self.fleet = fleet
         self.defence = Defence(rules, fleet)
 
@@ -1011,7 +1014,8 @@ class Session:
             or self.transcript.phase is not phase
             or self.transcript.speaker() is not self.role
         ):
-            raise UsageError(f"not now: the game is at {self.transcript.phase}")
+            at = str(self.transcript.phase)  # the protocol's own name of a phase
+            raise UsageError(phrase(N_("not now: the game is at {phase}"), phase=at))
 
     def _take_events(self) -> list[Event]:
         events, self._events = self._events, []
@@ -1050,7 +1054,12 @@ class Session:
         try:
             frame = transcript.add(sign(self.key, header, message), signed_here=True)
         except ProtocolError as error:
-            raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
+            said = phrase(
+                N_("cannot send {message}: {detail}"),
+                message=Term(message.TYPE, "message"),
+                detail=error.said,
+            )
+            raise UsageError(said) from None
         if self.lost is None:
             self._outbox += frame.encode()
         self.waiting_since = now
