@@ -24,7 +24,7 @@ from statki_net.ai.computer import check_strategy
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, Words, phrase_map
 from statki_net.net import notices
 from statki_net.net.boards import boards_text
 from statki_net.net.connection import GameConnection
@@ -149,7 +149,8 @@ class ControlServer:
                 peer.words = _language(request["lang"])
             result = await handler(peer, request)
         except StatkiError as error:
-            return {"reply": ident, "ok": False, "error": _one_line(str(error))}
+            said = phrase_map(error.as_phrase())  # for the front end to say in its language
+            return {"reply": ident, "ok": False, "error": _one_line(str(error)), "said": said}
         except (KeyError, TypeError, ValueError) as error:
             return {"reply": ident, "ok": False, "error": _one_line(f"bad request: {error}")}
         return {"reply": ident, "ok": True, **result}

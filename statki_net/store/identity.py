@@ -62,13 +62,14 @@ def _written(key: Ed25519PrivateKey, path: Path, draft: Path) -> Ed25519PrivateK
 
 
 def _read_key(path: Path) -> Ed25519PrivateKey:
-    mode = path.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise UsageError(
-            phrase(N_("{path} is readable by others; run: chmod 600 {path}"), path=str(path))
-        )
+    with refused_as(N_("reading the player's key")):
+        if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise UsageError(
+                phrase(N_("{path} is readable by others; run: chmod 600 {path}"), path=str(path))
+            )
+        data = path.read_bytes()
     try:
-        key = load_pem_private_key(path.read_bytes(), password=None)
+        key = load_pem_private_key(data, password=None)
     except ValueError:
         raise UsageError(
             phrase(N_("{path} is not a statki identity key"), path=str(path))
