@@ -31,7 +31,7 @@ from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_
+from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
@@ -389,7 +389,7 @@ class PromptPlayer:
             if self._notice is not None:
                 self._notice.cancel()
         if self.closed is None:
-            raise UsageError("the game ended without a word")
+            raise UsageError(phrase(N_("the game ended without a word")))
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:

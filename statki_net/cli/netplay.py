@@ -46,7 +46,7 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, joined, phrase
 from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
@@ -244,7 +244,8 @@ class Player:
         fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file), words())
         problems += fleet_problems(rules, fleet, words())
         if problems:
-            raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
+            said = joined([problem.said for problem in problems], "; ")
+            raise UsageError(phrase(N_("{path}: {problems}"), path=self.fleet_file, problems=said))
         return fleet
 
 
