@@ -451,12 +451,12 @@ class PromptPlayer:
             case notices.Over(result=result, end=end):
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
-            case Failed(detail=detail, by_peer=by_peer):
+            case Failed(by_peer=by_peer):
                 self.failure = notice
                 who = _("the opponent") if by_peer else _("this side")
                 self.say(
                     _("the game stopped: {who} reported {code_text}: {detail}").format(
-                        who=who, code_text=notice.code_text, detail=detail
+                        who=who, code_text=notice.code_text, detail=notice.detail_in(words())
                     )
                 )
             case notices.Closed(log=log):

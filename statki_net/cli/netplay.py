@@ -908,7 +908,7 @@ async def _play(
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
     if failure is not None and failure.code in (Code.WRONG_KEY, Code.NO_INVITE):
-        print(f"statki: {failure.detail}", file=sys.stderr)
+        print(f"statki: {failure.detail_in(words())}", file=sys.stderr)
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
         print(

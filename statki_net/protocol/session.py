@@ -32,7 +32,7 @@ pending it resigns at its next shot or answer, and at the deadline stops with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -42,7 +42,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, Term, as_is, joined, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, Term, Words, as_is, joined, phrase
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
@@ -234,6 +234,13 @@ class Failed:
     by_peer: bool
     unknown_code: str = ""
     """The peer's code as it wrote it, when ``code`` is None: shown, never compared."""
+    said: Phrase = field(default=SILENCE, compare=False)
+    """``detail`` as a phrase, where this side said it (a refused host, an uninvited guest);
+    silence for a peer's words, which are only its text."""
+
+    def detail_in(self, words: Words) -> str:
+        """The detail in ``words``' language where this side said it; a peer's as it came."""
+        return self.said.in_words(words) if self.said else self.detail
 
     @classmethod
     def reported(cls, error: Error) -> Failed:
@@ -880,7 +887,7 @@ class Session:
     def _refuse_host(self, now: int) -> None:
         """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
         detail = phrase(N_("the host's key is not the key in the invite: refusing to play"))
-        self.failure = Failed(Code.WRONG_KEY, str(detail), by_peer=False)
+        self.failure = Failed(Code.WRONG_KEY, str(detail), by_peer=False, said=detail)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -939,7 +946,7 @@ class Session:
     def _refuse_uninvited(self) -> None:
         """Nothing to prove with: say nothing, keep nothing; no game, nobody to blame."""
         detail = phrase(N_("this host admits only the guest it invited: ask for the invite line"))
-        self.failure = Failed(Code.NO_INVITE, str(detail), by_peer=False)
+        self.failure = Failed(Code.NO_INVITE, str(detail), by_peer=False, said=detail)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -947,7 +954,7 @@ class Session:
         """The peer's word breaking the protocol: keep it, answer it with an ``error`` at its
         place (the transcript then names its sender), and stop."""
         self._events.append(Evidence(envelope, error.code, now))
-        self.failure = Failed(error.code, error.detail, by_peer=False)
+        self.failure = Failed(error.code, error.detail, by_peer=False, said=error.said)
         self._events.append(self.failure)
         self._send(Error(error.code.value, error.detail[:MAX_TEXT]), now)
 

@@ -20,6 +20,8 @@ from conftest import Cli
 from statki_client.computer import FINGERPRINTS
 from test_cli_history import record
 
+from statki_net.cli.common import EXIT_FOUND
+from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import told_outcomes
 from statki_net.conformance.cases import all_cases
 from statki_net.conformance.judging import Outcome as CaseOutcome
@@ -28,10 +30,12 @@ from statki_net.conformance.report import line, summary
 from statki_net.game.battle import Answer, Outcome, check_answer_shape
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import CLASSIC, RulesError, Ruleset
-from statki_net.game.words import phrase_map
+from statki_net.game.words import N_, phrase, phrase_map
 from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import ControlError, _refusal
 from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Role
 from statki_net.store.failures import SystemRefused, failed
 from statki_net.store.language import LOCALE_DIR, catalog, speak
@@ -171,3 +175,22 @@ def test_the_conformance_reports_frame_is_polish_and_its_cases_quote_the_spec() 
         "zgodność: przypadki: 1; zgodne: 0, niezgodne: 1, informacyjne: 0"
     )
     assert summary([failed_case]).startswith("conformance: 1 cases: 0 pass, 1 fail")
+
+
+def test_a_host_the_invite_does_not_name_is_refused_in_polish(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The one line ``statki join`` ends with (``_exit_status``), in the player's words."""
+    said = phrase(N_("the host's key is not the key in the invite: refusing to play"))
+    failure = Failed(Code.WRONG_KEY, str(said), by_peer=False, said=said)
+    speak("pl")
+    try:
+        assert exit_status(None, failure, None) == EXIT_FOUND
+    finally:
+        speak("en")
+    polish = said.in_words(POLISH)
+    assert polish.startswith("klucz gospodarza"), polish
+    assert capsys.readouterr().err == f"statki: {polish}\n"
+    assert Failed(Code.WRONG_KEY, "a peer's own words", True).detail_in(POLISH) == (
+        "a peer's own words"
+    )
