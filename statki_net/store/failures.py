@@ -25,8 +25,7 @@ def system_words(error: OSError | sqlite3.Error) -> Phrase:
     """The system's own text for ``error`` (with the file it names), as it is."""
     if isinstance(error, OSError):
         text = error.strerror or str(error) or type(error).__name__
-        named = error.filename if error.filename is not None else None
-        return as_is(f"{text}: {named}" if named is not None else text)
+        return as_is(text if error.filename is None else f"{text}: {error.filename}")
     return as_is(str(error) or type(error).__name__)
 
 
