@@ -31,7 +31,7 @@ from typing import Any
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset, preset_name
-from statki_net.game.words import as_is
+from statki_net.game.words import N_, as_is, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.control import REPLY_TIMEOUT, ControlClient, Message, notice_from_map
 from statki_net.net.event_maps import event_from_map, frame_from_bytes
@@ -136,7 +136,7 @@ class DaemonLink:
 
     def _unsettled(self) -> Session:
         if self._session.role is not Role.HOST or self.proposed:
-            raise UsageError("the rules are settled once the host's fleet is committed")
+            raise UsageError(phrase(N_("the rules are settled once the host's fleet is committed")))
         return self._session
 
     def begin(self, fleet: Fleet) -> None:
@@ -150,7 +150,7 @@ class DaemonLink:
         rules = session.rules
         name = preset_name(rules) if rules is not None else None
         if name is None:
-            raise UsageError("the daemon takes preset rules only")
+            raise UsageError(phrase(N_("the daemon takes preset rules only")))
         self.proposed = True
         move_ms = session.proposed_limits.move_ms
         self._send("propose", rules=name, move_ms=move_ms, fleet=ships)

@@ -84,29 +84,30 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
+        detail = failure.detail_in(words())  # this side's words in Polish; a peer's as sent
         if failure.code is Code.LOST:
             return _("Connection lost: {detail}; the game goes on in your log").format(
-                detail=failure.detail
+                detail=detail
             )
         if failure.code is Code.CLOSED and failure.by_peer:
-            return _("The opponent stopped the game: {detail}").format(detail=failure.detail)
+            return _("The opponent stopped the game: {detail}").format(detail=detail)
         if failure.code is Code.CLOSED:
-            return _("You stopped the game: {detail}").format(detail=failure.detail)
+            return _("You stopped the game: {detail}").format(detail=detail)
         if failure.code is Code.TIMEOUT:
             return _("The opponent did not answer in time: the game ends here")
         if failure.code is Code.WRONG_KEY:
-            return _("Not the host your invite names: {detail}").format(detail=failure.detail)
+            return _("Not the host your invite names: {detail}").format(detail=detail)
         if failure.code is Code.NO_INVITE:
-            return failure.detail[:1].upper() + failure.detail[1:]
+            return detail[:1].upper() + detail[1:]
         if failure.code is Code.NOT_INVITED and failure.by_peer:
             return _("The host turned you away: check that you have the whole invite line")
         if failure.code is ABSENT:
-            return failure.detail
+            return detail
         who = (
             _("The opponent reported") if failure.by_peer else _("The opponent broke the protocol:")
         )
         return _("{who} {code_text}: {detail}").format(
-            who=who, code_text=failure.code_text, detail=failure.detail
+            who=who, code_text=failure.code_text, detail=detail
         )
 
     def _how_it_ended(self) -> Ending:

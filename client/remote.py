@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import as_is
+from statki_net.game.words import N_, as_is, phrase
 from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
@@ -158,7 +158,7 @@ class ConnectionLink:
 
     def _connection(self) -> ClientConnection:
         if self.conn is None:
-            raise UsageError("not connected yet")
+            raise UsageError(phrase(N_("not connected yet")))
         return self.conn
 
     def begin(self, fleet: Fleet) -> None:
@@ -176,14 +176,16 @@ class ConnectionLink:
         """
         old = self._session
         if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
-            raise UsageError("the rules are settled once the host's fleet is committed")
+            raise UsageError(phrase(N_("the rules are settled once the host's fleet is committed")))
         self._session = old.anew(rules=rules, first=old.proposed_first)
 
     def propose_limits(self, limits: Limits) -> None:
         """The host proposes other time limits, before its hello: a new session carries them."""
         old = self._session
         if old.role is not Role.HOST or self.fleet_ready.is_set() or self.conn is not None:
-            raise UsageError("the time limits are settled once the host's fleet is committed")
+            raise UsageError(
+                phrase(N_("the time limits are settled once the host's fleet is committed"))
+            )
         self._session = old.anew(rules=old.rules, first=old.proposed_first, limits=limits)
 
     def decline(self, reason: str) -> None:

@@ -45,6 +45,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around, random_fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset, Touching
+from statki_net.game.words import N_, phrase
 
 Strategy = Callable[[Sea, int, Random], tuple[int, ...]]
 """A computer player: (view, shots due, generator) -> the squares to fire at."""
@@ -174,15 +175,18 @@ def strategy_named(name: str) -> Strategy:
     try:
         return STRATEGIES[name]
     except KeyError:
-        raise UsageError(
-            f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}"
-        ) from None
+        said = phrase(
+            N_("unknown strategy {name}; choose from {names}"),
+            name=repr(name),
+            names=", ".join(STRATEGIES),
+        )
+        raise UsageError(said) from None
 
 
 def choose_shots(name: str, sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
     """The volley strategy ``name`` fires: ``count`` squares, distinct while unknown ones last."""
     if count < 1:
-        raise UsageError("a volley needs at least one shot")
+        raise UsageError(phrase(N_("a volley needs at least one shot")))
     return strategy_named(name)(sea, count, rng)
 
 
@@ -303,7 +307,12 @@ def place_fleet(rules: Ruleset, placement: str, rng: Random) -> Fleet:
         place = PLACEMENTS[placement]
     except KeyError:
         choices = ", ".join(PLACEMENTS)
-        raise UsageError(f"unknown placement {placement!r}; choose from {choices}") from None
+        said = phrase(
+            N_("unknown placement {placement}; choose from {choices}"),
+            placement=repr(placement),
+            choices=choices,
+        )
+        raise UsageError(said) from None
     return place(rules, rng)
 
 

@@ -11,6 +11,10 @@ A long run can be farmed out: ``--shard I/N`` plays every N-th game from the
 I-th and prints its games as JSON; ``--merge FILES`` reads the shards back
 and prints what the whole run would have (the same shots game by game; only
 the timings differ, being taken elsewhere).
+
+A developer's tool: its figures (the tables, the progress on stderr) are English, as
+``--json`` is, and stay comparable across machines and runs whatever the locale; its help
+and its refusals are said in the person's language, as every command's are.
 """
 
 from __future__ import annotations
@@ -147,7 +151,7 @@ def add(commands: Subcommands) -> None:
 def _bench_placement(args: argparse.Namespace) -> int:
     """Density against N hard fleets and N random ones, paired game by game."""
     if args.games < 2:
-        raise UsageError("--games must be at least 2")
+        raise UsageError(_("--games must be at least 2"))
     rules = ruleset_named(args.rules)
     hard, uniform = [], []
     for game in range(args.games):
@@ -309,7 +313,9 @@ def _shard(text: str) -> Shard:
     except ValueError:
         shard = (0, 0)
     if not slash or not 1 <= shard[0] <= shard[1]:
-        raise argparse.ArgumentTypeError(f"{text!r}: a shard is I/N with 1 <= I <= N, like 2/8")
+        raise argparse.ArgumentTypeError(
+            _("{text}: a shard is I/N with 1 <= I <= N, like 2/8").format(text=repr(text))
+        )
     return shard
 
 
@@ -332,12 +338,16 @@ def _bench_ai(args: argparse.Namespace) -> int:
             elif name == EXACT and (
                 plan.rules.touching is Touching.ANY or not tells_cells(plan.rules)
             ):
-                raise UsageError("exact counts only where ships never share a side")
+                raise UsageError(_("exact counts only where ships never share a side"))
         for kind in kinds:
             if kind not in FLEETS:
-                raise UsageError(f"unknown fleets {kind!r}; choose from {', '.join(FLEETS)}")
+                raise UsageError(
+                    _("unknown fleets {kind}; choose from {kinds}").format(
+                        kind=repr(kind), kinds=", ".join(FLEETS)
+                    )
+                )
         if args.games < 1 or args.jobs < 1:
-            raise UsageError("--games and --jobs must be at least 1")
+            raise UsageError(_("--games and --jobs must be at least 1"))
         numbers = shard_games(plan.games, args.shard) if args.shard else range(plan.games)
         results = _play(plan, numbers, args.jobs, quiet=args.json or bool(args.shard))
         if args.shard:
@@ -397,22 +407,36 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
                 for name in theirs.labels
             }
         except (ValueError, KeyError, TypeError) as error:
-            raise UsageError(f"{path}: not a shard of statki bench ai ({error})") from None
+            raise UsageError(
+                _("{path}: not a shard of statki bench ai ({error})").format(path=path, error=error)
+            ) from None
         if plan is None:
             plan = theirs
             results = {name: {} for name in plan.labels}
         elif theirs != plan:
-            raise UsageError(f"{path}: a shard of another run ({theirs} is not {plan})")
+            raise UsageError(
+                _("{path}: a shard of another run ({theirs} is not {plan})").format(
+                    path=path, theirs=theirs, plan=plan
+                )
+            )
         for name, games in played.items():
             for number, game in games:
                 if number in results[name]:
-                    raise UsageError(f"{path}: game {number} of {name} is in two shards")
+                    raise UsageError(
+                        _("{path}: game {number} of {name} is in two shards").format(
+                            path=path, number=number, name=name
+                        )
+                    )
                 results[name][number] = game
     assert plan is not None  # argparse gives --merge at least one file
     for name, run in results.items():
         missing = sorted(set(range(plan.games)) - set(run))
         if missing:
-            raise UsageError(f"the shards lack {len(missing)} game(s) of {name}, from {missing[0]}")
+            raise UsageError(
+                _("the shards lack {n} game(s) of {name}, from {first}").format(
+                    n=len(missing), name=name, first=missing[0]
+                )
+            )
     return plan, {name: dict(sorted(run.items())) for name, run in results.items()}
 
 

@@ -29,7 +29,7 @@ from statki_net.conformance.report import html_page, json_text, line, summary
 from statki_net.game.errors import UsageError
 from statki_net.net.invite import Invite, parse_address, parse_invite
 from statki_net.protocol.wire import Role
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 from statki_net.store.userfile import write_user_file
 
 
@@ -110,9 +110,9 @@ def _conformance(args: argparse.Namespace) -> int:
     cases = chosen(all_cases(), quick=args.quick, only=args.case, role=role)
     if args.list:
         for case in cases:
-            long = "  (long)" if case.long else ""
+            long = "  " + _("(long)") if case.long else ""
             print(f"{case.id}  (SPEC {case.section})  {case.title}{long}")
-        print(f"conformance: {len(cases)} cases listed")
+        print(_("conformance: {cases} cases listed").format(cases=len(cases)))
         return EXIT_OK
     if args.html:  # a file that cannot be written is said before a run, not after it
         write_user_file(args.html, b"")
@@ -123,14 +123,14 @@ def _conformance(args: argparse.Namespace) -> int:
 
         def shown(result: Result) -> None:
             if not args.json:
-                print(line(result), flush=True)
+                print(line(result, words()), flush=True)
 
         results = asyncio.run(run_suite(cases, implementation, listen=listen, on_result=shown))
     who = args.driver or args.invite or args.connect or ""
     if args.json:
         sys.stdout.write(json_text(results, who))
     else:
-        print(summary(results))
+        print(summary(results, words()))
     if args.html:
         write_user_file(args.html, html_page(results, who).encode())
     failed = any(result.outcome is Outcome.FAIL for result in results)

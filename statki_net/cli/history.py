@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict
 from datetime import datetime
 
+from statki_client.computer import shown_name
+
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
 from statki_net.game.words import N_
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
@@ -63,7 +65,7 @@ def _game_line(game: GameRow) -> str:
         date=_date(game.started),
         result=_(result),
         how=how,
-        opponent=game.opponent_name or _("someone"),
+        opponent=shown_name(game.opponent_name, game.opponent_key) or _("someone"),
         key=game.opponent_key,
         rules=_(game.rules),
         role=_(game.my_role),
@@ -108,7 +110,8 @@ def _stats(args: argparse.Namespace) -> int:
     print()
     print(_("per opponent (you : them):"))
     for tally in opponents:
-        print(f"  {tally.label or _('someone')} [{tally.key}]: {_score(tally)}")
+        opponent = shown_name(tally.label, tally.key) or _("someone")
+        print(f"  {opponent} [{tally.key}]: {_score(tally)}")
     print()
     print(_("per rules (you : them):"))
     for tally in rules:

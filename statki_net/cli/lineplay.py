@@ -31,13 +31,13 @@ from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_
+from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
-from statki_net.protocol.endings import End, Result
+from statki_net.protocol.endings import End, Result, end_term
 from statki_net.protocol.session import NO_REASON, Failed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
@@ -305,7 +305,7 @@ def battle_over_words(result: Result, end: End) -> str:
     """The battle's end as it stands, never as the game's result: that comes from the log."""
     how = REVEALED_NEXT.get((end, result))
     if how is None:
-        return _("the battle is over ({end})").format(end=end.value)
+        return _("the battle is over ({end})").format(end=end_term(end).in_words(words()))
     return _("the battle is over: {how}; the fleets are revealed and checked").format(how=_(how))
 
 
@@ -389,7 +389,7 @@ class PromptPlayer:
             if self._notice is not None:
                 self._notice.cancel()
         if self.closed is None:
-            raise UsageError("the game ended without a word")
+            raise UsageError(phrase(N_("the game ended without a word")))
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
@@ -451,12 +451,12 @@ class PromptPlayer:
             case notices.Over(result=result, end=end):
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
-            case Failed(detail=detail, by_peer=by_peer):
+            case Failed(by_peer=by_peer):
                 self.failure = notice
                 who = _("the opponent") if by_peer else _("this side")
                 self.say(
                     _("the game stopped: {who} reported {code_text}: {detail}").format(
-                        who=who, code_text=notice.code_text, detail=detail
+                        who=who, code_text=notice.code_text, detail=notice.detail_in(words())
                     )
                 )
             case notices.Closed(log=log):

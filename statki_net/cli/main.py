@@ -66,9 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnicodeDecodeError as error:
         print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OSError as error:
-        where = f": {error.filename}" if error.filename else ""
-        print(f"statki: {error.strerror or error}{where}", file=sys.stderr)
+    except OSError as error:  # what no shell said with what it was doing
+        from statki_net.store.failures import failed
+
+        said = failed(N_("the command"), error).in_words(language.words())
+        print(f"statki: {said}", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
         if before is not None:  # main called in a process that is not only statki (tests)

@@ -46,7 +46,7 @@ from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPl
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, joined, phrase
 from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
@@ -81,7 +81,7 @@ from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
-from statki_net.protocol.endings import End
+from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
@@ -246,7 +246,8 @@ class Player:
         fleet, problems = read_fleet_text(rules, read_fleet_file(self.fleet_file), words())
         problems += fleet_problems(rules, fleet, words())
         if problems:
-            raise UsageError(f"{self.fleet_file}: " + "; ".join(p.message for p in problems))
+            said = joined([problem.said for problem in problems], "; ")
+            raise UsageError(phrase(N_("{path}: {problems}"), path=self.fleet_file, problems=said))
         return fleet
 
 
@@ -832,7 +833,7 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
         if outcome.verdict is not None:
             print(_("verdict: {verdict}").format(verdict=outcome.verdict.headline_in(words())))
         else:
-            print(f"end: {outcome.ending.end.value}")
+            print(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
         if outcome.log_path is not None:
             print(_("log: {path}").format(path=outcome.log_path))
     last = outcomes[-1]
@@ -871,7 +872,8 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
     if closed.verdict is not None:
         print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
-        print(f"end: {closed.end.value if closed.end else End.NO_GAME.value}")
+        end = end_term(closed.end or End.NO_GAME).in_words(words())
+        print(_("end: {end}").format(end=end))
     if closed.log is not None:
         print(_("log: {path}").format(path=closed.log))
     return _exit_status(closed.end, link.session.failure, closed.failure)
@@ -929,7 +931,7 @@ async def _play(
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
     if failure is not None and failure.code in (Code.WRONG_KEY, Code.NO_INVITE):
-        print(f"statki: {failure.detail}", file=sys.stderr)
+        print(f"statki: {failure.detail_in(words())}", file=sys.stderr)
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
         print(

@@ -34,12 +34,15 @@ from statki_net.conformance.cases import Case, Kind
 from statki_net.conformance.judging import LogSeen, Observation, Result, judge
 from statki_net.conformance.runner import CaseRun, Connect, Streams, suite_session
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 from statki_net.net.invite import Address, Invite, format_invite, parse_invite
 from statki_net.protocol.logformat import NotALog, is_log, read_log
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Role
 from statki_net.referee.verify import NamedLog, judge_logs
+from statki_net.store.failures import failed
+from statki_net.store.language import _
 
 INVITE_SECONDS = 30.0
 """How long an implementation that hosts may take to print its invite."""
@@ -95,7 +98,7 @@ class DriverCommand:
                 start_new_session=True,
             )
         except OSError as error:
-            raise UsageError(f"cannot start the driver: {error.strerror or error}") from None
+            raise UsageError(failed(N_("starting the driver"), error)) from None
         if invite is not None:
             return None
         return await self._invite()
@@ -158,13 +161,23 @@ class Person:
 
     async def start(self, case: Case, invite: str | None) -> str | None:
         if invite is not None:
-            self.say(f"{case.id}: join this invite now: {invite}")
+            self.say(
+                _("{case}: join this invite now: {invite}").format(case=case.id, invite=invite)
+            )
             return None
         if self.invite is None:
-            raise UsageError("give the implementation's invite (or --connect and --key)")
-        self.say(f"{case.id}: host a game at the invite given (rules {case.rules})")
+            raise UsageError(
+                phrase(N_("give the implementation's invite (or --connect and --key)"))
+            )
+        self.say(
+            _("{case}: host a game at the invite given (rules {rules})").format(
+                case=case.id, rules=case.rules
+            )
+        )
         if self.invite.key is None:
-            raise UsageError("the suite needs the implementation's key: --key, or an invite")
+            raise UsageError(
+                phrase(N_("the suite needs the implementation's key: --key, or an invite"))
+            )
         return format_invite(self.invite.addresses, self.invite.key, self.invite.secret)
 
     async def stop(self, case: Case, over: bool) -> list[bytes]:

@@ -16,30 +16,50 @@ from collections.abc import Sequence
 from typing import Any
 
 from statki_net.conformance.judging import Outcome, Result
+from statki_net.game.words import ENGLISH, Words
 
 MARKS = {Outcome.PASS: "pass", Outcome.FAIL: "FAIL", Outcome.INFO: "info"}
+"""Each outcome's mark at the head of its line: a word of the catalog in context ``mark``
+(``_marks``)."""
 
 
-def summary(results: Sequence[Result]) -> str:
+def summary(results: Sequence[Result], words: Words = ENGLISH) -> str:
+    """The counts in ``words``' language (the HTML page and tools keep the English)."""
     counts = Counter(result.outcome for result in results)
-    return (
-        f"conformance: {len(results)} cases: {counts[Outcome.PASS]} pass,"
-        f" {counts[Outcome.FAIL]} fail, {counts[Outcome.INFO]} informational"
+    return words.gettext(
+        "conformance: {cases} cases: {passed} pass, {failed} fail, {info} informational"
+    ).format(
+        cases=len(results),
+        passed=counts[Outcome.PASS],
+        failed=counts[Outcome.FAIL],
+        info=counts[Outcome.INFO],
     )
 
 
-def line(result: Result) -> str:
-    """One case for people: its mark, id, section, and, unless it passed, why."""
+def line(result: Result, words: Words = ENGLISH) -> str:
+    """One case for people: its mark, id, section, and, unless it passed, why.
+
+    The case's title, what it expects and what it observed quote SPEC.md and the
+    implementation: they stay as written, in English; the frame around them is said in
+    ``words``' language."""
     case = result.case
-    text = (
-        f"{MARKS[result.outcome]:4}  {case.id}  (SPEC {case.section})  {case.title}"
-        f"  [{result.seconds:.1f} s]"
-    )
+    mark = words.pgettext("mark", MARKS[result.outcome])
+    text = f"{mark:4}  {case.id}  (SPEC {case.section})  {case.title}  [{result.seconds:.1f} s]"
     if result.outcome is not Outcome.PASS:
-        text += f"\n      expected: {result.expected}\n      observed: {result.observed}"
+        text += "\n      " + words.gettext("expected: {expected}").format(expected=result.expected)
+        text += "\n      " + words.gettext("observed: {observed}").format(observed=result.observed)
         for reason in result.reasons:
             text += f"\n      - {reason}"
     return text
+
+
+def _marks(words: Words) -> tuple[str, ...]:
+    """The marks, written out for the catalog's extraction: never called."""
+    return (
+        words.pgettext("mark", "pass"),
+        words.pgettext("mark", "FAIL"),
+        words.pgettext("mark", "info"),
+    )
 
 
 def text_report(results: Sequence[Result]) -> str:

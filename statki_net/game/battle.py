@@ -288,21 +288,23 @@ def check_answer_shape(rules: Ruleset, shots: Sequence[int], answer: Answer) -> 
     check_volley(rules, shots)
     if tells_cells(rules):
         if len(answer.outcomes) != len(shots):
-            raise UsageError("the answer must give one outcome per shot")
+            raise UsageError(phrase(N_("the answer must give one outcome per shot")))
         if answer.hits != sum(o is not Outcome.MISS for o in answer.outcomes):
-            raise UsageError("the hit count disagrees with the outcomes")
+            raise UsageError(phrase(N_("the hit count disagrees with the outcomes")))
         if answer.sunk != sum(o is Outcome.SUNK for o in answer.outcomes):
-            raise UsageError("the sunk count disagrees with the outcomes")
+            raise UsageError(phrase(N_("the sunk count disagrees with the outcomes")))
     elif answer.outcomes:
-        raise UsageError("under salvo with a hit count the shots are not answered one by one")
+        raise UsageError(
+            phrase(N_("under salvo with a hit count the shots are not answered one by one"))
+        )
     if not 0 <= answer.sunk <= answer.hits <= len(shots):
-        raise UsageError("more hits or sinks than shots")
+        raise UsageError(phrase(N_("more hits or sinks than shots")))
     if rules.name_sunk and len(answer.names) != answer.sunk:
-        raise UsageError("every sunk ship must be named")
+        raise UsageError(phrase(N_("every sunk ship must be named")))
     if not rules.name_sunk and answer.names:
-        raise UsageError("these rules do not name sunk ships")
+        raise UsageError(phrase(N_("these rules do not name sunk ships")))
     if any(name not in rules.names for name in answer.names):
-        raise UsageError("an unknown ship name")
+        raise UsageError(phrase(N_("an unknown ship name")))
 
 
 # ---------------------------------------------------------------- turns

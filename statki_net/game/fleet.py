@@ -465,6 +465,6 @@ def fleet_from_lists(rules: Ruleset, ships: Iterable[Iterable[int]]) -> Fleet:
     for ship in ships:
         cells = tuple(ship)
         if not cells or any(not 0 <= s < area for s in cells):
-            raise UsageError("a ship must be a non-empty list of squares on the board")
+            raise UsageError(phrase(N_("a ship must be a non-empty list of squares on the board")))
         result.append(cells)
     return Fleet(tuple(result))

@@ -11,11 +11,11 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from statki_net.game.board import MAX_SIZE
 from statki_net.game.errors import UsageError
-from statki_net.game.words import ENGLISH, N_, Words, phrase
+from statki_net.game.words import ENGLISH, N_, Phrase, Words, joined, phrase
 
 MAX_NAME = 40
 """Longest ship name."""
@@ -78,28 +78,30 @@ class Ruleset:
     def __post_init__(self) -> None:
         problems = self._problems()
         if problems:
-            raise RulesError("; ".join(problems))
+            raise RulesError(joined(problems, "; "))
 
-    def _problems(self) -> list[str]:
+    def _problems(self) -> list[Phrase]:
         problems = []
         if not 1 <= self.size <= MAX_SIZE:
-            problems.append(f"size must be 1-{MAX_SIZE}, not {self.size}")
+            problems.append(
+                phrase(N_("size must be 1-{most}, not {size}"), most=MAX_SIZE, size=self.size)
+            )
         if not self.fleet:
-            problems.append("the fleet has no ships")
+            problems.append(phrase(N_("the fleet has no ships")))
         if any(not 1 <= length <= self.size for length in self.fleet):
-            problems.append(f"every ship length must be 1-{self.size}")
+            problems.append(phrase(N_("every ship length must be 1-{size}"), size=self.size))
         if list(self.fleet) != sorted(self.fleet, reverse=True):
-            problems.append("ship lengths must be listed longest first")
+            problems.append(phrase(N_("ship lengths must be listed longest first")))
         if self.names and len(self.names) != len(self.fleet):
-            problems.append("give a name for every ship or for none")
+            problems.append(phrase(N_("give a name for every ship or for none")))
         if len(set(self.names)) != len(self.names):
-            problems.append("ship names must differ")
+            problems.append(phrase(N_("ship names must differ")))
         if any(not 1 <= len(name) <= MAX_NAME for name in self.names):
-            problems.append(f"a ship name is 1-{MAX_NAME} characters")
+            problems.append(phrase(N_("a ship name is 1-{most} characters"), most=MAX_NAME))
         if self.name_sunk and not self.names:
-            problems.append("name_sunk needs ship names")
+            problems.append(phrase(N_("name_sunk needs ship names")))
         if sum(self.fleet) > self.size * self.size:
-            problems.append("the fleet does not fit on the board")
+            problems.append(phrase(N_("the fleet does not fit on the board")))
         return problems
 
     @property
@@ -135,7 +137,7 @@ class Ruleset:
     def from_map(cls, rules: Mapping[Any, Any]) -> Ruleset:
         """Read a ruleset map; missing keys take the classic defaults, unknown keys are kept."""
         if not isinstance(rules, Mapping):
-            raise RulesError("rules must be a map")
+            raise RulesError(phrase(N_("rules must be a map")))
         known = {"size", "fleet", "names", "touching", "turns", "report", "name_sunk"}
         try:
             return cls(
@@ -144,14 +146,14 @@ class Ruleset:
                     _int(n, "fleet") for n in _list(rules.get("fleet", list(cls.fleet)), "fleet")
                 ),
                 names=tuple(_str(n, "names") for n in _list(rules.get("names", []), "names")),
-                touching=Touching(rules.get("touching", "none")),
-                turns=Turns(rules.get("turns", "chain")),
-                report=Report(rules.get("report", "each")),
+                touching=_choice(Touching, rules.get("touching", "none")),
+                turns=_choice(Turns, rules.get("turns", "chain")),
+                report=_choice(Report, rules.get("report", "each")),
                 name_sunk=_bool(rules.get("name_sunk", False), "name_sunk"),
                 extra={k: v for k, v in rules.items() if isinstance(k, str) and k not in known},
             )
-        except ValueError as error:
-            raise RulesError(f"bad rules: {error}") from None
+        except RulesError as error:
+            raise RulesError(phrase(N_("bad rules: {error}"), error=error.as_phrase())) from None
 
     def with_options(self, **options: Any) -> Ruleset:
         return replace(self, **options)
@@ -159,25 +161,39 @@ class Ruleset:
 
 def _int(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{key} must hold whole numbers")
+        raise RulesError(phrase(N_("{key} must hold whole numbers"), key=key))
     return value
 
 
 def _str(value: Any, key: str) -> str:
     if not isinstance(value, str):
-        raise RulesError(f"{key} must hold strings")
+        raise RulesError(phrase(N_("{key} must hold strings"), key=key))
     return value
 
 
 def _bool(value: Any, key: str) -> bool:
     if not isinstance(value, bool):
-        raise RulesError(f"{key} must be true or false")
+        raise RulesError(phrase(N_("{key} must be true or false"), key=key))
     return value
+
+
+_Option = TypeVar("_Option", bound=enum.StrEnum)
+
+
+def _choice(option: type[_Option], value: Any) -> _Option:
+    """One of an option's values; another is said as the enum says it, in words of the
+    catalog (``'x' is not a valid Touching``: the English stays what peers have read)."""
+    try:
+        return option(value)
+    except ValueError:
+        raise RulesError(
+            phrase(N_("{value} is not a valid {option}"), value=repr(value), option=option.__name__)
+        ) from None
 
 
 def _list(value: Any, key: str) -> list[Any]:
     if not isinstance(value, (list, tuple)):
-        raise RulesError(f"{key} must be a list")
+        raise RulesError(phrase(N_("{key} must be a list"), key=key))
     return list(value)
 
 

@@ -48,7 +48,7 @@ from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.words import SILENCE
+from statki_net.game.words import N_, SILENCE, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import (
     Closed,
@@ -423,7 +423,7 @@ class GameConnection:
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
-            raise GameOverError("the game is over")
+            raise GameOverError(phrase(N_("the game is over")))
         self._handle(action(self.now()))
         self._write()
 

@@ -28,7 +28,7 @@ import msgpack
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import SILENCE, phrase_from_map, phrase_map
+from statki_net.game.words import N_, SILENCE, Phrase, as_is, phrase, phrase_from_map, phrase_map
 from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.connection import GameOverError
@@ -38,6 +38,7 @@ from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
+from statki_net.store.failures import failed
 
 SOCKET_NAME = "control.sock"
 MAX_MESSAGE = 1024 * 1024
@@ -253,11 +254,22 @@ class ControlError(UsageError):
     """The daemon refused a request, or could not be reached."""
 
 
+def _refusal(reply: dict[str, Any]) -> Phrase:
+    """What the daemon said in refusing: its phrase, said in the reader's language where it
+    sent one that reads; else its English line as it is."""
+    if "said" in reply:
+        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+            return phrase_from_map(reply["said"])
+    if "error" in reply:
+        return as_is(" ".join(str(reply["error"]).split()))
+    return phrase(N_("the daemon refused"))
+
+
 class UntrustedSocket(ControlError):
     """A control socket that may not be this user's own daemon's: it is not used."""
 
 
-def socket_problem(home: Path, info: os.stat_result) -> str | None:
+def socket_problem(home: Path, info: os.stat_result) -> Phrase | None:
     """Why the control socket ``info`` (its ``lstat``) is not to be trusted; None if it is.
 
     It must be a socket (not a link), this user's, writable by no one else,
@@ -265,17 +277,17 @@ def socket_problem(home: Path, info: os.stat_result) -> str | None:
     have put it there, and would answer as the daemon.
     """
     if not stat.S_ISSOCK(info.st_mode):
-        return "not a socket (a link or a file where the daemon's socket should be)"
+        return phrase(N_("not a socket (a link or a file where the daemon's socket should be)"))
     if info.st_uid != os.getuid():
-        return "it belongs to another user"
+        return phrase(N_("it belongs to another user"))
     if stat.S_IMODE(info.st_mode) & 0o022:
-        return "others may write to it"
+        return phrase(N_("others may write to it"))
     try:
         folder = home.stat()
     except OSError as error:
-        return f"its folder cannot be checked ({error.strerror})"
+        return failed(N_("checking its folder"), error)
     if folder.st_uid != os.getuid() or stat.S_IMODE(folder.st_mode) & 0o077:
-        return "its folder is not yours alone"
+        return phrase(N_("its folder is not yours alone"))
     return None
 
 
@@ -321,14 +333,16 @@ class ControlClient:
             return None
         problem = socket_problem(home, info)
         if problem is not None:
-            raise UntrustedSocket(f"{path}: {problem}")
+            raise UntrustedSocket(phrase(N_("{path}: {problem}"), path=str(path), problem=problem))
         try:
             reader, writer = await asyncio.open_unix_connection(str(path))
         except OSError:
             return None  # a stale socket left by a daemon that died
         if not same_user(writer):
             writer.close()
-            raise UntrustedSocket(f"{path}: the daemon behind it runs as another user")
+            raise UntrustedSocket(
+                phrase(N_("{path}: the daemon behind it runs as another user"), path=str(path))
+            )
         return cls(reader, writer)
 
     async def request(self, op: str, **fields: Any) -> dict[str, Any]:
@@ -341,11 +355,11 @@ class ControlClient:
             async with asyncio.timeout(REPLY_TIMEOUT):  # wait_for can lose a cancel in 3.11
                 reply = await future
         except (OSError, TimeoutError):
-            raise ControlError("the daemon does not answer") from None
+            raise ControlError(phrase(N_("the daemon does not answer"))) from None
         finally:
             self._waiting.pop(ident, None)
         if not reply.get("ok"):
-            raise ControlError(str(reply.get("error", "the daemon refused")))
+            raise ControlError(_refusal(reply))
         return reply
 
     async def _read(self) -> None:
@@ -367,7 +381,8 @@ class ControlClient:
         finally:
             for future in self._waiting.values():
                 if not future.done():
-                    future.set_exception(ControlError("the daemon closed the connection"))
+                    closed = phrase(N_("the daemon closed the connection"))
+                    future.set_exception(ControlError(closed))
             self.events.put_nowait(None)
 
     async def close(self) -> None:
@@ -439,7 +454,7 @@ class RemoteHandle:
         except ControlError as error:
             state = (await self.client.request("state", game=self.game))["state"]
             if state.get("closed") is True:
-                raise GameOverError(str(error)) from None
+                raise GameOverError(error.as_phrase()) from None
             raise
 
 

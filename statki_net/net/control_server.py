@@ -24,7 +24,7 @@ from statki_net.ai.computer import check_strategy
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, N_, Words, phrase, phrase_map
 from statki_net.net import notices
 from statki_net.net.boards import boards_text
 from statki_net.net.connection import GameConnection
@@ -98,7 +98,9 @@ class ControlServer:
                 path.unlink()  # left by a daemon that died
             else:
                 probe.close()
-                raise UsageError(f"a daemon is already running here ({path})")
+                raise UsageError(
+                    phrase(N_("a daemon is already running here ({path})"), path=str(path))
+                )
         old_umask = os.umask(0o177)
         try:
             self.server = await asyncio.start_unix_server(
@@ -149,7 +151,8 @@ class ControlServer:
                 peer.words = _language(request["lang"])
             result = await handler(peer, request)
         except StatkiError as error:
-            return {"reply": ident, "ok": False, "error": _one_line(str(error))}
+            said = phrase_map(error.as_phrase())  # for the front end to say in its language
+            return {"reply": ident, "ok": False, "error": _one_line(str(error)), "said": said}
         except (KeyError, TypeError, ValueError) as error:
             return {"reply": ident, "ok": False, "error": _one_line(f"bad request: {error}")}
         return {"reply": ident, "ok": True, **result}
@@ -219,13 +222,13 @@ class ControlServer:
         game = self.daemon.games.get(number) if isinstance(number, int) and named else None
         if game is None:
             # The value's words, cut short: a request may hold anything of any length.
-            raise UsageError(f"no game {request.get('game')!r:.40}")
+            raise UsageError(phrase(N_("no game {game}"), game=f"{request.get('game')!r:.40}"))
         return game
 
     def _playing(self, request: Message) -> GameConnection:
         conn = self._game(request).conn
         if conn is None:
-            raise UsageError("the game has not started yet")
+            raise UsageError(phrase(N_("the game has not started yet")))
         return conn
 
     # Each op_* answers one request; SPEC.md lists them with their fields.
@@ -259,7 +262,7 @@ class ControlServer:
         if fleet is None and not deferred:
             fleet = random_fleet(rules, daemon.rng)
         if deferred and (fleet is not None or bot is not None):
-            raise UsageError("a deferred game takes its fleet from propose, and no bot")
+            raise UsageError(phrase(N_("a deferred game takes its fleet from propose, and no bot")))
         limits = _limits(request, daemon.limits)
         default_port = daemon.addresses[0][1]
         advertise = [parse_address(a, default_port) for a in _texts(request, "advertise")]
@@ -282,7 +285,7 @@ class ControlServer:
         rules = ruleset_named(_text(request["rules"], "rules") or "")
         fleet = _fleet(rules, request.get("fleet"))
         if fleet is None:
-            raise UsageError("propose takes the fleet the host commits to")
+            raise UsageError(phrase(N_("propose takes the fleet the host commits to")))
         self.daemon.propose(game, rules, _limits(request, game.limits), fleet)
         return {}
 
@@ -324,7 +327,7 @@ class ControlServer:
         conn = self._playing(request)
         rules = conn.session.rules
         if rules is None:
-            raise UsageError("no rules have been proposed yet")
+            raise UsageError(phrase(N_("no rules have been proposed yet")))
         fleet = _fleet(rules, request.get("fleet")) or random_fleet(rules, self.daemon.rng)
         conn.accept(fleet)
         return {"fleet": fleet.to_lists()}
@@ -336,7 +339,7 @@ class ControlServer:
     async def op_shoot(self, peer: ControlPeer, request: Message) -> Message:
         squares = request["squares"]
         if not isinstance(squares, list) or not all(isinstance(s, int) for s in squares):
-            raise UsageError("squares must be a list of square numbers")
+            raise UsageError(phrase(N_("squares must be a list of square numbers")))
         self._playing(request).shoot(tuple(squares))
         return {}
 
@@ -347,7 +350,7 @@ class ControlServer:
     async def op_say(self, peer: ControlPeer, request: Message) -> Message:
         text = request.get("text")
         if not isinstance(text, str):
-            raise UsageError("text must be a string")
+            raise UsageError(phrase(N_("text must be a string")))
         self._playing(request).say(text)
         return {}
 
@@ -428,7 +431,7 @@ def _text(value: Any, key: str) -> str | None:
     """A request's text field: None when absent (nil), else a str; never the words of some
     other value taken for text."""
     if value is not None and not isinstance(value, str):
-        raise UsageError(f"{key} must be text")
+        raise UsageError(phrase(N_("{key} must be text"), key=key))
     return value
 
 
@@ -436,7 +439,7 @@ def _texts(request: Message, key: str) -> list[str]:
     """A request's optional list of texts (``advertise``)."""
     values = request.get(key, [])
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise UsageError(f"{key} must be a list of texts")
+        raise UsageError(phrase(N_("{key} must be a list of texts"), key=key))
     return values
 
 
@@ -452,7 +455,7 @@ def _player_name(request: Message) -> str | None:
     if name is None:
         return None
     if not isinstance(name, str) or len(name) > MAX_TEXT:
-        raise UsageError(f"a name is text of at most {MAX_TEXT} characters")
+        raise UsageError(phrase(N_("a name is text of at most {most} characters"), most=MAX_TEXT))
     return name
 
 
@@ -460,7 +463,7 @@ def _fleet(rules: Ruleset, ships: Any) -> Fleet | None:
     if ships is None:
         return None
     if not isinstance(ships, list):
-        raise UsageError("a fleet is a list of ships, each a list of squares")
+        raise UsageError(phrase(N_("a fleet is a list of ships, each a list of squares")))
     return fleet_from_lists(rules, ships)
 
 
@@ -469,7 +472,13 @@ def _limits(request: Message, default: Limits) -> Limits:
     if move_ms is None:
         return default
     if isinstance(move_ms, bool) or not isinstance(move_ms, int):
-        raise UsageError("move_ms must be a whole number of milliseconds")
+        raise UsageError(phrase(N_("move_ms must be a whole number of milliseconds")))
     if not MIN_MOVE_MS <= move_ms <= MAX_LIMIT_MS:
-        raise UsageError(f"move_ms must be {MIN_MOVE_MS} to {MAX_LIMIT_MS} (SPEC.md, section 7)")
+        raise UsageError(
+            phrase(
+                N_("move_ms must be {least} to {most} (SPEC.md, section 7)"),
+                least=MIN_MOVE_MS,
+                most=MAX_LIMIT_MS,
+            )
+        )
     return Limits(move_ms=move_ms, reveal_ms=move_ms)

@@ -34,6 +34,7 @@ from statki_net.ai.computer import ComputerPlayer, check_placement, check_strate
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
@@ -309,14 +310,14 @@ class Daemon:
     def propose(self, game: DaemonGame, rules: Ruleset, limits: Limits, fleet: Fleet) -> None:
         """The proposal a front end's player chose for ``game``: its hello says it from now."""
         if game.role is not Role.HOST or game.fleet is not None or game.status != "waiting":
-            raise UsageError("the game's proposal is settled")
+            raise UsageError(phrase(N_("the game's proposal is settled")))
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
 
     def cancel(self, game: DaemonGame) -> None:
         """A hosted game its front end gave up before a guest came: it waits no more."""
         if self.admission.withdraw(game.name) is None:
-            raise UsageError("the game is not waiting for a guest")
+            raise UsageError(phrase(N_("the game is not waiting for a guest")))
         game.failure = "withdrawn before a guest came"
         self.tell(game, notices.Closed.without_game(game.failure))
         self._retire(game)

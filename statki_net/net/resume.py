@@ -26,6 +26,7 @@ from typing import Any
 import msgpack
 
 from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, phrase
 from statki_net.net.admission import Admission, Resuming
 from statki_net.net.clock import Clock
 from statki_net.net.dialer import dial
@@ -132,7 +133,9 @@ class TakeBack(Rejoin):
             resuming = await self.arrivals.get()
             try:
                 if self.answered >= MAX_RESUMES:
-                    raise UsageError(f"{MAX_RESUMES} resumes of this game answered already")
+                    raise UsageError(
+                        phrase(N_("{most} resumes of this game answered already"), most=MAX_RESUMES)
+                    )
                 frame = decode_resume(resuming.frame)
                 session.check_resume(frame, resuming.challenge)
             except (UsageError, ResumeError) as error:
@@ -165,10 +168,10 @@ async def _guest_handshake(
         or hello.hello_key != host_key
         or not signature_valid(host_key, hello)
     ):
-        raise UsageError("not the host of this game")
+        raise UsageError(phrase(N_("not the host of this game")))
     nonce = hello.fields.get("nonce")
     if not isinstance(nonce, bytes) or len(nonce) != 32:
-        raise UsageError("the host's hello has no nonce")
+        raise UsageError(phrase(N_("the host's hello has no nonce")))
     own = session.resume_frame(nonce, clock.now())
     writer.write(own.encode())
     await writer.drain()
@@ -194,16 +197,16 @@ class _Values:
             except msgpack.OutOfData:
                 pass
             except msgpack.BufferFull:
-                raise UsageError("more bytes than the handshake holds") from None
+                raise UsageError(phrase(N_("more bytes than the handshake holds"))) from None
             except Exception:  # garbage of any kind: no peer of ours
-                raise UsageError("the bytes are not msgpack") from None
+                raise UsageError(phrase(N_("the bytes are not msgpack"))) from None
             chunk = await self.reader.read(min(self.limit, MAX_FRAME))
             if not chunk:
-                raise UsageError("the connection closed during the resume")
+                raise UsageError(phrase(N_("the connection closed during the resume")))
             try:
                 self.unpacker.feed(chunk)
             except msgpack.BufferFull:
-                raise UsageError("more bytes than the handshake holds") from None
+                raise UsageError(phrase(N_("more bytes than the handshake holds"))) from None
             self.data += chunk
 
     def leftover(self) -> bytes:

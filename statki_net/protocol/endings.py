@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from statki_net.game.words import SILENCE, Phrase, Term, Words
+from statki_net.game.words import N_, SILENCE, Phrase, Term, Words
 from statki_net.protocol.wire import Role
 
 
@@ -79,6 +79,24 @@ class Ending:
 
     def blames(self, role: Role) -> bool:
         return role in self.culprits
+
+
+def end_term(end: End) -> Term:
+    """An end as a person reads its name (``forfeit``: "walkower"); the value stays English
+    where tools read it (``--json``, logs, the control socket)."""
+    return Term(end.value)
+
+
+END_NAMES = (
+    N_("sunk"),
+    N_("resigned"),
+    N_("time"),
+    N_("forfeit"),
+    N_("cheated"),
+    N_("refused"),
+    N_("no-game"),
+)
+"""Every ``End``'s value, marked for the catalog (``end_term`` says them)."""
 
 
 def role_term(role: Role) -> Term:

@@ -32,7 +32,7 @@ pending it resigns at its next shot or answer, and at the deadline stops with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -42,7 +42,7 @@ from statki_net.game.board import squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, as_is, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, Term, Words, as_is, joined, phrase
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
 from statki_net.protocol.commitment import (
@@ -234,6 +234,13 @@ class Failed:
     by_peer: bool
     unknown_code: str = ""
     """The peer's code as it wrote it, when ``code`` is None: shown, never compared."""
+    said: Phrase = field(default=SILENCE, compare=False)
+    """``detail`` as a phrase, where this side said it (a refused host, an uninvited guest);
+    silence for a peer's words, which are only its text."""
+
+    def detail_in(self, words: Words) -> str:
+        """The detail in ``words``' language where this side said it; a peer's as it came."""
+        return self.said.in_words(words) if self.said else self.detail
 
     @classmethod
     def reported(cls, error: Error) -> Failed:
@@ -325,7 +332,9 @@ class Session:
             problems = proposal_problems(rules, self.proposed_limits)
             if problems:
                 # A host must not propose what every guest refuses (SPEC.md section 7).
-                raise UsageError("out of bounds: " + "; ".join(map(str, problems)))
+                raise UsageError(
+                    phrase(N_("out of bounds: {problems}"), problems=joined(problems, "; "))
+                )
         self.role = role
         self.key = key
         self.name = name
@@ -464,7 +473,8 @@ class Session:
         fleet = self.behaviour.fleet(self, fleet)
         problems = fleet_problems(rules, fleet) if self.behaviour.checks_own_fleet else []
         if problems:
-            raise UsageError("illegal fleet: " + "; ".join(p.message for p in problems))
+            said = joined([problem.said for problem in problems], "; ")
+            raise UsageError(phrase(N_("illegal fleet: {problems}"), problems=said))
         self.fleet = fleet
         self.defence = Defence(rules, fleet)
 
@@ -877,7 +887,7 @@ class Session:
     def _refuse_host(self, now: int) -> None:
         """Not the host the invite names: say nothing, keep nothing; no game, nobody to blame."""
         detail = phrase(N_("the host's key is not the key in the invite: refusing to play"))
-        self.failure = Failed(Code.WRONG_KEY, str(detail), by_peer=False)
+        self.failure = Failed(Code.WRONG_KEY, str(detail), by_peer=False, said=detail)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -936,7 +946,7 @@ class Session:
     def _refuse_uninvited(self) -> None:
         """Nothing to prove with: say nothing, keep nothing; no game, nobody to blame."""
         detail = phrase(N_("this host admits only the guest it invited: ask for the invite line"))
-        self.failure = Failed(Code.NO_INVITE, str(detail), by_peer=False)
+        self.failure = Failed(Code.NO_INVITE, str(detail), by_peer=False, said=detail)
         self._events.append(self.failure)
         self._close(Ending(End.NO_GAME, reason=detail))
 
@@ -944,7 +954,7 @@ class Session:
         """The peer's word breaking the protocol: keep it, answer it with an ``error`` at its
         place (the transcript then names its sender), and stop."""
         self._events.append(Evidence(envelope, error.code, now))
-        self.failure = Failed(error.code, error.detail, by_peer=False)
+        self.failure = Failed(error.code, error.detail, by_peer=False, said=error.said)
         self._events.append(self.failure)
         self._send(Error(error.code.value, error.detail[:MAX_TEXT]), now)
 
@@ -1011,7 +1021,8 @@ class Session:
             or self.transcript.phase is not phase
             or self.transcript.speaker() is not self.role
         ):
-            raise UsageError(f"not now: the game is at {self.transcript.phase}")
+            at = str(self.transcript.phase)  # the protocol's own name of a phase
+            raise UsageError(phrase(N_("not now: the game is at {phase}"), phase=at))
 
     def _take_events(self) -> list[Event]:
         events, self._events = self._events, []
@@ -1050,7 +1061,12 @@ class Session:
         try:
             frame = transcript.add(sign(self.key, header, message), signed_here=True)
         except ProtocolError as error:
-            raise UsageError(f"cannot send {message.TYPE}: {error.detail}") from None
+            said = phrase(
+                N_("cannot send {message}: {detail}"),
+                message=Term(message.TYPE, "message"),
+                detail=error.said,
+            )
+            raise UsageError(said) from None
         if self.lost is None:
             self._outbox += frame.encode()
         self.waiting_since = now

@@ -470,7 +470,7 @@ class Transcript:
         try:
             rules = Ruleset.from_map(hello.rules)
         except RulesError as error:
-            raise fail(Code.BAD_FIELD, str(error), Check.CONTENT) from None
+            raise fail(Code.BAD_FIELD, error.as_phrase(), Check.CONTENT) from None
         limits = read_limits(hello.limits)
         problems = proposal_problems(rules, limits)
         if problems:

@@ -18,6 +18,7 @@ from pathlib import Path
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, Words, phrase, phrase_from_map, phrase_map
 from statki_net.protocol.endings import End, Result
+from statki_net.store.failures import system_words
 from statki_net.store.home import refuse_link
 
 DB_FILE = "history.sqlite3"
@@ -80,7 +81,7 @@ def _database(path: Path) -> Iterator[None]:
             phrase(
                 N_("the history {path} cannot be used ({error}); {advice}"),
                 path=str(path),
-                error=str(error),  # SQLite's own words, in English
+                error=system_words(error),
                 advice=phrase(advice),
             )
         ) from None

@@ -22,6 +22,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, phrase
 from statki_net.protocol.session import public_key_bytes
 from statki_net.referee.verify import fingerprint
+from statki_net.store.failures import refused_as
 
 KEY_FILE = "identity.pem"
 
@@ -38,6 +39,13 @@ def load_identity(home: Path) -> Ed25519PrivateKey:
     # process starting at the same moment, or a crash halfway, never leaves
     # a half-written key behind.  If another process won the race, use its key.
     draft = home / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    with refused_as(N_("making the player's key")):
+        return _written(key, path, draft)
+
+
+def _written(key: Ed25519PrivateKey, path: Path, draft: Path) -> Ed25519PrivateKey:
+    """``key`` written to ``path`` through ``draft``; the key already there if another
+    process wrote its own first."""
     fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as file:
@@ -54,13 +62,14 @@ def load_identity(home: Path) -> Ed25519PrivateKey:
 
 
 def _read_key(path: Path) -> Ed25519PrivateKey:
-    mode = path.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise UsageError(
-            phrase(N_("{path} is readable by others; run: chmod 600 {path}"), path=str(path))
-        )
+    with refused_as(N_("reading the player's key")):
+        if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise UsageError(
+                phrase(N_("{path} is readable by others; run: chmod 600 {path}"), path=str(path))
+            )
+        data = path.read_bytes()
     try:
-        key = load_pem_private_key(path.read_bytes(), password=None)
+        key = load_pem_private_key(data, password=None)
     except ValueError:
         raise UsageError(
             phrase(N_("{path} is not a statki identity key"), path=str(path))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from statki_net.game.english import N_
+from statki_net.store.failures import refused_as
 from statki_net.store.home import refuse_link
 
 NAME_FILE = "name.txt"
@@ -31,9 +33,10 @@ def keep_name(home: Path, name: str) -> str:
     """Keep ``name`` (cleaned) in ``home`` for the next games; returns it as kept."""
     name = clean_name(name)
     path = refuse_link(home / NAME_FILE)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        file.write(name + "\n")
+    with refused_as(N_("keeping the player's name")):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(name + "\n")
     return name
 
 

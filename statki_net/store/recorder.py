@@ -45,6 +45,7 @@ from statki_net.protocol.session import Session
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Frame
 from statki_net.referee.verify import Judgement, fingerprint, judge_log, judge_own_log
+from statki_net.store.failures import system_words
 from statki_net.store.history import GameRow, History
 from statki_net.store.logwriter import LogWriter
 
@@ -205,7 +206,8 @@ class GameRecorder:
             data = self.log.path.read_bytes()
             judgement = judge_log(data) if played is None else judge_own_log(data, played)
         except (StatkiError, OSError) as error:
-            said = phrase(N_("cannot judge the log: {error}"), error=str(error))
+            inner = error.as_phrase() if isinstance(error, StatkiError) else system_words(error)
+            said = phrase(N_("cannot judge the log: {error}"), error=inner)
             return LogVerdict(False, str(said), said=said)
         return LogVerdict.of(judgement)
 

@@ -19,6 +19,7 @@ import time
 
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, Term, as_is, phrase
+from statki_net.store.failures import system_words
 
 STREAM_SECONDS = 10.0
 """The longest a named FIFO or device is read before the command gives up on it."""
@@ -106,7 +107,7 @@ def read_stdin_text(*, limit: int, what: str = N_("file")) -> str:
             phrase(N_("not a text file (not UTF-8), so not a {what}"), what=Term(what)),
         ) from None
     except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        reason = system_words(error) if isinstance(error, OSError) else as_is(str(error))
         raise InputFileError(
             STANDARD_INPUT, phrase(N_("cannot be read ({reason})"), reason=reason)
         ) from None
@@ -181,7 +182,7 @@ def _reason(error: OSError) -> Phrase:
         return phrase(N_("no such file"))
     if isinstance(error, PermissionError):
         return phrase(N_("cannot be read (permission denied)"))
-    return as_is(error.strerror or type(error).__name__)  # the system's words, in English
+    return as_is(error.strerror or type(error).__name__)  # the system's words, no file named
 
 
 def _larger_than_any(what: str, limit: int) -> Phrase:

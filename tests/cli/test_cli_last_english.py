@@ -1,0 +1,196 @@
+"""The last English a Polish player met (issue 14), each path said in Polish: the computer in
+``statki history``, a ruleset that is not well formed, the battle's answer checks, the system's
+own failures, the told end of a game, the daemon's refusals and the conformance report.
+
+Each runs in this process (the ``cli`` fixture or the function a command calls), a few ms
+each; the English (``str()``, ``--json``) stays what tools and logs read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from conftest import Cli
+from statki_client.computer import FINGERPRINTS
+from test_cli_history import record
+
+from statki_net.cli.common import EXIT_FOUND
+from statki_net.cli.netplay import _exit_status as exit_status
+from statki_net.cli.netplay import told_outcomes
+from statki_net.conformance.cases import all_cases
+from statki_net.conformance.judging import Outcome as CaseOutcome
+from statki_net.conformance.judging import Result as CaseResult
+from statki_net.conformance.report import line, summary
+from statki_net.game.battle import Answer, Outcome, check_answer_shape
+from statki_net.game.errors import UsageError
+from statki_net.game.rules import CLASSIC, RulesError, Ruleset
+from statki_net.game.words import N_, phrase, phrase_map
+from statki_net.net.connection import Outcome as GameOutcome
+from statki_net.net.control import ControlError, _refusal
+from statki_net.protocol.endings import End, Ending
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed
+from statki_net.protocol.wire import Role
+from statki_net.store.failures import SystemRefused, failed
+from statki_net.store.language import LOCALE_DIR, catalog, speak
+from statki_net.store.player import NAME_FILE, keep_name
+
+POLISH = catalog("pl")
+
+
+@pytest.fixture(scope="module")
+def english_probes() -> list[str]:
+    """For each message the catalog translates differently, its longest run of words between
+    placeholders: what would show of it left in English."""
+    probes = []
+    with (LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po").open("rb") as po:
+        for message in read_po(po):
+            msgid = message.id if isinstance(message.id, str) else message.id[0]
+            string = message.string if isinstance(message.string, str) else message.string or ("",)
+            string = string if isinstance(string, str) else string[0]
+            probe = max((p.strip() for p in re.split(r"\{[^}]*\}", msgid)), key=len, default="")
+            if len(probe) >= 12 and " " in probe and probe not in string:
+                probes.append(probe)
+    return probes
+
+
+def no_english(text: str, probes: list[str]) -> None:
+    found = [probe for probe in probes if probe in text]
+    assert not found, f"English in Polish: {found}\n{text}"
+
+
+def test_history_and_stats_name_the_computer_in_polish(
+    cli: Cli, tmp_path: Path, english_probes: list[str]
+) -> None:
+    home = tmp_path / "home"
+    record(home, 1, FINGERPRINTS["medium"], "computer (medium)", "classic", "won")
+    record(home, 2, "0b134-cfd06-cbb20-fc827", "computer (medium)", "classic", "lost")
+    history = cli("--lang", "pl", "history")
+    assert history.returncode == 0, history.stderr
+    games = [line for line in history.stdout.splitlines() if "przeciwnik: " in line]
+    assert "przeciwnik: computer (medium) [0b134-" in games[0], "a peer's own name, as it is"
+    assert "przeciwnik: komputer (średni) [30f14-" in games[1], history.stdout
+    assert "komputer (średni) [30f14-" in cli("--lang", "pl", "stats").stdout
+    kept = json.loads(cli("--lang", "pl", "history", "--json").stdout)
+    assert {row["opponent_name"] for row in kept} == {"computer (medium)"}, "tools read English"
+    no_english(history.stdout, english_probes)
+
+
+@pytest.mark.parametrize(
+    ("rules", "english", "polish"),
+    [
+        (
+            {"size": 0},
+            "bad rules: size must be 1-26, not 0; every ship length must be 1-0;"
+            " the fleet does not fit on the board",
+            "błędne zasady: rozmiar musi wynosić od 1 do 26, nie 0; długość każdego statku musi"
+            " wynosić od 1 do 0; flota nie mieści się na planszy",
+        ),
+        (
+            {"touching": "x"},
+            "bad rules: 'x' is not a valid Touching",
+            "błędne zasady: 'x' to niedozwolona wartość opcji Touching",
+        ),
+        ({"fleet": 3}, "bad rules: fleet must be a list", "błędne zasady: fleet musi być listą"),
+        ([1], "rules must be a map", "zasady muszą być mapą"),
+    ],
+)
+def test_rules_that_are_not_well_formed_are_said_in_polish(
+    rules: object, english: str, polish: str
+) -> None:
+    with pytest.raises(RulesError) as refused:
+        Ruleset.from_map(rules)  # type: ignore[arg-type]
+    assert str(refused.value) == english, "the wire and the logs keep the English"
+    assert refused.value.in_words(POLISH) == polish
+
+
+def test_the_battles_answer_checks_are_said_in_polish() -> None:
+    with pytest.raises(UsageError) as refused:
+        check_answer_shape(CLASSIC, (0, 1), Answer((Outcome.MISS,), hits=0, sunk=0))
+    assert str(refused.value) == "the answer must give one outcome per shot"
+    assert refused.value.in_words(POLISH) == "odpowiedź musi podać jeden wynik na każdy strzał"
+
+
+def test_what_the_system_refused_names_what_statki_was_doing_in_polish(tmp_path: Path) -> None:
+    (tmp_path / NAME_FILE).mkdir()  # a folder where the name is kept
+    with pytest.raises(SystemRefused) as refused:
+        keep_name(tmp_path, "Ala")
+    said = refused.value.in_words(POLISH)
+    assert said.startswith("zapamiętanie imienia gracza nie powiodło się: "), said
+    assert str(refused.value).startswith("keeping the player's name failed: "), "English"
+    denied = PermissionError(13, "Permission denied", "/x")
+    assert failed("the command", denied).in_words(POLISH) == (
+        "polecenie nie powiodło się: Permission denied: /x"
+    ), "the system's own words, as they are"
+
+
+def test_a_key_that_cannot_be_read_is_one_polish_line(cli: Cli, tmp_path: Path) -> None:
+    """``statki id`` over a home whose key is a folder (the system refuses to read it)."""
+    key = tmp_path / "home" / "identity.pem"
+    key.mkdir(parents=True)
+    os.chmod(key, stat.S_IRWXU)
+    done = cli("--lang", "pl", "id")
+    assert done.returncode == 2
+    assert done.stderr.startswith("statki: odczytanie klucza gracza nie powiodło się: "), done
+
+
+@pytest.mark.parametrize(("language", "said"), [("en", "end: forfeit"), ("pl", "koniec: walkower")])
+def test_the_told_end_of_a_game_without_a_verdict_is_a_word_of_the_players_language(
+    capsys: pytest.CaptureFixture[str], language: str, said: str
+) -> None:
+    ending = Ending(End.FORFEIT, Role.HOST, frozenset({Role.GUEST}))
+    speak(language)
+    try:
+        told_outcomes([GameOutcome(ending, Role.HOST, 0, 0, None, None, "game")])
+    finally:
+        speak("en")
+    assert capsys.readouterr().out.splitlines() == [said]
+
+
+def test_the_daemons_refusal_is_said_in_polish_and_its_english_line_stays() -> None:
+    with pytest.raises(UsageError) as caught:
+        check_answer_shape(CLASSIC, (0, 1), Answer((Outcome.MISS,), hits=0, sunk=0))
+    refused = caught.value
+    reply = {"ok": False, "error": str(refused), "said": phrase_map(refused.as_phrase())}
+    assert ControlError(_refusal(reply)).in_words(POLISH) == refused.in_words(POLISH)
+    assert str(ControlError(_refusal({"ok": False, "error": "older  daemon"}))) == "older daemon"
+    odd = {"ok": False, "error": "plain", "said": {"text": 3}}
+    assert str(ControlError(_refusal(odd))) == "plain", "a said that does not read: the line"
+    assert ControlError(_refusal({"ok": False})).in_words(POLISH) == "demon odmówił"
+
+
+def test_the_conformance_reports_frame_is_polish_and_its_cases_quote_the_spec() -> None:
+    case = all_cases()[0]
+    failed_case = CaseResult(case, CaseOutcome.FAIL, "a refusal", "nothing", ("late",), 1.0)
+    shown = line(failed_case, POLISH)
+    assert shown.startswith(f"BŁĄD  {case.id}  (SPEC {case.section})  {case.title}")
+    assert "\n      oczekiwane: a refusal\n      zaobserwowane: nothing\n      - late" in shown
+    assert summary([failed_case], POLISH) == (
+        "zgodność: przypadki: 1; zgodne: 0, niezgodne: 1, informacyjne: 0"
+    )
+    assert summary([failed_case]).startswith("conformance: 1 cases: 0 pass, 1 fail")
+
+
+def test_a_host_the_invite_does_not_name_is_refused_in_polish(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The one line ``statki join`` ends with (``_exit_status``), in the player's words."""
+    said = phrase(N_("the host's key is not the key in the invite: refusing to play"))
+    failure = Failed(Code.WRONG_KEY, str(said), by_peer=False, said=said)
+    speak("pl")
+    try:
+        assert exit_status(None, failure, None) == EXIT_FOUND
+    finally:
+        speak("en")
+    polish = said.in_words(POLISH)
+    assert polish.startswith("klucz gospodarza"), polish
+    assert capsys.readouterr().err == f"statki: {polish}\n"
+    assert Failed(Code.WRONG_KEY, "a peer's own words", True).detail_in(POLISH) == (
+        "a peer's own words"
+    )
