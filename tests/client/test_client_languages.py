@@ -69,7 +69,7 @@ def placing_touching(tmp_path: Path) -> Model:
     return model
 
 
-def rules_screen(tmp_path: Path) -> Model:
+def rules_screen(tmp_path: Path, strength: Strength = Strength.MEDIUM) -> Model:
     link = LocalGame(
         ruleset_named("classic"),
         GUEST_KEY,
@@ -87,8 +87,13 @@ def rules_screen(tmp_path: Path) -> Model:
         random.Random(4),
         rule_choices=tuple(PRESETS),
         strength_choices=strengths,
-        strength_cursor=strengths.index("medium"),
+        strength_cursor=strengths.index(strength.value),
     )
+
+
+def rules_screen_at(strength: Strength) -> Callable[[Path], Model]:
+    """The rules screen with ``strength`` chosen: each strength says what it plays."""
+    return lambda tmp_path: rules_screen(tmp_path, strength)
 
 
 def battle(tmp_path: Path, rules: str = "classic", shots: int = 12) -> Model:
@@ -232,6 +237,7 @@ SCREENS: dict[str, Callable[[Path], Model]] = {
     "placement": placing,
     "placement, a fleet breaking the rules": placing_touching,
     "rules screen": rules_screen,
+    **{f"rules screen, {s.value}": rules_screen_at(s) for s in Strength if s.value != "medium"},
     "battle": battle,
     "battle, a refused shot": battle_refused_shot,
     "battle, a salvo": salvo_battle,
