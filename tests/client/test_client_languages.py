@@ -338,3 +338,12 @@ def test_the_polish_words_are_the_players_own(tmp_path: Path) -> None:
     for ship in ("czteromasztowiec", "trójmasztowiec", "dwumasztowiec", "jednomasztowiec"):
         assert ship in placed
     assert "10 statków" in plain(screen(rules_screen(tmp_path / "rules")))
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_analysis_names_its_command_on_one_line(language: str, tmp_path: Path) -> None:
+    """A command a player may copy is never broken between two lines of the screen
+    (the Polish one was: "... dokładniej liczy statki" / "analyze ZAPIS")."""
+    text, _cut = drawn(analysed, tmp_path, language)
+    log = {"en": "LOG", "pl": "ZAPIS"}[language]
+    assert f"statki analyze {log}" in text, text
