@@ -347,3 +347,14 @@ def test_the_analysis_names_its_command_on_one_line(language: str, tmp_path: Pat
     text, _cut = drawn(analysed, tmp_path, language)
     log = {"en": "LOG", "pl": "ZAPIS"}[language]
     assert f"statki analyze {log}" in text, text
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_a_fleet_typed_at_the_prompt_is_not_told_about_lines(language: str, tmp_path: Path) -> None:
+    """Typed on one line, "B2-E2 Z9" was refused for its "wiersz 2" (line 2)."""
+    speak(language)
+    line = {"en": "line", "pl": "wiersz"}[language]
+    for typed, named in (("B2-E2 Z9", "Z9"), ("B2-E2 nowa", "nowa"), ("B2-", "B2-")):
+        model = placing(tmp_path / typed.replace(" ", "_"))
+        assert not model.place_typed(typed)
+        assert named in model.notice and line not in model.notice, model.notice
