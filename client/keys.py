@@ -25,6 +25,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
+from statki_net.game.answers import yes_or_no
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.store.language import _
 
@@ -58,9 +59,10 @@ def press(model: Model, key: str) -> None:
         model.chat_key(key)  # the chat line takes every key, until Enter or Esc
         return
     if model.overlay is Overlay.QUIT:
-        if key in ("y", "Y"):
+        answer = yes_or_no(key)  # t (tak) as well as y, as the line prompt takes them
+        if answer:
             model.confirm_quit()
-        elif key in ("n", "N", "escape", "q"):
+        elif answer is False or key in ("escape", "q"):
             model.cancel_quit()
         return
     if model.overlay is Overlay.PICK:

@@ -144,7 +144,7 @@ class Placing(CommonState):
         rules = self.rules
         try:
             typed = "\n".join(text.replace(",", " ").split())
-            fleet, problems = read_fleet_text(rules, typed, words())
+            fleet, problems = read_fleet_text(rules, typed, words(), typed=True)
         except FleetTextError as error:
             fleet, problems = Fleet(()), [FleetProblem("shape", error.in_words(words()))]
         problems = problems or fleet_problems(rules, fleet, words())

@@ -87,7 +87,7 @@ def move_limit_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_of(seconds: float | None) -> Limits | None:
-    """The limits ``--move-timeout`` asks for, within SPEC's bounds; None when not given.
+    """The limits ``--move-time`` asks for, within SPEC's bounds; None when not given.
 
     The reveal gets the same limit: a move limit is at least a minute, longer
     than the least a reveal may have (SPEC.md, section 7, "Bounds").
@@ -102,7 +102,7 @@ def limits_of(seconds: float | None) -> Limits | None:
     ms = round(seconds * 1000)
     if not MIN_MOVE_MS <= ms <= MAX_LIMIT_MS:
         raise UsageError(
-            _("--move-timeout must be between {least} and {most} seconds").format(
+            _("--move-time must be between {least} and {most} seconds").format(
                 least=MIN_MOVE_MS // 1000, most=MAX_LIMIT_MS // 1000
             )
         )

@@ -128,7 +128,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="statki", description=_("Battleship of Polish school notebooks, peer to peer.")
     )
-    parser.add_argument("--version", action="version", version=SOFTWARE)
+    # argparse fills in its version action's help once, at import, before --lang is known
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=SOFTWARE,
+        help=_("show program's version number and exit"),
+    )
     _lang_argument(parser)
     home_argument(parser, dest="home_before")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -351,16 +351,32 @@ class FleetTextError(UsageError, ValueError):
 
 _SQUARE = re.compile(r"^([A-Za-z])(\d{1,2})$")
 
+_IN_A_FILE = {
+    "off": N_("line {number}: {ship} goes off the board ({off})"),
+    "ends": N_("line {number}: expected START-END, like B2-E2"),
+    "square": N_("line {number}: {text} is not a square like B2"),
+}
+"""What is wrong with a line of a fleet file, said with the line's number."""
+
+_AS_TYPED = {
+    "off": N_("{ship} goes off the board ({off})"),
+    "ends": N_("{ship}: expected START-END, like B2-E2"),
+    "square": N_("{text} is not a square like B2"),
+}
+"""The same of ships typed on one line at a prompt, where a line number means nothing."""
+
 
 def read_fleet_text(
-    rules: Ruleset, text: str, words: Words = ENGLISH
+    rules: Ruleset, text: str, words: Words = ENGLISH, *, typed: bool = False
 ) -> tuple[Fleet, list[FleetProblem]]:
     """Read a fleet, one ship a line (``B2-E2``, ``J10``, optionally ``cruiser: C1-C3``).
 
     Returns the fleet and the problems found while reading (squares off the
     board); ``fleet_problems`` finds the rest.  Text that is not a fleet at all
-    raises ``FleetTextError``, a phrase.  The problems are said in ``words``.
+    raises ``FleetTextError``, a phrase.  The problems are said in ``words``,
+    naming the line of each, unless the ships were ``typed`` one a word at a prompt.
     """
+    said_as = _AS_TYPED if typed else _IN_A_FILE
     ships: list[tuple[str | None, Ship]] = []
     problems: list[FleetProblem] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -369,10 +385,10 @@ def read_fleet_text(
             continue
         label, _, cells = line.rpartition(":")
         name = label.strip().lower() or None
-        ship, off_board = _read_ship(rules, cells.strip(), number)
+        ship, off_board = _read_ship(rules, cells.strip(), number, said_as)
         if off_board:
             said = phrase(
-                N_("line {number}: {ship} goes off the board ({off})"),
+                said_as["off"],
                 number=number,
                 ship=cells.strip(),
                 off=off_board,
@@ -385,11 +401,11 @@ def read_fleet_text(
     return Fleet(_in_rules_order(rules, ships)), problems
 
 
-def _read_ship(rules: Ruleset, spec: str, number: int) -> tuple[Ship, str]:
+def _read_ship(rules: Ruleset, spec: str, number: int, said_as: dict[str, str]) -> tuple[Ship, str]:
     size = rules.size
     parts = spec.replace("-", " - ").split()
     if len(parts) == 3 and parts[1] == "-":
-        ends = [_coordinates(parts[0], number), _coordinates(parts[2], number)]
+        ends = [_coordinates(parts[0], number, said_as), _coordinates(parts[2], number, said_as)]
         off = [
             p for p, (c, r) in zip((parts[0], parts[2]), ends, strict=True) if not _on(c, r, size)
         ]
@@ -402,24 +418,18 @@ def _read_ship(rules: Ruleset, spec: str, number: int) -> tuple[Ship, str]:
             return (first, last), ""
         return (line if first <= last else line[::-1]), ""
     if "-" in parts:
-        raise FleetTextError(
-            phrase(N_("line {number}: expected START-END, like B2-E2"), number=number)
-        )
-    coordinates = [_coordinates(part, number) for part in parts]
+        raise FleetTextError(phrase(said_as["ends"], number=number, ship=spec))
+    coordinates = [_coordinates(part, number, said_as) for part in parts]
     off = [p for p, (c, r) in zip(parts, coordinates, strict=True) if not _on(c, r, size)]
     if off:
         return (), ", ".join(off)
     return tuple(r * size + c for c, r in coordinates), ""
 
 
-def _coordinates(text: str, number: int) -> tuple[int, int]:
+def _coordinates(text: str, number: int, said_as: dict[str, str]) -> tuple[int, int]:
     match = _SQUARE.match(text)
     if not match:
-        raise FleetTextError(
-            phrase(
-                N_("line {number}: {text} is not a square like B2"), number=number, text=repr(text)
-            )
-        )
+        raise FleetTextError(phrase(said_as["square"], number=number, text=repr(text)))
     return ord(match.group(1).upper()) - ord("A"), int(match.group(2)) - 1
 
 

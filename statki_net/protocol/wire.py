@@ -29,7 +29,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from statki_net.game.battle import Answer, Outcome
-from statki_net.game.words import Phrase
+from statki_net.game.english import N_
+from statki_net.game.words import Phrase, phrase
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
@@ -779,9 +780,11 @@ def read_body(body: bytes) -> dict[Any, Any]:
         msgpack.StackError,
     ):
         # Not the exception's name: the words reach a person, in a verdict or an error message.
-        raise fail(Code.MALFORMED, "body is not one msgpack value", Check.BODY) from None
+        raise fail(
+            Code.MALFORMED, phrase(N_("body is not one msgpack value")), Check.BODY
+        ) from None
     if not isinstance(value, dict):
-        raise fail(Code.MALFORMED, "body must be a map", Check.BODY)
+        raise fail(Code.MALFORMED, phrase(N_("body must be a map")), Check.BODY)
     return value
 
 
@@ -887,10 +890,12 @@ def _framed(value: Any) -> tuple[bytes, bytes, dict[Any, Any]]:
         or not isinstance(value[0], bytes)
         or not isinstance(value[1], bytes)
     ):
-        raise fail(Code.MALFORMED, "a frame is [body, signature], two bins", Check.FRAME)
+        raise fail(
+            Code.MALFORMED, phrase(N_("a frame is [body, signature], two bins")), Check.FRAME
+        )
     body, signature = value
     if len(signature) != 64:
-        raise fail(Code.MALFORMED, "a signature is 64 bytes", Check.FRAME)
+        raise fail(Code.MALFORMED, phrase(N_("a signature is 64 bytes")), Check.FRAME)
     if len(body) > MAX_FRAME:
         raise fail(Code.TOO_LARGE, f"body larger than {MAX_FRAME} bytes", Check.FRAME)
     fields = read_body(body)
@@ -1044,5 +1049,5 @@ class FrameReader:
                     Code.TOO_LARGE, f"frame larger than {MAX_FRAME} bytes", Check.FRAME
                 ) from None
             except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError):
-                raise fail(Code.MALFORMED, "not a msgpack frame", Check.FRAME) from None
+                raise fail(Code.MALFORMED, phrase(N_("not a msgpack frame")), Check.FRAME) from None
             yield value

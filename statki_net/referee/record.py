@@ -7,7 +7,9 @@ referee's judgement, and its lines of text.  Pure: values in, values out.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
+from typing import Any
 
 from statki_net.game.battle import Defence
 from statki_net.game.board import square_name
@@ -21,6 +23,15 @@ from statki_net.referee.report import UNNAMED, Judgement, fingerprint
 
 """A side whose hello gave no name, as the record names it: "unnamed (host)" ("the host
 (host)" said the role twice)."""
+
+WIDTH = 80
+"""The record's widest line of words: a terminal's, so the verdict is not cut (it was 110)."""
+VERDICT_WRAP: dict[str, Any] = {
+    "subsequent_indent": "  ",
+    "break_long_words": False,
+    "break_on_hyphens": False,
+}
+"""Wrapped between words only: a name or a fingerprint stays whole."""
 
 SHOT_WIDTH = 8
 """Columns for the squares of one volley in the list of shots (a salvo wraps past them)."""
@@ -79,7 +90,8 @@ class GameRecord:
             )
         if not self.shots:
             out.append(_("  No shot was fired."))
-        return [*out, "", _("Verdict: {verdict}").format(verdict=self.verdict)]
+        verdict = _("Verdict: {verdict}").format(verdict=self.verdict)
+        return [*out, "", *textwrap.wrap(verdict, WIDTH, **VERDICT_WRAP)]
 
 
 def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENGLISH) -> GameRecord:

@@ -77,7 +77,10 @@ def test_analyze_says_when_the_log_is_damaged_in_polish_too(cli: Cli, tmp_path: 
     cut.write_bytes(whole[:-30])
     done = cli("analyze", str(cut), *QUICK, "--lang", "pl")
     assert done.returncode == 0, done.stderr
-    assert "statki: uwaga: zapis jest uszkodzony (zapis urywa się po " in done.stderr
+    assert "statki: uwaga: zapis jest uszkodzony (zapis się urywa; całych wiadomości" in (
+        done.stderr
+    )
+    assert "analizuję grę: 100%" in done.stderr.splitlines(), "not 'analiza (gra)'"
     lines = done.stdout.splitlines()
     assert re.match(
         r"^\S+ \(gospodarz\): strzałów \d+, celność \d+% \(w najlepsze pole: \d+\)", lines[0]

@@ -63,6 +63,9 @@ def test_the_top_level_help_lists_every_command_in_polish(
     polish = helped(cli, monkeypatch, "--lang", "pl")
     assert "graj z komputerem" in polish and "sprawdź zapisy gier jak sędzia" in polish
     assert "--lang {en,pl}" in polish
+    english = helped(cli, monkeypatch, "--lang", "en")
+    same = [line for line in polish.splitlines() if wordy(line) and line in english.splitlines()]
+    assert not same, f"the same in both languages: {same}"  # --version's help was
 
 
 def test_the_locale_chooses_the_language_and_lang_overrides_it(

@@ -48,6 +48,8 @@ def test_the_name_is_asked_in_the_players_language(
     finally:
         speak("en")
     assert asked and asked[0].startswith("Twoje imię"), asked
+    # at 80 columns the answer is typed on the question's line: room for a 12-letter name
+    assert len(asked[0]) + 12 <= 80, asked
 
 
 def test_without_a_terminal_nobody_is_asked_and_nothing_is_made_up(

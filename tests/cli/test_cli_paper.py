@@ -83,12 +83,14 @@ def test_the_record_tells_the_fleets_every_shot_and_the_verdict(cli: Cli, tmp_pa
     shots = [line for line in lines if re.match(r"\s+\d+\. ", line)]
     assert [int(line.split(".")[0]) for line in shots] == [1, 2, 3, 4]
     assert all(line.split()[-1] in ("miss", "hit", "sunk") for line in shots)
-    assert lines[-1] == (
+    verdict = lines[lines.index("", -4) + 1 :]
+    assert " ".join(" ".join(verdict).split()) == (
         "Verdict: valid: Olek (guest) won: Ala (host) resigned; classic; shots host 2, guest 2"
     )
+    assert all(len(line) <= 80 for line in lines), "the verdict wraps at 80 columns"
     text = "\n".join(text for _, text in pages(pdf))
     assert all(size == A4_POINTS for size, _ in pages(pdf))
-    for line in (lines[0], *shots, lines[-1]):
+    for line in (lines[0], *shots, *verdict):
         assert " ".join(line.split()) in " ".join(text.split()), line
 
 
@@ -141,12 +143,12 @@ def test_the_polish_record_on_paper_keeps_every_line_and_letter(cli: Cli, tmp_pa
     assert sum(line.startswith("  Statki: ") for line in lines) == 2
     shots = [line for line in lines if re.match(r"\s+\d+\. ", line)]
     assert all(line.split()[-1] in ("pudło", "trafiony", "zatopiony") for line in shots)
-    assert lines[-1] == (
-        "Werdykt: ważna: Olek (gość) wygrywa: Ala (gospodarz) się poddaje; classic;"
-        " strzały: gospodarz 2, gość 2"
-    )
+    assert lines[-2:] == [
+        "Werdykt: ważna: Olek (gość) wygrywa: Ala (gospodarz) się poddaje; classic;",
+        "  strzały: gospodarz 2, gość 2",
+    ], "wrapped at 80 columns, between words"
     text = " ".join(" ".join(text for _, text in pages(pdf)).split())
-    for line in (lines[0], *shots, lines[-1]):
+    for line in (lines[0], *shots, *lines[-2:]):
         assert " ".join(line.split()) in text, line
 
 

@@ -215,9 +215,9 @@ def test_move_limits_outside_specs_bounds_get_one_line(cli: Cli) -> None:
         for seconds in ("5", "0.1", "86401"):
             done = cli(*command, "--move-timeout", seconds)
             assert done.returncode == 2, (command, seconds, done)
-            assert done.stderr == (
-                "statki: --move-timeout must be between 60 and 86400 seconds\n"
-            ), done.stderr
+            assert done.stderr == ("statki: --move-time must be between 60 and 86400 seconds\n"), (
+                done.stderr
+            )
 
 
 def test_an_advertised_address_that_is_none_is_refused_before_listening(cli: Cli) -> None:

@@ -69,6 +69,17 @@ def test_quit_asks_first_and_n_stays(tmp_path: Path) -> None:
     assert model.end_screen is not None and "resigned" in model.end_screen.verdict
 
 
+def test_a_polish_player_answers_the_quit_question_with_t(tmp_path: Path) -> None:
+    """The Polish question says (t/n), tak or nie, as the line prompt takes them."""
+    model, _ = game(tmp_path)
+    model.ready()
+    with create_pipe_input() as pipe:
+        app = build_app(model, input=pipe, output=DummyOutput())
+        pipe.send_text("qt")
+        app.run()
+    assert model.end_screen is not None and "resigned" in model.end_screen.verdict
+
+
 def test_the_history_overlay_shows_past_games(tmp_path: Path) -> None:
     model, _ = game(tmp_path)
     model.ready()

@@ -69,7 +69,7 @@ def placing_touching(tmp_path: Path) -> Model:
     return model
 
 
-def rules_screen(tmp_path: Path) -> Model:
+def rules_screen(tmp_path: Path, strength: Strength = Strength.MEDIUM) -> Model:
     link = LocalGame(
         ruleset_named("classic"),
         GUEST_KEY,
@@ -87,8 +87,13 @@ def rules_screen(tmp_path: Path) -> Model:
         random.Random(4),
         rule_choices=tuple(PRESETS),
         strength_choices=strengths,
-        strength_cursor=strengths.index("medium"),
+        strength_cursor=strengths.index(strength.value),
     )
+
+
+def rules_screen_at(strength: Strength) -> Callable[[Path], Model]:
+    """The rules screen with ``strength`` chosen: each strength says what it plays."""
+    return lambda tmp_path: rules_screen(tmp_path, strength)
 
 
 def battle(tmp_path: Path, rules: str = "classic", shots: int = 12) -> Model:
@@ -232,6 +237,7 @@ SCREENS: dict[str, Callable[[Path], Model]] = {
     "placement": placing,
     "placement, a fleet breaking the rules": placing_touching,
     "rules screen": rules_screen,
+    **{f"rules screen, {s.value}": rules_screen_at(s) for s in Strength if s.value != "medium"},
     "battle": battle,
     "battle, a refused shot": battle_refused_shot,
     "battle, a salvo": salvo_battle,
@@ -332,3 +338,23 @@ def test_the_polish_words_are_the_players_own(tmp_path: Path) -> None:
     for ship in ("czteromasztowiec", "trójmasztowiec", "dwumasztowiec", "jednomasztowiec"):
         assert ship in placed
     assert "10 statków" in plain(screen(rules_screen(tmp_path / "rules")))
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_analysis_names_its_command_on_one_line(language: str, tmp_path: Path) -> None:
+    """A command a player may copy is never broken between two lines of the screen
+    (the Polish one was: "... dokładniej liczy statki" / "analyze ZAPIS")."""
+    text, _cut = drawn(analysed, tmp_path, language)
+    log = {"en": "LOG", "pl": "ZAPIS"}[language]
+    assert f"statki analyze {log}" in text, text
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_a_fleet_typed_at_the_prompt_is_not_told_about_lines(language: str, tmp_path: Path) -> None:
+    """Typed on one line, "B2-E2 Z9" was refused for its "wiersz 2" (line 2)."""
+    speak(language)
+    line = {"en": "line", "pl": "wiersz"}[language]
+    for typed, named in (("B2-E2 Z9", "Z9"), ("B2-E2 nowa", "nowa"), ("B2-", "B2-")):
+        model = placing(tmp_path / typed.replace(" ", "_"))
+        assert not model.place_typed(typed)
+        assert named in model.notice and line not in model.notice, model.notice
