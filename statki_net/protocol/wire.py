@@ -525,6 +525,84 @@ def encode_body(header: Header, message: Message) -> bytes:
     return bytes(msgpack.packb(body, use_bin_type=True))
 
 
+def _plain_count(value: object) -> bool:
+    """An int, exactly (no bool, no subclass), that ``_count`` reads back as itself."""
+    return type(value) is int and 0 <= value < 2**32
+
+
+def _plain_bytes(value: object, size: int) -> bool:
+    return type(value) is bytes and len(value) == size
+
+
+def _plain_texts(values: object) -> bool:
+    return (
+        type(values) is tuple
+        and len(values) <= MAX_LIST
+        and all(type(v) is str and len(v) <= MAX_TEXT for v in values)
+    )
+
+
+def _plain_opening(opening: object) -> bool:
+    return (
+        type(opening) is Opening
+        and type(opening.square) is int
+        and 0 <= opening.square < 65536
+        and type(opening.ship) is bool
+        and _plain_bytes(opening.salt, HASH_SIZE)
+        and type(opening.path) is tuple
+        and len(opening.path) <= 16
+        and all(_plain_bytes(p, HASH_SIZE) for p in opening.path)
+    )
+
+
+def reads_back_as_built(header: Header, message: Message) -> bool:
+    """Whether ``decode_body(encode_body(header, message))`` is ``(header, message)``, known
+    from the values alone, without encoding or reading a byte.
+
+    A side must never send what its peer would refuse, so its own frames were once read
+    back from their bytes (``Transcript.check``).  For the battle's two messages, nearly
+    every frame of a game, the values say it at once: every field is of exactly the type
+    the decoder returns (no bool for an int, no subclass), within the bounds it checks
+    (``_count``, ``_square``, ``_short_text``, ``_opening``, the sizes of ``_bytes``),
+    and each tuple holds what the decoder builds from its list, so encoding then decoding
+    gives back equal values.  False means "not known": the frame is read back as before,
+    so anything unusual (a cheat's, a caller's odd values) is judged exactly as it was.
+    ``tests/protocol/test_read_back.py`` checks the promise over arbitrary values.
+    """
+    if not (
+        type(header.sender) is Role
+        and _plain_count(header.seq)
+        and _plain_bytes(header.prev, HASH_SIZE)
+        and (_plain_bytes(header.game, HASH_SIZE) if header.seq >= 2 else header.game == b"")
+        and type(header.at) is int
+        and -(2**63) <= header.at < 2**64
+    ):
+        return False
+    match message:
+        case Shot(squares=squares):
+            return (
+                type(squares) is tuple
+                and len(squares) <= MAX_LIST
+                and all(type(s) is int and 0 <= s < 65536 for s in squares)
+            )
+        case Reply(answer=answer, proofs=proofs):
+            return (
+                type(message) is Reply
+                and type(answer) is Answer
+                and type(answer.outcomes) is tuple
+                and len(answer.outcomes) <= MAX_LIST
+                and all(type(o) is Outcome for o in answer.outcomes)
+                and _plain_count(answer.hits)
+                and _plain_count(answer.sunk)
+                and _plain_texts(answer.names)
+                and type(proofs) is tuple
+                and len(proofs) <= MAX_LIST
+                and all(_plain_opening(p) for p in proofs)
+            )
+        case _:
+            return False
+
+
 def sign(key: Ed25519PrivateKey, header: Header, message: Message) -> Frame:
     body = encode_body(header, message)
     return Frame(body, key.sign(SIGN_LABEL + body), header, message)
