@@ -288,11 +288,15 @@ class Frame:
     header: Header = field(compare=False)
     message: Message = field(compare=False)
 
-    @functools.cached_property
+    @property
     def digest(self) -> bytes:
         """The frame's hash in the chain, computed once: the next message's ``prev`` and
-        every look at where a frame fits ask for it again."""
-        return message_hash(self.body)
+        every look at where a frame fits ask for it again.  Kept by hand, not by
+        ``functools.cached_property``, which takes a lock at every first look in 3.11."""
+        kept: bytes | None = self.__dict__.get("_digest")
+        if kept is None:
+            kept = self.__dict__["_digest"] = message_hash(self.body)
+        return kept
 
     @property
     def type(self) -> str:
@@ -608,11 +612,16 @@ def sign(key: Ed25519PrivateKey, header: Header, message: Message) -> Frame:
     return Frame(body, key.sign(SIGN_LABEL + body), header, message)
 
 
+@functools.lru_cache(maxsize=64)
+def _verifier(public_key: bytes) -> Ed25519PublicKey:
+    """A key loaded once for all the frames it signs (a pure function of its bytes): a
+    game's two keys, not one load a frame."""
+    return Ed25519PublicKey.from_public_bytes(public_key)
+
+
 def signature_valid(public_key: bytes, frame: Frame | Envelope) -> bool:
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(
-            frame.signature, SIGN_LABEL + frame.body
-        )
+        _verifier(public_key).verify(frame.signature, SIGN_LABEL + frame.body)
     except (InvalidSignature, ValueError):
         return False
     return True
@@ -730,11 +739,16 @@ def _ship(value: Any) -> tuple[int, ...]:
     return tuple(_square(v) for v in value)
 
 
+_OUTCOMES = {outcome.value: outcome for outcome in Outcome}
+"""Each outcome by its wire name: a dict's look-up, not the enum's call (an outcome a shot
+in every answer read)."""
+
+
 def _outcome(value: Any) -> Outcome:
-    try:
-        return Outcome(value)
-    except ValueError:
-        raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}") from None
+    outcome = _OUTCOMES.get(value) if isinstance(value, str) else None
+    if outcome is None:
+        raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}")
+    return outcome
 
 
 def _map(body: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
@@ -863,6 +877,10 @@ def read_body(body: bytes) -> dict[Any, Any]:
     return value
 
 
+_ROLES = {role.value: role for role in Role}
+"""Each role by its wire name, looked up (every frame's ``from``) instead of the enum's call."""
+
+
 def read_header(fields: Mapping[str, Any]) -> Header:
     """Step 3, but the fit: the keys that place a frame (``bad-field``, not the peer's word).
 
@@ -871,13 +889,13 @@ def read_header(fields: Mapping[str, Any]) -> Header:
     is step 5's check, of the sender's word.
     """
     place = Check.PLACE
-    sender = _need(fields, "from", str, "host or guest", place)
-    if sender not in ("host", "guest"):
+    sender = _ROLES.get(_need(fields, "from", str, "host or guest", place))
+    if sender is None:
         raise fail(Code.BAD_FIELD, "'from' must be host or guest", place)
     seq = _count(fields, "seq", place)
     at = fields.get("at", 0)
     return Header(
-        sender=Role(sender),
+        sender=sender,
         seq=seq,
         prev=_bytes(fields, "prev", HASH_SIZE, place),
         game=_bytes(fields, "game", HASH_SIZE, place) if seq >= 2 else b"",
