@@ -585,7 +585,8 @@ def reads_back_as_built(header: Header, message: Message) -> bool:
     match message:
         case Shot(squares=squares):
             return (
-                type(squares) is tuple
+                type(message) is Shot
+                and type(squares) is tuple
                 and len(squares) <= MAX_LIST
                 and all(type(s) is int and 0 <= s < 65536 for s in squares)
             )
