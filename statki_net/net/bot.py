@@ -17,10 +17,9 @@ from collections.abc import Callable
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import combination_name
-from statki_net.net import notices
 from statki_net.net.connection import GameConnection
-from statki_net.net.notices import Notice
 from statki_net.net.thinking import Thinking
+from statki_net.protocol.session import Event, RulesProposed, YourTurn
 
 CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
 """The reason a computer guest gives when it declines rules that are no preset."""
@@ -82,10 +81,13 @@ def attach_computer(
         running.add(task)
         task.add_done_callback(running.discard)
 
-    def on_notice(notice: Notice) -> None:
-        if isinstance(notice, notices.Rules):
-            loop.call_soon(start_placing)
-        elif isinstance(notice, notices.Turn):
-            loop.call_soon(start_thinking)
+    def on_events(events: list[Event]) -> None:
+        # The session's own events, not the notices made of them: a game between bots has
+        # nobody to tell, so no notice is made for it at all (``GameConnection._handle``).
+        for event in events:
+            if isinstance(event, RulesProposed):
+                loop.call_soon(start_placing)
+            elif isinstance(event, YourTurn):
+                loop.call_soon(start_thinking)
 
-    conn.listeners.append(on_notice)
+    conn.event_listeners.append(on_events)

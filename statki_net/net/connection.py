@@ -458,17 +458,19 @@ class GameConnection:
                 continue
             if isinstance(event, Failed):
                 self._note_failure(event)
-            notice = notice_of(event, self.session, self.peer_address)
-            if notice is not None:
-                self._publish(notice)
+            if self.listeners:  # nobody to tell (bots alone): no notice to make
+                notice = notice_of(event, self.session, self.peer_address)
+                if notice is not None:
+                    self._publish(notice)
         self.recorder.started(self.session, self.now())
         self._write()
         self._settle()
         if self.lost and not self.session.closed:
             self._tell_lost(events, just_lost)
-        told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
-        for event_listener in list(self.event_listeners):
-            event_listener(told)
+        if self.event_listeners:
+            told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
+            for event_listener in list(self.event_listeners):
+                event_listener(told)
 
     def _settle(self) -> None:
         """After events: re-arm the timer, or, once the game is closed, end the stream.

@@ -80,9 +80,9 @@ class FleetCommitment:
         self.secret = secret
         self.ship_board = ship_board
         self.squares = squares
-        leaves = [
-            leaf(game, i, bool(ship_board & bit(i)), salt(secret, game, i)) for i in range(squares)
-        ]
+        # Kept: every opening gives its square's salt again.
+        self._salts = [salt(secret, game, i) for i in range(squares)]
+        leaves = [leaf(game, i, bool(ship_board & bit(i)), self._salts[i]) for i in range(squares)]
         leaves += [PAD] * (tree_width(squares) - squares)
         self._levels = [leaves]
         while len(self._levels[-1]) > 1:
@@ -102,7 +102,7 @@ class FleetCommitment:
         return Opening(
             square,
             bool(self.ship_board & bit(square)),
-            salt(self.secret, self.game, square),
+            self._salts[square],
             tuple(path),
         )
 

@@ -81,6 +81,7 @@ from statki_net.protocol.wire import (
     game_id,
     read_envelope,
     read_limits,
+    reads_back_as_built,
     signature_valid,
 )
 
@@ -342,11 +343,23 @@ class Transcript:
         refused (it is not sent).  ``signature_later`` is for a referee that
         checks a later signature of the frame's side instead (see ``verify``).
         """
+        if self.complete:
+            raise fail(Code.OUT_OF_TURN, "the game is over", Check.PLACE)
+        if (
+            signed_here
+            and isinstance(item, Frame)
+            and reads_back_as_built(item.header, item.message)
+        ):
+            # This side's own shot or answer, of values its bytes are known to read back as
+            # (``reads_back_as_built``): what reading them would give is what it holds.
+            if self.place_of(item.header) != len(self.frames):
+                raise fail(Code.BAD_CHAIN, self._misplaced(item.header), Check.PLACE)
+            self._check_turn(item)
+            self._check_content(item)
+            return item
         envelope = (
             item if isinstance(item, Envelope) else read_envelope([item.body, item.signature])
         )
-        if self.complete:
-            raise fail(Code.OUT_OF_TURN, "the game is over", Check.PLACE)
         if self.place_of(envelope.header) != len(self.frames):
             raise fail(Code.BAD_CHAIN, self._misplaced(envelope.header), Check.PLACE)
         if not signed_here:

@@ -289,11 +289,15 @@ class Frame:
     header: Header = field(compare=False)
     message: Message = field(compare=False)
 
-    @functools.cached_property
+    @property
     def digest(self) -> bytes:
         """The frame's hash in the chain, computed once: the next message's ``prev`` and
-        every look at where a frame fits ask for it again."""
-        return message_hash(self.body)
+        every look at where a frame fits ask for it again.  Kept by hand, not by
+        ``functools.cached_property``, which takes a lock at every first look in 3.11."""
+        kept: bytes | None = self.__dict__.get("_digest")
+        if kept is None:
+            kept = self.__dict__["_digest"] = message_hash(self.body)
+        return kept
 
     @property
     def type(self) -> str:
@@ -526,16 +530,100 @@ def encode_body(header: Header, message: Message) -> bytes:
     return bytes(msgpack.packb(body, use_bin_type=True))
 
 
+def _plain_count(value: object) -> bool:
+    """An int, exactly (no bool, no subclass), that ``_count`` reads back as itself."""
+    return type(value) is int and 0 <= value < 2**32
+
+
+def _plain_bytes(value: object, size: int) -> bool:
+    return type(value) is bytes and len(value) == size
+
+
+def _plain_texts(values: object) -> bool:
+    return (
+        type(values) is tuple
+        and len(values) <= MAX_LIST
+        and all(type(v) is str and len(v) <= MAX_TEXT for v in values)
+    )
+
+
+def _plain_opening(opening: object) -> bool:
+    return (
+        type(opening) is Opening
+        and type(opening.square) is int
+        and 0 <= opening.square < 65536
+        and type(opening.ship) is bool
+        and _plain_bytes(opening.salt, HASH_SIZE)
+        and type(opening.path) is tuple
+        and len(opening.path) <= 16
+        and all(_plain_bytes(p, HASH_SIZE) for p in opening.path)
+    )
+
+
+def reads_back_as_built(header: Header, message: Message) -> bool:
+    """Whether ``decode_body(encode_body(header, message))`` is ``(header, message)``, known
+    from the values alone, without encoding or reading a byte.
+
+    A side must never send what its peer would refuse, so its own frames were once read
+    back from their bytes (``Transcript.check``).  For the battle's two messages, nearly
+    every frame of a game, the values say it at once: every field is of exactly the type
+    the decoder returns (no bool for an int, no subclass), within the bounds it checks
+    (``_count``, ``_square``, ``_short_text``, ``_opening``, the sizes of ``_bytes``),
+    and each tuple holds what the decoder builds from its list, so encoding then decoding
+    gives back equal values.  False means "not known": the frame is read back as before,
+    so anything unusual (a cheat's, a caller's odd values) is judged exactly as it was.
+    ``tests/protocol/test_read_back.py`` checks the promise over arbitrary values.
+    """
+    if not (
+        type(header.sender) is Role
+        and _plain_count(header.seq)
+        and _plain_bytes(header.prev, HASH_SIZE)
+        and (_plain_bytes(header.game, HASH_SIZE) if header.seq >= 2 else header.game == b"")
+        and type(header.at) is int
+        and -(2**63) <= header.at < 2**64
+    ):
+        return False
+    match message:
+        case Shot(squares=squares):
+            return (
+                type(message) is Shot
+                and type(squares) is tuple
+                and len(squares) <= MAX_LIST
+                and all(type(s) is int and 0 <= s < 65536 for s in squares)
+            )
+        case Reply(answer=answer, proofs=proofs):
+            return (
+                type(message) is Reply
+                and type(answer) is Answer
+                and type(answer.outcomes) is tuple
+                and len(answer.outcomes) <= MAX_LIST
+                and all(type(o) is Outcome for o in answer.outcomes)
+                and _plain_count(answer.hits)
+                and _plain_count(answer.sunk)
+                and _plain_texts(answer.names)
+                and type(proofs) is tuple
+                and len(proofs) <= MAX_LIST
+                and all(_plain_opening(p) for p in proofs)
+            )
+        case _:
+            return False
+
+
 def sign(key: Ed25519PrivateKey, header: Header, message: Message) -> Frame:
     body = encode_body(header, message)
     return Frame(body, key.sign(SIGN_LABEL + body), header, message)
 
 
+@functools.lru_cache(maxsize=64)
+def _verifier(public_key: bytes) -> Ed25519PublicKey:
+    """A key loaded once for all the frames it signs (a pure function of its bytes): a
+    game's two keys, not one load a frame."""
+    return Ed25519PublicKey.from_public_bytes(public_key)
+
+
 def signature_valid(public_key: bytes, frame: Frame | Envelope) -> bool:
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(
-            frame.signature, SIGN_LABEL + frame.body
-        )
+        _verifier(public_key).verify(frame.signature, SIGN_LABEL + frame.body)
     except (InvalidSignature, ValueError):
         return False
     return True
@@ -653,11 +741,16 @@ def _ship(value: Any) -> tuple[int, ...]:
     return tuple(_square(v) for v in value)
 
 
+_OUTCOMES = {outcome.value: outcome for outcome in Outcome}
+"""Each outcome by its wire name: a dict's look-up, not the enum's call (an outcome a shot
+in every answer read)."""
+
+
 def _outcome(value: Any) -> Outcome:
-    try:
-        return Outcome(value)
-    except ValueError:
-        raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}") from None
+    outcome = _OUTCOMES.get(value) if isinstance(value, str) else None
+    if outcome is None:
+        raise fail(Code.BAD_FIELD, f"unknown outcome {value!r}")
+    return outcome
 
 
 def _map(body: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
@@ -788,6 +881,10 @@ def read_body(body: bytes) -> dict[Any, Any]:
     return value
 
 
+_ROLES = {role.value: role for role in Role}
+"""Each role by its wire name, looked up (every frame's ``from``) instead of the enum's call."""
+
+
 def read_header(fields: Mapping[str, Any]) -> Header:
     """Step 3, but the fit: the keys that place a frame (``bad-field``, not the peer's word).
 
@@ -796,13 +893,13 @@ def read_header(fields: Mapping[str, Any]) -> Header:
     is step 5's check, of the sender's word.
     """
     place = Check.PLACE
-    sender = _need(fields, "from", str, "host or guest", place)
-    if sender not in ("host", "guest"):
+    sender = _ROLES.get(_need(fields, "from", str, "host or guest", place))
+    if sender is None:
         raise fail(Code.BAD_FIELD, "'from' must be host or guest", place)
     seq = _count(fields, "seq", place)
     at = fields.get("at", 0)
     return Header(
-        sender=Role(sender),
+        sender=sender,
         seq=seq,
         prev=_bytes(fields, "prev", HASH_SIZE, place),
         game=_bytes(fields, "game", HASH_SIZE, place) if seq >= 2 else b"",
