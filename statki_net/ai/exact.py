@@ -23,8 +23,11 @@ What makes it fast enough for the bench (``count``): a frontier (the first
 two items) is one integer, and its ways for every count of finished ships
 are one packed integer, a 64-bit slot per count, so a step is a mask, a
 shift and an add on one integer instead of one per count; the steps from
-each frontier are worked out once per rules and fleet and kept; and a
-square's fleets are paired from the two passes only where its row ends.
+each frontier are worked out once per rules and fleet and kept; a
+square's fleets are paired from the two passes only where its row ends;
+a position is counted from the last count's passes, of which the rows its
+view leaves unchanged still stand (``recount``); and every position counted
+is kept, since exact greedy is deterministic and a bench's games open alike.
 
 It is the bench's yardstick for ``density`` (``statki bench ai --strategies
 exact``), still too slow for play: a classic move takes seconds of CPU in
