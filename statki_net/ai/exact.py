@@ -23,8 +23,11 @@ What makes it fast enough for the bench (``count``): a frontier (the first
 two items) is one integer, and its ways for every count of finished ships
 are one packed integer, a 64-bit slot per count, so a step is a mask, a
 shift and an add on one integer instead of one per count; the steps from
-each frontier are worked out once per rules and fleet and kept; and a
-square's fleets are paired from the two passes only where its row ends.
+each frontier are worked out once per rules and fleet and kept; a
+square's fleets are paired from the two passes only where its row ends;
+a position is counted from the last count's passes, of which the rows its
+view leaves unchanged still stand (``recount``); and every position counted
+is kept, since exact greedy is deterministic and a bench's games open alike.
 
 It is the bench's yardstick for ``density`` (``statki bench ai --strategies
 exact``), still too slow for play: a classic move takes seconds of CPU in
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from math import comb
 from operator import mul
@@ -330,6 +333,30 @@ class _Steps:
     need: tuple[int, ...]
     packing: _Packing
     known: dict[tuple[int, int], dict[int, list[Step]]]
+    closings: dict[int, int | None] = field(default_factory=dict)
+    columns: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+    def closing_ways(self, packed: int) -> int | None:
+        """The ways out of a frontier at the board's end: its open lines finished, or None."""
+        if packed not in self.closings:
+            closing = _closing_of(_unpack(packed, self.rules.size), len(self.need))
+            fits = closing is not None and all(
+                c <= n for c, n in zip(closing, self.need, strict=True)
+            )
+            self.closings[packed] = (
+                1 << (self.packing.width * self.packing.index(closing))
+                if closing is not None and fits
+                else None
+            )
+        return self.closings[packed]
+
+    def ship_columns(self, packed: int) -> tuple[int, ...]:
+        """The columns whose last square decided in the frontier holds a ship."""
+        found = self.columns.get(packed)
+        if found is None:
+            found = tuple(c for c in range(self.rules.size) if _holds_ship(packed, c))
+            self.columns[packed] = found
+        return found
 
     def of(self, column: int, kind: int) -> dict[int, list[Step]]:
         return self.known.setdefault((column, kind), {})
@@ -361,8 +388,9 @@ class _Steps:
         return steps
 
 
-_KEPT_STEPS = 6
-"""Fleets still to place whose steps are kept (a game meets a few; each is some MB)."""
+_KEPT_STEPS = 24
+"""Fleets still to place whose steps are kept: a game meets a dozen, its ships sunk in any order,
+and working them out again costs seconds (each is some tens of MB)."""
 _steps_kept: dict[tuple[Ruleset, tuple[int, ...]], _Steps] = {}
 
 
@@ -395,6 +423,26 @@ def _slot_values(packed: int, packing: _Packing) -> Sequence[int]:
     ]
 
 
+@dataclass(frozen=True)
+class _Passes:
+    """A problem's two passes, kept at its row boundaries: the next position differs in a few rows.
+
+    The forward ways at a boundary depend only on the rows above it, the
+    backward ways only on the rows below; so a problem that differs from
+    this one in rows ``first`` to ``last`` only keeps the forward pass down
+    to ``first`` and the backward pass up from ``last + 1`` (``recount``).
+    """
+
+    table: Table
+    kinds: tuple[int, ...]
+    keys: tuple[tuple[int, ...], ...]
+    """Per square, the frontiers the forward pass meets before deciding it."""
+    forward: tuple[dict[int, int], ...]
+    """Per row boundary (0 to the rows), the ways into each frontier met there."""
+    backward: tuple[dict[int, int], ...]
+    """Per row boundary, the ways out of each frontier the forward pass met there (none: 0)."""
+
+
 def count(problem: Problem) -> Table:
     """Every consistent fleet, counted forwards and backwards over the squares.
 
@@ -405,15 +453,55 @@ def count(problem: Problem) -> Table:
     out whose counts add up to the fleet, summed over those frontiers (a
     count's slot index and its complement's add up to the last slot's).
     """
+    return recount(problem, None).table
+
+
+def _same_board(problem: Problem, kept: _Passes | None) -> bool:
+    """Whether ``kept`` counted the same rules, ships to place and rows: its passes may serve."""
+    if kept is None:
+        return False
+    old = kept.table.problem
+    return (old.rules, old.need, old.area) == (problem.rules, problem.need, problem.area)
+
+
+def _changed_rows(problem: Problem, kept: _Passes | None) -> tuple[int, int]:
+    """The first and last rows where ``problem``'s view differs from ``kept``'s (all: none kept)."""
+    size, height = problem.rules.size, problem.area // problem.rules.size
+    if kept is None or not _same_board(problem, kept):
+        return 0, height - 1
+    old = kept.table.problem
+    changed = (problem.free ^ old.free) | (problem.hits ^ old.hits)
+    if not changed:
+        return height, -1
+    return ((changed & -changed).bit_length() - 1) // size, (changed.bit_length() - 1) // size
+
+
+def recount_cost(problem: Problem, kept: _Passes | None) -> int:
+    """Rows the two passes decide anew when ``problem`` is counted from ``kept``'s passes."""
+    first, last = _changed_rows(problem, kept)
+    height = problem.area // problem.rules.size
+    return max(0, height - first) + last + 1
+
+
+def recount(problem: Problem, kept: _Passes | None) -> _Passes:
+    """``problem`` counted, reusing whatever of ``kept``'s passes its view leaves unchanged."""
     size, area = problem.rules.size, problem.area
+    height = area // size
     table = _steps_for(problem.rules, problem.need)
     packing = table.packing
-    kinds = [_kind(problem, square) for square in range(area)]
+    kinds = tuple(_kind(problem, square) for square in range(area))
     start = _pack(((EMPTY,) * size, False))
-    layer: dict[int, int] = {start: 1}
-    frontiers: list[tuple[int, ...]] = []
-    row_ends: dict[int, dict[int, int]] = {}
-    for square in range(area):
+    first, last = _changed_rows(problem, kept)
+    if kept is None or not _same_board(problem, kept):
+        keys: list[tuple[int, ...]] = []
+        forward: list[dict[int, int]] = [{start: 1}]
+    else:
+        if first > last:
+            return kept
+        keys = list(kept.keys[: first * size])
+        forward = list(kept.forward[: first + 1])
+    layer = forward[-1]
+    for square in range(first * size, area):
         column = square % size
         known = table.of(column, kinds[square])
         after: dict[int, int] = {}
@@ -423,26 +511,30 @@ def count(problem: Problem) -> Table:
             if steps is None:
                 steps = table.work_out(column, kinds[square], packed)
             for reached, shift, mask in steps:
-                more = (ways & mask) << shift if mask else ways
-                if more:
-                    after[reached] = ways_after(reached, 0) + more
-        frontiers.append(tuple(layer))
+                # Kept even where no count survives the mask: the backward pass then counts
+                # every way out of a frontier, not only those this view's ways in pair with,
+                # so that another view's passes may reuse them.
+                after[reached] = ways_after(reached, 0) + ((ways & mask) << shift if mask else ways)
+        keys.append(tuple(layer))
         layer = after
-        if column == size - 1 and square + 1 < area:
-            row_ends[square + 1] = layer
-    out: dict[int, int] = {}
-    for packed in layer:
-        closing = _closing(problem, _unpack(packed, size))
-        if closing is not None and all(c <= n for c, n in zip(closing, problem.need, strict=True)):
-            out[packed] = 1 << (packing.width * packing.index(closing))
-    last = packing.slots - 1
-    ships = [0] * area
-    _add_row(ships, area - size, size, layer, out, packing)
-    for square in range(area - 1, -1, -1):
+        if column == size - 1:
+            forward.append(layer)
+    backward: list[dict[int, int]] = [{}] * (height + 1)
+    backward[height] = {
+        packed: closing for packed in layer if (closing := table.closing_ways(packed)) is not None
+    }
+    top = height  # the backward pass is decided anew from this boundary up
+    if kept is not None and _same_board(problem, kept):
+        # Below the change a boundary keeps its ways out if the old pass met every frontier met now.
+        while top - 1 > last and forward[top - 1].keys() <= kept.forward[top - 1].keys():
+            top -= 1
+            backward[top] = kept.backward[top]
+    out = backward[top]
+    for square in range(top * size - 1, -1, -1):
         known = table.of(square % size, kinds[square])
         before: dict[int, int] = {}
         ways_out = out.get
-        for packed in frontiers[square]:
+        for packed in keys[square]:
             total = 0
             for reached, shift, mask in known[packed]:
                 later = ways_out(reached)
@@ -451,30 +543,41 @@ def count(problem: Problem) -> Table:
             if total:
                 before[packed] = total
         out = before
-        if square in row_ends:
-            _add_row(ships, square - size, size, row_ends.pop(square), out, packing)
-    fleets = _slot_values(out.get(start, 0), packing)[last]
-    return Table(problem, fleets, tuple(ships))
+        if square % size == 0:
+            backward[square // size] = out
+    ships = [0] * area
+    for boundary in range(1, height + 1):
+        _add_row(ships, (boundary - 1) * size, forward[boundary], backward[boundary], table)
+    fleets = _slot_values(backward[0].get(start, 0), packing)[packing.slots - 1]
+    return _Passes(
+        Table(problem, fleets, tuple(ships)),
+        kinds,
+        tuple(keys),
+        tuple(forward),
+        tuple(backward),
+    )
 
 
 def _add_row(
     ships: list[int],
     first: int,
-    size: int,
     ways_in: dict[int, int],
     ways_out: dict[int, int],
-    packing: _Packing,
+    table: _Steps,
 ) -> None:
     """Add to each square of the row from ``first`` the fleets with a ship there."""
+    packing = table.packing
     for packed, ways in ways_in.items():
         later = ways_out.get(packed)
         if not later:
             continue
+        columns = table.ship_columns(packed)
+        if not columns:
+            continue
         fleets = sum(map(mul, _slot_values(ways, packing), reversed(_slot_values(later, packing))))
         if fleets:
-            for column in range(size):
-                if _holds_ship(packed, column):
-                    ships[first + column] += fleets
+            for column in columns:
+                ships[first + column] += fleets
 
 
 @cache
@@ -500,19 +603,23 @@ def _carried(board: int, squares: tuple[int, ...]) -> int:
     return sum(bit(squares[square]) for square in squares_of(board))
 
 
-KEPT_TABLES = 20_000
-"""Counted positions kept for later games: a bench's games open alike, and early counts are dear."""
-KEPT_FLEETS = 1_000_000
-"""Only positions with more consistent fleets than this are kept: fewer are cheap to count."""
+KEPT_TABLES = 50_000
+"""Counted positions kept for later games (some 5 KB each): exact greedy is deterministic, so a
+bench's games share their openings, and a position met again costs nothing."""
 _kept_tables: dict[Problem, Table] = {}
+_kept_passes: list[_Passes] = []
+"""The last count's passes (some hundreds of MB for classic's early positions): the next
+position of the same game differs from it in one shot, or a sunk ship's halo."""
 
 
 def counted(problem: Problem) -> Table:
-    """``count(problem)``, kept where it is dear, and shared by a position's mirror images.
+    """``count(problem)``, kept, shared by a position's mirror images, and from the last passes.
 
     The counts do not change when the board is turned or flipped, so one of
     the eight images stands for them all: the bench's greedy players break
-    ties at random, and their first shots differ only by such a turn.
+    ties at random, and their first shots differ only by such a turn.  A
+    position not met before is counted in the image whose view differs from
+    the last count's in the fewest rows, so that most of both passes stay.
     """
     if problem.rows:
         return count(problem)
@@ -520,14 +627,25 @@ def counted(problem: Problem) -> Table:
         (_carried(problem.free, squares), _carried(problem.hits, squares), squares)
         for squares in _symmetries(problem.rules.size)
     ]
-    free, hits, squares = min(images)
-    image = Problem(problem.rules, free, hits, problem.need)
-    table = _kept_tables.get(image)
+    free, hits, canonical = min(images)
+    key = Problem(problem.rules, free, hits, problem.need)
+    table = _kept_tables.get(key)
     if table is None:
-        table = count(image)
-        if table.fleets > KEPT_FLEETS and len(_kept_tables) < KEPT_TABLES:
-            _kept_tables[image] = table
-    counts = tuple(table.counts[squares[square]] for square in range(problem.area))
+        kept = _kept_passes[0] if _kept_passes else None
+        candidates = [
+            (Problem(problem.rules, free, hits, problem.need), squares)
+            for free, hits, squares in images
+        ]
+        image, squares = min(candidates, key=lambda pair: recount_cost(pair[0], kept))
+        passes = recount(image, kept)
+        _kept_passes[:] = [passes]
+        ships = [0] * problem.area
+        for square in range(problem.area):
+            ships[canonical[square]] = passes.table.counts[squares[square]]
+        table = Table(key, passes.table.fleets, tuple(ships))
+        if len(_kept_tables) < KEPT_TABLES:
+            _kept_tables[key] = table
+    counts = tuple(table.counts[canonical[square]] for square in range(problem.area))
     return Table(problem, table.fleets, counts)
 
 
@@ -581,7 +699,11 @@ def _moves(problem: Problem, square: int, frontier: Frontier) -> list[Move]:
 
 def _closing(problem: Problem, frontier: Frontier) -> tuple[int, ...] | None:
     """The ships the lines still open at the board's end finish, or None where they may not."""
-    finished = [0] * len(problem.need)
+    return _closing_of(frontier, len(problem.need))
+
+
+def _closing_of(frontier: Frontier, lengths: int) -> tuple[int, ...] | None:
+    finished = [0] * lengths
     for status in frontier[0]:
         if _is_line(status):
             if not _any_free(status):

@@ -22,6 +22,9 @@ from statki_net.ai.exact import (
     exact_probabilities,
     exact_strategy,
     halves,
+    problem_of,
+    recount,
+    recount_cost,
     ships_of,
 )
 from statki_net.ai.strategies import per_ship_strategy, sink_fleet
@@ -202,3 +205,55 @@ def test_a_clustered_fleet_is_legal_and_inside_one_half(rules: Ruleset) -> None:
         fleet = clustered_fleet(rules, rng)
         assert not fleet_problems(rules, fleet)
         assert any(not fleet.board & ~half for half in halves(rules.size))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_recount_from_another_position_s_passes_is_a_fresh_count(seed: int) -> None:
+    """Whatever rows two views share, the kept passes give the same counts as counting anew.
+
+    The second view changes a few adjacent rows of the first in any way (a
+    hit may become unknown, so the forward pass meets frontiers the kept
+    backward pass never did), the way a bench's next game reuses the last
+    game's passes.
+    """
+    rng = random.Random(seed)
+    rules = Ruleset(
+        size=6, fleet=(3, 2, 2, 1), touching=rng.choice([Touching.NONE, Touching.CORNERS])
+    )
+
+    def view(free: int, hits: int, rows: range) -> tuple[int, int]:
+        for square in range(rows.start * 6, rows.stop * 6):
+            draw = rng.random()
+            free, hits = free & ~(1 << square), hits & ~(1 << square)
+            if draw < 0.1:
+                hits |= 1 << square
+            elif draw > 0.25:
+                free |= 1 << square
+        return free, hits
+
+    first = view(0, 0, range(6))
+    kept = recount(Problem(rules, *first, need_of(rules)), None)
+    for _ in range(4):
+        top = rng.randrange(6)
+        changed = view(*first, range(top, min(6, top + rng.randrange(1, 3))))
+        problem = Problem(rules, *changed, need_of(rules))
+        again = recount(problem, kept)
+        fresh = count(problem)
+        assert (again.table.fleets, again.table.counts) == (fresh.fleets, fresh.counts)
+        assert recount_cost(problem, kept) <= 12
+        kept = again
+
+
+def test_a_game_counted_from_its_last_passes_is_counted_exactly() -> None:
+    """``counted`` recounts each new position from the last one's passes, in the nearest image."""
+    rules = Ruleset(size=7, fleet=(3, 2, 2, 1, 1))
+    rng = random.Random(11)
+    for _ in range(2):  # the second game starts from the first one's passes
+        sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+        while sea.afloat:
+            problem = problem_of(sea)
+            shared, fresh = counted(problem), count(problem)
+            assert (shared.fleets, shared.ship_counts()) == (fresh.fleets, fresh.ship_counts())
+            volley = per_ship_strategy(sea, 1, rng)
+            answer, defence = defence.answer(volley)
+            sea = sea.apply(volley, answer)
