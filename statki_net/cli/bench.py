@@ -43,6 +43,7 @@ from statki_net.ai.strategies import (
     sink_fleet,
 )
 from statki_net.ai.strength import player_named
+from statki_net.ai.two_shot import two_shot_strategy
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
 from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
@@ -62,7 +63,14 @@ EXACT = "exact"
 LOOKAHEAD = "lookahead"
 """The bench's trial of beyond-greedy play: density looking one shot ahead (``ai.lookahead``)."""
 
-BENCH_ONLY: dict[str, Strategy] = {EXACT: exact_strategy, LOOKAHEAD: lookahead_strategy}
+TWO_SHOT = "two-shot"
+"""The bench's cheap trial: per-ship counting weighing two shots in the hunt (``ai.two_shot``)."""
+
+BENCH_ONLY: dict[str, Strategy] = {
+    EXACT: exact_strategy,
+    LOOKAHEAD: lookahead_strategy,
+    TWO_SHOT: two_shot_strategy,
+}
 """Players only the bench plays: references and trials, too slow or unproven for a game."""
 
 BENCH_PLAYERS = (*PLAYERS, *BENCH_ONLY)
