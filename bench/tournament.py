@@ -61,6 +61,9 @@ cpu = me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime
 # VmHWM is this program's own peak: exec gives it a memory of its own.
 with open("/proc/self/status") as status_file:
     peak = next(int(line.split()[1]) for line in status_file if line.startswith("VmHWM:"))
+# The workers' ru_maxrss is their own: the pool forks them and they exec nothing, so each
+# peak is its own memory's (with the pages it shares from this process at the fork, as its
+# VmHWM counts them), and there is no exec to carry another process's peak over.
 print(f"rss {peak} {workers.ru_maxrss} {status} {cpu}", file=sys.stderr)
 """
 

@@ -326,8 +326,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
                 self.say(_("Connection lost: the game goes on in your log"), trouble=True)
-            case Closed() if self.end_screen is not None and event.verdict:
-                referee = event.verdict_in(words()) or event.verdict
+            case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name

@@ -84,11 +84,14 @@ def play(
     resign_at: int | None = None,
     stop_after: int | None = None,
     resigner: Role | None = None,
+    aimed: float = 0.0,
 ) -> None:
     """Play a whole game: the guest accepts, both fire at random unknown squares.
 
     ``resign_at``: the mover of that volley resigns (with ``resigner``, the
-    first volley from then on that this side fires).
+    first volley from then on that this side fires).  ``aimed``: the share of
+    volleys fired at the opponent's ships, read from its session, for games
+    that end sooner (a tournament's many); 0 draws the same games as before.
     """
     rng = random.Random(seed)
     pair.record(Role.HOST, pair.host.start(pair.now))
@@ -116,11 +119,23 @@ def play(
             view = mover.view
             assert view is not None
             unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
-            shots = tuple(rng.sample(unknown, min(mover.shots_due, len(unknown))))
+            if aimed and rng.random() < aimed:
+                shots = _aimed(pair, mover, unknown)
+            else:
+                shots = tuple(rng.sample(unknown, min(mover.shots_due, len(unknown))))
             shots += tuple(rng.sample(range(rules.size**2), mover.shots_due - len(shots)))
             pair.record(mover.role, mover.shoot(shots, pair.now))
         pair.pump()
         assert volleys < 2000
+
+
+def _aimed(pair: BackToBack, mover: Session, unknown: list[int]) -> tuple[int, ...]:
+    """The mover's volley at the unknown squares of the opponent's ships first."""
+    opponent = pair.guest if mover is pair.host else pair.host
+    assert opponent.fleet is not None
+    ships = opponent.fleet.board
+    ahead = sorted(unknown, key=lambda square: not ships >> square & 1)
+    return tuple(ahead[: mover.shots_due])
 
 
 def snapshot(pair: BackToBack) -> BackToBack:

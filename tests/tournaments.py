@@ -74,8 +74,10 @@ def play_game(
     rules: Ruleset = PRESETS["classic"],
     limits: Limits | None = None,
     twist: Twist = Twist.NONE,
+    aimed: float = 0.0,
 ) -> BackToBack:
-    """One game between ``host`` and ``guest``, begun at ``start`` (ms), played out."""
+    """One game between ``host`` and ``guest``, begun at ``start`` (ms), played out
+    (``aimed``: the share of volleys fired at the opponent's ships, ``peers.play``)."""
     rng = random.Random(seed)
     cheat: Behaviour | None = LiesAboutFirstHit() if twist is Twist.CHEAT else None
     host_session = Session(
@@ -96,7 +98,7 @@ def play_game(
     )
     pair = BackToBack(host_session, guest_session, now=start)
     if twist is Twist.FORFEIT or twist is Twist.DISPUTE:
-        play(pair, seed=seed + 1, stop_after=6)
+        play(pair, seed=seed + 1, stop_after=6, aimed=aimed)
         if twist is Twist.FORFEIT:
             pair.record(Role.HOST, pair.host.abort(Code.CLOSED, "the player quit", pair.now))
             pair.pump()
@@ -105,7 +107,7 @@ def play_game(
                 pair.record(side.role, side.connection_lost(pair.now))
             finish(pair, random.Random(seed + 2))
     else:
-        play(pair, seed=seed + 1)
+        play(pair, seed=seed + 1, aimed=aimed)
     return pair
 
 

@@ -48,17 +48,12 @@ def no_boards(game: GameSummary) -> tuple[Board, ...]:
 # ---------------------------------------------------------------- the report (JSON)
 
 
-def numbered(table: Standings) -> Iterator[tuple[int, GameSummary, str | None, str | None]]:
-    """Every game in the order played: its number, why it is set apart and the details
-    (English: what ``--json`` and ``--csv`` keep; read a game at a time: ``Sorted.in_order``)."""
-    return ((n, game, *_why(apart, ENGLISH)) for n, game, apart in table.games.in_order())
-
-
-def numbered_in_words(
-    table: Standings,
+def numbered(
+    table: Standings, said: Words = ENGLISH
 ) -> Iterator[tuple[int, GameSummary, str | None, str | None]]:
-    """``numbered``, the details in the language spoken now (for the terminal's table)."""
-    said = words()
+    """Every game in the order played: its number, why it is set apart and the details,
+    in English by default (what ``--json`` and ``--csv`` keep) or as ``said`` says them
+    (the terminal's table, the HTML page); read a game at a time: ``Sorted.in_order``."""
     return ((n, game, *_why(apart, said)) for n, game, apart in table.games.in_order())
 
 
@@ -78,9 +73,9 @@ def report_games(
 ) -> Iterator[dict[str, Any]]:
     """The report's games, one at a time; their words (a result, a detail, a board's
     title) in English for ``--json``, or as ``said`` says them (the HTML page)."""
-    games = table.games.in_order()
     return (
-        _game_json(table, n, game, *_why(apart, said), boards, said) for n, game, apart in games
+        _game_json(table, n, game, why, detail, boards, said)
+        for n, game, why, detail in numbered(table, said)
     )
 
 
@@ -489,15 +484,15 @@ def _games_lines(table: Standings) -> Iterator[str]:
     )
     if table.games.apart:
         yield from ["", _("Set apart, not scored")]
-        for number, game, why, detail in numbered_in_words(table):
+        for number, game, why, detail in numbered(table, words()):
             if why is None:
                 continue
             host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
             marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
-            words = f"{number:>3}  {game.game[:16]} " + _(
+            said = f"{number:>3}  {game.game[:16]} " + _(
                 "{host} v {guest}: {why}: {detail}"
             ).format(host=host, guest=guest, why=_(why), detail=detail)
-            line = shown(words + (f" [{marks}]" if marks else ""), 10**6)
+            line = shown(said + (f" [{marks}]" if marks else ""), 10**6)
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 

@@ -111,6 +111,19 @@ class Hosting:
 
 
 @dataclass(frozen=True)
+class ResumeHello:
+    """The hello said when no game waits for a guest but one may be resumed: the game's
+    own, its tag included, under a fresh nonce.  Only a resume can come of it: a guest's
+    hello proves no invite and finds no game to take."""
+
+    hello: Callable[[], Session]
+
+
+Greeting = Hosting | ResumeHello
+"""What a connection screened is said hello for: a game that admits a guest, or resumes."""
+
+
+@dataclass(frozen=True)
 class OnDemand(Generic[GameT]):
     """The game a daemon with ``--bot`` makes for a guest nobody is hosting for."""
 
@@ -279,7 +292,9 @@ class Admission(Generic[GameT]):
                 return target
             name, hosting = target
             session = self._say_hello(hosting, writer, joinable=self._several())
-            screening = Screening(session.transcript.frames[0], hosting.secret)
+            # A resume's hello asks for no invite's secret: a guest's hello then finds no game.
+            secret = hosting.secret if isinstance(hosting, Hosting) else None
+            screening = Screening(session.transcript.frames[0], secret)
             decision = await self._first_frame(reader, reading, screening)
             if isinstance(decision, JoinAsked):
                 named = self._named(decision.tag)
@@ -309,15 +324,14 @@ class Admission(Generic[GameT]):
             reading.cancel()
 
     def _say_hello(
-        self, hosting: Hosting, writer: asyncio.StreamWriter, *, joinable: bool
+        self, greeting: Greeting, writer: asyncio.StreamWriter, *, joinable: bool
     ) -> Session:
         """A candidate's hello, said on the connection: its own nonce, its game's tag."""
-        session = hosting.hello()
-        if hosting.secret is not None:
-            session.tag = hosting.tag
-        # Without a secret the session keeps its own tag: none for a game open to anyone,
-        # the game's for the hello said only for a resume (a hello that admits by invite
-        # carries its tag, SPEC.md section 6).
+        session = greeting.hello()
+        # A hello that admits by invite carries its game's tag (SPEC.md section 6); else the
+        # session keeps its own: none for a game open to anyone, the game's for a resume.
+        if isinstance(greeting, Hosting) and greeting.secret is not None:
+            session.tag = greeting.tag
         session.joinable = joinable
         session.start(self.clock.now())
         writer.write(session.data_to_send())
@@ -340,7 +354,7 @@ class Admission(Generic[GameT]):
 
     async def _target(
         self, reading: asyncio.Future[bytes]
-    ) -> tuple[str | None, Hosting] | TurnedAway:
+    ) -> tuple[str | None, Greeting] | TurnedAway:
         """The game to say hello for: the oldest waiting that can, else one on demand.
 
         While the only games waiting cannot say hello yet, the connection
@@ -356,7 +370,7 @@ class Admission(Generic[GameT]):
                 if self._resume_hellos:
                     # Only a resume can come of it: a guest's hello finds no game.  The
                     # hello is the game's own, its tag included, under a fresh nonce.
-                    return None, Hosting(next(reversed(self._resume_hellos.values())), None)
+                    return None, ResumeHello(next(reversed(self._resume_hellos.values())))
                 return TurnedAway(Refusal.NO_GAME)
             changed = asyncio.ensure_future(self._changed.wait())
             either: set[asyncio.Future[Any]] = {reading, changed}

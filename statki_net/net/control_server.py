@@ -217,9 +217,9 @@ class ControlServer:
 
     def _game(self, request: Message) -> DaemonGame:
         number = request.get("game")
-        # A game is named by its int: true and 1.0 are equal to 1 as keys, and no number.
-        named = isinstance(number, int) and not isinstance(number, bool)
-        game = self.daemon.games.get(number) if isinstance(number, int) and named else None
+        # A game is named by its int: true and 1.0 are equal to 1 as keys, and no number
+        # (``type() is``, not ``isinstance``: a bool is an int).
+        game = self.daemon.games.get(number) if type(number) is int else None
         if game is None:
             # The value's words, cut short: a request may hold anything of any length.
             raise UsageError(phrase(N_("no game {game}"), game=f"{request.get('game')!r:.40}"))

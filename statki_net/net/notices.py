@@ -200,20 +200,6 @@ class Reconnected:
         )
 
 
-def lost_words(
-    wait_ms: int | None,
-    then: Claim | None,
-    recorded: tuple[str, ...],
-    *,
-    resigning: bool = False,
-    reconnecting: bool = False,
-    words: Words = ENGLISH,
-) -> str:
-    """``lost_phrase``, said in ``words``."""
-    said = lost_phrase(wait_ms, then, recorded, resigning=resigning, reconnecting=reconnecting)
-    return said.in_words(words)
-
-
 def lost_phrase(
     wait_ms: int | None,
     then: Claim | None,

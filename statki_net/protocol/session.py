@@ -140,9 +140,13 @@ class Evidence:
     """The peer's word that did not join the transcript: log it as an evidence record.
 
     A refused frame (``code`` is why; the session's ``error`` answering it
-    follows), a frame that crossed this side's own (``bad-chain``), or a time
-    claim too early by this side's clock (``out-of-turn``).  It comes before the
-    frame that answers it, if any, so the log keeps that order.
+    follows), a frame that crossed this side's own (``bad-chain``), a second
+    frame the peer signed for a place where its transcript already holds
+    another of the peer's, with the same index and parent: its word given twice
+    (``bad-chain``; a referee finds the equivocation, SPEC.md section 3, "Where
+    a frame fits"), or a time claim too early by this side's clock
+    (``out-of-turn``).  It comes before the frame that answers it, if any, so
+    the log keeps that order.
     """
 
     frame: Envelope

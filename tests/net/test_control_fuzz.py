@@ -207,6 +207,9 @@ def test_every_field_of_every_request_gets_one_reply_and_no_exception(tmp_path: 
             error = reply.get("error")
             assert isinstance(error, str) and error and "\n" not in error, (request, reply)
             assert "Traceback" not in error and len(error) < 400, (request, reply)
+    # Game 1 is in play, and true, equal to 1 as a key, names no game.
+    named_by_true = replies[asked.index({"op": "state", "game": True})]
+    assert (named_by_true["ok"], named_by_true["error"]) == (False, "no game True"), named_by_true
     state, garbage, after = replies[-3:]
     assert state["ok"] and state["state"]["status"] == "playing", "the game is still on"
     assert garbage["ok"] is False and "bad request stream" in garbage["error"], garbage

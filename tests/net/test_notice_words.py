@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from statki_net.net.notices import Reconnected, Reconnecting, lost_words
+from statki_net.game.words import ENGLISH
+from statki_net.net.notices import Lost, Reconnected, Reconnecting, lost_phrase
 from statki_net.protocol.phases import Claim
 from statki_net.store.language import catalog
 
@@ -19,13 +20,13 @@ def test_a_reconnection_is_english_on_the_socket_and_polish_on_a_polish_screen()
 
 
 def test_a_lost_connection_says_what_was_recorded_and_how_long_the_wait_is() -> None:
-    english = lost_words(60_000, Claim.WINS_THE_GAME, ("shot",))
-    assert english == (
+    said = lost_phrase(60_000, Claim.WINS_THE_GAME, ("shot",))
+    assert Lost(str(said), said=said).words_in(ENGLISH) == (
         "your shot is recorded in your log; "
         "waiting 60 s for the opponent, then the game is yours on time"
     )
-    polish = lost_words(60_000, Claim.WINS_THE_GAME, ("shot", "answer"), words=POLISH)
-    assert polish == (
+    said = lost_phrase(60_000, Claim.WINS_THE_GAME, ("shot", "answer"))
+    assert Lost(str(said), said=said).words_in(POLISH) == (
         "twoje wiadomości strzał i odpowiedź są w twoim zapisie gry; "
         "czekam 60 s na przeciwnika, potem wygrywasz na czas"
     )
