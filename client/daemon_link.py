@@ -33,7 +33,13 @@ from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset, preset_name
 from statki_net.game.words import N_, as_is, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.control import REPLY_TIMEOUT, ControlClient, Message, notice_from_map
+from statki_net.net.control import (
+    REPLY_TIMEOUT,
+    ControlClient,
+    ControlError,
+    Message,
+    notice_from_map,
+)
 from statki_net.net.event_maps import event_from_map, frame_from_bytes
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
@@ -90,14 +96,21 @@ class DaemonLink:
         link.proposed = True  # committed long ago
         link._known = len(session.transcript.frames)
         await client.request("subscribe", game=game, follow=True)  # its frames come at once
-        async with asyncio.timeout(REPLY_TIMEOUT):
-            while True:
-                message = await client.events.get()
-                if message is None:
-                    raise UsageError("the daemon closed the connection")
-                if message.get("game") == game and message.get("event") == "session":
-                    link._read(message)
-                    return link
+        try:
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                while True:
+                    message = await client.events.get()
+                    if message is None:
+                        raise ControlError(phrase(N_("the daemon closed the connection")))
+                    if message.get("game") == game and message.get("event") == "session":
+                        link._read(message)
+                        # Restored from the log, the session holds its own program's stop as
+                        # a lost connection; the daemon holds the connection, and tells of a
+                        # loss as it comes (else the screen could never talk).
+                        link.session.lost = None
+                        return link
+        except TimeoutError:  # a daemon older than the push on subscribe, or one stuck
+            raise ControlError(phrase(N_("the daemon does not answer"))) from None
 
     # ------------------------------------------------------------ what the model reads
 

@@ -58,6 +58,7 @@ from statki_net.protocol.phases import (
 )
 from statki_net.protocol.wire import (
     GENESIS,
+    MAX_FRAME,
     Accept,
     Admit,
     AnyFrame,
@@ -348,10 +349,13 @@ class Transcript:
         if (
             signed_here
             and isinstance(item, Frame)
+            and len(item.body) <= MAX_FRAME
             and reads_back_as_built(item.header, item.message)
         ):
             # This side's own shot or answer, of values its bytes are known to read back as
-            # (``reads_back_as_built``): what reading them would give is what it holds.
+            # (``reads_back_as_built``): what reading them would give is what it holds.  The
+            # size is the one refusal the values cannot say; no answer within the rules'
+            # bounds comes near it, but the path must accept exactly what a read-back would.
             if self.place_of(item.header) != len(self.frames):
                 raise fail(Code.BAD_CHAIN, self._misplaced(item.header), Check.PLACE)
             self._check_turn(item)

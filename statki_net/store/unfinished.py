@@ -34,7 +34,7 @@ from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import Claim, claim, is_free
+from statki_net.store.claim import Claim, claim, is_free, lock_path
 from statki_net.store.home import private_folder
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _
@@ -275,6 +275,10 @@ def restore(home: Path, game: str) -> Restored:
     except NotRestored as error:
         if error.refusal is RestoreRefusal.OVER:
             forget(home, game)
+            # A game over has nothing left to play, so its lock file may go even while a
+            # program holds it (the one asking now does: resume's claim, a screen's check).
+            with contextlib.suppress(FileNotFoundError):
+                lock_path(home, game).unlink()
         raise CannotResume(game, error.refusal) from None
     return Restored(kept, contents, session)
 

@@ -27,6 +27,7 @@ from statki_client.remote import play_over_connection
 from statki_client.run import kept_games, left_to_resume, pick_up_in, picked_up_model
 from test_client_model import game
 
+from statki_net.cli.main import main
 from statki_net.cli.netplay import Player
 from statki_net.cli.resume import resume_game, resumed_connection
 from statki_net.game.battle import Cell
@@ -222,6 +223,19 @@ def test_a_game_that_cannot_be_picked_up_says_why_in_one_line(tmp_path: Path) ->
     assert over not in kept_now, "over: listed no more"
     assert damaged in kept_now, "damaged: still the player's to look into"
     assert not model.kept and "u picks" not in plain(screen(model))
+
+
+def test_statki_resume_of_a_game_over_leaves_no_lock_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``statki resume`` locks the game before reading it; one found over is forgotten, and
+    its lock file goes with it (in process, no connection: about 0.5 s)."""
+    speak("en")
+    home = tmp_path / "home"
+    over = kept_game(home, played_out=True)
+    assert main(["--home", str(home), "resume", over[:8]]) != 0
+    assert "it is over already" in capsys.readouterr().err
+    assert not list((home / "unfinished").iterdir()), "nothing of the game is left"
 
 
 def test_a_move_made_the_moment_a_picked_up_game_shows_is_carried(tmp_path: Path) -> None:
