@@ -362,6 +362,10 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
             with pytest.raises(GameTaken):
                 claim(home, game)  # the daemon holds its game's lock
         finally:
+            # The daemon dies first: a guest cancelled while it lives would end the game
+            # (its error is the daemon's win), and the game would be forgotten, not kept.
+            daemon.kill()
+            daemon.wait(30)
             loop.call_soon_threadsafe(loop.stop)
             runner.join(10)
             left = asyncio.all_tasks(loop)
