@@ -369,6 +369,7 @@ async def play_followed_on_screen(
     custom_rules: bool = False,
     bell: bool = True,
     unfinished: str = "",
+    mutes_in: Path | None = None,
     **app_options: Any,
 ) -> Closed | None:
     """``statki host`` / ``statki join`` on the full screen, the game played by the daemon.
@@ -378,11 +379,14 @@ async def play_followed_on_screen(
     came (the player left first).  A host who leaves before a guest came
     withdraws the game; a player who quits the battle resigns, and the reveal
     and the verdict are waited for as in-process.  The end says there is no
-    rematch through the daemon.
+    rematch through the daemon.  A mute is kept in ``mutes_in`` (the home), as a screen
+    opened on the game again (``statki resume``) finds it.
     """
     model = _game_model(
         link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, None
     )
+    if mutes_in is not None:
+        model.remember_mute = muting_in(mutes_in)
     return await _followed(model, link, **app_options)
 
 

@@ -856,6 +856,7 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
             choose_rules=player.choose_rules and link.session.role is Role.HOST,
             custom_rules=player.custom_rules,
             bell=player.bell,
+            mutes_in=player.home,
             unfinished=unfinished_line(player.home, await games_the_daemon_plays(player.home)),
         )
     finally:
