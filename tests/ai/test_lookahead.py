@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_strategies import checked
 
 from statki_net.ai.density import hit_probabilities, sample_fleets
 from statki_net.ai.lookahead import lookahead_strategy
@@ -60,13 +61,7 @@ def test_lookahead_sinks_whole_fleets_firing_only_at_unknown_squares(preset: str
     rng = random.Random(7)
     fleet = random_fleet(rules, rng)
     assert not fleet_problems(rules, fleet)
-
-    def choose(sea: Sea, due: int) -> tuple[int, ...]:
-        shots = lookahead_strategy(sea, due, rng)
-        assert len(shots) == due and not any(sea.known >> s & 1 for s in shots)
-        return shots
-
-    result = sink_fleet(rules, fleet, choose)
+    result = sink_fleet(rules, fleet, checked(rules, lookahead_strategy, rng))
     assert sum(rules.fleet) <= result.shots < rules.size * rules.size
 
 

@@ -14,6 +14,7 @@ from statki_net.ai.strategies import (
     STRATEGIES,
     Chooser,
     GameResult,
+    Strategy,
     afloat_lengths,
     choose_shots,
     hard_fleet,
@@ -46,9 +47,14 @@ SMALL_RULES = [
 
 def careful(sea_rules: Ruleset, strategy: str, rng: random.Random) -> Chooser:
     """The strategy, checking each volley: distinct, on the board, never a known square."""
+    return checked(sea_rules, lambda sea, due, rng: choose_shots(strategy, sea, due, rng), rng)
+
+
+def checked(sea_rules: Ruleset, strategy: Strategy, rng: random.Random) -> Chooser:
+    """``strategy`` (a registered one or a bench player), checking each volley as ``careful``."""
 
     def choose(sea: Sea, due: int) -> tuple[int, ...]:
-        shots = choose_shots(strategy, sea, due, rng)
+        shots = strategy(sea, due, rng)
         area = sea_rules.size * sea_rules.size
         assert len(shots) == due
         assert all(0 <= s < area for s in shots)

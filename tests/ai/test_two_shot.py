@@ -7,6 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_strategies import checked
 
 from statki_net.ai.strategies import per_ship_strategy, sink_fleet
 from statki_net.ai.two_shot import two_shot_strategy, two_shot_values
@@ -78,13 +79,7 @@ def _sinks_firing_only_at_unknown_squares(rules: Ruleset, seed: int) -> None:
     rng = random.Random(seed)
     fleet = random_fleet(rules, rng)
     assert not fleet_problems(rules, fleet)
-
-    def choose(sea: Sea, due: int) -> tuple[int, ...]:
-        shots = two_shot_strategy(sea, due, rng)
-        assert len(shots) == due and not any(sea.known >> s & 1 for s in shots)
-        return shots
-
-    result = sink_fleet(rules, fleet, choose)
+    result = sink_fleet(rules, fleet, checked(rules, two_shot_strategy, rng))
     assert sum(rules.fleet) <= result.shots <= rules.size * rules.size
 
 
