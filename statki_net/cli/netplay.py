@@ -852,7 +852,21 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
 
 
 def told_followed_end(closed: Closed, link: DaemonLink) -> int:
-    """How a game the daemon played ended, said on stdout; the exit status."""
+    """How each game the daemon played on the screen ended (``link``'s, ``closed``, and its
+    rematches' that began), said on stdout as ``told_outcomes`` says it; the exit status
+    tells how the last one ended."""
+    last, current = link, link.successor
+    _tell_closed(closed)
+    while current is not None and current.closed is not None:
+        if current.session.transcript.frames:  # not a rematch nobody came to
+            _tell_closed(current.closed)
+            last = current
+        current = current.successor
+    assert last.closed is not None
+    return _exit_status(last.closed.end, last.session.failure, last.closed.failure)
+
+
+def _tell_closed(closed: Closed) -> None:
     if closed.verdict is not None:
         print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
@@ -860,7 +874,6 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
         print(_("end: {end}").format(end=end))
     if closed.log is not None:
         print(_("log: {path}").format(path=closed.log))
-    return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
 @dataclass(frozen=True)

@@ -15,18 +15,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netproc import finish, line_starting, start, stop
+from netproc import finish, line_starting, run, start, stop
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from statki_client.daemon_link import DaemonLink, follow_games
+from statki_client.keys import press
+from statki_client.layout import keys_line, plain, screen
+from statki_client.model import Model, Stage
+from statki_client.remote import ConnectionLink, run_games
 
 from statki_net.cli import netplay
-from statki_net.cli.netplay import Player
+from statki_net.cli.netplay import GuestReunion, Player
 from statki_net.cli.resume import resume_game
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
@@ -34,16 +39,19 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net import notices
+from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.control import ControlClient, Message
+from statki_net.net.daemon import Daemon
 from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
 from statki_net.net.invite import parse_invite
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session, VolleyDone, YourTurn
-from statki_net.protocol.wire import Limits, Reveal, Role
+from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
 
 FLEET = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
 """The player's own fleet: the placement starts from its file, and Enter commits it."""
@@ -453,3 +461,204 @@ def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
         status, state = asyncio.run(scenario(home))
     assert status == 1 and "you left before the game began" in capsys.readouterr().err
     assert state["status"] == "over" and "withdrawn" in state["failure"], state
+
+
+async def resign_at_its_first_turn(guest: Model) -> None:
+    """The guest without a daemon resigns as soon as it may shoot: a whole game, short."""
+    async with asyncio.timeout(WAIT):
+        while not guest.my_turn and guest.stage is not Stage.OVER:
+            await asyncio.sleep(0.01)
+    if guest.my_turn:
+        guest.link.resign()
+
+
+async def one_game(
+    control: ControlClient, number: int, keys: PipeInput, guest: Model
+) -> tuple[Role, str]:
+    """Enter commits the host's fleet on its screen, the guest accepts, the host shoots at
+    its turns (on the screen), the guest resigns at its first: who shot first, and what the
+    guest was told of it as it decided."""
+    keys.send_text("\r")
+    async with asyncio.timeout(WAIT):
+        while not guest.must_decide:
+            await asyncio.sleep(0.01)
+    starts = guest.starter_words()
+    press(guest, "enter")
+    resigning = asyncio.ensure_future(resign_at_its_first_turn(guest))
+    await play_on_screen(control, number, keys, Role.HOST, ruleset_named("classic"))
+    await resigning
+    assert guest.first is not None
+    return guest.first, starts
+
+
+async def the_rematch_of(control: ControlClient, number: int, keys: PipeInput) -> int:
+    """``r`` on the host's end screen, typed again until the daemon hosts the rematch (the
+    screen may hear of the end a moment after the test did); its number, followed."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            keys.send_text("r")
+            for _attempt in range(20):
+                await asyncio.sleep(0.1)
+                games = (await control.request("games"))["games"]
+                if newer := [g for g in games if g["id"] > number]:
+                    again = int(newer[0]["id"])
+                    await control.request("subscribe", game=again, follow=True)
+                    return again
+
+
+def test_a_host_through_the_daemon_and_a_guest_without_one_play_a_rematch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both ask for a rematch at the end, the guest first (it dials the daemon until the
+    rematch is hosted there); the second game is played to its end on the same screens,
+    the side that did not shoot first now shooting first.  One daemon start, two short
+    games, ``statki verify`` on each side's logs: 5-10 s."""
+    bob = tmp_path / "guest"
+    bob.mkdir()
+
+    async def scenario(home: Path) -> tuple[int, list[tuple[Role, str]], Model]:
+        me = player(home, tmp_path)
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            history = History.in_home(bob)
+            games: list[asyncio.Future[None]] = []
+            try:
+                number = await game_of(control)
+                invite = parse_invite(
+                    (await control.request("state", game=number))["state"]["invite"]
+                )
+                ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
+                reunion = GuestReunion(ola, invite, invite.addresses[0], history)
+                session = Session(
+                    Role.GUEST,
+                    Ed25519PrivateKey.generate(),
+                    name="Ola",
+                    entropy=random.Random(4).randbytes,
+                    invite_secret=invite.secret,
+                )
+                link = ConnectionLink(session, reunion=reunion)
+                guest = Model(link, random.Random(5))
+                games.append(
+                    asyncio.ensure_future(
+                        run_games(guest, link, lambda s: reunion.connect(s, "Ala"))
+                    )
+                )
+                played = [await one_game(control, number, keys, guest)]
+                assert guest.stage is Stage.OVER and guest.can_rematch
+                press(guest, "r")  # first: nothing waits at the daemon's port yet
+                again = await the_rematch_of(control, number, keys)
+                played.append(await one_game(control, again, keys, guest))
+                return await leave_the_end_screen(run, keys), played, guest
+            finally:
+                for game in games:
+                    game.cancel()
+                await asyncio.gather(*games, return_exceptions=True)
+                history.close()
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status, played, guest = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    (first, _), (second, starts) = played
+    assert second is first.other, "the side that did not shoot first now does"
+    assert starts == ("Ala starts" if second is Role.HOST else "you start")
+    assert guest.is_rematch
+    assert out.count("verdict: valid") == 2, out
+    logs = [sorted((side / "logs").iterdir()) for side in (home, bob)]
+    assert [len(each) for each in logs] == [2, 2], logs
+    verified = run(bob, "verify", *(str(log) for each in logs for log in each))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+async def refusing_guest(invite_text: str) -> Outcome:
+    """A guest that joins and declines the rules at once: a game with an opponent met,
+    over in a moment."""
+    invite = parse_invite(invite_text)
+    reader, writer, _ = await dial(invite.addresses)
+    session = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="Ola",
+        entropy=random.Random(1).randbytes,
+        invite_secret=invite.secret,
+    )
+    conn = GameConnection(session, reader, writer, log_dir=None, expect_key=invite.key)
+
+    def heard(notice: notices.Notice) -> None:
+        if isinstance(notice, notices.Rules):
+            asyncio.get_running_loop().call_soon(conn.refuse, "not today")
+
+    conn.listeners.append(heard)
+    return await conn.run()
+
+
+def test_a_rematch_the_guest_never_comes_to_ends_in_one_line_and_no_further_rematch(
+    tmp_path: Path,
+) -> None:
+    """The host through the daemon asks for a rematch and commits its fleet; the guest does
+    not come back within the move limit (a minute, on a daemon's clock a hundred times
+    fast: 0.6 s): the screen says so in one line, and offers no rematch of that."""
+
+    async def scenario(home: Path) -> Model:
+        home.mkdir(mode=0o700)
+        daemon = Daemon(
+            home,
+            Ed25519PrivateKey.generate(),
+            name="d",
+            listen_on=[("127.0.0.1", 0)],
+            rules=ruleset_named("classic"),
+            limits=Limits(60_000, 60_000),
+            clock=ScaledClock(100),
+        )
+        await daemon.start()
+        control = await ControlClient.connect(home)
+        assert control is not None
+        following: asyncio.Future[None] | None = None
+        try:
+            reply = await control.request("host", deferred=True, follow=True, name="Ala")
+            session = Session(
+                Role.HOST,
+                Ed25519PrivateKey.generate(),
+                name="Ala",
+                entropy=random.Random(2).randbytes,
+                rules=ruleset_named("classic"),
+                limits=Limits(60_000, 60_000),
+                admit=Admit.INVITE,
+            )
+            link = DaemonLink(session, control, reply["game"], clock=daemon.clock)
+            model = Model(link, random.Random(3))
+            following = asyncio.ensure_future(follow_games(link))
+            guest = asyncio.ensure_future(refusing_guest(reply["invite"]))
+            press(model, "enter")  # the host's fleet: its hello goes out
+            assert (await guest).ending.end is End.REFUSED
+            await until(lambda: model.can_rematch, "the end, with a rematch offered")
+            press(model, "r")
+            press(model, "enter")  # a new fleet for the rematch; nobody comes for it
+            await until(lambda: model.end_screen is not None, "the rematch given up")
+            return model
+        finally:
+            if following is not None:
+                following.cancel()
+                await asyncio.gather(following, return_exceptions=True)
+            await control.close()
+            await daemon.shutdown()
+
+    model = asyncio.run(scenario(tmp_path / "host"))
+    assert model.end_screen is not None and model.end_screen.verdict == "No rematch"
+    text = plain(screen(model))
+    assert "Ola did not come back for the rematch within 60 s" in text, text
+    assert not model.can_rematch and "rematch" not in keys_line(model)
+
+
+async def until(test: Callable[[], bool], what: str) -> None:
+    try:
+        async with asyncio.timeout(WAIT):
+            while not test():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
