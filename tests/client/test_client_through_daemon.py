@@ -31,7 +31,7 @@ from statki_client.model import Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
 from statki_net.cli import netplay
-from statki_net.cli.netplay import GuestReunion, Player
+from statki_net.cli.netplay import Door, GuestReunion, HostReunion, Player
 from statki_net.cli.resume import resume_game
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
@@ -45,10 +45,10 @@ from statki_net.net.control import ControlClient, Message
 from statki_net.net.daemon import Daemon
 from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
-from statki_net.net.invite import parse_invite
+from statki_net.net.invite import Invite, parse_invite
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import frames_of, read_log
-from statki_net.protocol.session import Session, VolleyDone, YourTurn
+from statki_net.protocol.session import Session, VolleyDone, YourTurn, public_key_bytes
 from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
@@ -662,3 +662,80 @@ async def until(test: Callable[[], bool], what: str) -> None:
                 await asyncio.sleep(0.01)
     except TimeoutError:
         raise AssertionError(f"never happened: {what}") from None
+
+
+def test_a_guest_through_the_daemon_and_a_host_without_one_play_a_rematch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The other way round: the guest's daemon dials the host again (refused while the host
+    has not asked yet, so dialled again) and its screen follows the second game, which the
+    side that did not shoot first now opens.  One daemon start, two short games: 5-10 s."""
+    ala = tmp_path / "host"
+    ala.mkdir()
+
+    async def scenario(home: Path) -> tuple[int, list[Role], Model]:
+        me = player(home, tmp_path)
+        history = History.in_home(ala)
+        door = Door.of(open_to_anyone=False)
+        bob = Player(home=ala, name="Bob", bot=None, fleet_file=None, limits=me.limits)
+        reunion = HostReunion(bob, [("127.0.0.1", 0)], history, door=door)
+        await reunion.reopen()
+        port = reunion.servers[0].sockets[0].getsockname()[1]
+        reunion.addresses = [("127.0.0.1", port)]  # a rematch listens on the same port
+        key = Ed25519PrivateKey.generate()
+        invite = Invite((("127.0.0.1", port),), public_key_bytes(key), door.secret)
+        session = Session(
+            Role.HOST,
+            key,
+            name="Bob",
+            entropy=random.Random(6).randbytes,
+            rules=ruleset_named("classic"),
+            limits=me.limits,
+            admit=door.admit,
+        )
+        link = ConnectionLink(session, reunion=reunion)
+        host = Model(link, random.Random(7))
+        games = [asyncio.ensure_future(run_games(host, link, lambda s: reunion.connect(s, "Ala")))]
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(netplay._join_game(me, invite))
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                played = [await guest_game(control, number, keys, host)]
+                again = await the_rematch_of(control, number, keys)  # first: nobody listens
+                await asyncio.sleep(0.3)
+                press(host, "r")
+                played.append(await guest_game(control, again, keys, host))
+                return await leave_the_end_screen(run, keys), played, host
+            finally:
+                for game in games:
+                    game.cancel()
+                await asyncio.gather(*games, return_exceptions=True)
+                reunion.close()
+                history.close()
+                await control.close()
+
+    with daemon_in(tmp_path / "guest") as home:
+        status, (first, second), host = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert second is first.other and host.is_rematch
+    assert out.count("verdict: valid") == 2, out
+    logs = [sorted((side / "logs").iterdir()) for side in (home, ala)]
+    assert [len(each) for each in logs] == [2, 2], logs
+    verified = run(ala, "verify", *(str(log) for each in logs for log in each))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+async def guest_game(control: ControlClient, number: int, keys: PipeInput, host: Model) -> Role:
+    """The host without a daemon commits its fleet, the guest accepts on its screen and
+    shoots at its turns there, the host resigns at its first: who shot first."""
+    await until(lambda: host.stage is Stage.PLACING, "the host places its fleet")
+    press(host, "enter")
+    await accept_the_rules(control, number, keys)
+    resigning = asyncio.ensure_future(resign_at_its_first_turn(host))
+    await play_on_screen(control, number, keys, Role.GUEST, ruleset_named("classic"))
+    await resigning
+    assert host.first is not None
+    return host.first
