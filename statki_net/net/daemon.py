@@ -108,6 +108,8 @@ class DaemonGame:
     """Its rematch was asked for (a game has one)."""
     awaited: Rematch | None = None
     """A rematch's: the terms it was made on, whose opponent it waits for."""
+    deadline: asyncio.TimerHandle | None = None
+    """A hosted rematch's: when it stops waiting for its guest (``Daemon.rematch``)."""
 
     @property
     def name(self) -> str:
@@ -242,6 +244,8 @@ class Daemon:
             server.close()
         self.control.close()
         for game in self.games.values():
+            if game.deadline is not None:
+                game.deadline.cancel()
             if game.conn is not None:
                 game.conn.stop("the daemon was told to stop")
         if self.tasks:
@@ -373,9 +377,9 @@ class Daemon:
         moment the host's proposal is out; then the game is withdrawn, saying why."""
         move_ms = again.limits.move_ms
         delay = self.clock.delay(self.clock.now() + move_ms)
-        asyncio.get_running_loop().call_later(
-            delay, self._not_back, game, not_back(again.opponent, move_ms)
-        )
+        said = not_back(again.opponent, move_ms)
+        loop = asyncio.get_running_loop()
+        game.deadline = loop.call_later(delay, self._not_back, game, said)
 
     def _not_back(self, game: DaemonGame, said: Phrase) -> None:
         if self.admission.withdraw(game.name) is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -38,10 +38,10 @@ from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net import notices
+from statki_net.net import notices, rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
-from statki_net.net.control import ControlClient, Message
+from statki_net.net.control import ControlClient, ControlError, Message, notice_from_map
 from statki_net.net.daemon import Daemon
 from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
@@ -52,6 +52,7 @@ from statki_net.protocol.session import Session, VolleyDone, YourTurn, public_ke
 from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
+from statki_net.store.language import catalog
 
 FLEET = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
 """The player's own fleet: the placement starts from its file, and Enter commits it."""
@@ -605,21 +606,7 @@ def test_a_rematch_the_guest_never_comes_to_ends_in_one_line_and_no_further_rema
     fast: 0.6 s): the screen says so in one line, and offers no rematch of that."""
 
     async def scenario(home: Path) -> Model:
-        home.mkdir(mode=0o700)
-        daemon = Daemon(
-            home,
-            Ed25519PrivateKey.generate(),
-            name="d",
-            listen_on=[("127.0.0.1", 0)],
-            rules=ruleset_named("classic"),
-            limits=Limits(60_000, 60_000),
-            clock=ScaledClock(100),
-        )
-        await daemon.start()
-        control = await ControlClient.connect(home)
-        assert control is not None
-        following: asyncio.Future[None] | None = None
-        try:
+        async with daemon_here(home) as (daemon, control):
             reply = await control.request("host", deferred=True, follow=True, name="Ala")
             session = Session(
                 Role.HOST,
@@ -633,26 +620,48 @@ def test_a_rematch_the_guest_never_comes_to_ends_in_one_line_and_no_further_rema
             link = DaemonLink(session, control, reply["game"], clock=daemon.clock)
             model = Model(link, random.Random(3))
             following = asyncio.ensure_future(follow_games(link))
-            guest = asyncio.ensure_future(refusing_guest(reply["invite"]))
-            press(model, "enter")  # the host's fleet: its hello goes out
-            assert (await guest).ending.end is End.REFUSED
-            await until(lambda: model.can_rematch, "the end, with a rematch offered")
-            press(model, "r")
-            press(model, "enter")  # a new fleet for the rematch; nobody comes for it
-            await until(lambda: model.end_screen is not None, "the rematch given up")
-            return model
-        finally:
-            if following is not None:
+            try:
+                guest = asyncio.ensure_future(refusing_guest(reply["invite"]))
+                press(model, "enter")  # the host's fleet: its hello goes out
+                assert (await guest).ending.end is End.REFUSED
+                await until(lambda: model.can_rematch, "the end, with a rematch offered")
+                press(model, "r")
+                press(model, "enter")  # a new fleet for the rematch; nobody comes for it
+                await until(lambda: model.end_screen is not None, "the rematch given up")
+                return model
+            finally:
                 following.cancel()
                 await asyncio.gather(following, return_exceptions=True)
-            await control.close()
-            await daemon.shutdown()
 
     model = asyncio.run(scenario(tmp_path / "host"))
     assert model.end_screen is not None and model.end_screen.verdict == "No rematch"
     text = plain(screen(model))
     assert "Ola did not come back for the rematch within 60 s" in text, text
     assert not model.can_rematch and "rematch" not in keys_line(model)
+
+
+@contextlib.asynccontextmanager
+async def daemon_here(home: Path) -> AsyncIterator[tuple[Daemon, ControlClient]]:
+    """A daemon in this process, on loopback, its clock a hundred times fast (a minute's
+    move limit is 0.6 s), and a control connection to it."""
+    home.mkdir(mode=0o700)
+    daemon = Daemon(
+        home,
+        Ed25519PrivateKey.generate(),
+        name="d",
+        listen_on=[("127.0.0.1", 0)],
+        rules=ruleset_named("classic"),
+        limits=Limits(60_000, 60_000),
+        clock=ScaledClock(100),
+    )
+    await daemon.start()
+    control = await ControlClient.connect(home)
+    assert control is not None
+    try:
+        yield daemon, control
+    finally:
+        await control.close()
+        await daemon.shutdown()
 
 
 async def until(test: Callable[[], bool], what: str) -> None:
@@ -739,3 +748,50 @@ async def guest_game(control: ControlClient, number: int, keys: PipeInput, host:
     await resigning
     assert host.first is not None
     return host.first
+
+
+def test_a_rematch_whose_host_is_not_there_ends_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's guest dials the host again for the rematch, nobody listens there: the
+    rematch ends with the line why, as a phrase the player reads in their language; the
+    game had its rematch, and the rematch, which met nobody, has none."""
+    monkeypatch.setattr(rematch, "REDIAL_SECONDS", 0.3)
+
+    async def scenario(home: Path) -> tuple[Message, str, str]:
+        async with daemon_here(home) as (_, control):
+            port, host = await host_opponent(ruleset_named("classic"))
+            reply = await control.request("connect", invite=f"127.0.0.1:{port}", subscribe=True)
+            number = int(reply["game"])
+            await event_of(control, number, "rules")
+            await control.request("refuse", game=number)
+            await event_of(control, number, "closed")
+            assert (await host).ending.end is End.REFUSED
+            again = await control.request("rematch", game=number, subscribe=True)
+            closed = await event_of(control, int(again["game"]), "closed")
+            refusals = []
+            for game in (number, again["game"]):
+                with pytest.raises(ControlError) as refused:
+                    await control.request("rematch", game=game)
+                refusals.append(str(refused.value))
+            return closed, refusals[0], refusals[1]
+
+    closed, twice, nobody = asyncio.run(scenario(tmp_path / "guest"))
+    assert closed["end"] == "no-game", closed
+    assert closed["failure"].startswith("Bob is not there for the rematch: cannot connect")
+    shown = notice_from_map(closed)
+    assert shown is not None and isinstance(shown.notice, notices.Closed)
+    polish = shown.notice.failure_in(catalog("pl"))
+    assert polish is not None and polish.startswith("Bob nie czeka na rewanż: "), polish
+    assert twice == "game 1 has had its rematch"
+    assert nobody == "game 2 has no opponent to meet again"
+
+
+async def event_of(control: ControlClient, number: int, event: str) -> Message:
+    """The next event ``event`` of game ``number`` on ``control``."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            message = await control.events.get()
+            assert message is not None, "the daemon went away"
+            if message.get("game") == number and message["event"] == event:
+                return message
