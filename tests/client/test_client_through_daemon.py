@@ -8,6 +8,9 @@ its fourth turn (a whole game, and a short one).  The test follows the game
 on the daemon's control socket as the screen does (``follow``), to know when
 it is the player's turn.  Each test costs one daemon start and a short game;
 the host's also runs ``statki host --plain`` and ``statki join --bot`` once.
+The rematch tests play two games, one side through the daemon and the other
+in this process (``run_games`` with ``statki host``/``join``'s reunions); those
+where nobody comes back run the daemon in this process, its clock hurried.
 """
 
 from __future__ import annotations
