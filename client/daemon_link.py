@@ -17,8 +17,13 @@ screen and the placement work on the link's session (``propose`` makes it
 anew, as over a connection), and ``begin`` sends the daemon the rules, the
 limits and the fleet (``propose``), which its hello says from then on.
 
-There is no rematch through the daemon: the end screen says so.  A screen
-closed on a game the daemon plays on can be opened on it again (``attach``).
+A rematch (``r`` at the end) is the next game's link (``rematch``, on the
+terms of ``statki_net.protocol.rematch``), which asks the daemon for it once
+this game's last notice came (``meet``, the control request ``rematch``: the
+daemon hosts again with the same invite, or dials the same host again);
+``follow_games`` follows one game after another on the same screen.  A
+screen closed on a game the daemon plays on can be opened on it again
+(``attach``).
 """
 
 from __future__ import annotations
@@ -44,11 +49,12 @@ from statki_net.net.event_maps import event_from_map, frame_from_bytes
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
+from statki_net.protocol.rematch import next_session, rematch_of
 from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import words
 
-from .kinds import Told
+from .kinds import ABSENT, Told
 
 FOLLOWED_NOTICES = (Lost, Reconnecting, Reconnected, Closed)
 """The connection's notices the model is told (``ConnectionLink`` passes the same)."""
@@ -61,14 +67,14 @@ class DaemonLink:
         self,
         session: Session,
         client: ControlClient,
-        game: int,
+        game: int | None,
         *,
         clock: Clock = WALL_CLOCK,
     ) -> None:
         self._session = session
         self.client = client
         self.game = game
-        """The daemon's number for the game."""
+        """The daemon's number for the game; None for a rematch until the daemon gives it."""
         self.clock = clock
         self.on_change: Callable[[], None] = lambda: None
         self.on_trouble: Callable[[str], None] = lambda text: None
@@ -83,6 +89,16 @@ class DaemonLink:
         self._requests: set[asyncio.Task[None]] = set()
         self._known = 0
         """Frames of the daemon's first push this session has already (``attach``)."""
+        self.successor: DaemonLink | None = None
+        """The rematch's link, once the player asked for it."""
+        self.rematch_asked = asyncio.Event()
+        self.over = asyncio.Event()
+        """Set once the game's last notice came (or it ended without one)."""
+        self.is_rematch = False
+        self._numbered = asyncio.Event()
+        """Set once the daemon numbered the game (or refused the rematch): requests wait."""
+        if game is not None:
+            self._numbered.set()
 
     @classmethod
     async def attach(
@@ -130,10 +146,35 @@ class DaemonLink:
 
     @property
     def can_rematch(self) -> bool:
-        return False
+        """Once the game is over, with an opponent who is the one expected, and only once (a
+        rematch nobody came to met nobody: no further rematch)."""
+        if self.successor is not None or not self._closed_seen:
+            return False
+        return rematch_of(self._session) is not None
 
-    def rematch(self) -> None:
-        return None
+    def rematch(self) -> DaemonLink | None:
+        """The next game's link: the host keeps its rules and hands the first shot over
+        (``statki_net.protocol.rematch``); the daemon is asked for it by ``meet``."""
+        if not self.can_rematch:
+            return None
+        successor = DaemonLink(next_session(self._session), self.client, None, clock=self.clock)
+        successor.on_change, successor.on_trouble = self.on_change, self.on_trouble
+        successor.is_rematch = True
+        self.successor = successor
+        self.rematch_asked.set()
+        return successor
+
+    async def meet(self, finished: DaemonLink) -> None:
+        """Ask the daemon for the rematch of ``finished``'s game, which this link follows; a
+        refusal ends this game with the daemon's one line, in the player's words."""
+        try:
+            reply = await self.client.request("rematch", game=finished.game, follow=True)
+        except StatkiError as error:
+            self._gone(Failed(ABSENT, error.in_words(words()), False))
+        else:
+            self.game = int(reply["game"])
+        finally:
+            self._numbered.set()
 
     def listen(self, listener: Callable[[Sequence[Told]], None]) -> None:
         self._listener = listener
@@ -196,6 +237,9 @@ class DaemonLink:
         task.add_done_callback(self._requests.discard)
 
     async def _request(self, op: str, **fields: Any) -> None:
+        await self._numbered.wait()  # a rematch's first actions wait for its number
+        if self.game is None:
+            return  # the rematch was refused: nothing to act on
         try:
             await self.client.request(op, game=self.game, **fields)
         except StatkiError as error:
@@ -211,6 +255,12 @@ class DaemonLink:
 
     async def follow(self) -> None:
         """Tell the model the game as the daemon plays it, to its last notice."""
+        try:
+            await self._follow()
+        finally:
+            self.over.set()
+
+    async def _follow(self) -> None:
         while self.closed is None:
             message = await self.client.events.get()
             if message is None:
@@ -227,6 +277,10 @@ class DaemonLink:
                 return
             if told:
                 self._tell(told)
+            if self.closed is not None and self.is_rematch and not self._closed_seen:
+                # The daemon's rematch that never became a game: who did not come, and why.
+                why = self.closed.failure_in(words()) or ""
+                self._gone(Failed(ABSENT, why, False))
 
     def _read(self, message: Message) -> list[Told]:
         if message["event"] == "session":
@@ -253,8 +307,32 @@ class DaemonLink:
         self.on_change()
 
     def _gone(self, failure: Failed) -> None:
-        """The game ends here without its end (the daemon went away): one line says why."""
-        self.closed = Closed.without_game(failure.detail)
+        """The game ends here without its end (the daemon went away, a rematch nobody came
+        to): one line says why."""
+        self.closed = self.closed or Closed.without_game(failure.detail)
+        self.over.set()
         if not self._closed_seen:
             ending = self._session.ending or Ending(End.NO_GAME, reason=as_is(failure.detail))
             self._tell([failure, GameClosed(ending, ())])
+
+
+async def follow_games(link: DaemonLink) -> None:
+    """Follow ``link``'s game, then each rematch the player asks for (``r`` at the end),
+    until the caller cancels it (the player left) or a rematch never became a game."""
+    current = link
+    while True:
+        await current.follow()
+        await current.rematch_asked.wait()
+        successor = current.successor
+        assert successor is not None
+        await successor.meet(current)
+        if successor.game is None:
+            return
+        current = successor
+
+
+def last_link(link: DaemonLink) -> DaemonLink:
+    """The latest game's link: ``link`` or its last rematch."""
+    while link.successor is not None:
+        link = link.successor
+    return link

@@ -34,7 +34,8 @@ from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Event, Failed, GameClosed, GameStarted, Session
+from statki_net.protocol.rematch import next_session, rematch_of
+from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words
 
@@ -91,8 +92,6 @@ class ConnectionLink:
         self.rematch_asked = asyncio.Event()
         self.successor: ConnectionLink | None = None
         """The rematch's link, once the player asked for it."""
-        self.first: Role | None = None
-        """Who shot first in this game, once known."""
         self._listener: Callable[[Sequence[Told]], None] | None = None
         self.closed_seen = False
 
@@ -149,9 +148,6 @@ class ConnectionLink:
 
     def _to_model(self, events: Sequence[Told]) -> None:
         self.closed_seen |= any(isinstance(event, GameClosed) for event in events)
-        for event in events:
-            if isinstance(event, GameStarted):
-                self.first = event.first
         if self._listener is not None:
             self._listener(events)
         self.on_change()
@@ -203,28 +199,16 @@ class ConnectionLink:
     @property
     def can_rematch(self) -> bool:
         """A rematch needs a way to meet again and an opponent who is the one expected."""
-        session = self.session
         if self.reunion is None or self.successor is not None:
             return False
-        failure = session.failure
-        met = session.transcript.sides[session.peer].hello is not None
-        return met and (failure is None or failure.code is not Code.WRONG_KEY)
+        return rematch_of(self.session) is not None
 
     def rematch(self) -> ConnectionLink | None:
-        """The next game's link: the host keeps its rules and hands the first shot over.
-
-        The side that did not shoot first now does (the host's hello proposes
-        it); a game that never reached the battle leaves it to the coin.
-        """
+        """The next game's link: the host keeps its rules and hands the first shot over
+        (``statki_net.protocol.rematch``)."""
         if not self.can_rematch:
             return None
-        old = self.session
-        host = old.role is Role.HOST
-        session = old.anew(
-            rules=old.rules if host else None,
-            first=self.first.other if host and self.first is not None else None,
-        )
-        self.successor = ConnectionLink(session, self.on_change, self.reunion)
+        self.successor = ConnectionLink(next_session(self.session), self.on_change, self.reunion)
         self.rematch_asked.set()
         return self.successor
 

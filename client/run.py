@@ -31,11 +31,11 @@ from statki_net.store.unfinished import (
     why_not_resumed,
 )
 
-from .daemon_link import DaemonLink
+from .daemon_link import DaemonLink, follow_games, last_link
 from .keys import build_app
 from .kinds import Link, Told
 from .local import Chooser, LocalGame
-from .model import HistorySource, Model, Stage
+from .model import HistorySource, Model
 from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
@@ -378,9 +378,10 @@ async def play_followed_on_screen(
     same), over a ``DaemonLink``; the game's last notice, None when it never
     came (the player left first).  A host who leaves before a guest came
     withdraws the game; a player who quits the battle resigns, and the reveal
-    and the verdict are waited for as in-process.  The end says there is no
-    rematch through the daemon.  A mute is kept in ``mutes_in`` (the home), as a screen
-    opened on the game again (``statki resume``) finds it.
+    and the verdict are waited for as in-process.  ``r`` at the end asks the daemon for a
+    rematch, followed on the same screen (the link's ``successor``).  A mute is kept in
+    ``mutes_in`` (the home), as a screen opened on the game again (``statki resume``)
+    finds it.
     """
     model = _game_model(
         link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, None
@@ -407,27 +408,28 @@ async def play_attached_on_screen(
 
 
 async def _followed(model: Model, link: DaemonLink, **app_options: Any) -> Closed | None:
-    """The screen of ``model``, following the daemon's game over ``link`` to its end."""
+    """The screen of ``model``, following the daemon's game over ``link`` to its end, then
+    each rematch the player asks for (``follow_games``); the first game's last notice (the
+    rematches' are their links', ``link.successor`` on)."""
     app = build_app(model, **app_options)
     link.on_change = app.invalidate
 
     def trouble(text: str) -> None:
         model.say(text, trouble=True)
 
-    async def follow() -> None:
-        await link.follow()
-        if model.stage is Stage.OVER and link.closed is not None:
-            model.say(_("No rematch through the daemon: statki host or statki join again"))
-            app.invalidate()
-
     link.on_trouble = trouble
-    following = asyncio.ensure_future(follow())
+    following = asyncio.ensure_future(follow_games(link))
     try:
         await app.run_async()
-        link.withdraw()
-        await link.settled()
-        if link.session.transcript.frames and not following.done():
-            await asyncio.wait({following}, timeout=CLOSE_GRACE)
+        current = last_link(link)
+        current.withdraw()
+        await current.settled()
+        if current.session.transcript.frames and not current.over.is_set():
+            over = asyncio.ensure_future(current.over.wait())
+            await asyncio.wait(
+                {following, over}, timeout=CLOSE_GRACE, return_when=asyncio.FIRST_COMPLETED
+            )
+            over.cancel()
     finally:
         following.cancel()
         await asyncio.gather(following, return_exceptions=True)

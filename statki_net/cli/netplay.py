@@ -79,6 +79,7 @@ from statki_net.net.listen import (
 )
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
+from statki_net.net.rematch import not_back, redial
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
@@ -98,12 +99,6 @@ if TYPE_CHECKING:
 
 FINISHED = frozenset({End.SUNK, End.RESIGNED, End.TIME, End.FORFEIT, End.CHEATED, End.REFUSED})
 """Ends of a game played out (or declined); anything else exits 1."""
-REDIAL_SECONDS = 10.0
-"""How long a guest asking for a rematch keeps dialling a host not listening yet."""
-REDIAL_PAUSE = 0.25
-"""Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
-REDIAL_CONNECT = 2.0
-
 Arrivals = asyncio.Queue["Admitted[str]"]
 """The guests admitted to the one hosted game (the first is the game's; any later one is
 turned away)."""
@@ -527,7 +522,6 @@ class HostReunion:
         self.servers = await listen(self.addresses, _admitting(self.admission, self.arrived))
 
     async def connect(self, session: Session, who: str) -> GameConnection:
-        seconds = session.proposed_limits.move_ms / 1000
         clock = self.player.clock
         self.admission.ready(HOSTED, self.door.hosting_like(session))
         try:
@@ -535,11 +529,7 @@ class HostReunion:
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
                 admitted = await self.arrived.get()
         except TimeoutError:
-            raise UsageError(
-                _("{who} did not come back for the rematch within {seconds:g} s").format(
-                    who=who, seconds=seconds
-                )
-            ) from None
+            raise UsageError(not_back(who, session.proposed_limits.move_ms)) from None
         finally:
             self.close()
         return _admitted_as(self.player, admitted, session.fleet, self.history)
@@ -555,7 +545,7 @@ class GuestReunion:
     """The guest meets its host again for a rematch: the same address, the same key.
 
     The host may not be listening yet (it asks for the rematch later): the
-    guest dials again for up to ``REDIAL_SECONDS``.
+    guest dials again, as ``statki_net.net.rematch.redial`` says.
     """
 
     def __init__(self, player: Player, invite: Invite, address: Address, history: History) -> None:
@@ -568,24 +558,17 @@ class GuestReunion:
         return None
 
     async def connect(self, session: Session, who: str) -> GameConnection:
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + REDIAL_SECONDS
-        while True:
-            try:
-                reader, writer, _ = await dial([self.address], timeout=REDIAL_CONNECT)
-                break
-            except UsageError as error:
-                if loop.time() >= give_up:
-                    raise UsageError(
-                        phrase(
-                            N_("{who} is not there for the rematch: {error}"),
-                            who=who,
-                            error=error.as_phrase(),
-                        )
-                    ) from None
-            await asyncio.sleep(REDIAL_PAUSE)
+        # The host places its fleet before it says hello: a move's time at most.
+        within = session.proposed_limits.move_ms / 1000
+        reader, writer, said = await redial([self.address], who, hello_within=within)
         return _connection(
-            self.player, session, reader, writer, self.history, expect_key=self.invite.key
+            self.player,
+            session,
+            reader,
+            writer,
+            self.history,
+            expect_key=self.invite.key,
+            received=said,
         )
 
 
@@ -869,7 +852,21 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
 
 
 def told_followed_end(closed: Closed, link: DaemonLink) -> int:
-    """How a game the daemon played ended, said on stdout; the exit status."""
+    """How each game the daemon played on the screen ended (``link``'s, ``closed``, and its
+    rematches' that began), said on stdout as ``told_outcomes`` says it; the exit status
+    tells how the last one ended."""
+    last, current = link, link.successor
+    _tell_closed(closed)
+    while current is not None and current.closed is not None:
+        if current.session.transcript.frames:  # not a rematch nobody came to
+            _tell_closed(current.closed)
+            last = current
+        current = current.successor
+    assert last.closed is not None
+    return _exit_status(last.closed.end, last.session.failure, last.closed.failure)
+
+
+def _tell_closed(closed: Closed) -> None:
     if closed.verdict is not None:
         print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
@@ -877,7 +874,6 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
         print(_("end: {end}").format(end=end))
     if closed.log is not None:
         print(_("log: {path}").format(path=closed.log))
-    return _exit_status(closed.end, link.session.failure, closed.failure)
 
 
 @dataclass(frozen=True)

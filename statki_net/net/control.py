@@ -141,6 +141,7 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "verdict": notice.verdict,
                 "verdict_said": phrase_map(notice.said) if notice.said else None,
                 "failure": notice.failure,
+                "failure_said": phrase_map(notice.failure_said) if notice.failure_said else None,
                 "log": str(notice.log) if notice.log else None,
                 "my_shots": notice.my_shots,
                 "their_shots": notice.their_shots,
@@ -232,6 +233,7 @@ def notice_from_map(message: Message) -> Shown | None:
         log = message.get("log")
         standing = message.get("standing")
         verdict_said = message.get("verdict_said")
+        failure_said = message.get("failure_said")
         notice = notices.Closed(
             Result(message["result"]),
             _end_of(message["end"]),
@@ -242,6 +244,7 @@ def notice_from_map(message: Message) -> Shown | None:
             their_shots=int(message.get("their_shots", 0)),
             standing=Standing(standing) if standing else None,
             said=phrase_from_map(verdict_said) if verdict_said else SILENCE,
+            failure_said=phrase_from_map(failure_said) if failure_said else SILENCE,
         )
     elif event == "talk":
         notice = notices.Talk(Role(message["from"]), bool(message["mine"]), str(message["text"]))

@@ -308,6 +308,13 @@ class ControlServer:
             self._subscribe(peer, game, follow=bool(request.get("follow")))
         return {"game": game.id, "authenticated": invite.key is not None}
 
+    async def op_rematch(self, peer: ControlPeer, request: Message) -> Message:
+        game = self.daemon.rematch(self._game(request))
+        if request.get("subscribe") or request.get("follow"):
+            self._subscribe(peer, game, follow=bool(request.get("follow")))
+        first = game.first.value if game.first is not None else None
+        return {"game": game.id, "invite": game.invite or None, "first": first}
+
     async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:
         game = self._game(request)
         self._subscribe(peer, game, follow=bool(request.get("follow")))

@@ -32,9 +32,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer, check_placement, check_strategy
 from statki_net.game.errors import StatkiError, UsageError
-from statki_net.game.fleet import Fleet
+from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
@@ -52,8 +52,10 @@ from statki_net.net.listen import (
 )
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, invite_addresses
+from statki_net.net.rematch import not_back, redial
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
+from statki_net.protocol.rematch import Rematch, rematch_of
 from statki_net.protocol.session import Event, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
@@ -96,6 +98,18 @@ class DaemonGame:
     """The invite's secret its guest must prove; None: open to anyone."""
     player: str | None = None
     """The name its hello gives, from the front end that asked for it; None: the daemon's."""
+    first: Role | None = None
+    """Who its hello proposes shoots first (a rematch's); None: the coin decides."""
+    host_invite: Invite | None = None
+    """A guest's: the invite it joined by, dialled again for a rematch."""
+    again: Rematch | None = None
+    """Once over: the terms of a rematch with the same opponent; None: nobody to meet."""
+    rematched: bool = False
+    """Its rematch was asked for (a game has one)."""
+    awaited: Rematch | None = None
+    """A rematch's: the terms it was made on, whose opponent it waits for."""
+    deadline: asyncio.TimerHandle | None = None
+    """A hosted rematch's: when it stops waiting for its guest (``Daemon.rematch``)."""
 
     @property
     def name(self) -> str:
@@ -124,6 +138,15 @@ class HostResume:
     def keeper(self, daemon: Daemon) -> SecretKeeper:
         port = daemon.addresses[0][1] if daemon.servers else 0
         return SecretKeeper(daemon.home, port=port)
+
+
+def _rematch_terms(game: DaemonGame) -> Rematch | None:
+    """A game's terms of a rematch once it is over: its last notice may have gone out (a
+    front end asks on it) a moment before the game is retired."""
+    if game.conn is not None:
+        outcome = game.conn.outcome
+        return rematch_of(game.conn.session) if outcome is not None else None
+    return game.again if game.status == "over" else None
 
 
 def _invite_text(invite: Invite) -> str:
@@ -221,6 +244,8 @@ class Daemon:
             server.close()
         self.control.close()
         for game in self.games.values():
+            if game.deadline is not None:
+                game.deadline.cancel()
             if game.conn is not None:
                 game.conn.stop("the daemon was told to stop")
         if self.tasks:
@@ -274,6 +299,8 @@ class Daemon:
         """The game is over: a summary stands for it, so memory stays flat over many games."""
         game.status = "over"
         game.summary = game_state(game)
+        if game.conn is not None:
+            game.again = rematch_of(game.conn.session)
         game.conn = None
         self.finished.append(game.id)
         while len(self.finished) > self.keep_finished:
@@ -313,6 +340,53 @@ class Daemon:
             raise UsageError(phrase(N_("the game's proposal is settled")))
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
+        if game.awaited is not None:
+            self._wait_for_return(game, game.awaited)
+
+    def rematch(self, old: DaemonGame) -> DaemonGame:
+        """The next game with ``old``'s opponent (``statki_net.net.rematch``): hosted again
+        with the same invite, its secret and key (the daemon listens on its port still), or
+        the same host dialled again; the side that did not shoot first now does."""
+        again = _rematch_terms(old)
+        if again is None or not (old.invite or old.host_invite):
+            raise UsageError(phrase(N_("game {game} has no opponent to meet again"), game=old.id))
+        if old.rematched:
+            raise UsageError(phrase(N_("game {game} has had its rematch"), game=old.id))
+        old.rematched = True
+        if old.host_invite is not None:
+            game = self._new_game(
+                Role.GUEST, rules=None, limits=old.limits, fleet=None, bot=old.bot
+            )
+            game.player, game.host_invite, game.awaited = old.player, old.host_invite, again
+            self._spawn(self._connect_out(game, old.host_invite, again))
+            return game
+        # A bot places at once, as ``host`` does; a player's fleet comes with ``propose``.
+        fleet = random_fleet(old.rules, self.rng) if old.bot and old.rules else None
+        game = self._new_game(
+            Role.HOST, rules=old.rules, limits=old.limits, fleet=fleet, bot=old.bot
+        )
+        game.player, game.secret, game.invite = old.player, old.secret, old.invite
+        game.first, game.awaited = again.first, again
+        self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
+        if fleet is not None:
+            self._wait_for_return(game, again)
+        return game
+
+    def _wait_for_return(self, game: DaemonGame, again: Rematch) -> None:
+        """A rematch's guest has a move of the last game's limits to come back, from the
+        moment the host's proposal is out; then the game is withdrawn, saying why."""
+        move_ms = again.limits.move_ms
+        delay = self.clock.delay(self.clock.now() + move_ms)
+        said = not_back(again.opponent, move_ms)
+        loop = asyncio.get_running_loop()
+        game.deadline = loop.call_later(delay, self._not_back, game, said)
+
+    def _not_back(self, game: DaemonGame, said: Phrase) -> None:
+        if self.admission.withdraw(game.name) is None:
+            return  # its guest came (or its front end gave it up)
+        game.failure = str(said)
+        self.tell(game, notices.Closed.without_game(game.failure, said))
+        self._retire(game)
 
     def cancel(self, game: DaemonGame) -> None:
         """A hosted game its front end gave up before a guest came: it waits no more."""
@@ -331,7 +405,7 @@ class Daemon:
     ) -> DaemonGame:
         """A game as the guest of the host ``invite`` names; connecting starts at once."""
         game = self._new_game(Role.GUEST, rules=None, limits=limits, fleet=None, bot=bot)
-        game.player = player
+        game.player, game.host_invite = player, invite
         self._spawn(self._connect_out(game, invite))
         return game
 
@@ -352,7 +426,9 @@ class Daemon:
         self, game: DaemonGame, *, admit: Admit = Admit.OPEN, invite_secret: bytes | None = None
     ) -> Session:
         """A new session of ``game``'s side (a host's without its fleet: set once admitted)."""
-        return self._side(game.role, game.rules, game.limits, admit, invite_secret, game.player)
+        return self._side(
+            game.role, game.rules, game.limits, admit, invite_secret, game.player, game.first
+        )
 
     def _side(
         self,
@@ -362,6 +438,7 @@ class Daemon:
         admit: Admit,
         invite_secret: bytes | None = None,
         name: str | None = None,
+        first: Role | None = None,
     ) -> Session:
         """Every session this daemon plays is built here, with its key and name."""
         return Session(
@@ -373,6 +450,7 @@ class Daemon:
             limits=limits,
             admit=admit,
             invite_secret=invite_secret,
+            first=first,
         )
 
     def tell(self, game: DaemonGame, notice: notices.Notice) -> None:
@@ -401,18 +479,31 @@ class Daemon:
                 resume=resume,
             )
 
-    async def _connect_out(self, game: DaemonGame, invite: Invite) -> None:
+    async def _connect_out(
+        self, game: DaemonGame, invite: Invite, again: Rematch | None = None
+    ) -> None:
+        """Dial the host (again, for a rematch: ``again``) and play the game."""
+        said = b""
         try:
-            reader, writer, _ = await dial(invite.addresses)
+            if again is None:
+                reader, writer, _ = await dial(invite.addresses)
+            else:
+                within = again.limits.move_ms / 1000
+                reader, writer, said = await redial(
+                    invite.addresses, again.opponent, hello_within=within
+                )
         except StatkiError as error:
             game.failure = str(error)
-            self.tell(game, notices.Closed.without_game(str(error)))
+            why = error.as_phrase() if again is not None else SILENCE
+            self.tell(game, notices.Closed.without_game(game.failure, why))
             self._retire(game)
             return
         session = self._session(game, invite_secret=invite.secret)
         # A lost connection is dialled again (SPEC.md, "Resume").
         resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
-        await self._play(game, session, reader, writer, expect_key=invite.key, resume=resume)
+        await self._play(
+            game, session, reader, writer, expect_key=invite.key, received=said, resume=resume
+        )
 
     async def _play(
         self,

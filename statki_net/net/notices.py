@@ -270,15 +270,24 @@ class Closed:
     """How far this side's log can be relied on; None without a log."""
     said: Phrase = SILENCE
     """``verdict`` as a phrase, to say in a player's language; empty without one."""
+    failure_said: Phrase = SILENCE
+    """``failure`` as a phrase, where the daemon said it (an opponent who never came back
+    for a rematch); empty otherwise."""
 
     def verdict_in(self, words: Words) -> str | None:
         """The referee's line in ``words``' language (``verdict`` as it is, without a phrase)."""
         return self.said.in_words(words) if self.said else self.verdict
 
+    def failure_in(self, words: Words) -> str | None:
+        """Why the game stopped early in ``words``' language (``failure`` as it is, without a
+        phrase)."""
+        return self.failure_said.in_words(words) if self.failure_said else self.failure
+
     @classmethod
-    def without_game(cls, why: str) -> Closed:
-        """The end of a game that never began: a connection that failed, a daemon gone."""
-        return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None)
+    def without_game(cls, why: str, said: Phrase = SILENCE) -> Closed:
+        """The end of a game that never began: a connection that failed, a daemon gone, an
+        opponent who never came back for a rematch (``said``: ``why`` as a phrase)."""
+        return cls(Result.NONE, End.NO_GAME, verdict=None, failure=why, log=None, failure_said=said)
 
 
 @dataclass(frozen=True)

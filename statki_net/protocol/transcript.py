@@ -161,6 +161,8 @@ class Transcript:
         self.rules: Ruleset | None = None
         self.limits = Limits()
         self.score: Score | None = None
+        self.first: Role | None = None
+        """Who shot first, once the battle began (agreed in the host's hello, or tossed)."""
         self.pending: Shot | None = None
         self.move = 0
         """Volleys fired so far; the current one's number while it is answered."""
@@ -568,6 +570,7 @@ class Transcript:
 
     def _start(self, first: Role) -> None:
         assert self.rules is not None
+        self.first = first
         self.score = Score(self.rules, to_move=PLAYER[first])
         for side in self.sides.values():
             side.sea = Sea(self.rules)

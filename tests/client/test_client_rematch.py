@@ -21,10 +21,10 @@ from statki_client.layout import keys_line, plain, screen
 from statki_client.model import ABSENT, Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
-from statki_net.cli import netplay
 from statki_net.cli.netplay import Door, GuestReunion, HostReunion, Player
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
+from statki_net.net import rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.invite import Invite
 from statki_net.protocol.session import Failed, Session, public_key_bytes
@@ -200,7 +200,7 @@ def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> No
 def test_a_guest_whose_host_is_gone_is_told_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(netplay, "REDIAL_SECONDS", 0.3)
+    monkeypatch.setattr(rematch, "REDIAL_SECONDS", 0.3)
 
     async def dial() -> str:
         server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)

@@ -8,6 +8,9 @@ its fourth turn (a whole game, and a short one).  The test follows the game
 on the daemon's control socket as the screen does (``follow``), to know when
 it is the player's turn.  Each test costs one daemon start and a short game;
 the host's also runs ``statki host --plain`` and ``statki join --bot`` once.
+The rematch tests play two games, one side through the daemon and the other
+in this process (``run_games`` with ``statki host``/``join``'s reunions); those
+where nobody comes back run the daemon in this process, its clock hurried.
 """
 
 from __future__ import annotations
@@ -15,35 +18,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netproc import finish, line_starting, start, stop
+from netproc import finish, line_starting, run, start, stop
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from statki_client.daemon_link import DaemonLink, follow_games
+from statki_client.keys import press
+from statki_client.layout import keys_line, plain, screen
+from statki_client.model import Model, Stage
+from statki_client.remote import ConnectionLink, run_games
 
 from statki_net.cli import netplay
-from statki_net.cli.netplay import Player
+from statki_net.cli.netplay import Door, GuestReunion, HostReunion, Player
 from statki_net.cli.resume import resume_game
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net import notices
+from statki_net.net import notices, rematch
+from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
-from statki_net.net.control import ControlClient, Message
+from statki_net.net.control import ControlClient, ControlError, Message, notice_from_map
+from statki_net.net.daemon import Daemon
 from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
-from statki_net.net.invite import parse_invite
+from statki_net.net.invite import Invite, parse_invite
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import frames_of, read_log
-from statki_net.protocol.session import Session, VolleyDone, YourTurn
-from statki_net.protocol.wire import Limits, Reveal, Role
+from statki_net.protocol.session import Session, VolleyDone, YourTurn, public_key_bytes
+from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
+from statki_net.store.history import History
+from statki_net.store.language import catalog
 
 FLEET = "A1-D1\nA3-C3\nE3-G3\nI1-J1\nA5-B5\nD5-E5\nG5\nI5\nA7\nC7\n"
 """The player's own fleet: the placement starts from its file, and Enter commits it."""
@@ -453,3 +465,336 @@ def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
         status, state = asyncio.run(scenario(home))
     assert status == 1 and "you left before the game began" in capsys.readouterr().err
     assert state["status"] == "over" and "withdrawn" in state["failure"], state
+
+
+async def resign_at_its_first_turn(guest: Model) -> None:
+    """The guest without a daemon resigns as soon as it may shoot: a whole game, short."""
+    async with asyncio.timeout(WAIT):
+        while not guest.my_turn and guest.stage is not Stage.OVER:
+            await asyncio.sleep(0.01)
+    if guest.my_turn:
+        guest.link.resign()
+
+
+async def one_game(
+    control: ControlClient, number: int, keys: PipeInput, guest: Model
+) -> tuple[Role, str]:
+    """Enter commits the host's fleet on its screen, the guest accepts, the host shoots at
+    its turns (on the screen), the guest resigns at its first: who shot first, and what the
+    guest was told of it as it decided."""
+    keys.send_text("\r")
+    async with asyncio.timeout(WAIT):
+        while not guest.must_decide:
+            await asyncio.sleep(0.01)
+    starts = guest.starter_words()
+    press(guest, "enter")
+    resigning = asyncio.ensure_future(resign_at_its_first_turn(guest))
+    await play_on_screen(control, number, keys, Role.HOST, ruleset_named("classic"))
+    await resigning
+    assert guest.first is not None
+    return guest.first, starts
+
+
+async def the_rematch_of(control: ControlClient, number: int, keys: PipeInput) -> int:
+    """``r`` on the host's end screen, typed again until the daemon hosts the rematch (the
+    screen may hear of the end a moment after the test did); its number, followed."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            keys.send_text("r")
+            for _attempt in range(20):
+                await asyncio.sleep(0.1)
+                games = (await control.request("games"))["games"]
+                if newer := [g for g in games if g["id"] > number]:
+                    again = int(newer[0]["id"])
+                    await control.request("subscribe", game=again, follow=True)
+                    return again
+
+
+def test_a_host_through_the_daemon_and_a_guest_without_one_play_a_rematch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both ask for a rematch at the end, the guest first (it dials the daemon until the
+    rematch is hosted there); the second game is played to its end on the same screens,
+    the side that did not shoot first now shooting first.  One daemon start, two short
+    games, ``statki verify`` on each side's logs: 5-10 s."""
+    bob = tmp_path / "guest"
+    bob.mkdir()
+
+    async def scenario(home: Path) -> tuple[int, list[tuple[Role, str]], Model]:
+        me = player(home, tmp_path)
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            history = History.in_home(bob)
+            games: list[asyncio.Future[None]] = []
+            try:
+                number = await game_of(control)
+                invite = parse_invite(
+                    (await control.request("state", game=number))["state"]["invite"]
+                )
+                ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
+                reunion = GuestReunion(ola, invite, invite.addresses[0], history)
+                session = Session(
+                    Role.GUEST,
+                    Ed25519PrivateKey.generate(),
+                    name="Ola",
+                    entropy=random.Random(4).randbytes,
+                    invite_secret=invite.secret,
+                )
+                link = ConnectionLink(session, reunion=reunion)
+                guest = Model(link, random.Random(5))
+                games.append(
+                    asyncio.ensure_future(
+                        run_games(guest, link, lambda s: reunion.connect(s, "Ala"))
+                    )
+                )
+                played = [await one_game(control, number, keys, guest)]
+                assert guest.stage is Stage.OVER and guest.can_rematch
+                press(guest, "r")  # first: nothing waits at the daemon's port yet
+                again = await the_rematch_of(control, number, keys)
+                played.append(await one_game(control, again, keys, guest))
+                return await leave_the_end_screen(run, keys), played, guest
+            finally:
+                for game in games:
+                    game.cancel()
+                await asyncio.gather(*games, return_exceptions=True)
+                history.close()
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status, played, guest = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    (first, _), (second, starts) = played
+    assert second is first.other, "the side that did not shoot first now does"
+    assert starts == ("Ala starts" if second is Role.HOST else "you start")
+    assert guest.is_rematch
+    assert out.count("verdict: valid") == 2, out
+    logs = [sorted((side / "logs").iterdir()) for side in (home, bob)]
+    assert [len(each) for each in logs] == [2, 2], logs
+    verified = run(bob, "verify", *(str(log) for each in logs for log in each))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+async def refusing_guest(invite_text: str) -> Outcome:
+    """A guest that joins and declines the rules at once: a game with an opponent met,
+    over in a moment."""
+    invite = parse_invite(invite_text)
+    reader, writer, _ = await dial(invite.addresses)
+    session = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="Ola",
+        entropy=random.Random(1).randbytes,
+        invite_secret=invite.secret,
+    )
+    conn = GameConnection(session, reader, writer, log_dir=None, expect_key=invite.key)
+
+    def heard(notice: notices.Notice) -> None:
+        if isinstance(notice, notices.Rules):
+            asyncio.get_running_loop().call_soon(conn.refuse, "not today")
+
+    conn.listeners.append(heard)
+    return await conn.run()
+
+
+def test_a_rematch_the_guest_never_comes_to_ends_in_one_line_and_no_further_rematch(
+    tmp_path: Path,
+) -> None:
+    """The host through the daemon asks for a rematch and commits its fleet; the guest does
+    not come back within the move limit (a minute, on a daemon's clock a hundred times
+    fast: 0.6 s): the screen says so in one line, and offers no rematch of that."""
+
+    async def scenario(home: Path) -> Model:
+        async with daemon_here(home) as (daemon, control):
+            reply = await control.request("host", deferred=True, follow=True, name="Ala")
+            session = Session(
+                Role.HOST,
+                Ed25519PrivateKey.generate(),
+                name="Ala",
+                entropy=random.Random(2).randbytes,
+                rules=ruleset_named("classic"),
+                limits=Limits(60_000, 60_000),
+                admit=Admit.INVITE,
+            )
+            link = DaemonLink(session, control, reply["game"], clock=daemon.clock)
+            model = Model(link, random.Random(3))
+            following = asyncio.ensure_future(follow_games(link))
+            try:
+                guest = asyncio.ensure_future(refusing_guest(reply["invite"]))
+                press(model, "enter")  # the host's fleet: its hello goes out
+                assert (await guest).ending.end is End.REFUSED
+                await until(lambda: model.can_rematch, "the end, with a rematch offered")
+                press(model, "r")
+                press(model, "enter")  # a new fleet for the rematch; nobody comes for it
+                await until(lambda: model.end_screen is not None, "the rematch given up")
+                return model
+            finally:
+                following.cancel()
+                await asyncio.gather(following, return_exceptions=True)
+
+    model = asyncio.run(scenario(tmp_path / "host"))
+    assert model.end_screen is not None and model.end_screen.verdict == "No rematch"
+    text = plain(screen(model))
+    assert "Ola did not come back for the rematch within 60 s" in text, text
+    assert not model.can_rematch and "rematch" not in keys_line(model)
+
+
+@contextlib.asynccontextmanager
+async def daemon_here(home: Path) -> AsyncIterator[tuple[Daemon, ControlClient]]:
+    """A daemon in this process, on loopback, its clock a hundred times fast (a minute's
+    move limit is 0.6 s), and a control connection to it."""
+    home.mkdir(mode=0o700)
+    daemon = Daemon(
+        home,
+        Ed25519PrivateKey.generate(),
+        name="d",
+        listen_on=[("127.0.0.1", 0)],
+        rules=ruleset_named("classic"),
+        limits=Limits(60_000, 60_000),
+        clock=ScaledClock(100),
+    )
+    await daemon.start()
+    control = await ControlClient.connect(home)
+    assert control is not None
+    try:
+        yield daemon, control
+    finally:
+        await control.close()
+        await daemon.shutdown()
+
+
+async def until(test: Callable[[], bool], what: str) -> None:
+    try:
+        async with asyncio.timeout(WAIT):
+            while not test():
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"never happened: {what}") from None
+
+
+def test_a_guest_through_the_daemon_and_a_host_without_one_play_a_rematch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The other way round: the guest's daemon dials the host again (refused while the host
+    has not asked yet, so dialled again) and its screen follows the second game, which the
+    side that did not shoot first now opens.  One daemon start, two short games: 5-10 s."""
+    ala = tmp_path / "host"
+    ala.mkdir()
+
+    async def scenario(home: Path) -> tuple[int, list[Role], Model]:
+        me = player(home, tmp_path)
+        history = History.in_home(ala)
+        door = Door.of(open_to_anyone=False)
+        bob = Player(home=ala, name="Bob", bot=None, fleet_file=None, limits=me.limits)
+        reunion = HostReunion(bob, [("127.0.0.1", 0)], history, door=door)
+        await reunion.reopen()
+        port = reunion.servers[0].sockets[0].getsockname()[1]
+        reunion.addresses = [("127.0.0.1", port)]  # a rematch listens on the same port
+        key = Ed25519PrivateKey.generate()
+        invite = Invite((("127.0.0.1", port),), public_key_bytes(key), door.secret)
+        session = Session(
+            Role.HOST,
+            key,
+            name="Bob",
+            entropy=random.Random(6).randbytes,
+            rules=ruleset_named("classic"),
+            limits=me.limits,
+            admit=door.admit,
+        )
+        link = ConnectionLink(session, reunion=reunion)
+        host = Model(link, random.Random(7))
+        games = [asyncio.ensure_future(run_games(host, link, lambda s: reunion.connect(s, "Ala")))]
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(netplay._join_game(me, invite))
+            control = await ControlClient.connect(home)
+            assert control is not None
+            try:
+                number = await game_of(control)
+                played = [await guest_game(control, number, keys, host)]
+                again = await the_rematch_of(control, number, keys)  # first: nobody listens
+                await asyncio.sleep(0.3)
+                press(host, "r")
+                played.append(await guest_game(control, again, keys, host))
+                return await leave_the_end_screen(run, keys), played, host
+            finally:
+                for game in games:
+                    game.cancel()
+                await asyncio.gather(*games, return_exceptions=True)
+                reunion.close()
+                history.close()
+                await control.close()
+
+    with daemon_in(tmp_path / "guest") as home:
+        status, (first, second), host = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert second is first.other and host.is_rematch
+    assert out.count("verdict: valid") == 2, out
+    logs = [sorted((side / "logs").iterdir()) for side in (home, ala)]
+    assert [len(each) for each in logs] == [2, 2], logs
+    verified = run(ala, "verify", *(str(log) for each in logs for log in each))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+async def guest_game(control: ControlClient, number: int, keys: PipeInput, host: Model) -> Role:
+    """The host without a daemon commits its fleet, the guest accepts on its screen and
+    shoots at its turns there, the host resigns at its first: who shot first."""
+    await until(lambda: host.stage is Stage.PLACING, "the host places its fleet")
+    press(host, "enter")
+    await accept_the_rules(control, number, keys)
+    resigning = asyncio.ensure_future(resign_at_its_first_turn(host))
+    await play_on_screen(control, number, keys, Role.GUEST, ruleset_named("classic"))
+    await resigning
+    assert host.first is not None
+    return host.first
+
+
+def test_a_rematch_whose_host_is_not_there_ends_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon's guest dials the host again for the rematch, nobody listens there: the
+    rematch ends with the line why, as a phrase the player reads in their language; the
+    game had its rematch, and the rematch, which met nobody, has none."""
+    monkeypatch.setattr(rematch, "REDIAL_SECONDS", 0.3)
+
+    async def scenario(home: Path) -> tuple[Message, str, str]:
+        async with daemon_here(home) as (_, control):
+            port, host = await host_opponent(ruleset_named("classic"))
+            reply = await control.request("connect", invite=f"127.0.0.1:{port}", subscribe=True)
+            number = int(reply["game"])
+            await event_of(control, number, "rules")
+            await control.request("refuse", game=number)
+            await event_of(control, number, "closed")
+            assert (await host).ending.end is End.REFUSED
+            again = await control.request("rematch", game=number, subscribe=True)
+            closed = await event_of(control, int(again["game"]), "closed")
+            refusals = []
+            for game in (number, again["game"]):
+                with pytest.raises(ControlError) as refused:
+                    await control.request("rematch", game=game)
+                refusals.append(str(refused.value))
+            return closed, refusals[0], refusals[1]
+
+    closed, twice, nobody = asyncio.run(scenario(tmp_path / "guest"))
+    assert closed["end"] == "no-game", closed
+    assert closed["failure"].startswith("Bob is not there for the rematch: cannot connect")
+    shown = notice_from_map(closed)
+    assert shown is not None and isinstance(shown.notice, notices.Closed)
+    polish = shown.notice.failure_in(catalog("pl"))
+    assert polish is not None and polish.startswith("Bob nie czeka na rewanż: "), polish
+    assert twice == "game 1 has had its rematch"
+    assert nobody == "game 2 has no opponent to meet again"
+
+
+async def event_of(control: ControlClient, number: int, event: str) -> Message:
+    """The next event ``event`` of game ``number`` on ``control``."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            message = await control.events.get()
+            assert message is not None, "the daemon went away"
+            if message.get("game") == number and message["event"] == event:
+                return message

@@ -50,6 +50,7 @@ OPS: dict[str, tuple[str, ...]] = {
     "connect": ("invite", "move_ms", "bot", "subscribe", "follow", "name"),
     "propose": ("game", "rules", "move_ms", "fleet"),
     "cancel": ("game",),
+    "rematch": ("game", "subscribe", "follow"),
     "subscribe": ("game", "follow"),
     "unsubscribe": ("game",),
     "accept": ("game", "fleet"),

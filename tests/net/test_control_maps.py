@@ -8,7 +8,7 @@ import pytest
 
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.rules import ruleset_named
-from statki_net.game.words import Term, phrase
+from statki_net.game.words import Term, phrase, phrase_map
 from statki_net.net import notices
 from statki_net.net.boards import Shown
 from statki_net.net.control import notice_from_map, notice_map
@@ -114,7 +114,8 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
                        Standing.VALID),
         "",
         {"event": "closed", "result": "won", "end": "resigned", "standing": "valid",
-         "verdict": "valid: ...", "verdict_said": None, "failure": None, "log": "/l/x.statki",
+         "verdict": "valid: ...", "verdict_said": None, "failure": None, "failure_said": None,
+         "log": "/l/x.statki",
          "my_shots": 5, "their_shots": 6},
     ),
     (
@@ -122,7 +123,8 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
                        said=VALID),
         "",
         {"event": "closed", "result": "won", "end": "sunk", "standing": "valid",
-         "verdict": "valid: host won", "verdict_said": VALID_MAP, "failure": None, "log": None,
+         "verdict": "valid: host won", "verdict_said": VALID_MAP, "failure": None,
+         "failure_said": None, "log": None,
          "my_shots": 5, "their_shots": 6},
     ),
     (
@@ -130,7 +132,8 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
                        Standing.DISPUTED),
         "",
         {"event": "closed", "result": "none", "end": "disputed", "standing": "disputed",
-         "verdict": "disputed: ...", "verdict_said": None, "failure": None, "log": "/l/y.statki",
+         "verdict": "disputed: ...", "verdict_said": None, "failure": None, "failure_said": None,
+         "log": "/l/y.statki",
          "my_shots": 9, "their_shots": 9},
     ),
     (
@@ -142,7 +145,16 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
         notices.Closed.without_game("cannot connect: nobody"),
         "",
         {"event": "closed", "result": "none", "end": "no-game", "standing": None, "verdict": None,
-         "verdict_said": None, "failure": "cannot connect: nobody", "log": None, "my_shots": 0,
+         "verdict_said": None, "failure": "cannot connect: nobody", "failure_said": None,
+         "log": None, "my_shots": 0,
+         "their_shots": 0},
+    ),
+    (
+        notices.Closed.without_game("Ola did not come back", said=phrase("{who} left", who="Ola")),
+        "",
+        {"event": "closed", "result": "none", "end": "no-game", "standing": None, "verdict": None,
+         "verdict_said": None, "failure": "Ola did not come back",
+         "failure_said": phrase_map(phrase("{who} left", who="Ola")), "log": None, "my_shots": 0,
          "their_shots": 0},
     ),
 ]  # fmt: skip

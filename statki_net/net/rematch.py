@@ -1,0 +1,93 @@
+"""Meeting the same opponent again for a rematch, with bounded waits.
+
+``statki host``/``statki join`` in-process (``statki_net.cli.netplay``'s
+reunions) and the daemon (the control request ``rematch``) meet the same way,
+so either side may play through a daemon or not:
+
+- the host listens again on its invite's port, with the same secret and key,
+  and waits for its guest at most a move of the last game's limits once its
+  fleet is committed (``not_back`` says it when the guest never comes);
+- the guest dials the same host again for up to ``REDIAL_SECONDS``: a host
+  not listening yet refuses the connection, and a daemon whose rematch is not
+  hosted yet closes it without a word (no game waits there); either way the
+  guest dials again (``redial``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, Phrase, phrase
+from statki_net.net.dialer import dial
+from statki_net.net.invite import Address
+
+REDIAL_SECONDS = 10.0
+"""How long a guest asking for a rematch keeps dialling a host not listening yet."""
+REDIAL_PAUSE = 0.25
+"""Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
+REDIAL_CONNECT = 2.0
+READ_SIZE = 64 * 1024
+
+
+def not_back(who: str, move_ms: int) -> Phrase:
+    """The one line of a host whose guest did not come back within a move."""
+    return phrase(
+        N_("{who} did not come back for the rematch within {seconds} s"),
+        who=who,
+        seconds=f"{move_ms / 1000:g}",
+    )
+
+
+Met = tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]
+"""A connection to the host and what it said first (the start of its hello)."""
+
+
+async def redial(
+    addresses: Sequence[Address], who: str, *, hello_within: float, seconds: float | None = None
+) -> Met:
+    """Dial the host ``who`` at ``addresses`` again until it says something (its hello).
+
+    A refused connection, or one closed before a word, is dialled again for up
+    to ``seconds`` (``REDIAL_SECONDS``); a host that is there may keep the
+    connection silent while its player places a fleet, at most ``hello_within``
+    seconds.  Raises ``UsageError`` with the one line the player reads.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + (REDIAL_SECONDS if seconds is None else seconds)
+    why: Phrase = phrase(N_("the host closed the connection before its hello"))
+    while True:
+        try:
+            reader, writer, _ = await dial(addresses, timeout=REDIAL_CONNECT)
+        except UsageError as error:
+            why = error.as_phrase()
+        else:
+            said = await _first_words(reader, hello_within)
+            if said:
+                return reader, writer, said
+            writer.close()
+            if said is None:  # there, and silent all along: no use dialling again
+                why = phrase(
+                    N_("the host said nothing within {seconds} s"), seconds=f"{hello_within:g}"
+                )
+                give_up = loop.time()
+            else:
+                why = phrase(N_("the host closed the connection before its hello"))
+        if loop.time() >= give_up:
+            raise UsageError(
+                phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=why)
+            )
+        await asyncio.sleep(REDIAL_PAUSE)
+
+
+async def _first_words(reader: asyncio.StreamReader, within: float) -> bytes | None:
+    """The first bytes the host sends; nothing when it closed first; None when it was
+    silent for ``within`` seconds."""
+    try:
+        async with asyncio.timeout(within):  # wait_for can lose a cancellation in 3.11
+            return await reader.read(READ_SIZE)
+    except TimeoutError:
+        return None
+    except (ConnectionError, OSError):
+        return b""

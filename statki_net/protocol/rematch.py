@@ -1,0 +1,50 @@
+"""The terms of a rematch: whether a game can have one, and who starts it.
+
+A rematch is a new game on a new connection with the same opponent (the
+protocol has no rematch message): the host keeps its rules and its hello
+proposes that the side that did not shoot first now does.  Every front end
+and the daemon take those terms from here, so they agree whichever of them
+plays either side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Session
+from statki_net.protocol.wire import Limits, Role
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """What the next game with the same opponent takes from the game just played."""
+
+    opponent: str
+    """The opponent's name, as its hello gave it (for the words of one who never came)."""
+    first: Role | None
+    """Who shoots first: the side that did not shoot first; None (the coin) when the battle
+    never began."""
+    limits: Limits
+    """The game's agreed limits: a host waits for its guest at most a move of them."""
+
+
+def rematch_of(session: Session) -> Rematch | None:
+    """The terms of a rematch after ``session``'s game; None when there is nobody to meet
+    again: the opponent never said hello, or the host was not the one the invite names."""
+    transcript = session.transcript
+    hello = transcript.sides[session.peer].hello
+    failure = session.failure
+    if hello is None or (failure is not None and failure.code is Code.WRONG_KEY):
+        return None
+    first = transcript.first.other if transcript.first is not None else None
+    return Rematch(hello.name, first, transcript.limits)
+
+
+def next_session(session: Session) -> Session:
+    """This side's session of the rematch: the host keeps its rules and proposes who starts
+    (``rematch_of``); the guest waits for the host's hello, as before."""
+    if session.role is not Role.HOST:
+        return session.anew(rules=None, first=None)
+    terms = rematch_of(session)
+    return session.anew(rules=session.rules, first=terms.first if terms else None)
