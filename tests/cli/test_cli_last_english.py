@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from conftest import Cli
-from statki_client.computer import FINGERPRINTS
 from test_cli_history import record
 
 from statki_net.cli.common import EXIT_FOUND
@@ -29,6 +28,7 @@ from statki_net.conformance.judging import Result as CaseResult
 from statki_net.conformance.report import line, summary
 from statki_net.game.battle import Answer, Outcome, check_answer_shape
 from statki_net.game.errors import UsageError
+from statki_net.game.names import COMPUTER_FINGERPRINTS
 from statki_net.game.rules import CLASSIC, RulesError, Ruleset
 from statki_net.game.words import N_, phrase, phrase_map
 from statki_net.net.connection import Outcome as GameOutcome
@@ -69,7 +69,7 @@ def test_history_and_stats_name_the_computer_in_polish(
     cli: Cli, tmp_path: Path, english_probes: list[str]
 ) -> None:
     home = tmp_path / "home"
-    record(home, 1, FINGERPRINTS["medium"], "computer (medium)", "classic", "won")
+    record(home, 1, COMPUTER_FINGERPRINTS["medium"], "computer (medium)", "classic", "won")
     record(home, 2, "0b134-cfd06-cbb20-fc827", "computer (medium)", "classic", "lost")
     history = cli("--lang", "pl", "history")
     assert history.returncode == 0, history.stderr
@@ -80,6 +80,30 @@ def test_history_and_stats_name_the_computer_in_polish(
     kept = json.loads(cli("--lang", "pl", "history", "--json").stdout)
     assert {row["opponent_name"] for row in kept} == {"computer (medium)"}, "tools read English"
     no_english(history.stdout, english_probes)
+
+
+def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
+    cli: Cli, tmp_path: Path, english_probes: list[str]
+) -> None:
+    """A game lost to the computer at the line prompt (resigned after a shot), then its
+    log read back by ``verify`` and ``record``: the verdict says "komputer (trudny)"."""
+    played = cli(
+        "--lang", "pl", "play", "--plain", "--strength", "hard", "--seed", "2", "--name", "Ala",
+        stdin="\nA1\nq\nt\n",
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "Sędzia: ważna: komputer (trudny) (gość) wygrywa" in played.stdout, played.stdout
+    (log,) = (tmp_path / "home" / "logs").glob("*.statki")
+    verified = cli("--lang", "pl", "verify", str(log))
+    assert "wynik: komputer (trudny) (gość) wygrywa: Ala (gospodarz) się poddaje" in (
+        verified.stdout
+    ), verified.stdout
+    said = cli("--lang", "pl", "record", str(log)).stdout
+    assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
+    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
+    no_english(verified.stdout + said, english_probes)
+    report = json.loads(cli("--lang", "pl", "verify", "--json", str(log)).stdout)
+    assert "computer (hard) (guest) won" in json.dumps(report), "tools read English"
 
 
 @pytest.mark.parametrize(
