@@ -12,6 +12,8 @@ import json
 import os
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,34 @@ def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
     no_english(verified.stdout + said, english_probes)
     report = json.loads(cli("--lang", "pl", "verify", "--json", str(log)).stdout)
     assert "computer (hard) (guest) won" in json.dumps(report), "tools read English"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["record", "LOG"], ["verify", "LOG"], ["history"], ["stats"]],
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    """``statki record LOG | head -1``: the reader gone (here: before the first byte, a pipe
+    whose reading end is closed), the command exits as SIGPIPE would end it, silent."""
+    played = cli("play", "--plain", "--seed", "2", stdin="\nA1\nq\ny\n")
+    assert played.returncode == 0, played.stderr
+    (log,) = (tmp_path / "home" / "logs").glob("*.statki")
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "statki_net", *(str(log) if w == "LOG" else w for w in command)],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            env=dict(os.environ, STATKI_HOME=str(tmp_path / "home")),
+        )
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (141, ""), done.stderr
 
 
 @pytest.mark.parametrize(
