@@ -757,7 +757,7 @@ async def play_here(
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
-            conn.stop("this side stopped the game")
+            conn.stop(phrase(N_("this side stopped the game")))
             await running
     finally:
         history.close()

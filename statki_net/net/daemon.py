@@ -222,7 +222,7 @@ class Daemon:
         self.control.close()
         for game in self.games.values():
             if game.conn is not None:
-                game.conn.stop("the daemon was told to stop")
+                game.conn.stop(phrase(N_("the daemon was told to stop")))
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=STOP_GRACE)
         for task in list(self.tasks):

@@ -8,8 +8,10 @@ each; the English (``str()``, ``--json``) stays what tools and logs read.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import re
 import stat
 import subprocess
@@ -19,8 +21,10 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from conftest import Cli
+from netgames import connected, sessions
 from test_cli_history import record
 
+from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.common import EXIT_FOUND
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import told_outcomes
@@ -33,6 +37,8 @@ from statki_net.game.errors import UsageError
 from statki_net.game.names import COMPUTER_FINGERPRINTS
 from statki_net.game.rules import CLASSIC, RulesError, Ruleset
 from statki_net.game.words import N_, phrase, phrase_map
+from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK
 from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import ControlError, _refusal
 from statki_net.protocol.endings import End, Ending
@@ -248,3 +254,36 @@ def test_a_host_the_invite_does_not_name_is_refused_in_polish(
     assert Failed(Code.WRONG_KEY, "a peer's own words", True).detail_in(POLISH) == (
         "a peer's own words"
     )
+
+
+def test_a_local_failure_stops_the_game_in_english_on_the_wire_and_in_polish_for_its_player() -> (
+    None
+):
+    """A failure of this side's own (here a listener the system refuses a file) stops the
+    game with ``internal``: the error frame's detail is English for the peer and the log;
+    the player reads it through ``failed``, in Polish, not as ``PermissionError: [Errno 13]``."""
+    host, guest = sessions(CLASSIC, seed=5)
+
+    told: list[object] = []
+
+    def refused(notice: object) -> None:
+        told.append(notice)
+        if len(told) == 1:  # once: the game's end is told as any end is
+            raise PermissionError(13, "Permission denied", "/x")
+
+    async def game() -> tuple[GameOutcome, GameOutcome]:
+        async with connected(host, guest, clock=WALL_CLOCK) as (host_conn, guest_conn, __):
+            host_conn.listeners.append(refused)
+            attach_computer(guest_conn, ComputerPlayer("random", random.Random(1)))
+            return await asyncio.wait_for(
+                asyncio.gather(host_conn.run(), guest_conn.run()), timeout=20
+            )
+
+    mine, theirs = asyncio.run(game())
+    assert mine.failure is not None and mine.failure.code is Code.INTERNAL, mine
+    assert mine.failure.detail == "playing the game failed: Permission denied: /x"
+    assert mine.failure.detail_in(POLISH) == (
+        "rozgrywanie gry nie powiodło się: Permission denied: /x"
+    )
+    assert theirs.failure is not None and theirs.failure.detail == mine.failure.detail
+    assert theirs.failure.detail_in(POLISH) == mine.failure.detail, "a peer's words, as sent"
