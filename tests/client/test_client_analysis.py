@@ -36,6 +36,7 @@ from statki_net.game.board import square_name
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset, Touching
 from statki_net.store.history import History
+from statki_net.store.language import speak
 
 SMALL = Ruleset(size=6, fleet=(3, 2, 1), touching=Touching.NONE)
 
@@ -218,9 +219,11 @@ def test_a_failing_analysis_says_so_on_the_screen(tmp_path: Path) -> None:
     model.background = broken
     model.analyse()
     assert model.analysis.status is AnalysisStatus.FAILED
-    assert "The analysis failed" in plain(screen(model))
+    assert "analysing the game failed: UsageError: " in plain(screen(model))
     model.overlay = None
-    assert "The analysis failed" in plain(screen(model))
+    assert "analysing the game failed: UsageError: " in plain(screen(model))
+    speak("pl")  # one line in the player's words, not "The analysis failed: UsageError"
+    assert "analizowanie gry nie powiodło się: UsageError: " in plain(screen(model))
 
 
 def test_a_cancelled_job_reports_nothing() -> None:
