@@ -41,6 +41,7 @@ from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import ControlError, _refusal
+from statki_net.net.daemon import failure_line
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
@@ -287,3 +288,14 @@ def test_a_local_failure_stops_the_game_in_english_on_the_wire_and_in_polish_for
     )
     assert theirs.failure is not None and theirs.failure.detail == mine.failure.detail
     assert theirs.failure.detail_in(POLISH) == mine.failure.detail, "a peer's words, as sent"
+
+
+def test_the_daemons_log_line_for_a_game_it_stopped_is_in_the_operators_language() -> None:
+    said = failed(N_("playing the game"), ValueError("a bug"))
+    assert str(said) == "playing the game failed: ValueError: a bug", "the front ends' English"
+    speak("pl")
+    try:
+        line = failure_line(3, said)
+    finally:
+        speak("en")
+    assert line == "demon statki: gra 3: rozgrywanie gry nie powiodło się: ValueError: a bug"
