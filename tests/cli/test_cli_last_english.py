@@ -299,3 +299,24 @@ def test_the_daemons_log_line_for_a_game_it_stopped_is_in_the_operators_language
     finally:
         speak("en")
     assert line == "demon statki: gra 3: rozgrywanie gry nie powiodło się: ValueError: a bug"
+
+
+def test_a_folder_of_logs_is_counted_and_set_apart_in_polish(
+    cli: Cli, tmp_path: Path, english_probes: list[str]
+) -> None:
+    """``verify`` on a folder counts games as Polish counts them (``2 nieważne``, not
+    ``2 nieważna``); ``tournament`` names the sides of a log that names nobody by their
+    roles, and statki's computer, in Polish."""
+    played = cli("play", "--plain", "--strength", "hard", "--seed", "2", stdin="\nA1\nq\ny\n")
+    assert played.returncode == 0, played.stderr
+    logs = tmp_path / "home" / "logs"
+    (logs / "cut.statki").write_bytes(next(logs.glob("*.statki")).read_bytes()[:300])
+    (logs / "junk.statki").write_bytes(b"junk")
+    verified = cli("--lang", "pl", "verify", str(logs))
+    assert verified.stdout.splitlines()[-1].endswith(": 1 ważna, 2 nieważne"), verified.stdout
+    table = cli("--lang", "pl", "tournament", str(logs)).stdout
+    assert "gospodarz \N{EN DASH} gość: " in table, table
+    assert "  komputer (trudn" in table and "computer" not in table, table
+    no_english(verified.stdout + table, english_probes)
+    english = cli("verify", str(logs)).stdout.splitlines()[-1]
+    assert english.endswith(": 1 valid, 2 invalid"), english
