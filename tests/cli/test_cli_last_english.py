@@ -22,6 +22,7 @@ import pytest
 from babel.messages.pofile import read_po
 from conftest import Cli
 from netgames import connected, sessions
+from pypdf import PdfReader
 from test_cli_history import record
 
 from statki_net.ai.computer import ComputerPlayer
@@ -111,6 +112,10 @@ def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
     assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
     assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
     no_english(verified.stdout + said, english_probes)
+    pdf = tmp_path / "record.pdf"
+    assert cli("--lang", "pl", "record", "--pdf", str(pdf), str(log)).returncode == 0
+    printed = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in printed, printed
     report = json.loads(cli("--lang", "pl", "verify", "--json", str(log)).stdout)
     assert "computer (hard) (guest) won" in json.dumps(report), "tools read English"
 
