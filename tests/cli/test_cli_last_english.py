@@ -27,6 +27,7 @@ from test_cli_history import record
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.common import EXIT_FOUND
+from statki_net.cli.lineplay import describe_rules
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import told_outcomes
 from statki_net.conformance.cases import all_cases
@@ -38,6 +39,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.names import COMPUTER_FINGERPRINTS
 from statki_net.game.rules import CLASSIC, RulesError, Ruleset
 from statki_net.game.words import N_, phrase, phrase_map
+from statki_net.net import notices
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.net.connection import Outcome as GameOutcome
@@ -46,7 +48,7 @@ from statki_net.net.daemon import failure_line
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 from statki_net.store.failures import SystemRefused, failed
 from statki_net.store.language import LOCALE_DIR, catalog, speak
 from statki_net.store.player import NAME_FILE, keep_name
@@ -325,3 +327,20 @@ def test_a_folder_of_logs_is_counted_and_set_apart_in_polish(
     no_english(verified.stdout + table, english_probes)
     english = cli("verify", str(logs)).stdout.splitlines()[-1]
     assert english.endswith(": 1 valid, 2 invalid"), english
+
+
+def test_the_rules_a_guest_is_asked_to_take_are_said_in_the_players_words() -> None:
+    """The line prompt's proposal named the options by their values ("touching none;
+    turns chain"), English in either language."""
+    proposal = notices.Rules(CLASSIC, Limits(), None)
+    assert describe_rules(proposal)[0].startswith(
+        "rules: classic (fleet 4,3,3,2,2,2,1,1,1,1; no touching; a hit earns another shot); "
+    )
+    speak("pl")
+    try:
+        said = describe_rules(proposal)[0]
+    finally:
+        speak("en")
+    assert said.startswith(
+        "zasady: classic (flota 4,3,3,2,2,2,1,1,1,1; bez stykania; po trafieniu kolejny strzał)"
+    ), said
