@@ -62,8 +62,16 @@ class Claim:
         return self._fd is not None
 
     def holds(self, home: Path, game: str) -> bool:
-        """Whether this is held, and is the lock of kept ``game`` in ``home``."""
-        return self.held and self.path == lock_path(home, game)
+        """Whether this is held, and is the lock of kept ``game`` in ``home``: the same file,
+        however its path is written (a second claim on it would wait on this one)."""
+        if self._fd is None:
+            return False
+        try:
+            there = os.stat(lock_path(home, game))
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(self._fd)
+        return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
 
     def release(self, *, game_over: bool = False) -> None:
         """Let the game go; with ``game_over`` its lock file goes too (removed while held,

@@ -133,3 +133,19 @@ def test_a_keeper_serving_a_new_game_claims_it_though_it_holds_another(tmp_path:
         claim(tmp_path, game)
     keeper.forget()
     assert is_free(tmp_path, game) and unfinished_games(tmp_path) == []
+
+
+def test_a_keeper_given_its_games_lock_under_another_spelling_of_the_home_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """``statki resume`` claims the game, then gives the claim to the keeper: the same file
+    by another path is the lock it holds (a second claim would wait on it, then fail)."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    game = pair.host.transcript.game.hex()
+    (tmp_path / "elsewhere").mkdir()
+    held = claim(tmp_path / "elsewhere" / "..", game)
+    keeper = SecretKeeper(tmp_path, claimed=held)
+    keeper.keep(pair.host, tmp_path / "game.statki")
+    assert keeper.claimed is held and held.holds(tmp_path, game)
+    keeper.forget()
