@@ -114,6 +114,8 @@ def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
     assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
     assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
     no_english(verified.stdout + said, english_probes)
+    kept = cli("--lang", "pl", "history").stdout  # the verdict as the history keeps it
+    assert "ważna: komputer (trudny) (gość) wygrywa" in kept, kept
     pdf = tmp_path / "record.pdf"
     assert cli("--lang", "pl", "record", "--pdf", str(pdf), str(log)).returncode == 0
     printed = "".join(page.extract_text() for page in PdfReader(pdf).pages)
