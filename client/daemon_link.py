@@ -36,7 +36,7 @@ from typing import Any
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import Ruleset, preset_name
-from statki_net.game.words import N_, as_is, phrase
+from statki_net.game.words import N_, Phrase, as_is, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.control import (
     REPLY_TIMEOUT,
@@ -264,16 +264,15 @@ class DaemonLink:
         while self.closed is None:
             message = await self.client.events.get()
             if message is None:
-                self._gone(Failed(Code.CLOSED, "the daemon went away", False))
+                self._gone(_failed(Code.CLOSED, phrase(N_("the daemon went away"))))
                 return
             if message.get("game") != self.game:
                 continue
             try:
                 told = self._read(message)
             except (StatkiError, ValueError, KeyError, TypeError) as error:
-                self._gone(
-                    Failed(Code.INTERNAL, f"the daemon's events do not replay: {error}", False)
-                )
+                said = phrase(N_("the daemon's events do not replay: {error}"), error=str(error))
+                self._gone(_failed(Code.INTERNAL, said))
                 return
             if told:
                 self._tell(told)
@@ -336,3 +335,7 @@ def last_link(link: DaemonLink) -> DaemonLink:
     while link.successor is not None:
         link = link.successor
     return link
+def _failed(code: Code, said: Phrase) -> Failed:
+    """This side's failure, its detail in English as logs keep it and ``said`` for the
+    player's screen, in their words."""
+    return Failed(code, str(said), False, said=said)

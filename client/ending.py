@@ -103,6 +103,8 @@ class EndOfGame(CommonState):
             return _("The host turned you away: check that you have the whole invite line")
         if failure.code is ABSENT:
             return detail
+        if failure.code is Code.INTERNAL and not failure.by_peer:  # this side's own failure
+            return _("The game stopped on this side: {detail}").format(detail=detail)
         who = (
             _("The opponent reported") if failure.by_peer else _("The opponent broke the protocol:")
         )

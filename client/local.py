@@ -25,6 +25,7 @@ from statki_net.ai.strategies import place_fleet
 from statki_net.game.battle import Sea
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
+from statki_net.game.names import computer_name
 from statki_net.game.rules import Ruleset
 from statki_net.game.words import N_, phrase
 from statki_net.net.notices import Closed
@@ -45,7 +46,7 @@ from statki_net.store.history import History
 from statki_net.store.language import words
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 
-from .computer import computer_key, computer_name
+from .computer import computer_key
 from .kinds import Told
 
 SLOW_PLACEMENTS = ("hard",)

@@ -31,7 +31,8 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_
+from statki_net.game.words import N_, SILENCE, Phrase
+from statki_net.store.failures import failed
 from statki_net.store.language import _, words
 
 
@@ -80,7 +81,8 @@ class FleetsRanked:
 
 @dataclass(frozen=True)
 class AnalysisFailed:
-    reason: str
+    reason: Phrase
+    """``analysing the game failed: …``, said where it is shown."""
 
 
 Update = Progress | ShotsReviewed | FleetsRanked | AnalysisFailed
@@ -122,7 +124,7 @@ class AnalysisJob:
         except _Cancelled:
             return
         except Exception as error:  # in a thread nobody else would hear of it: tell the screen
-            report(AnalysisFailed(f"{type(error).__name__}: {error}"))
+            report(AnalysisFailed(failed(N_("analysing the game"), error)))
 
     def _run(self, report: Report) -> None:
         rng = random.Random(self.seed)
@@ -207,7 +209,7 @@ class AnalysisState:
     their_fleet: FleetDifficulty | None = None
     missing: str = ""
     """Why how hard a fleet was is not told, when it is not."""
-    error: str = ""
+    error: Phrase = SILENCE
     effort: Effort = field(default=QUICK)
 
     @property
@@ -270,7 +272,7 @@ class AnalysisState:
         if self.running:
             lines.append(self.progress_words())
         if self.status is AnalysisStatus.FAILED:
-            lines.append(_("The analysis failed: {error}").format(error=self.error))
+            lines.append(self.error.in_words(words()))
         if self.status is AnalysisStatus.DONE and self.missing:
             lines.append(self.missing)
         if self.mine is not None:
@@ -300,7 +302,7 @@ class AnalysisState:
         if self.status is AnalysisStatus.NOT_ASKED:
             return _("a analyses the game: the best shots, and how hard each fleet was to find")
         if self.status is AnalysisStatus.FAILED:
-            return _("The analysis failed: {error}").format(error=self.error)
+            return self.error.in_words(words())
         if self.mine is None:
             return self.progress_words() + _(" (a shows it)")
         said = _(

@@ -31,6 +31,7 @@ from statki_net.game.rules import Ruleset
 from statki_net.protocol.logformat import LogContents, read_log
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
+from statki_net.referee.report import fingerprint, said_side
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
 from statki_net.store.language import _, words
@@ -287,10 +288,12 @@ def _player(transcript: Transcript, role: Role) -> str:
 
 
 def _player_words(transcript: Transcript, role: Role) -> str:
-    """``_player`` for a person: the role in the language spoken."""
+    """``_player`` for a person, as ``statki record`` says a side (the computer's name and
+    the role in the language spoken)."""
     hello = transcript.sides[role].hello
-    name = hello.name if hello and hello.name else _(role.value)
-    return f"{name} ({_(role.value)})"
+    if hello is None:
+        return said_side("", "", role).in_words(words())
+    return said_side(hello.name, fingerprint(hello.key), role).in_words(words())
 
 
 def _as_text(transcript: Transcript, rules: Ruleset, results: dict[Role, Analysis]) -> str:

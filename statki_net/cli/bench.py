@@ -379,7 +379,8 @@ def _play(plan: Plan, numbers: range, jobs: int, *, quiet: bool) -> dict[str, di
             games = [_play_task(task) for task in tasks]
         results[label(name, kind)] = dict(zip(numbers, games, strict=True))
         if not quiet:
-            print(f"  {label(name, kind)}: done", file=sys.stderr, flush=True)
+            said = _("{strategy}: played").format(strategy=label(name, kind))
+            print(f"  {said}", file=sys.stderr, flush=True)
     return results
 
 

@@ -30,7 +30,7 @@ from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
-from statki_net.game.rules import Ruleset
+from statki_net.game.rules import Ruleset, describe
 from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
@@ -245,15 +245,16 @@ def describe_rules(notice: notices.Rules, me: Role = Role.GUEST) -> list[str]:
     rules = notice.rules
     fleet = ",".join(str(length) for length in rules.fleet)
     limits = notice.limits
+    said = describe(rules, words())  # the players' words for the options, not their values
     lines = [
         _(
-            "rules: {name} (fleet {fleet}; touching {touching}; turns {turns}); {move} s a move,"
+            "rules: {name} (fleet {fleet}; {touching}; {turns}); {move} s a move,"
             " {reveal} s for the reveal"
         ).format(
             name=notice.name,
             fleet=fleet,
-            touching=rules.touching.value,
-            turns=rules.turns.value,
+            touching=said.touching_brief,
+            turns=said.turns,
             move=limits.move_ms // 1000,
             reveal=limits.reveal_ms // 1000,
         )

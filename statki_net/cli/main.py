@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
-"""The shell's numbers for a command stopped by SIGINT (Ctrl-C) and by SIGTERM."""
+EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_READER_GONE = 130, 143, 141
+"""The shell's numbers for a command stopped by SIGINT (Ctrl-C), by SIGTERM, and by SIGPIPE
+(what reads its output stopped: ``statki record LOG | head -1``)."""
 
 try:
     # Ctrl-C in the first second lands in these imports: one line, not a traceback.
@@ -37,7 +39,34 @@ class Terminated(KeyboardInterrupt):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run the command ``argv`` names; its exit status.
+
+    A reader of the output that stops early (``| head -1``) ends the command quietly, as
+    SIGPIPE ends a C program: Python ignores SIGPIPE, so the write raises instead, here or
+    in the flush at exit.  Flushed here, so that it is raised where it can be caught; then
+    standard output goes to ``os.devnull``, so that the flush at exit finds nothing to
+    complain of (the recipe of Python's ``signal`` documentation).
+    """
+    try:
+        try:
+            return _command(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # SystemExit too: ``--help | head -1``
+    except BrokenPipeError:
+        _output_to_nowhere()
+        return EXIT_READER_GONE
+
+
+def _output_to_nowhere() -> None:
+    """What is left for standard output written to ``os.devnull`` (not a file: a test's
+    capture, which has no descriptor, keeps it)."""
+    with contextlib.suppress(OSError, ValueError):
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+
+
+def _command(argv: list[str]) -> int:
     before = _on_sigterm_as_on_ctrl_c()
     # The one place the language is chosen: before the parser, whose help is translated.
     language.speak(_language_asked(argv) or language.from_locale(os.environ))
@@ -63,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StatkiError as error:
         print(f"statki: {error.in_words(language.words())}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        raise  # the reader is gone: nothing to say, nowhere to say it (``main``)
     except UnicodeDecodeError as error:
         print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -740,7 +740,7 @@ async def play_here(
         finally:
             # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
             # this side stops it, so it does not wait out the move limit for a player.
-            conn.stop("this side stopped the game")
+            conn.stop(phrase(N_("this side stopped the game")))
             await running
     finally:
         history.close()
@@ -940,7 +940,10 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         )
         return EXIT_FOUND
     if end not in FINISHED:
-        said = end.value if end else _("no ending")
+        # This side's own failure in the player's words; the daemon's (``why``) as it came.
+        if failure is not None:
+            why = f"{failure.code_text}: {failure.detail_in(words())}"
+        said = end_term(end).in_words(words()) if end else _("no ending")
         print(_("statki: the game did not finish: {why}").format(why=why or said), file=sys.stderr)
         return EXIT_FOUND
     return EXIT_OK

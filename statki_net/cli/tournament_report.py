@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import IO, Any
 
+from statki_net.game.names import said_name
 from statki_net.game.words import ENGLISH, N_, Words
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
@@ -256,6 +257,20 @@ def _player(table: Standings, game: GameSummary, role: Role) -> str:
     return game.names.get(role) or (key or role.value)
 
 
+def _said(name: str, key: str) -> str:
+    """A player's name in the text table: statki's computer's in the reader's words."""
+    return said_name(name, key).in_words(words())
+
+
+def _player_words(table: Standings, game: GameSummary, role: Role) -> str:
+    """``_player`` for a person: statki's computer in the reader's words (``said_name``), the
+    role in their language where the log names nobody; the CSV and JSON keep the English."""
+    key = game.keys.get(role)
+    if key is None and not game.names.get(role):
+        return _(role.value)
+    return _said(_player(table, game, role), key or "")
+
+
 def _winner(table: Standings, game: GameSummary) -> str:
     return _player(table, game, game.winner) if game.winner else "nobody"
 
@@ -371,7 +386,8 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     for line in table.lines:
         how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
         out.append(
-            f"{line.place:>3}  {shown(line.name, 14):<14} {line.games:>3} {line.wins:>3}"
+            f"{line.place:>3}  {shown(_said(line.name, line.key), 14):<14}"
+            f" {line.games:>3} {line.wins:>3}"
             f" {line.losses:>3} {_number(line.points):>4}  {how}"
             f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
@@ -385,7 +401,8 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     for rank, line in enumerate(by_rating, 1):
         r = line.rating
         out.append(
-            f"{rank:>3}  {shown(line.name, 16):<16} {r.rating:>7.1f} {r.deviation:>6.1f}"
+            f"{rank:>3}  {shown(_said(line.name, line.key), 16):<16}"
+            f" {r.rating:>7.1f} {r.deviation:>6.1f}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
     out += ["", *_crosstable_text(table), ""]
@@ -449,7 +466,7 @@ def _crosstable_text(table: Standings) -> list[str]:
             f"{'x' if col == row else (_scores(table.crosstable[row].get(col)) or '.'):>{cell}}"
             for col in keys
         )
-        out.append(f"{number:>3}  {shown(table.games.name(row), 16):<16}{cells}")
+        out.append(f"{number:>3}  {shown(_said(table.games.name(row), row), 16):<16}{cells}")
     return out
 
 
@@ -471,8 +488,8 @@ def _games_lines(table: Standings) -> Iterator[str]:
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
         roles = " ".join(_log_marks(game))
         yield (
-            f"{number:>3}  {shown(_player(table, game, Role.HOST), 13):<13}"
-            f" {shown(_player(table, game, Role.GUEST), 13):<13}"
+            f"{number:>3}  {shown(_player_words(table, game, Role.HOST), 13):<13}"
+            f" {shown(_player_words(table, game, Role.GUEST), 13):<13}"
             f" {_first_mark(game):<3}  {shown(_winner_words(table, game), 13):<13}"
             f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
@@ -487,7 +504,8 @@ def _games_lines(table: Standings) -> Iterator[str]:
         for number, game, why, detail in numbered(table, words()):
             if why is None:
                 continue
-            host, guest = _player(table, game, Role.HOST), _player(table, game, Role.GUEST)
+            host = _player_words(table, game, Role.HOST)
+            guest = _player_words(table, game, Role.GUEST)
             marks = "".join(FLAG_MARKS[flag] for flag in game.flags)
             said = f"{number:>3}  {game.game[:16]} " + _(
                 "{host} v {guest}: {why}: {detail}"
@@ -511,7 +529,7 @@ def _first_mark(game: GameSummary) -> str:
 
 
 def _winner_words(table: Standings, game: GameSummary) -> str:
-    return _player(table, game, game.winner) if game.winner else _("nobody")
+    return _player_words(table, game, game.winner) if game.winner else _("nobody")
 
 
 def _wrap(line: str) -> str:

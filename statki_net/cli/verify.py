@@ -344,6 +344,21 @@ def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
     return logs
 
 
+def _counted(standing: Standing, n: int) -> str:
+    """``n`` games of ``standing``, as the language counts them (``5 ważnych``, not
+    ``5 ważna``)."""
+    match standing:
+        case Standing.VALID:
+            said = ngettext("{n} valid", "{n} valid", n)
+        case Standing.INVALID:
+            said = ngettext("{n} invalid", "{n} invalid", n)
+        case Standing.DISPUTED:
+            said = ngettext("{n} disputed", "{n} disputed", n)
+        case Standing.UNFINISHED:
+            said = ngettext("{n} unfinished", "{n} unfinished", n)
+    return said.format(n=n)
+
+
 def _print_people(
     judgements: list[Judgement], searched: list[tuple[str, int]], *, tally: bool
 ) -> None:
@@ -358,7 +373,7 @@ def _print_people(
         folders = ", ".join(folder for folder, _count in searched)
         where = _(" under {folders}").format(folders=folders) if searched else ""
         standings = ", ".join(
-            f"{n} {_(standing.value)}"
+            _counted(standing, n)
             for standing, n in counts.items()
             if n or standing is Standing.VALID
         )

@@ -48,7 +48,7 @@ from typing import Any
 
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
-from statki_net.game.words import N_, SILENCE, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import (
     Closed,
@@ -74,6 +74,7 @@ from statki_net.protocol.session import (
 )
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import Commit, Role
+from statki_net.store.failures import failed
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
 from statki_net.store.unfinished import SecretKeeper
@@ -224,7 +225,7 @@ class GameConnection:
         """Say a line to the opponent; raises ``TalkRefused`` when it may not be said."""
         self._act(lambda now: self.session.say(text, now))
 
-    def stop(self, detail: str) -> None:
+    def stop(self, said: Phrase) -> None:
         """This side stops the game itself (``error``, code ``closed``); ``run`` then returns.
 
         From the guest's accept on that is this side's forfeit (SPEC.md,
@@ -232,7 +233,7 @@ class GameConnection:
         happens to a game already over.
         """
         if not self.session.closed:
-            self._stop_locally(Code.CLOSED, detail)
+            self._stop_locally(Code.CLOSED, said)
 
     # ------------------------------------------------------------ the game, start to end
 
@@ -252,10 +253,10 @@ class GameConnection:
             await self._flush()
             await self._carry_on()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._stop_locally(Code.CLOSED, "this side stopped the game")
+            self._stop_locally(Code.CLOSED, phrase(N_("this side stopped the game")))
             raise
         except Exception as error:  # a bug or a local failure must not lose the log
-            self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
+            self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))
         finally:
             self._disarm()
             # A task of its own, so the record is finished even if this one is
@@ -419,7 +420,7 @@ class GameConnection:
         try:
             self._handle(self.session.check_time(self.now()))
         except Exception as error:  # a callback's error would reach no one: stop the game
-            self._stop_locally(Code.INTERNAL, f"{type(error).__name__}: {error}")
+            self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))
 
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
@@ -533,15 +534,17 @@ class GameConnection:
     def _note(self, text: str, data: bytes = b"") -> None:
         self.recorder.note(text, self.now(), data)
 
-    def _stop_locally(self, code: Code, detail: str) -> None:
+    def _stop_locally(self, code: Code, said: Phrase) -> None:
         """End the game from this side (stopped, a local failure); never raises.
 
         An ``error`` message, sent, or written alone once the connection is
-        lost; from the guest's accept on it is this side's forfeit.
+        lost; from the guest's accept on it is this side's forfeit.  Its detail
+        is ``said`` in English on the wire and in the log; this side's player
+        reads it in their own language.
         """
         if not self.session.closed:
             with contextlib.suppress(Exception):
-                self._handle(self.session.abort(code, detail, self.now()))
+                self._handle(self.session.abort(code, str(said), self.now(), said=said))
         self._settle()
 
     # ------------------------------------------------------------ I/O

@@ -463,11 +463,17 @@ class RemoteHandle:
 
 async def daemon_number(client: ControlClient, game: str) -> int | None:
     """The daemon's number for the game whose id (hex) is ``game``, while it plays it."""
-    for state in (await client.request("games")).get("games", []):
-        if state.get("game") == game and state.get("status") != "over":
-            number = state.get("id")
-            return number if isinstance(number, int) else None
-    return None
+    return _playing((await client.request("games")).get("games", [])).get(game)
+
+
+def _playing(states: list[dict[str, Any]]) -> dict[str, int | None]:
+    """The games the daemon's ``games`` reply lists and it still plays: each whole id (hex),
+    with the daemon's number for it (None if it gave none that reads)."""
+    return {
+        str(state["game"]): state["id"] if isinstance(state.get("id"), int) else None
+        for state in states
+        if state.get("game") and state.get("status") != "over"
+    }
 
 
 async def games_the_daemon_plays(home: Path) -> frozenset[str]:
@@ -486,8 +492,4 @@ async def games_the_daemon_plays(home: Path) -> frozenset[str]:
         return frozenset()
     finally:
         await client.close()
-    return frozenset(
-        str(state["game"])
-        for state in states
-        if state.get("game") and state.get("status") != "over"
-    )
+    return frozenset(_playing(states))

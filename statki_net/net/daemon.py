@@ -58,7 +58,9 @@ from statki_net.net.thinking import Thinking
 from statki_net.protocol.rematch import Rematch, rematch_of
 from statki_net.protocol.session import Event, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
+from statki_net.store.failures import failed
 from statki_net.store.history import History
+from statki_net.store.language import _, words
 from statki_net.store.unfinished import SecretKeeper
 
 MAX_GAMES = 256
@@ -247,7 +249,7 @@ class Daemon:
             if game.deadline is not None:
                 game.deadline.cancel()
             if game.conn is not None:
-                game.conn.stop("the daemon was told to stop")
+                game.conn.stop(phrase(N_("the daemon was told to stop")))
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=STOP_GRACE)
         for task in list(self.tasks):
@@ -556,9 +558,18 @@ class Daemon:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # contain it: the other games go on
-            game.failure = f"{type(error).__name__}: {error}"
-            print(f"statki daemon: game {game.id}: {game.failure}", file=sys.stderr, flush=True)
+            said = failed(N_("playing the game"), error)
+            game.failure = str(said)  # English, as the front ends' closed event reads it
+            print(failure_line(game.id, said), file=sys.stderr, flush=True)
             self.tell(game, notices.Closed.without_game(game.failure))
             writer.close()
         finally:
             self._retire(game)
+
+
+def failure_line(game: int, said: Phrase) -> str:
+    """The line the daemon's log (its standard error) gets for a game it had to stop: in
+    the operator's language, as every line it prints."""
+    return _("statki daemon: game {game}: {failure}").format(
+        game=game, failure=said.in_words(words())
+    )

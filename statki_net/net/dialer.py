@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -114,6 +115,10 @@ async def _attempt(address: Address, timeout: float) -> Streams:
 def _reason(error: BaseException) -> Phrase:
     if isinstance(error, TimeoutError):
         return phrase(N_("no answer"))
+    if isinstance(error, socket.gaierror):
+        # A name the resolver does not know: its number is getaddrinfo's own, not errno's
+        # (os.strerror(-2) is "Unknown error -2"); its text says it.
+        return as_is(error.strerror or str(error))
     if isinstance(error, OSError):
         # asyncio's own words name the address again ("Connect call failed (...)"): the
         # system's for its number say what happened.

@@ -800,10 +800,12 @@ class Session:
             self._send(TimeClaim(now - self._turn_began()), now)
         return self._take_events()
 
-    def abort(self, code: Code, detail: str, now: int) -> list[Event]:
+    def abort(self, code: Code, detail: str, now: int, *, said: Phrase = SILENCE) -> list[Event]:
         """Stop the game from this side (``closed``: the player quit; ``internal``: a
-        local failure): an ``error`` message, from the guest's accept on a forfeit."""
-        self._stop(code, detail, now)
+        local failure): an ``error`` message, from the guest's accept on a forfeit.
+        ``detail`` goes on the wire; ``said``, when given, is it for this side's player
+        (``Failed.detail_in``), in their language."""
+        self._stop(code, detail, now, said=said)
         return self._take_events()
 
     # ------------------------------------------------------------ receiving
@@ -1077,11 +1079,11 @@ class Session:
         self._events.append(FrameAdded(frame, outgoing=True))
         self._after(frame, now)
 
-    def _stop(self, code: Code, detail: str, now: int) -> None:
+    def _stop(self, code: Code, detail: str, now: int, *, said: Phrase = SILENCE) -> None:
         """This side stops the game with an ``error`` (written alone if the connection is lost)."""
         if self.closed:
             return
-        self.failure = Failed(code, detail, by_peer=False)
+        self.failure = Failed(code, detail, by_peer=False, said=said)
         self._events.append(self.failure)
         self._send(Error(code.value, detail[:MAX_TEXT]), now)
 

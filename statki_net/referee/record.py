@@ -19,10 +19,7 @@ from statki_net.game.rules import describe
 from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.referee.report import UNNAMED, Judgement, fingerprint
-
-"""A side whose hello gave no name, as the record names it: "unnamed (host)" ("the host
-(host)" said the role twice)."""
+from statki_net.referee.report import Judgement, fingerprint, said_side
 
 WIDTH = 80
 """The record's widest line of words: a terminal's, so the verdict is not cut (it was 110)."""
@@ -136,8 +133,9 @@ def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENG
 
 def _player(transcript: Transcript, role: Role, words: Words) -> str:
     hello = transcript.sides[role].hello
-    name = hello.name if hello is not None and hello.name else words.gettext(UNNAMED)
-    return words.gettext("{name} ({role})").format(name=name, role=words.gettext(role.value))
+    if hello is None:
+        return said_side("", "", role).in_words(words)
+    return said_side(hello.name, fingerprint(hello.key), role).in_words(words)
 
 
 def _key(transcript: Transcript, role: Role, words: Words) -> str:

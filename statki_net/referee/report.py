@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from statki_net.game.names import said_name
 from statki_net.game.words import (
     ENGLISH,
     N_,
@@ -39,6 +40,14 @@ UNNAMED = N_("unnamed")
 
 STANDING_WORDS = (N_("valid"), N_("invalid"), N_("disputed"), N_("unfinished"))
 """Each ``Standing`` as the catalog has it: a report's words give ``_(standing.value)``."""
+
+
+def said_side(name: str, key: str, role: Role) -> Phrase:
+    """A side as a person reads it: its name (``said_name``: the computer's in the reader's
+    words) and its role, ``Ala (host)``; ``unnamed (host)`` when its hello gave no name."""
+    named: Fact = said_name(name, key) if name else Term(UNNAMED)
+    # Names and roles only: no words of its own for a catalog to hold.
+    return phrase("{name} ({role})", name=named, role=Term(role.value))
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -199,12 +208,11 @@ class Judgement:
         return self.side(role).in_words(words)
 
     def side(self, role: Role | None) -> Phrase:
-        """A side as a person reads it: its name and its role (``Ala (host)``)."""
+        """A side as a person reads it (``said_side``), or ``nobody``."""
         if role is None:
             return phrase(N_("nobody"))
-        name: Fact = self.players.get(role, {}).get("name") or Term(UNNAMED)
-        # Names and roles only: no words of its own for a catalog to hold.
-        return phrase("{name} ({role})", name=name, role=Term(role.value))
+        player = self.players.get(role, {})
+        return said_side(player.get("name", ""), player.get("key", ""), role)
 
     def result_words(self, *, details: bool = True, words: Words = ENGLISH) -> str:
         """The result in one line: who won and how, or why nobody did (``result``, said)."""

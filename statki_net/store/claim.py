@@ -7,11 +7,12 @@ exclusive OS lock on a file beside the game's secrets::
 
     HOME/unfinished/GAMEID.lock
 
-``statki host``/``join``/``play``, the daemon and ``statki resume`` take it
-(``claim``; the secret keeper does it when it first keeps a game), and the OS
-lets it go when the program ends, however it ends.  This is the one place
-that says whether a kept game is free to pick up (``is_free``): resume on
-the command line, ``u`` on a first screen, and the daemon all ask it.
+``claim`` takes it: ``statki resume`` before it picks the game up, and the
+secret keeper when it first keeps a game (``statki host``/``join``/``play``,
+the daemon, each game of a rematch); the OS lets it go when the program ends,
+however it ends.  ``is_free`` asks whether another program holds it, without
+taking it from anyone: a start screen's list of games to pick up and its
+``u`` ask it, and so does ``why_not_resumed``.
 """
 
 from __future__ import annotations
@@ -19,18 +20,30 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import N_, Term, phrase
 from statki_net.store.home import private_folder
 
 FOLDER = "unfinished"
 LOCK_SUFFIX = ".lock"
+PATIENCE_S, RETRY_S = 0.2, 0.005
+"""How long a claim tries again, and how often, before it finds the game taken: ``is_free``
+holds a lock for an instant, and a ``statki resume`` at that instant must not be refused."""
+
+TAKEN = N_("another statki program in this home plays it now")
+"""Why a kept game cannot be picked up while another program holds it: the one phrase."""
 
 
 class GameTaken(UsageError):
     """Another program (a ``statki resume``, a first screen, the daemon) plays this game."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(
+            phrase(N_("Game {game} cannot be resumed: {why}"), game=game[:8], why=Term(TAKEN))
+        )
 
 
 def lock_path(home: Path, game: str) -> Path:
@@ -48,6 +61,18 @@ class Claim:
     def held(self) -> bool:
         return self._fd is not None
 
+    def holds(self, home: Path, game: str) -> bool:
+        """Whether this is held, and is the lock of kept ``game`` in ``home``: the same file,
+        however its path is written (a second claim on it would wait on this one)."""
+        if self._fd is None:
+            return False
+        try:
+            there = os.stat(lock_path(home, game))
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(self._fd)
+        return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
+
     def release(self, *, game_over: bool = False) -> None:
         """Let the game go; with ``game_over`` its lock file goes too (removed while held,
         so that no other program takes a lock on it meanwhile and plays on)."""
@@ -62,34 +87,45 @@ class Claim:
 
 def claim(home: Path, game: str) -> Claim:
     """This process's lock on kept ``game`` (its whole id, hex); ``GameTaken`` when another
-    program holds it."""
+    program holds it (still, after ``PATIENCE_S``)."""
     private_folder(home / FOLDER)
     path = lock_path(home, game)
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        claimed = _locked(path, fcntl.LOCK_EX)
+        if claimed is not None:
+            return claimed
+        if time.monotonic() >= deadline:
+            raise GameTaken(game)
+        time.sleep(RETRY_S)
+
+
+def is_free(home: Path, game: str) -> bool:
+    """Whether no program holds kept ``game`` now (it may be picked up).
+
+    Asked with a shared lock, which no other asker's excludes; a claim at that
+    instant waits it out (``PATIENCE_S``)."""
+    path = lock_path(home, game)
+    if not path.exists():
+        return True  # nobody took it since it was kept; asked without making a file
+    asked = _locked(path, fcntl.LOCK_SH)
+    if asked is None:
+        return False
+    asked.release()
+    return True
+
+
+def _locked(path: Path, how: int) -> Claim | None:
+    """``path`` opened (made when missing) and locked ``how``; None when another holds it."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         # flock, not fcntl's record locks: held per open file, so that two claims in one
         # process (a test's, or a screen's check beside its game) exclude each other too.
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise GameTaken(
-            phrase(
-                N_("game {game} is being played by another statki program in this home"),
-                game=game[:16],
-            )
-        ) from None
+        return None
     except BaseException:
         os.close(fd)
         raise
     return Claim(path, fd)
-
-
-def is_free(home: Path, game: str) -> bool:
-    """Whether no program holds kept ``game`` now (it may be picked up)."""
-    if not lock_path(home, game).exists():
-        return True  # nobody took it since it was kept; asked without making a file
-    try:
-        claim(home, game).release()
-    except GameTaken:
-        return False
-    return True

@@ -21,17 +21,20 @@ class SystemRefused(StatkiError):
     """The system refused what statki was doing; said as ``failed`` says it."""
 
 
-def system_words(error: OSError | sqlite3.Error) -> Phrase:
-    """The system's own text for ``error`` (with the file it names), as it is."""
+def system_words(error: Exception) -> Phrase:
+    """The system's own text for ``error`` (with the file it names), as it is; any other
+    failure (a bug) by its type as well, which is all that tells it apart."""
     if isinstance(error, OSError):
         text = error.strerror or str(error) or type(error).__name__
         return as_is(text if error.filename is None else f"{text}: {error.filename}")
-    return as_is(str(error) or type(error).__name__)
+    if isinstance(error, sqlite3.Error):
+        return as_is(str(error) or type(error).__name__)
+    return as_is(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
 
 
-def failed(doing: str, error: OSError | sqlite3.Error) -> Phrase:
+def failed(doing: str, error: Exception) -> Phrase:
     """``doing`` (a word of the catalog: ``N_("writing the game's log")``) that the system
-    refused, and its own words why."""
+    (or a bug) refused, and its own words why."""
     return phrase(N_("{doing} failed: {detail}"), doing=Term(doing), detail=system_words(error))
 
 

@@ -34,10 +34,10 @@ from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import Claim, claim, is_free, lock_path
+from statki_net.store.claim import Claim, GameTaken, claim, is_free, lock_path
 from statki_net.store.home import private_folder
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 FOLDER = "unfinished"
 SUFFIX = ".json"
@@ -224,8 +224,6 @@ WHY_NOT: dict[KeptGone | RestoreRefusal, str] = {
     RestoreRefusal.NO_SECRETS: N_("its secrets are gone"),
 }
 """Each reason in a few words, translated where shown (``CannotResume``)."""
-TAKEN = N_("another statki program in this home plays it now")
-"""Why a kept game cannot be picked up while another program holds it (``is_free``)."""
 
 
 class CannotResume(UsageError):
@@ -287,7 +285,7 @@ def why_not_resumed(home: Path, game: str) -> str | None:
     """None when kept ``game`` can be picked up now; else the one line why not (a start
     screen's ``u``: it shows the line, and leaves for the game only when there is none)."""
     if not is_free(home, game):  # another program plays it: it would be refused after
-        return _("Game {game} cannot be resumed: {why}").format(game=game[:8], why=_(TAKEN))
+        return GameTaken(game).in_words(words())
     try:
         restore(home, game)
     except CannotResume as error:
@@ -323,8 +321,10 @@ class SecretKeeper:
         if secrets is None or log is None or not session.transcript.game:
             return
         self.game = session.transcript.game.hex()
-        if self.claimed is None or not self.claimed.held:
+        if self.claimed is None or not self.claimed.holds(self.home, self.game):
             # A new game's id (a keeper may serve a game's rematches): nobody else holds it.
+            if self.claimed is not None:
+                self.claimed.release()  # the game before's, should it be held still
             self.claimed = claim(self.home, self.game)
         self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(

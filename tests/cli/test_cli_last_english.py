@@ -8,19 +8,26 @@ each; the English (``str()``, ``--json``) stays what tools and logs read.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from conftest import Cli
-from statki_client.computer import FINGERPRINTS
+from netgames import connected, sessions
+from pypdf import PdfReader
 from test_cli_history import record
 
+from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.common import EXIT_FOUND
+from statki_net.cli.lineplay import describe_rules
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import told_outcomes
 from statki_net.conformance.cases import all_cases
@@ -29,14 +36,19 @@ from statki_net.conformance.judging import Result as CaseResult
 from statki_net.conformance.report import line, summary
 from statki_net.game.battle import Answer, Outcome, check_answer_shape
 from statki_net.game.errors import UsageError
+from statki_net.game.names import COMPUTER_FINGERPRINTS
 from statki_net.game.rules import CLASSIC, RulesError, Ruleset
 from statki_net.game.words import N_, phrase, phrase_map
+from statki_net.net import notices
+from statki_net.net.bot import attach_computer
+from statki_net.net.clock import WALL_CLOCK
 from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import ControlError, _refusal
+from statki_net.net.daemon import failure_line
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Limits, Role
 from statki_net.store.failures import SystemRefused, failed
 from statki_net.store.language import LOCALE_DIR, catalog, speak
 from statki_net.store.player import NAME_FILE, keep_name
@@ -69,7 +81,7 @@ def test_history_and_stats_name_the_computer_in_polish(
     cli: Cli, tmp_path: Path, english_probes: list[str]
 ) -> None:
     home = tmp_path / "home"
-    record(home, 1, FINGERPRINTS["medium"], "computer (medium)", "classic", "won")
+    record(home, 1, COMPUTER_FINGERPRINTS["medium"], "computer (medium)", "classic", "won")
     record(home, 2, "0b134-cfd06-cbb20-fc827", "computer (medium)", "classic", "lost")
     history = cli("--lang", "pl", "history")
     assert history.returncode == 0, history.stderr
@@ -80,6 +92,64 @@ def test_history_and_stats_name_the_computer_in_polish(
     kept = json.loads(cli("--lang", "pl", "history", "--json").stdout)
     assert {row["opponent_name"] for row in kept} == {"computer (medium)"}, "tools read English"
     no_english(history.stdout, english_probes)
+
+
+def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
+    cli: Cli, tmp_path: Path, english_probes: list[str]
+) -> None:
+    """A game lost to the computer at the line prompt (resigned after a shot), then its
+    log read back by ``verify`` and ``record``: the verdict says "komputer (trudny)"."""
+    played = cli(
+        "--lang", "pl", "play", "--plain", "--strength", "hard", "--seed", "2", "--name", "Ala",
+        stdin="\nA1\nq\nt\n",
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    assert "Sędzia: ważna: komputer (trudny) (gość) wygrywa" in played.stdout, played.stdout
+    (log,) = (tmp_path / "home" / "logs").glob("*.statki")
+    verified = cli("--lang", "pl", "verify", str(log))
+    assert "wynik: komputer (trudny) (gość) wygrywa: Ala (gospodarz) się poddaje" in (
+        verified.stdout
+    ), verified.stdout
+    said = cli("--lang", "pl", "record", str(log)).stdout
+    assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
+    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
+    no_english(verified.stdout + said, english_probes)
+    kept = cli("--lang", "pl", "history").stdout  # the verdict as the history keeps it
+    assert "ważna: komputer (trudny) (gość) wygrywa" in kept, kept
+    pdf = tmp_path / "record.pdf"
+    assert cli("--lang", "pl", "record", "--pdf", str(pdf), str(log)).returncode == 0
+    printed = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in printed, printed
+    report = json.loads(cli("--lang", "pl", "verify", "--json", str(log)).stdout)
+    assert "computer (hard) (guest) won" in json.dumps(report), "tools read English"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["record", "LOG"], ["verify", "LOG"], ["history"], ["stats"]],
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    """``statki record LOG | head -1``: the reader gone (here: before the first byte, a pipe
+    whose reading end is closed), the command exits as SIGPIPE would end it, silent."""
+    played = cli("play", "--plain", "--seed", "2", stdin="\nA1\nq\ny\n")
+    assert played.returncode == 0, played.stderr
+    (log,) = (tmp_path / "home" / "logs").glob("*.statki")
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "statki_net", *(str(log) if w == "LOG" else w for w in command)],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+            env=dict(os.environ, STATKI_HOME=str(tmp_path / "home")),
+        )
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (141, ""), done.stderr
 
 
 @pytest.mark.parametrize(
@@ -194,3 +264,85 @@ def test_a_host_the_invite_does_not_name_is_refused_in_polish(
     assert Failed(Code.WRONG_KEY, "a peer's own words", True).detail_in(POLISH) == (
         "a peer's own words"
     )
+
+
+def test_a_local_failure_stops_the_game_in_english_on_the_wire_and_in_polish_for_its_player() -> (
+    None
+):
+    """A failure of this side's own (here a listener the system refuses a file) stops the
+    game with ``internal``: the error frame's detail is English for the peer and the log;
+    the player reads it through ``failed``, in Polish, not as ``PermissionError: [Errno 13]``."""
+    host, guest = sessions(CLASSIC, seed=5)
+
+    told: list[object] = []
+
+    def refused(notice: object) -> None:
+        told.append(notice)
+        if len(told) == 1:  # once: the game's end is told as any end is
+            raise PermissionError(13, "Permission denied", "/x")
+
+    async def game() -> tuple[GameOutcome, GameOutcome]:
+        async with connected(host, guest, clock=WALL_CLOCK) as (host_conn, guest_conn, __):
+            host_conn.listeners.append(refused)
+            attach_computer(guest_conn, ComputerPlayer("random", random.Random(1)))
+            return await asyncio.wait_for(
+                asyncio.gather(host_conn.run(), guest_conn.run()), timeout=20
+            )
+
+    mine, theirs = asyncio.run(game())
+    assert mine.failure is not None and mine.failure.code is Code.INTERNAL, mine
+    assert mine.failure.detail == "playing the game failed: Permission denied: /x"
+    assert mine.failure.detail_in(POLISH) == (
+        "rozgrywanie gry nie powiodło się: Permission denied: /x"
+    )
+    assert theirs.failure is not None and theirs.failure.detail == mine.failure.detail
+    assert theirs.failure.detail_in(POLISH) == mine.failure.detail, "a peer's words, as sent"
+
+
+def test_the_daemons_log_line_for_a_game_it_stopped_is_in_the_operators_language() -> None:
+    said = failed(N_("playing the game"), ValueError("a bug"))
+    assert str(said) == "playing the game failed: ValueError: a bug", "the front ends' English"
+    speak("pl")
+    try:
+        line = failure_line(3, said)
+    finally:
+        speak("en")
+    assert line == "demon statki: gra 3: rozgrywanie gry nie powiodło się: ValueError: a bug"
+
+
+def test_a_folder_of_logs_is_counted_and_set_apart_in_polish(
+    cli: Cli, tmp_path: Path, english_probes: list[str]
+) -> None:
+    """``verify`` on a folder counts games as Polish counts them (``2 nieważne``, not
+    ``2 nieważna``); ``tournament`` names the sides of a log that names nobody by their
+    roles, and statki's computer, in Polish."""
+    played = cli("play", "--plain", "--strength", "hard", "--seed", "2", stdin="\nA1\nq\ny\n")
+    assert played.returncode == 0, played.stderr
+    logs = tmp_path / "home" / "logs"
+    (logs / "cut.statki").write_bytes(next(logs.glob("*.statki")).read_bytes()[:300])
+    (logs / "junk.statki").write_bytes(b"junk")
+    verified = cli("--lang", "pl", "verify", str(logs))
+    assert verified.stdout.splitlines()[-1].endswith(": 1 ważna, 2 nieważne"), verified.stdout
+    table = cli("--lang", "pl", "tournament", str(logs)).stdout
+    assert "gospodarz \N{EN DASH} gość: " in table, table
+    assert "  komputer (trudn" in table and "computer" not in table, table
+    no_english(verified.stdout + table, english_probes)
+    english = cli("verify", str(logs)).stdout.splitlines()[-1]
+    assert english.endswith(": 1 valid, 2 invalid"), english
+
+
+def test_the_rules_a_guest_is_asked_to_take_are_said_in_the_players_words() -> None:
+    """The line prompt's proposal named the options by their values ("touching none;
+    turns chain"), English in either language."""
+    proposal = notices.Rules(CLASSIC, Limits(), None)
+    assert describe_rules(proposal)[0].startswith(
+        "rules: classic (fleet 4,3,3,2,2,2,1,1,1,1; no touching; a hit earns another shot); "
+    )
+    speak("pl")
+    try:
+        said = describe_rules(proposal)[0]
+    finally:
+        speak("en")
+    assert said.startswith(
+        "zasady: classic (flota 4,3,3,2,2,2,1,1,1,1; bez stykania; po trafieniu kolejny strzał)"
+    ), said

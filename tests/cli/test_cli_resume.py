@@ -376,7 +376,9 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
     finally:
         stop(daemon)  # killed: the OS lets its lock go, and the game stays kept
     assert refused.returncode == 2, refused.stdout + refused.stderr
-    assert "is being played by another statki program in this home" in refused.stderr
+    assert "cannot be resumed: another statki program in this home plays it now" in (
+        refused.stderr
+    ), "one phrase, the command's and the start screen's"
     assert "resuming game" not in refused.stdout
     assert game in listed and game not in offered
     assert named[0] == "" and named[1] is not None and "another statki program" in named[1]
@@ -389,5 +391,7 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
     finally:
         held.release()
     assert second.returncode == 2 and "resuming" not in second.stdout, second.stdout
-    assert "rozgrywa inny program statki" in second.stderr, second.stderr
+    assert "Gry " in second.stderr and "rozgrywa ją teraz inny program statki" in second.stderr, (
+        second.stderr
+    )
     assert len(second.stderr.strip().splitlines()) == 1, "one line"

@@ -35,7 +35,12 @@ from statki_net.game.battle import Answer, Outcome
 from statki_net.game.board import square_name
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset, Touching
+from statki_net.game.words import N_
+from statki_net.protocol.errors import Code
+from statki_net.protocol.session import Failed
+from statki_net.store.failures import failed
 from statki_net.store.history import History
+from statki_net.store.language import speak
 
 SMALL = Ruleset(size=6, fleet=(3, 2, 1), touching=Touching.NONE)
 
@@ -218,9 +223,11 @@ def test_a_failing_analysis_says_so_on_the_screen(tmp_path: Path) -> None:
     model.background = broken
     model.analyse()
     assert model.analysis.status is AnalysisStatus.FAILED
-    assert "The analysis failed" in plain(screen(model))
+    assert "analysing the game failed: UsageError: " in plain(screen(model))
     model.overlay = None
-    assert "The analysis failed" in plain(screen(model))
+    assert "analysing the game failed: UsageError: " in plain(screen(model))
+    speak("pl")  # one line in the player's words, not "The analysis failed: UsageError"
+    assert "analizowanie gry nie powiodło się: UsageError: " in plain(screen(model))
 
 
 def test_a_cancelled_job_reports_nothing() -> None:
@@ -280,3 +287,15 @@ def test_the_line_prompt_prints_it_at_the_end(tmp_path: Path) -> None:
     assert text.index("Your shots: ") < text.index("Your fleet: harder to find than")
     assert "Their fleet: harder to find than" in text
     assert model.analysis.status is AnalysisStatus.DONE
+
+
+def test_a_failure_of_this_sides_own_is_not_blamed_on_the_opponent(tmp_path: Path) -> None:
+    """A local ``internal`` stop (the system refused a file) read as "The opponent broke the
+    protocol: internal: …"; it is this side's, in the player's words."""
+    model, _ = small_game(tmp_path)
+    said = failed(N_("playing the game"), PermissionError(13, "Permission denied", "/x"))
+    speak("pl")
+    model.handle([Failed(Code.INTERNAL, str(said), by_peer=False, said=said)])
+    assert model.notice == (
+        "Gra przerwana po twojej stronie: rozgrywanie gry nie powiodło się: Permission denied: /x"
+    ), model.notice

@@ -3,10 +3,11 @@ touched, even one that reads like the computer's (in-process, a few ms)."""
 
 from __future__ import annotations
 
-from statki_client.computer import FINGERPRINTS, computer_key, computer_name, shown_name
+from statki_client.computer import computer_key, shown_name
 
 from statki_net.ai.strategies import STRATEGIES
 from statki_net.ai.strength import Strength
+from statki_net.game.names import COMPUTER_FINGERPRINTS, STRENGTH_WORDS, computer_name
 from statki_net.protocol.session import public_key_bytes
 from statki_net.referee.report import fingerprint
 from statki_net.store.language import speak
@@ -32,6 +33,9 @@ def test_the_computers_own_name_is_said_in_polish_and_a_peers_is_kept() -> None:
 def test_the_written_fingerprints_are_the_computers_keys() -> None:
     """The table ``statki history`` names the computer by, against the keys (a few ms)."""
     played = {*(strength.value for strength in Strength), *STRATEGIES}
-    assert set(FINGERPRINTS) == played
+    assert set(COMPUTER_FINGERPRINTS) == played
+    assert set(STRENGTH_WORDS) == {strength.value for strength in Strength}
     for strategy in played:
-        assert FINGERPRINTS[strategy] == fingerprint(public_key_bytes(computer_key(strategy)))
+        assert COMPUTER_FINGERPRINTS[strategy] == fingerprint(
+            public_key_bytes(computer_key(strategy))
+        )

@@ -33,6 +33,7 @@ from statki_net.cli.resume import resume_game, resumed_connection
 from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
+from statki_net.game.words import as_is
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import format_invite, parse_address, parse_invite
@@ -264,7 +265,7 @@ def test_a_move_made_the_moment_a_picked_up_game_shows_is_carried(tmp_path: Path
         running = asyncio.ensure_future(conn.run())
         await asyncio.sleep(0.05)  # the connection starts after the move, and redials
         assert not running.done() and not model.my_turn, "the host's turn now: it waits"
-        conn.stop("the test is over")
+        conn.stop(as_is("the test is over"))
         await running
 
     try:

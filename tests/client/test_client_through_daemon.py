@@ -668,6 +668,7 @@ async def daemon_here(home: Path) -> AsyncIterator[tuple[Daemon, ControlClient]]
 
 
 async def until(test: Callable[[], bool], what: str) -> None:
+    """Wait (``WAIT`` at most) for ``test``: something the screen or the daemon does."""
     try:
         async with asyncio.timeout(WAIT):
             while not test():
@@ -798,3 +799,63 @@ async def event_of(control: ControlClient, number: int, event: str) -> Message:
             assert message is not None, "the daemon went away"
             if message.get("game") == number and message["event"] == event:
                 return message
+
+
+def test_a_mute_on_the_first_screen_is_found_by_the_screen_opened_again_which_talks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The player mutes the opponent on the first full screen of a daemon's game (``statki
+    host``), kept in the home; that screen goes (its task cancelled, as a closed terminal
+    takes it: the daemon plays on).  ``statki resume`` opens a new screen on the game, which
+    finds the opponent muted (``m`` there unmutes, and the kept mute goes), and a line typed
+    there is said: it is in the log.  One daemon start and a short game: 4-10 s."""
+
+    async def scenario(home: Path) -> str:
+        me = player(home, tmp_path)
+        me.choose_rules = True
+        control = await ControlClient.connect(home)
+        assert control is not None
+        try:
+            with create_pipe_input() as keys, create_app_session(keys, DummyOutput()):
+                first = asyncio.ensure_future(
+                    netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+                )
+                number = await game_of(control)
+                invite = (await control.request("state", game=number))["state"]["invite"]
+                keys.send_text("\r\r")  # the first preset, Enter; the placed fleet, Enter
+                guest = asyncio.ensure_future(guest_opponent(invite))
+                async with asyncio.timeout(WAIT):
+                    while "game-started" not in [
+                        value["kind"]
+                        for message in [await control.events.get()]
+                        if message is not None and message.get("event") == "session"
+                        for value in message["events"]
+                    ]:
+                        pass
+                game = str((await control.request("state", game=number))["state"]["game"])
+                muted = home / "unfinished" / f"{game}.muted"
+                keys.send_text("m")
+                await until(muted.exists, "the mute on the first screen is kept in the home")
+                first.cancel()  # the screen is gone; the daemon plays on
+                await asyncio.gather(first, return_exceptions=True)
+            with create_pipe_input() as keys, create_app_session(keys, DummyOutput()):
+                again = asyncio.ensure_future(asyncio.to_thread(resume_game, me, game))
+                keys.send_text("m")  # the new screen found the opponent muted: m unmutes
+                await until(lambda: not muted.exists(), "the new screen starts muted")
+                await play_on_screen(
+                    control, number, keys, Role.HOST, ruleset_named("classic"), aimed="A1"
+                )
+                assert (await guest).ending.end is End.RESIGNED
+                await asyncio.sleep(1.0)  # the screen's own link hears the end after the test
+                assert await leave_the_end_screen(again, keys) == 0
+            return game
+        finally:
+            await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        game = asyncio.run(scenario(home))
+    out = capsys.readouterr().out
+    assert f"following game {game[:16]}, which the daemon plays" in out, out
+    [log] = list((home / "logs").iterdir())
+    judged = judge_log(log.read_bytes())
+    assert judged.valid and [line.text for line in judged.talk] == ["hej"], judged.talk

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from peers import make_pair, play
 
 from statki_net.game.errors import UsageError
+from statki_net.game.rules import PRESETS
 from statki_net.protocol.logformat import Note, header_record, read_log
 from statki_net.protocol.session import SideSecrets
 from statki_net.protocol.wire import Role
+from statki_net.store.claim import GameTaken, claim, is_free, lock_path
 from statki_net.store.logwriter import LogWriter
 from statki_net.store.unfinished import (
+    SecretKeeper,
     Unfinished,
     find_unfinished,
     forget,
@@ -77,3 +83,69 @@ def test_a_game_whose_log_is_gone_or_no_log_is_glanced_at_as_none(tmp_path: Path
     garbage.write_bytes(b"not a log at all")
     base = kept("ab" * 32)
     assert glance(Unfinished(base.game, base.role, base.name, garbage, SECRETS)) is None
+
+
+def test_a_claim_at_the_instant_another_program_asks_is_free_is_not_refused(
+    tmp_path: Path,
+) -> None:
+    """A start screen's ``is_free`` holds the lock for an instant (made 50 ms here, in a
+    process of its own): a ``statki resume`` claiming then waits it out."""
+    game = "ab" * 32
+    claim(tmp_path, game).release()  # the lock file is there, as for any game once kept
+    asking = subprocess.Popen(
+        [sys.executable, "-c", ASKS_A_WHILE, str(lock_path(tmp_path, game))],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert asking.stdout is not None and asking.stdout.readline() == b"locked\n"
+        assert is_free(tmp_path, game), "two askers do not exclude each other"
+        claimed = claim(tmp_path, game)
+    finally:
+        asking.wait(10)
+    assert claimed.holds(tmp_path, game) and not is_free(tmp_path, game)
+    claimed.release()
+    assert is_free(tmp_path, game)
+
+
+ASKS_A_WHILE = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_SH)
+print("locked", flush=True)
+time.sleep(0.05)
+"""
+"""What ``is_free`` does, held 50 ms (a shared lock: asking never excludes another asker)."""
+
+
+def test_a_keeper_serving_a_new_game_claims_it_though_it_holds_another(tmp_path: Path) -> None:
+    """A keeper reused for a rematch, still holding the game before's lock: the new game's
+    lock is taken too, so that no second program picks the new game up."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    before = "cd" * 32
+    keeper = SecretKeeper(tmp_path, claimed=claim(tmp_path, before))
+    keeper.keep(pair.host, tmp_path / "game.statki")
+    game = pair.host.transcript.game.hex()
+    assert keeper.claimed is not None and keeper.claimed.holds(tmp_path, game)
+    assert not is_free(tmp_path, game), "the new game is this program's"
+    assert is_free(tmp_path, before), "the game before is let go"
+    with pytest.raises(GameTaken, match="another statki program in this home plays it now"):
+        claim(tmp_path, game)
+    keeper.forget()
+    assert is_free(tmp_path, game) and unfinished_games(tmp_path) == []
+
+
+def test_a_keeper_given_its_games_lock_under_another_spelling_of_the_home_keeps_it(
+    tmp_path: Path,
+) -> None:
+    """``statki resume`` claims the game, then gives the claim to the keeper: the same file
+    by another path is the lock it holds (a second claim would wait on it, then fail)."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    game = pair.host.transcript.game.hex()
+    (tmp_path / "elsewhere").mkdir()
+    held = claim(tmp_path / "elsewhere" / "..", game)
+    keeper = SecretKeeper(tmp_path, claimed=held)
+    keeper.keep(pair.host, tmp_path / "game.statki")
+    assert keeper.claimed is held and held.holds(tmp_path, game)
+    keeper.forget()
