@@ -534,6 +534,8 @@ class Session:
         return self._take_events()
 
     def data_to_send(self) -> bytes:
+        if not self._outbox:  # asked after every batch of events, most of which send nothing
+            return b""
         data = bytes(self._outbox)
         self._outbox.clear()
         return data
