@@ -488,7 +488,8 @@ class Transcript:
                         Check.CONTENT,
                     )
                 area = self.rules.size**2
-                if any(not 0 <= square < area for square in message.squares):
+                squares = message.squares  # as many as are due: at least one
+                if min(squares) < 0 or max(squares) >= area:
                     raise fail(Code.BAD_SHOT, phrase(N_("a shot is off the board")), Check.CONTENT)
             case Reply():
                 assert self.rules is not None and self.pending is not None
