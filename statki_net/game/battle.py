@@ -228,8 +228,13 @@ class Sea:
         return len(self.rules.fleet) - len(self.sunk_ships)
 
     def apply(self, shots: Sequence[int], answer: Answer) -> Sea:
-        """The view after a volley and its answer."""
+        """The view after a volley and its answer; UsageError for an answer of a wrong shape."""
         check_answer_shape(self.rules, shots, answer)
+        return self.applied(shots, answer)
+
+    def applied(self, shots: Sequence[int], answer: Answer) -> Sea:
+        """``apply`` of an answer whose shape is checked already (``check_answer_shape``, as
+        the transcript checks every answer's before it takes it)."""
         rules = self.rules
         shot = self.shot | bitboard_of(shots)
         hit, sunk, marked = self.hit, self.sunk, self.marked

@@ -606,19 +606,21 @@ class Transcript:
         side = self.sides[shooter]
         assert side.sea is not None
         before = side.sea
-        after = self.sea_after(before, squares, reply.answer)
+        answer = reply.answer
+        after = self.sea_after(before, squares, answer, shaped=True)  # ``check``'s content
         lie = None
         if vouched:  # true openings of its own tree: taken as they are (see ``append``)
             opened = self.sides[defender].opened
             for opening in reply.proofs:
                 opened[opening.square] = opening.ship
         else:
-            lie = self._check_proofs(defender, squares, reply, before, after) or self._check_tally(
-                defender, after
-            )
+            lie = self._check_proofs(defender, squares, reply, before, after)
+            if lie is None and (answer.hits or answer.sunk):
+                # Without a hit or a sink the totals are those the last answer passed with.
+                lie = self._check_tally(defender, after)
         side.sea = after
-        side.volleys.append(Volley(self.move, squares, reply.answer))
-        self.score = self.score.after(reply.answer)
+        side.volleys.append(Volley(self.move, squares, answer))
+        self.score = self.score.after(answer)
         self.pending = None
         if lie is not None:
             self.findings.append(lie)
@@ -632,13 +634,16 @@ class Transcript:
                 phrase(N_("the {shooter} sank the whole fleet"), shooter=role_term(shooter)),
             )
 
-    def sea_after(self, before: Sea, squares: tuple[int, ...], answer: Answer) -> Sea:
+    def sea_after(
+        self, before: Sea, squares: tuple[int, ...], answer: Answer, *, shaped: bool = False
+    ) -> Sea:
         """``before.apply(squares, answer)``, made once for the volley being answered: the
-        defender asks for it to know what its proofs must open, then adds its answer."""
+        defender asks for it to know what its proofs must open, then adds its answer.
+        ``shaped``: the answer's shape is checked already (``check_answer_shape``)."""
         kept = self._after
         if kept is not None and kept[0] is before and kept[1] == squares and kept[2] == answer:
             return kept[3]
-        after = before.apply(squares, answer)
+        after = before.applied(squares, answer) if shaped else before.apply(squares, answer)
         self._after = (before, squares, answer, after)
         return after
 
