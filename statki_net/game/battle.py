@@ -115,7 +115,7 @@ class Defence:
             index = self.fleet.ship_at(square)
             if repeated or index is None:
                 outcomes.append(Outcome.MISS)
-            elif all(shot & bit(s) for s in self.fleet.ships[index]):
+            elif bitboard_of(self.fleet.ships[index]) & ~shot == 0:
                 outcomes.append(Outcome.SUNK)
                 if self.rules.name_sunk:
                     names.append(self.rules.names[index])
@@ -161,7 +161,8 @@ def check_volley(rules: Ruleset, shots: Sequence[int]) -> None:
     area = rules.size * rules.size
     if not shots:
         raise UsageError(phrase(N_("a volley needs at least one shot")))
-    if any(not 0 <= s < area for s in shots):
+    # The lowest and the highest, not each shot in a generator (checked twice an answer).
+    if min(shots) < 0 or max(shots) >= area:
         raise UsageError(phrase(N_("a shot is off the board")))
 
 
@@ -227,8 +228,13 @@ class Sea:
         return len(self.rules.fleet) - len(self.sunk_ships)
 
     def apply(self, shots: Sequence[int], answer: Answer) -> Sea:
-        """The view after a volley and its answer."""
+        """The view after a volley and its answer; UsageError for an answer of a wrong shape."""
         check_answer_shape(self.rules, shots, answer)
+        return self.applied(shots, answer)
+
+    def applied(self, shots: Sequence[int], answer: Answer) -> Sea:
+        """``apply`` of an answer whose shape is checked already (``check_answer_shape``, as
+        the transcript checks every answer's before it takes it)."""
         rules = self.rules
         shot = self.shot | bitboard_of(shots)
         hit, sunk, marked = self.hit, self.sunk, self.marked

@@ -77,9 +77,18 @@ def attach_computer(
         task.add_done_callback(running.discard)
 
     def start_thinking() -> None:
+        if where.here:  # thinking in place: no task to wait in (one a move, and its callbacks)
+            fire_here()
+            return
         task = loop.create_task(fire())
         running.add(task)
         task.add_done_callback(running.discard)
+
+    def fire_here() -> None:
+        session = conn.session
+        if session.my_turn and session.view is not None:
+            shots = player.volley(session.view, session.shots_due)
+            act(lambda: conn.shoot(shots))
 
     def on_events(events: list[Event]) -> None:
         # The session's own events, not the notices made of them: a game between bots has

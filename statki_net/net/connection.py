@@ -368,8 +368,8 @@ class GameConnection:
                 speaker = self.session.transcript.speaker()
                 self._transport_gone(f"the peer closed the connection while {speaker} was to speak")
                 return
-            self._handle(self.session.receive_data(data, self.now()))
-            await self._flush()
+            self._handle(self.session.receive_data(data, self.now()))  # and writes the answer
+            await self._drain()
 
     def _transport_gone(self, why: str) -> None:
         """The stream closed or failed before the game was over: the session plays on alone.
@@ -425,8 +425,7 @@ class GameConnection:
     def _act(self, action: Callable[[int], list[Event]]) -> None:
         if self.session.closed:
             raise GameOverError(phrase(N_("the game is over")))
-        self._handle(action(self.now()))
-        self._write()
+        self._handle(action(self.now()))  # which writes what the action has to send
 
     # ------------------------------------------------------------ events
 
@@ -557,10 +556,18 @@ class GameConnection:
 
     async def _flush(self) -> None:
         self._write()
-        if self.writer is None:
+        await self._drain()
+
+    async def _drain(self) -> None:
+        """Wait while the socket's buffer is too full to take more (a peer slow to read).
+
+        With nothing buffered (the kernel took every byte written, as nearly always)
+        there is nothing to wait for: no coroutine to go through at every message."""
+        writer = self.writer
+        if writer is None or not writer.transport.get_write_buffer_size():
             return
         with contextlib.suppress(ConnectionError, OSError):
-            await self.writer.drain()
+            await writer.drain()
 
     async def _close_stream(self) -> None:
         # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.

@@ -402,6 +402,11 @@ class Session:
         return self.transcript.rules or self.proposed_rules
 
     @property
+    def honest(self) -> bool:
+        """Plays as every real game does: no hook of a behaviour changes what it says."""
+        return type(self.behaviour) is Behaviour
+
+    @property
     def peer(self) -> Role:
         return self.role.other
 
@@ -529,6 +534,8 @@ class Session:
         return self._take_events()
 
     def data_to_send(self) -> bytes:
+        if not self._outbox:  # asked after every batch of events, most of which send nothing
+            return b""
         data = bytes(self._outbox)
         self._outbox.clear()
         return data
@@ -1056,8 +1063,10 @@ class Session:
             join=self.joinable if host else False,
         )
 
-    def _send(self, message: Message, now: int) -> None:
-        """Sign ``message`` into the transcript; send it, unless the connection is lost."""
+    def _send(self, message: Message, now: int, *, vouched: bool = False) -> None:
+        """Sign ``message`` into the transcript; send it, unless the connection is lost.
+
+        ``vouched``: this side composed it honestly (``Transcript.append``)."""
         if self.closed:
             raise UsageError(phrase(N_("the game is over")))
         transcript = self.transcript
@@ -1065,7 +1074,9 @@ class Session:
             self.role, len(transcript.frames), transcript.last_digest, transcript.game, now
         )
         try:
-            frame = transcript.add(sign(self.key, header, message), signed_here=True)
+            frame = transcript.add(
+                sign(self.key, header, message), signed_here=True, vouched=vouched
+            )
         except ProtocolError as error:
             said = phrase(
                 N_("cannot send {message}: {detail}"),
@@ -1135,9 +1146,11 @@ class Session:
             Reveal: self._reveal,
             Verdict: self._verdict,
         }
-        message = self.behaviour.say(self, composers[own_word]())
+        composed = composers[own_word]()
+        message = self.behaviour.say(self, composed)
         if message is not None:
-            self._send(message, now)
+            # An honest side's own answer and reveal need no look for lies (``Transcript.append``).
+            self._send(message, now, vouched=message is composed and self.honest)
 
     def _ask_player(self, phase: Phase) -> None:
         t = self.transcript
@@ -1182,7 +1195,7 @@ class Session:
         if not tells_cells(rules):
             return []
         try:
-            marked = sea.apply(squares, answer).marked & ~sea.marked
+            marked = self.transcript.sea_after(sea, squares, answer).marked & ~sea.marked
         except UsageError:
             marked = 0
         opened = self.transcript.sides[self.role].opened

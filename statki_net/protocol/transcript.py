@@ -24,7 +24,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from statki_net.game.battle import Outcome, Score, Sea, check_answer_shape, hits_of, tells_cells
+from statki_net.game.battle import (
+    Answer,
+    Outcome,
+    Score,
+    Sea,
+    check_answer_shape,
+    hits_of,
+    tells_cells,
+)
 from statki_net.game.board import bit, square_name, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists
@@ -184,6 +192,8 @@ class Transcript:
         from the other side at the same place answers it."""
         self.settled: list[Settled] = []
         """How the game stood before each frame: what a stop at that place would decide."""
+        self._after: tuple[Sea, tuple[int, ...], Answer, Sea] | None = None
+        """The last view ``sea_after`` made, with what it was made of."""
         self._speaker = self._who_speaks()
 
     # ------------------------------------------------------------ who speaks
@@ -380,20 +390,34 @@ class Transcript:
             raise
         return frame
 
-    def append(self, frame: Frame) -> None:
-        """Append a frame ``check`` has passed: its findings, its ending, the next phase."""
+    def append(self, frame: Frame, *, vouched: bool = False) -> None:
+        """Append a frame ``check`` has passed: its findings, its ending, the next phase.
+
+        ``vouched`` is for a frame its own side composed honestly from what only it
+        knows: an answer its fleet gave, with openings of its own tree; a reveal of the
+        fleet and secret it committed with.  Nothing in such a frame can be a finding,
+        so the look for lies in it is not made again: the openings' roots, the answer's
+        totals, the reveal's tree (its side built that very tree to commit) and the
+        replay of its answers (its fleet gave them).  The peer makes all of them of the
+        frame, as a referee does; the state the frame leads to is the same.
+        """
         self.settled.append(Settled(self.phase, self.end, self.winner, self.culprits, self.reason))
-        self._apply(frame)
+        self._apply(frame, vouched)
         self._speaker = self._who_speaks()
         self.frames.append(frame)
         self.refused = None
 
     def add(
-        self, item: Envelope | Frame, *, signed_here: bool = False, signature_later: bool = False
+        self,
+        item: Envelope | Frame,
+        *,
+        signed_here: bool = False,
+        signature_later: bool = False,
+        vouched: bool = False,
     ) -> Frame:
         """``check`` the frame, then ``append`` it; returns it as read."""
         frame = self.check(item, signed_here=signed_here, signature_later=signature_later)
-        self.append(frame)
+        self.append(frame, vouched=vouched and signed_here)
         return frame
 
     def _check_turn(self, frame: Frame) -> None:
@@ -466,7 +490,8 @@ class Transcript:
                         Check.CONTENT,
                     )
                 area = self.rules.size**2
-                if any(not 0 <= square < area for square in message.squares):
+                squares = message.squares  # as many as are due: at least one
+                if min(squares) < 0 or max(squares) >= area:
                     raise fail(Code.BAD_SHOT, phrase(N_("a shot is off the board")), Check.CONTENT)
             case Reply():
                 assert self.rules is not None and self.pending is not None
@@ -509,7 +534,7 @@ class Transcript:
                 Check.CONTENT,
             )
 
-    def _apply(self, frame: Frame) -> None:
+    def _apply(self, frame: Frame, vouched: bool) -> None:
         sender, message = frame.header.sender, frame.message
         side = self.sides[sender]
         match message:
@@ -532,7 +557,7 @@ class Transcript:
                 self.pending = message
                 self.move += 1
             case Reply():
-                self._reply(sender, message)
+                self._reply(sender, message, vouched)
             case Resign():
                 self._finish_battle(
                     End.RESIGNED,
@@ -542,7 +567,7 @@ class Transcript:
             case TimeClaim():
                 self._time_claim(frame, message)
             case Reveal():
-                self._reveal(sender, message)
+                self._reveal(sender, message, vouched)
             case Verdict():
                 side.verdict = message
             case Error():
@@ -577,20 +602,28 @@ class Transcript:
 
     # ------------------------------------------------------------ play
 
-    def _reply(self, defender: Role, reply: Reply) -> None:
+    def _reply(self, defender: Role, reply: Reply, vouched: bool) -> None:
         assert self.rules is not None and self.score is not None and self.pending is not None
         shooter = defender.other
         squares = self.pending.squares
         side = self.sides[shooter]
         assert side.sea is not None
         before = side.sea
-        after = before.apply(squares, reply.answer)
-        lie = self._check_proofs(defender, squares, reply, before, after) or self._check_tally(
-            defender, after
-        )
+        answer = reply.answer
+        after = self.sea_after(before, squares, answer, shaped=True)  # ``check``'s content
+        lie = None
+        if vouched:  # true openings of its own tree: taken as they are (see ``append``)
+            opened = self.sides[defender].opened
+            for opening in reply.proofs:
+                opened[opening.square] = opening.ship
+        else:
+            lie = self._check_proofs(defender, squares, reply, before, after)
+            if lie is None and (answer.hits or answer.sunk):
+                # Without a hit or a sink the totals are those the last answer passed with.
+                lie = self._check_tally(defender, after)
         side.sea = after
-        side.volleys.append(Volley(self.move, squares, reply.answer))
-        self.score = self.score.after(reply.answer)
+        side.volleys.append(Volley(self.move, squares, answer))
+        self.score = self.score.after(answer)
         self.pending = None
         if lie is not None:
             self.findings.append(lie)
@@ -603,6 +636,19 @@ class Transcript:
                 shooter,
                 phrase(N_("the {shooter} sank the whole fleet"), shooter=role_term(shooter)),
             )
+
+    def sea_after(
+        self, before: Sea, squares: tuple[int, ...], answer: Answer, *, shaped: bool = False
+    ) -> Sea:
+        """``before.apply(squares, answer)``, made once for the volley being answered: the
+        defender asks for it to know what its proofs must open, then adds its answer.
+        ``shaped``: the answer's shape is checked already (``check_answer_shape``)."""
+        kept = self._after
+        if kept is not None and kept[0] is before and kept[1] == squares and kept[2] == answer:
+            return kept[3]
+        after = before.applied(squares, answer) if shaped else before.apply(squares, answer)
+        self._after = (before, squares, answer, after)
+        return after
 
     def _check_tally(self, defender: Role, after: Sea) -> Finding | None:
         """Totals no honest fleet can give: they show a lie on the move, proofs or not."""
@@ -880,7 +926,7 @@ class Transcript:
 
     # ------------------------------------------------------------ the end
 
-    def _reveal(self, sender: Role, reveal: Reveal) -> None:
+    def _reveal(self, sender: Role, reveal: Reveal, vouched: bool) -> None:
         assert self.rules is not None
         side = self.sides[sender]
         try:
@@ -897,6 +943,8 @@ class Transcript:
             )
             return
         side.fleet = fleet
+        if vouched:  # the fleet and secret its side committed with (see ``append``)
+            return
         assert side.commit is not None
         area = self.rules.size**2
         if commitment_root(self.game, reveal.secret, fleet.board, area) != side.commit.fleet:

@@ -167,9 +167,12 @@ class Equivocation:
 
 def _equivocations(tree: GameTree) -> list[Equivocation]:
     """A side that signed frames on two branches below a fork has signed two games."""
-    found = []
+    found: list[Equivocation] = []
+    forks = tree.forks()
+    if not forks:  # a single path, as every honest game's logs make: nobody signed two
+        return found
     signers = tree.signers()
-    for children in tree.forks():
+    for children in forks:
         for role in Role:
             signed = [c for c in children if role in signers[c]]
             if len(signed) < 2:

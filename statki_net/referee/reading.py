@@ -19,7 +19,9 @@ every signature checked, which finds the first that does not verify.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.bounds import MAX_SAY_BODY, talk_problem
@@ -80,10 +82,14 @@ class ReadLog:
 def game_id_of(contents: LogContents) -> bytes | None:
     """The log's game id, from the bodies of its first two frame records (SPEC.md
     section 16); None for a log with fewer than two."""
-    if len(contents.frames) < 2:
+    first = [r.body for r in islice(_frame_records(contents), 2)]  # not every frame's pair
+    if len(first) < 2:
         return None
-    (host, _), (guest, _) = contents.frames[:2]
-    return game_id(host, guest)
+    return game_id(first[0], first[1])
+
+
+def _frame_records(contents: LogContents) -> Iterator[FrameRecord]:
+    return (record for record in contents.records if isinstance(record, FrameRecord))
 
 
 def read_records(name: str, contents: LogContents, *, every_signature: bool = False) -> ReadLog:
@@ -107,10 +113,10 @@ def read_as_played(name: str, contents: LogContents, played: Transcript) -> Read
     signature is checked, as a referee does (SPEC.md section 16): a frame this side
     signed itself is not checked as it is added.
     """
-    frames = played.frames
-    if contents.damage or contents.evidence or len(contents.frames) != len(frames):
+    frames, held = played.frames, contents.frames
+    if contents.damage or contents.evidence or len(held) != len(frames):
         return None
-    if any(held != (f.body, f.signature) for held, f in zip(contents.frames, frames, strict=True)):
+    if any(h != (f.body, f.signature) for h, f in zip(held, frames, strict=True)):
         return None
     role = contents.header.get("role")
     log = ReadLog(name, role if isinstance(role, str) else None, played)

@@ -71,6 +71,8 @@ class GameTree:
         """The frames whose parent is ``GENESIS``."""
         self.nodes: dict[bytes, Node] = {}
         """Every frame, by its digest, in the order added: a parent before its children."""
+        self._trunk: list[Node] | None = None
+        """The trunk as last found, until a frame is added (judging asks for it often)."""
 
     def add(self, frame: AnyFrame, log: int, holding: Holding) -> Node:
         """Place ``frame`` (whose parent the tree already holds) as held by log ``log``."""
@@ -87,6 +89,7 @@ class GameTree:
                 node = Node(frame, digest, parent, parent.shots_after, accepted)
                 parent.children.append(node)
             self.nodes[digest] = node
+            self._trunk = None
         # A log that holds a frame in its transcript and again as evidence
         # holds it first as the frame it is.
         node.holders.setdefault(log, holding)
@@ -94,12 +97,14 @@ class GameTree:
 
     def trunk(self) -> list[Node]:
         """The path from ``GENESIS`` every frame agrees with: up to the first fork or leaf."""
-        path: list[Node] = []
-        children = self.roots
-        while len(children) == 1:
-            path.append(children[0])
-            children = children[0].children
-        return path
+        if self._trunk is None:
+            path: list[Node] = []
+            children = self.roots
+            while len(children) == 1:
+                path.append(children[0])
+                children = children[0].children
+            self._trunk = path
+        return list(self._trunk)
 
     def fork(self) -> list[Node] | None:
         """The frames at the first fork, one per branch of it; None when the tree is a path."""
