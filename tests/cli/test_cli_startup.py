@@ -63,7 +63,8 @@ def test_a_game_loads_the_router_library_only_to_ask_a_router() -> None:
 def test_verify_loads_only_what_judging_a_log_needs(tmp_path: Path) -> None:
     """Each library below costs a one-log verify's start-up milliseconds (bench/startup.py)
     and judging an honest log needs none of them: SQLite is the home's history, reached from
-    the files' failures only when a file fails; the rest are games, the daemon and screens."""
+    the files' failures only when a file fails; the rules in words are for people (the log's
+    rules are named by ``combination_name``); the rest are games, the daemon and screens."""
     pair = make_pair(PRESETS["classic"], seed=3)
     play(pair, seed=4, resign_at=5)
     log = tmp_path / "one.statki"
@@ -79,7 +80,14 @@ def test_verify_loads_only_what_judging_a_log_needs(tmp_path: Path) -> None:
     loaded = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
     ).stdout.split()
-    unneeded = ("sqlite3", "asyncio", "prompt_toolkit", "statki_net.net", "statki_net.ai")
+    unneeded = (
+        "sqlite3",
+        "asyncio",
+        "prompt_toolkit",
+        "statki_net.net",
+        "statki_net.ai",
+        "statki_net.game.rules_words",
+    )
     assert [m for m in loaded if m.startswith(unneeded)] == []
 
 
