@@ -14,7 +14,8 @@ from statki_net.game.battle import Defence, Sea, tells_cells
 from statki_net.game.board import bit, parse_square, row_col, square_name, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import placements
-from statki_net.game.rules import Turns, describe
+from statki_net.game.rules import Turns
+from statki_net.game.rules_words import describe
 from statki_net.store.language import _, ngettext, words
 
 from .kinds import Stage, Volley

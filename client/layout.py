@@ -25,7 +25,8 @@ from statki_net.game.battle import Cell, Defence, Sea
 from statki_net.game.board import bit, square_name
 from statki_net.game.fleet import Fleet
 from statki_net.game.picture import GLYPHS, defence_glyph
-from statki_net.game.rules import PRESETS, Ruleset, describe
+from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.game.rules_words import describe
 from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.store.language import _, words

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
-from statki_net.game.rules import Ruleset, match_presets
+from statki_net.game.rules import Ruleset
+from statki_net.game.rules_words import match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.phases import PHASES, Period, may_resign

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from statki_net.game.rules import describe
+from statki_net.game.rules_words import describe
 from statki_net.store.language import _, words
 from statki_net.store.unfinished import Glance
 

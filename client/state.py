@@ -12,7 +12,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from statki_net.game.rules import Ruleset, describe, match_presets
+from statki_net.game.rules import Ruleset
+from statki_net.game.rules_words import describe, match_presets
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words

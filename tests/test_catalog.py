@@ -20,7 +20,8 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from statki_net.game.rules import PRESETS, describe
+from statki_net.game.rules import PRESETS
+from statki_net.game.rules_words import describe
 from statki_net.store.language import LOCALE_DIR, catalog, from_locale
 
 ROOT = Path(__file__).resolve().parent.parent

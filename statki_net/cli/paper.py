@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
 from statki_net.game.errors import UsageError
-from statki_net.game.rules import Ruleset, describe, ruleset_named
+from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.rules_words import describe
 from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_user_file, write_user_file
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
-from statki_net.game.rules import PresetMatch, Ruleset, combination_name, match_presets
+from statki_net.game.rules import Ruleset, combination_name
+from statki_net.game.rules_words import PresetMatch, match_presets
 from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words, joined, listed, phrase
 from statki_net.protocol.endings import End, Result, Standing, message_term
 from statki_net.protocol.phases import Claim

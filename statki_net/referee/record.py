@@ -15,7 +15,7 @@ from statki_net.game.battle import Defence
 from statki_net.game.board import square_name
 from statki_net.game.fleet import ship_text
 from statki_net.game.picture import defence_lines
-from statki_net.game.rules import describe
+from statki_net.game.rules_words import describe
 from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role

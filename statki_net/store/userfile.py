@@ -19,7 +19,6 @@ import time
 
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, Term, as_is, phrase
-from statki_net.store.failures import system_words
 
 STREAM_SECONDS = 10.0
 """The longest a named FIFO or device is read before the command gives up on it."""
@@ -107,6 +106,10 @@ def read_stdin_text(*, limit: int, what: str = N_("file")) -> str:
             phrase(N_("not a text file (not UTF-8), so not a {what}"), what=Term(what)),
         ) from None
     except (OSError, ValueError) as error:
+        # Here, not at the top: the failures' module brings sqlite3 (2 ms of a verify's
+        # start-up), and only a failure needs it.
+        from statki_net.store.failures import system_words
+
         reason = system_words(error) if isinstance(error, OSError) else as_is(str(error))
         raise InputFileError(
             STANDARD_INPUT, phrase(N_("cannot be read ({reason})"), reason=reason)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from peers import log_bytes, make_pair, play
 
 from statki_net.cli.commands import COMMANDS, Command, adder
+from statki_net.game.rules import PRESETS
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
@@ -55,6 +58,37 @@ def test_a_game_loads_the_router_library_only_to_ask_a_router() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
     ).stdout.split()
     assert loaded == []
+
+
+def test_verify_loads_only_what_judging_a_log_needs(tmp_path: Path) -> None:
+    """Each library below costs a one-log verify's start-up milliseconds (bench/startup.py)
+    and judging an honest log needs none of them: SQLite is the home's history, reached from
+    the files' failures only when a file fails; the rules in words are for people (the log's
+    rules are named by ``combination_name``); the rest are games, the daemon and screens."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4, resign_at=5)
+    log = tmp_path / "one.statki"
+    log.write_bytes(log_bytes(pair.host))
+    probe = (
+        "import contextlib, io, sys\n"
+        "from statki_net.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    status = main(['verify', {str(log)!r}])\n"
+        "assert status == 0 and 'standing: valid' in out.getvalue(), out.getvalue()\n"
+        "print(' '.join(sys.modules))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=30
+    ).stdout.split()
+    unneeded = (
+        "sqlite3",
+        "asyncio",
+        "prompt_toolkit",
+        "statki_net.net",
+        "statki_net.ai",
+        "statki_net.game.rules_words",
+    )
+    assert [m for m in loaded if m.startswith(unneeded)] == []
 
 
 def _commands_parsed(argv: list[str]) -> set[str]:

@@ -12,10 +12,10 @@ from statki_net.game.rules import (
     Touching,
     Turns,
     combination_name,
-    describe,
     preset_name,
     ruleset_named,
 )
+from statki_net.game.rules_words import describe
 
 
 def test_classic_is_the_polish_game() -> None:
@@ -169,7 +169,7 @@ def test_every_combination_of_presets_is_named_and_nothing_else() -> None:
 
 
 def test_custom_rules_are_shown_by_how_they_depart_from_the_nearest_preset() -> None:
-    from statki_net.game.rules import match_presets
+    from statki_net.game.rules_words import match_presets
 
     assert match_presets(ruleset_named("five-ships+salvo")).departures == ()
     assert not match_presets(PRESETS["salvo"]).custom
