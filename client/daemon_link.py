@@ -335,6 +335,8 @@ def last_link(link: DaemonLink) -> DaemonLink:
     while link.successor is not None:
         link = link.successor
     return link
+
+
 def _failed(code: Code, said: Phrase) -> Failed:
     """This side's failure, its detail in English as logs keep it and ``said`` for the
     player's screen, in their words."""

@@ -30,7 +30,8 @@ from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
-from statki_net.game.rules import Ruleset, describe
+from statki_net.game.rules import Ruleset
+from statki_net.game.rules_words import describe
 from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
