@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_strategies import checked
 
-from statki_net.ai.rollout import _board, _densest, _play_out, rollout_shots, rollout_strategy
+from statki_net.ai.rollout import (
+    _board,
+    _clearly_better,
+    _densest,
+    _play_out,
+    rollout_shots,
+    rollout_strategy,
+)
 from statki_net.ai.strategies import density_strategy, per_ship_scores, sink_fleet
 from statki_net.game.battle import Defence, Sea
 from statki_net.game.board import bitboard_of, full_board, squares_of
@@ -102,3 +109,12 @@ def test_it_is_repeatable_from_the_generator_and_greedy_while_aiming() -> None:
     assert rollout_strategy(aiming, 1, random.Random(5)) == density_strategy(
         aiming, 1, random.Random(5)
     )
+
+
+def test_a_square_is_fired_over_the_likeliest_only_when_its_games_clearly_beat_it() -> None:
+    greedy = [40, 50, 44, 38] * 4
+    assert _clearly_better([g - 2 for g in greedy], greedy)
+    # One shot better on average, but by noise of several shots a fleet: not clearly.
+    noisy = [g + d for g, d in zip(greedy, [-9, 7, -6, 4] * 4, strict=True)]
+    assert sum(noisy) < sum(greedy)
+    assert not _clearly_better(noisy, greedy)
