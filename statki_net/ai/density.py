@@ -494,11 +494,13 @@ def _sample_fleets(
     samples: int,
     kept: list[tuple[int, float]] | None = None,
     odds: Sequence[float] | None = None,
+    kept_ships: list[tuple[tuple[int, ...], float]] | None = None,
 ) -> tuple[dict[int, float], float, list[float]]:
     """Estimate the per-position tallies of ``_count_exactly`` from random fleets.
 
     Returns the tallies, their total and each cover's part of it.  ``kept``,
-    when given, receives every fleet drawn: its squares and its weight.
+    when given, receives every fleet drawn: its squares and its weight;
+    ``kept_ships`` the same fleets ship by ship (for a rollout, which must sink them).
     ``odds``, when given, are the chances (summing to 1) with which each
     sample draws its cover, to spend the samples where the fleets are (see
     ``_cover_odds``); otherwise every cover gets an equal share.
@@ -585,6 +587,8 @@ def _sample_fleets(
             for ship in chosen:
                 board |= ship
             kept.append((board, weight))
+        if kept_ships is not None:
+            kept_ships.append(((*covers[index].ships, *chosen), weight))
     for cover, weight in zip(covers, cover_weights, strict=True):
         for ship in cover.ships:
             tallies[ship] = tallies.get(ship, 0.0) + weight
@@ -688,6 +692,23 @@ def sample_fleets(sea: Sea, rng: Random, samples: int) -> FleetSample:
     if covers:
         _sample_fleets(view, covers, rng, samples, kept)
     return FleetSample(tuple(kept), sum(weight for _, weight in kept))
+
+
+def sample_fleet_ships(sea: Sea, rng: Random, samples: int) -> list[tuple[tuple[int, ...], float]]:
+    """About ``samples`` consistent fleets, each as its ships' bitboards, with its weight.
+
+    What ``sample_fleets`` draws, kept ship by ship: a rollout plays the game
+    out against them and must know when each ship sinks.  None where answers
+    are counts or contradict the rules as modelled.
+    """
+    if not tells_cells(sea.rules):
+        return []
+    view = read_view(sea)
+    covers = _covers(view)
+    kept: list[tuple[tuple[int, ...], float]] = []
+    if covers:
+        _sample_fleets(view, covers, rng, samples, kept_ships=kept)
+    return [(ships, weight) for ships, weight in kept if weight > 0]
 
 
 def _normalised(sea: Sea, scores: list[float]) -> Probabilities:

@@ -35,6 +35,7 @@ from typing import Any
 from statki_net.ai.computer import PLAYERS, check_strategy
 from statki_net.ai.exact import clustered_fleet, exact_strategy
 from statki_net.ai.lookahead import lookahead_strategy
+from statki_net.ai.rollout import rollout_strategy
 from statki_net.ai.strategies import (
     STRATEGIES,
     Strategy,
@@ -66,10 +67,15 @@ LOOKAHEAD = "lookahead"
 TWO_SHOT = "two-shot"
 """The bench's cheap trial: per-ship counting weighing two shots in the hunt (``ai.two_shot``)."""
 
+ROLLOUT = "rollout"
+"""The bench's trial of playing on: density's likeliest squares weighed by games played out
+on sampled fleets (``ai.rollout``)."""
+
 BENCH_ONLY: dict[str, Strategy] = {
     EXACT: exact_strategy,
     LOOKAHEAD: lookahead_strategy,
     TWO_SHOT: two_shot_strategy,
+    ROLLOUT: rollout_strategy,
 }
 """Players only the bench plays: references and trials, too slow or unproven for a game."""
 

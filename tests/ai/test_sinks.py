@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from statki_net.ai.strategies import choose_shots, hit_probabilities, target_hits
+from statki_net.cli.bench import bench_player
 from statki_net.game.battle import Answer, Defence, Sea
 from statki_net.game.board import bit, bitboard_of, squares_of
 from statki_net.game.fleet import Fleet, placements, random_fleet
@@ -183,3 +184,26 @@ def test_per_ship_fires_along_the_hits_it_lines_up_with() -> None:
     assert target_hits(sea) == bit(32) | bit(33)
     shots = {choose_shots("per-ship", sea, 1, random.Random(seed))[0] for seed in range(4)}
     assert shots == {31}
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), volleys=st.integers(3, 10))
+def test_players_fire_only_where_some_fleet_the_sinks_allow_has_a_ship(
+    seed: int, volleys: int
+) -> None:
+    # Named sinks, as under five-ships: the whole-fleet players and per-ship
+    # counting never fire at a square every consistent fleet leaves empty.
+    # (Unnamed, per-ship and hunt may: their targets are the hits some
+    # layout of the sunk ships leaves open, covered by the ships afloat or not.)
+    rng = random.Random(seed)
+    fleet = random_fleet(NAMED, rng)
+    order = list(range(NAMED.size**2))
+    rng.shuffle(order)
+    order.sort(key=lambda s: not (fleet.board >> s & 1 and rng.random() < 0.7))
+    sea, said = replay(NAMED, fleet, order[:volleys])
+    if sea.afloat == 0:
+        return
+    odds = exact_odds(NAMED, said)
+    for name in ("per-ship", "density", "lookahead", "two-shot", "rollout"):
+        (square,) = bench_player(name)(sea, 1, random.Random(seed))
+        assert odds[square] > 0, name
