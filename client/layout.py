@@ -665,12 +665,18 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
             [("", (label if index == 0 else " " * len(label)) + part)]
             for index, part in enumerate(path)
         ]
-    if model.why_no_analysis() is None:
+    if model.why_no_analysis() is None and not _analysis_unoffered(model):
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
     if model.notice and model.notice != end.why_unfinished:
         lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
     return lines
+
+
+def _analysis_unoffered(model: Model) -> bool:
+    """The end screen's "a analyses the game" would mislead: the line prompt offers ``a`` in
+    its own prompt, and a player who resigned by quitting has left before it."""
+    return model.at_prompt and model.analysis.status is AnalysisStatus.NOT_ASKED
 
 
 def end_boards(model: Model, end: EndScreen) -> list[Line]:

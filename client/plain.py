@@ -46,6 +46,7 @@ _SPLIT = re.compile(r"[\s,;]+")
 def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
     """Play until the player leaves or the input ends (``model`` made with ``at_prompt``)."""
     _show(model, write)
+    over_shown = model.stage is Stage.OVER
     while not model.done:
         stage, volleys = model.stage, len(model.volleys)
         line = read_line(_prompt(model))
@@ -58,10 +59,11 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
             model.overlay = None
         elif model.stage is not stage or len(model.volleys) != volleys:
             _show(model, write)
+            over_shown = model.stage is Stage.OVER
         elif model.notice:
             write(model.notice)
-    if model.stage is Stage.OVER and model.end_screen is not None:
-        write(f"{model.end_screen.verdict}")
+    if model.stage is Stage.OVER and model.end_screen is not None and not over_shown:
+        write(f"{model.end_screen.verdict}")  # the input ended: the result, said once
 
 
 def _prompt(model: Model) -> str:

@@ -49,3 +49,25 @@ def test_a_square_off_the_board_is_refused_in_the_players_language(tmp_path: Pat
         speak("en")
     assert "B11 to nie pole tej planszy" in out, out[-4:]
     assert model.shots_fired(True) == 0
+
+
+@pytest.mark.parametrize("ending", [["q", "y"], []], ids=["quit-resigns", "input-ends"])
+def test_a_resigned_game_says_its_result_once_and_offers_no_key_it_left(
+    tmp_path: Path, ending: list[str]
+) -> None:
+    """After "q", "t" at the Polish prompt the end screen offered "a analizuje grę", a key
+    the player had left before, and the result was printed twice."""
+    model, _history = game(tmp_path)
+    model.at_prompt = True
+    lines = iter(["", "A1", *ending])
+    out: list[str] = []
+    speak("pl")
+    try:
+        run_plain(model, lambda prompt: next(lines, None), out.append)
+        verdict = model.end_screen.verdict if model.end_screen else "?"
+        said = "\n".join(out)
+        analysis = _("a analyses the game: the best shots, and how hard each fleet was to find")
+    finally:
+        speak("en")
+    assert said.count(verdict) == 1, said[-600:]
+    assert analysis not in said
