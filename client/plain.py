@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from statki_net.game.answers import yes_or_no
+from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
@@ -86,7 +86,7 @@ def _show(model: Model, write: Write) -> None:
 
 def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None:
     word = line.lower()
-    if word in ("q", "quit", "exit"):
+    if typed_as(word, Command.QUIT):
         model.ask_quit()
         if model.overlay is Overlay.QUIT:
             if _asked_yes(model.quit_consequence() + " ", read_line, write):
@@ -94,32 +94,32 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
             else:
                 model.cancel_quit()
         return
-    if word in ("?", "help"):
+    if typed_as(word, Command.HELP):
         write(_(HELP))
         model.notice = ""  # said before the help: not to be said again under it
         return
-    if word in ("history", "p"):
+    if typed_as(word, Command.HISTORY):
         model.toggle_overlay(Overlay.HISTORY)
         return
     if model.stage is Stage.PLACING:
-        if word in ("", "ok", "start", "y", "yes"):
+        if typed_as(word, Command.START):
             model.ready()
-        elif word in ("n", "new"):
+        elif typed_as(word, Command.NEW):
             model.reroll()
-        elif word in ("d", "decline"):
+        elif typed_as(word, Command.DECLINE):
             model.decline()
         else:
             model.place_typed(line)
         return
     if model.stage is Stage.OVER:
-        if word in ("r", "rematch"):
+        if typed_as(word, Command.REMATCH):
             model.rematch()
-        elif word in ("a", "analyse", "analyze"):
+        elif typed_as(word, Command.ANALYSE):
             _analyse(model, write)
         else:
             model.say(_("The game is over: a analyses it, r starts a rematch, q leaves"))
         return
-    if word in ("s", "hints"):
+    if typed_as(word, Command.HINTS):
         model.toggle_hints()
         return
     for text in _SPLIT.split(line):
