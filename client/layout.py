@@ -360,7 +360,7 @@ def title_line(model: Model, width: int) -> Line:
             name=model.opponent_shown() or "?", key=model.opponent_key
         )
     elif model.invite or model.stage is Stage.CONNECTING:
-        opponent = _("  waiting for the opponent")
+        opponent = "  " + model.waiting_words()
     # The opponent's key is what the title is for: a long one leaves out the lesser parts.
     heads = (f" statki  {rules}  {me} ({_(role)})", f" statki  {rules}  {me}", f" {rules}  {me}")
     text = next((h + opponent for h in heads if len(h + opponent) <= width), heads[-1] + opponent)
@@ -384,7 +384,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     room = max(20, width - max(_width(line) for line in left) - 6)
     for text in model.departure_lines():  # before the ships: a guest reads these first
         right += wrapped(text, room, "class:trouble")
-    showing_invite = bool(model.invite) and not model.opponent_key
+    showing_invite = bool(model.invite) and not model.opponent_key and not model.at_the_door
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
     if model.stage is Stage.PLACING:
@@ -395,6 +395,9 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
         return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
+    if model.at_the_door and not model.opponent_key and model.stage is Stage.PLACING:
+        door = wrapped(model.door_words(), width, "class:box")
+        return [[], *block, [], *door, *notice_lines(model, width)]
     legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
     return [[], *block, [], *notice_lines(model, width), [], [("", _(legend))]]
 
@@ -440,7 +443,9 @@ def rules_screen_lines(model: Model) -> list[Line]:
         *notice_lines(model),
         [("", _("R in placement comes back here until the battle starts"))],
     ]
-    if model.invite and not model.opponent_key:
+    if model.at_the_door and not model.opponent_key:
+        lines += wrapped(model.door_words(), WIDTH, "class:box")
+    elif model.invite and not model.opponent_key:
         # No blank line above it: an invite of three lines (addresses, key, secret) would
         # lose its secret under the key bar at 80x24.
         lines += invite_lines(model.invite, WIDTH)
@@ -878,8 +883,10 @@ def bar_keys(model: Model) -> list[Key]:
         return [*keys, *resume, help_key, quit_key]
     past = Key(_("p past games"), _("p past"))
     talk = [Key(_("t talk")), Key(_("m unmute") if model.muted else _("m mute"))]
+    if model.stage is Stage.CONNECTING:
+        talk = []  # no game to talk in yet: t and m do nothing
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
-        waiting = Key(_("waiting for the opponent") + " ", needed=True)
+        waiting = Key(model.waiting_words() + " ", needed=True)
         return [waiting, *resume, past, *talk, help_key, quit_key]
     if model.stage is Stage.OVER:
         keys = [Key(_("r rematch"), needed=True)] if model.can_rematch else []

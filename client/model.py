@@ -48,7 +48,17 @@ from statki_net.store.language import _, words
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
+from .kinds import (
+    ABSENT,
+    EndScreen,
+    GuestAtTheDoor,
+    HistorySource,
+    Link,
+    Overlay,
+    Stage,
+    Told,
+    Volley,
+)
 from .pickup import PickingUp
 from .placement import Placed
 from .rules_screen import RulesScreen
@@ -328,6 +338,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
+            case GuestAtTheDoor(connections=connections):
+                self.at_the_door = connections
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)

@@ -57,6 +57,9 @@ class CommonState:
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
     at_prompt: bool = False
+    at_the_door: int = 0
+    """Connections waiting for the host's hello, which goes out once its fleet is committed:
+    its guest, most likely, who cannot be named before it has said hello."""
     unfinished: str = ""
     """A line on the games kept for ``statki resume``; shown until the battle starts."""
     """Played at the line prompt (``--plain``): squares are typed, no cursor nor keys to tell."""
@@ -104,6 +107,24 @@ class CommonState:
             _("No preset: unlike {nearest},").format(nearest=match.nearest),
             *(f" {d}" for d in match.differences(words())),
         ]
+
+    def waiting_words(self) -> str:
+        """What this side waits for before the battle, in a few words (the title, the keys)."""
+        if self.opponent_key and self.opponent_shown():
+            return _("waiting for {name}").format(name=self.opponent_shown())
+        if self.session.role is Role.GUEST and not self.opponent_key:
+            return _("waiting for the host's rules")
+        if self.at_the_door and not self.opponent_key:
+            return _("a guest waits for your rules")
+        return _("waiting for the opponent")
+
+    def door_words(self) -> str:
+        """The host's screen, once a guest has come before the rules were said: what to do."""
+        if self.stage is Stage.RULES:
+            return _(
+                "A guest has connected and waits for your rules: choose them, then place your fleet"
+            )
+        return _("A guest has connected and waits for your rules: place your fleet, Enter starts")
 
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble

@@ -486,7 +486,14 @@ async def _host_on_screen(
         return reunions[-1]
 
     try:
-        return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
+        return await _on_screen(
+            player,
+            session,
+            guest,
+            invite=invite,
+            reunion=reunion,
+            door_watchers=admission.door_watchers,
+        )
     finally:
         close_first()
         for made in reunions:
@@ -797,6 +804,7 @@ async def _on_screen(
     *,
     invite: str = "",
     reunion: Callable[[History], HostReunion | GuestReunion] | None = None,
+    door_watchers: list[Callable[[int], None]] | None = None,
 ) -> int:
     """Play on the full screen; then say how each game ended on stdout, as the line prompt does.
 
@@ -817,6 +825,7 @@ async def _on_screen(
             reunion=reunion(history) if reunion is not None else None,
             bell=player.bell,
             home=player.home,
+            door_watchers=door_watchers,
         )
     finally:
         history.close()
