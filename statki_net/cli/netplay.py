@@ -542,14 +542,20 @@ class HostReunion:
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
                 admitted = await self.arrived.get()
         except TimeoutError:
+            self.close()
             raise UsageError(
                 _("{who} did not come back for the rematch within {seconds:g} s").format(
                     who=who, seconds=seconds
                 )
             ) from None
-        finally:
+        except BaseException:
             self.close()
-        return _admitted_as(self.player, admitted, session.fleet, self.history)
+            raise
+        # The port stays open for the game, as for the first: a guest whose program stopped
+        # comes back to it (statki resume); the next reopen, or the end, closes it.
+        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
+        resuming = CarryOn(TakeBack(self.admission), keeper)
+        return _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
 
     def close(self) -> None:
         self.admission.withdraw(HOSTED)
@@ -591,8 +597,19 @@ class GuestReunion:
                         )
                     ) from None
             await asyncio.sleep(REDIAL_PAUSE)
+        # Kept, as the first game is, so that it can be picked up if this program stops.
+        resuming = CarryOn(
+            Redial(self.invite.addresses),
+            SecretKeeper(self.player.home, invite=_invite_text(self.invite)),
+        )
         return _connection(
-            self.player, session, reader, writer, self.history, expect_key=self.invite.key
+            self.player,
+            session,
+            reader,
+            writer,
+            self.history,
+            expect_key=self.invite.key,
+            resuming=resuming,
         )
 
 
