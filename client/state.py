@@ -108,24 +108,6 @@ class CommonState:
             *(f" {d}" for d in match.differences(words())),
         ]
 
-    def waiting_words(self) -> str:
-        """What this side waits for before the battle, in a few words (the title, the keys)."""
-        if self.opponent_key and self.opponent_shown():
-            return _("waiting for {name}").format(name=self.opponent_shown())
-        if self.session.role is Role.GUEST and not self.opponent_key:
-            return _("waiting for the host's rules")
-        if self.at_the_door and not self.opponent_key:
-            return _("a guest waits for your rules")
-        return _("waiting for the opponent")
-
-    def door_words(self) -> str:
-        """The host's screen, once a guest has come before the rules were said: what to do."""
-        if self.stage is Stage.RULES:
-            return _(
-                "A guest has connected and waits for your rules: choose them, then place your fleet"
-            )
-        return _("A guest has connected and waits for your rules: place your fleet, Enter starts")
-
     def say(self, text: str, *, trouble: bool = False) -> None:
         self.notice, self.trouble = text, trouble
 
