@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import secrets
 import shutil
@@ -525,6 +526,7 @@ class HostReunion:
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
         self.admission: Admission[str] = Admission(clock=player.clock)
+        self._closing: asyncio.Future[None] | None = None
 
     async def reopen(self) -> None:
         self.before()
@@ -551,13 +553,26 @@ class HostReunion:
         except BaseException:
             self.close()
             raise
-        # The port stays open for the game, as for the first: a guest whose program stopped
-        # comes back to it (statki resume); the next reopen, or the end, closes it.
+        # The port stays open while the game is played, as for the first: a guest whose
+        # program stopped comes back to it (statki resume).  Closed when it ends, so that a
+        # guest asking for the next rematch is refused, and dials again, until this side asks.
         keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
         resuming = CarryOn(TakeBack(self.admission), keeper)
-        return _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
+        conn = _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
+        self._closing = asyncio.ensure_future(self._close_after(conn, self.servers))
+        return conn
+
+    async def _close_after(self, conn: GameConnection, servers: list[asyncio.Server]) -> None:
+        with contextlib.suppress(Exception):
+            await conn.wait()
+        for server in servers:
+            server.close()
+        if self.servers is servers:
+            self.servers = []
 
     def close(self) -> None:
+        if self._closing is not None:
+            self._closing.cancel()
         self.admission.withdraw(HOSTED)
         for server in self.servers:
             server.close()
