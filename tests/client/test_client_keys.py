@@ -227,3 +227,21 @@ def _parts(bar: str, keys: list[Key]) -> list[str]:
         parts.append(found)
         rest = rest[len(found) :].removeprefix("  ")
     return parts
+
+
+def test_a_player_who_quit_leaves_once_the_resignation_is_made(tmp_path: Path) -> None:
+    """Quitting in the opponent's turn resigns once their shot is answered; the screen then
+    stayed, as if the player had not asked to leave, until another key was pressed."""
+    import asyncio
+
+    model, _ = game(tmp_path)
+    model.ready()
+    model.quitting = True  # asked in their turn; the resignation, pending, is now made
+
+    async def run() -> None:
+        with create_pipe_input() as pipe:
+            app = build_app(model, input=pipe, output=DummyOutput())
+            await asyncio.wait_for(app.run_async(), 10)
+
+    asyncio.run(run())
+    assert model.done
