@@ -469,12 +469,22 @@ async def _host_on_screen(
     ``bound`` addresses, with the same invite, secret and key.
     """
 
+    closing: list[asyncio.Future[None]] = []
+
     async def guest(history: History, chosen: Session) -> GameConnection:
         admission.ready(HOSTED, door.hosting_like(chosen))
         admitted = await arrived.get()
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
-        return _admitted_as(player, admitted, chosen.fleet, history, resuming)
+        conn = _admitted_as(player, admitted, chosen.fleet, history, resuming)
+        closing.append(asyncio.ensure_future(close_after(conn)))
+        return conn
+
+    async def close_after(conn: GameConnection) -> None:
+        # Closed once the game ends, as a rematch's is (HostReunion.connect says why).
+        with contextlib.suppress(Exception):
+            await conn.wait()
+        close_first()
 
     def close_first() -> None:
         for server in servers:
@@ -497,6 +507,8 @@ async def _host_on_screen(
         )
     finally:
         close_first()
+        for task in closing:
+            task.cancel()
         for made in reunions:
             made.close()
 
