@@ -790,7 +790,10 @@ def history_lines(model: Model, width: int) -> list[Line]:
     lines += [[], [("class:box", _("Wins per opponent"))]]
     for tally in tallies[:6]:
         text = _("  {label}: {won} won, {lost} lost of {games}").format(
-            label=tally.label, won=tally.won, lost=tally.lost, games=tally.games
+            label=shown_name(tally.label, tally.key) or _("someone"),
+            won=tally.won,
+            lost=tally.lost,
+            games=tally.games,
         )
         lines.append([("", text)])
     return lines
