@@ -883,8 +883,10 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
     for outcome in outcomes:
+        # Wrapped between words: the terminal cut the verdict mid-word at 80 columns.
         if outcome.verdict is not None:
-            print(_("verdict: {verdict}").format(verdict=outcome.verdict.headline_in(words())))
+            verdict = outcome.verdict.headline_in(words())
+            print(wrapped(_("verdict: {verdict}").format(verdict=verdict)))
         else:
             print(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
         if outcome.log_path is not None:
