@@ -901,4 +901,4 @@ def bar_keys(model: Model) -> list[Key]:
         keys = [aim, Key(_("Enter mark/fire"), needed=True), Key(_("Space unmark"))]
     else:
         keys = [Key(_("arrows or b4 aim")), Key(_("Enter fire"), needed=True)]
-    return [*keys, Key(_("s hints")), past, *talk, help_key, quit_key]
+    return [*keys, Key(_("s hints"), _("s hint")), past, *talk, help_key, quit_key]
