@@ -182,6 +182,7 @@ class Daemon:
         self.reach: Outcome | None = None
         """What the router did when asked to forward the port (None: not asked)."""
         self.control = ControlServer(self)
+        self.admission.door_watchers.append(self._at_the_door)
         self.tasks: set[asyncio.Task[None]] = set()
         self.stopped = asyncio.Event()
         self._ids = itertools.count(1)
@@ -313,6 +314,13 @@ class Daemon:
             raise UsageError(phrase(N_("the game's proposal is settled")))
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
+
+    def _at_the_door(self, connections: int) -> None:
+        """Connections wait for a hello no game can say yet: each game hosted ``deferred``
+        and not yet proposed is told (its guest, most likely, which the hello will prove)."""
+        for game in list(self.games.values()):
+            if game.role is Role.HOST and game.status == "waiting" and game.fleet is None:
+                self.control.publish_door(game, connections)
 
     def cancel(self, game: DaemonGame) -> None:
         """A hosted game its front end gave up before a guest came: it waits no more."""
