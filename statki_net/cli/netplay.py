@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import random
 import secrets
 import shutil
@@ -84,7 +83,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed, Session, public_key_bytes
+from statki_net.protocol.session import Event, Failed, GameClosed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
@@ -469,22 +468,14 @@ async def _host_on_screen(
     ``bound`` addresses, with the same invite, secret and key.
     """
 
-    closing: list[asyncio.Future[None]] = []
-
     async def guest(history: History, chosen: Session) -> GameConnection:
         admission.ready(HOSTED, door.hosting_like(chosen))
         admitted = await arrived.get()
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
         conn = _admitted_as(player, admitted, chosen.fleet, history, resuming)
-        closing.append(asyncio.ensure_future(close_after(conn)))
+        _closing_when_over(conn, close_first)  # as a rematch's (HostReunion.connect says why)
         return conn
-
-    async def close_after(conn: GameConnection) -> None:
-        # Closed once the game ends, as a rematch's is (HostReunion.connect says why).
-        with contextlib.suppress(Exception):
-            await conn.wait()
-        close_first()
 
     def close_first() -> None:
         for server in servers:
@@ -507,8 +498,6 @@ async def _host_on_screen(
         )
     finally:
         close_first()
-        for task in closing:
-            task.cancel()
         for made in reunions:
             made.close()
 
@@ -538,7 +527,6 @@ class HostReunion:
         self.servers: list[asyncio.Server] = []
         self.arrived: Arrivals = asyncio.Queue()
         self.admission: Admission[str] = Admission(clock=player.clock)
-        self._closing: asyncio.Future[None] | None = None
 
     async def reopen(self) -> None:
         self.before()
@@ -571,20 +559,11 @@ class HostReunion:
         keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
         resuming = CarryOn(TakeBack(self.admission), keeper)
         conn = _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
-        self._closing = asyncio.ensure_future(self._close_after(conn, self.servers))
+        servers = self.servers
+        _closing_when_over(conn, lambda: _close_servers(servers))
         return conn
 
-    async def _close_after(self, conn: GameConnection, servers: list[asyncio.Server]) -> None:
-        with contextlib.suppress(Exception):
-            await conn.wait()
-        for server in servers:
-            server.close()
-        if self.servers is servers:
-            self.servers = []
-
     def close(self) -> None:
-        if self._closing is not None:
-            self._closing.cancel()
         self.admission.withdraw(HOSTED)
         for server in self.servers:
             server.close()
@@ -666,6 +645,22 @@ def _admitting(admission: Admission[str], arrived: Arrivals) -> ConnectHandler:
             await arrived.put(admitted)
 
     return on_connect
+
+
+def _closing_when_over(conn: GameConnection, close: Callable[[], None]) -> None:
+    """Call ``close`` as ``conn``'s game closes, before any front end hears of it: so the
+    opponent, told of the end as soon, cannot dial a port that is still open."""
+
+    def on_events(events: list[Event]) -> None:
+        if any(isinstance(event, GameClosed) for event in events):
+            close()
+
+    conn.event_listeners.insert(0, on_events)
+
+
+def _close_servers(servers: list[asyncio.Server]) -> None:
+    for server in servers:
+        server.close()
 
 
 def _turn_away(arrived: Arrivals) -> None:
