@@ -9,6 +9,7 @@ resigns a game in progress and leaves.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 
 from statki_net.game.answers import Command, typed_as, yes_or_no
@@ -17,7 +18,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
 from statki_net.store.language import _
 
-from .layout import plain, screen
+from .layout import WIDTH, plain, screen
 from .model import Model, Overlay, Stage
 from .review import AnalysisJob, AnalysisStatus, Report, ShotsReviewed, Update, accuracy_words
 
@@ -61,7 +62,7 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
             _show(model, write)
             over_shown = model.stage is Stage.OVER
         elif model.notice:
-            write(model.notice)
+            write(textwrap.fill(model.notice, WIDTH))  # as the screen wraps it: never cut
     if model.stage is Stage.OVER and model.end_screen is not None and not over_shown:
         write(f"{model.end_screen.verdict}")  # the input ended: the result, said once
 

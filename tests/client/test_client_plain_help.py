@@ -128,3 +128,21 @@ def test_polish_commands_play_at_the_prompt(tmp_path: Path) -> None:
     assert model.hints
     assert any("Rozegrane gry" in text for text in out), out
     assert model.stage is Stage.OVER and model.end_screen is not None
+
+
+def test_a_notice_said_again_at_the_prompt_is_wrapped_at_80_columns(tmp_path: Path) -> None:
+    """The placing notice, said again after a "q" answered "n", ran to 111 columns."""
+    model, _history = game(tmp_path)
+    model.at_prompt = True
+    lines = iter(["q", "n", "q", "t"])
+    out: list[str] = []
+    speak("pl")
+    try:
+        drawn = "Your fleet is drawn at random: Enter starts, 'new' draws another, or type your"
+        model.say(_(drawn + " ships, like B2-E2 G2-G4 J1"))
+        run_plain(model, lambda prompt: next(lines, None), out.append)
+    finally:
+        speak("en")
+    said = [line for text in out for line in text.split("\n")]
+    assert "„nowa” losuje inną" in " ".join(" ".join(said).split())
+    assert max(len(line) for line in said) <= 80, [line for line in said if len(line) > 80]
