@@ -54,7 +54,7 @@ from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import words
 
-from .kinds import ABSENT, Told
+from .kinds import ABSENT, GuestAtTheDoor, Told
 
 FOLLOWED_NOTICES = (Lost, Reconnecting, Reconnected, Closed)
 """The connection's notices the model is told (``ConnectionLink`` passes the same)."""
@@ -282,6 +282,8 @@ class DaemonLink:
                 self._gone(Failed(ABSENT, why, False))
 
     def _read(self, message: Message) -> list[Told]:
+        if message["event"] == "door":  # a guest waits for the hello, before ``propose``
+            return [GuestAtTheDoor(int(message["connections"]))]
         if message["event"] == "session":
             frames = [frame_from_bytes(data) for data in message["frames"]]
             had, self._known = min(self._known, len(frames)), 0

@@ -264,6 +264,11 @@ def build_app(
             model.bell_due = False
             app.output.bell()
             app.output.flush()
+        if model.done and app.is_running and not app.is_done:
+            # A resignation asked for in the opponent's turn is made once their shot is
+            # answered: the player, who chose to quit, leaves then, with no key to press.
+            model.cancel_analysis()
+            app.exit()
 
     control = FormattedTextControl(drawn, focusable=True, show_cursor=False)
     app: Application[None] = Application(

@@ -25,10 +25,20 @@ from statki_net.protocol.wire import Limits
 from statki_net.store.history import GameRow, Tally
 from statki_net.store.language import _, ngettext, words
 
-Told = Event | Lost | Reconnecting | Reconnected | Closed
+
+@dataclass(frozen=True)
+class GuestAtTheDoor:
+    """Connections wait for the host's hello (its guest, most likely): the hello, which
+    carries the rules, goes out once the host's fleet is committed."""
+
+    connections: int
+
+
+Told = Event | Lost | Reconnecting | Reconnected | Closed | GuestAtTheDoor
 """What the model is told: the session's own events; over a network, that the
 connection is lost (the session plays on alone, SPEC.md section 12); and at the
-very end how the referee judges this side's log (``Closed``)."""
+very end how the referee judges this side's log (``Closed``); a host, that a
+guest waits for its rules (``GuestAtTheDoor``)."""
 
 
 class Link(Protocol):

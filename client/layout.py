@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -272,14 +273,15 @@ def _body_and_keys(
     lines = [title_line(model, width), *with_unfinished(model, lines)]
     if model.overlay is Overlay.QUIT:
         lines = [*lines[: height - 3], [], [("class:trouble", model.quit_consequence())]]
-    return lines, [("class:keys", keys_line(model))]
+    return lines, [("class:keys", keys_line(model, width))]
 
 
 def terminal_screen(
     model: Model, columns: int, rows: int, click: Click | None = None, now: int | None = None
 ) -> StyleAndTextTuples:
     """The screen for a terminal of ``columns`` x ``rows``: the 80x24 screen in its middle,
-    with the key bar on the terminal's last row; or, on a smaller one, why nothing else is."""
+    with the key bar on the terminal's last row, using its whole width (centered, as the
+    screen is); or, on a smaller one, why nothing else is."""
     if columns < WIDTH or rows < HEIGHT:
         said_words = _(
             "The terminal is too small: statki needs {width} columns and {height} rows,"
@@ -294,7 +296,11 @@ def terminal_screen(
     top = (rows - HEIGHT) // 2
     lines: list[Line] = [[]] * top + [[*margin, *line] for line in body[:-1]]
     lines += [[]] * (rows - 1 - len(lines))
-    return _joined([*lines, [*margin, *body[-1]]])
+    keys = body[-1]
+    if columns > WIDTH:
+        bar = keys_line(model, columns)
+        keys = [("class:keys", bar.center(columns).rstrip())]
+    return _joined([*lines, keys])
 
 
 def _joined(lines: list[Line]) -> StyleAndTextTuples:
@@ -355,7 +361,7 @@ def title_line(model: Model, width: int) -> Line:
             name=model.opponent_shown() or "?", key=model.opponent_key
         )
     elif model.invite or model.stage is Stage.CONNECTING:
-        opponent = _("  waiting for the opponent")
+        opponent = "  " + model.waiting_words()
     # The opponent's key is what the title is for: a long one leaves out the lesser parts.
     heads = (f" statki  {rules}  {me} ({_(role)})", f" statki  {rules}  {me}", f" {rules}  {me}")
     text = next((h + opponent for h in heads if len(h + opponent) <= width), heads[-1] + opponent)
@@ -379,7 +385,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     room = max(20, width - max(_width(line) for line in left) - 6)
     for text in model.departure_lines():  # before the ships: a guest reads these first
         right += wrapped(text, room, "class:trouble")
-    showing_invite = bool(model.invite) and not model.opponent_key
+    showing_invite = bool(model.invite) and not model.opponent_key and not model.at_the_door
     if not showing_invite:  # the invite needs the room, and nobody has accepted yet
         right.append([("", model.starter_words())])
     if model.stage is Stage.PLACING:
@@ -390,6 +396,9 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
         return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
+    if model.at_the_door and not model.opponent_key and model.stage is Stage.PLACING:
+        door = wrapped(model.door_words(), width, "class:box")
+        return [[], *block, [], *door, *notice_lines(model, width)]
     legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
     return [[], *block, [], *notice_lines(model, width), [], [("", _(legend))]]
 
@@ -435,7 +444,9 @@ def rules_screen_lines(model: Model) -> list[Line]:
         *notice_lines(model),
         [("", _("R in placement comes back here until the battle starts"))],
     ]
-    if model.invite and not model.opponent_key:
+    if model.at_the_door and not model.opponent_key:
+        lines += wrapped(model.door_words(), WIDTH, "class:box")
+    elif model.invite and not model.opponent_key:
         # No blank line above it: an invite of three lines (addresses, key, secret) would
         # lose its secret under the key bar at 80x24.
         lines += invite_lines(model.invite, WIDTH)
@@ -666,12 +677,18 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
             [("", (label if index == 0 else " " * len(label)) + part)]
             for index, part in enumerate(path)
         ]
-    if model.why_no_analysis() is None:
+    if model.why_no_analysis() is None and not _analysis_unoffered(model):
         failed = model.analysis.status is AnalysisStatus.FAILED
         lines += wrapped(model.analysis.summary(), width, "class:trouble" if failed else "")
     if model.notice and model.notice != end.why_unfinished:
         lines += wrapped(model.notice, width, "class:trouble" if model.trouble else "")
     return lines
+
+
+def _analysis_unoffered(model: Model) -> bool:
+    """The end screen's "a analyses the game" would mislead: the line prompt offers ``a`` in
+    its own prompt, and a player who resigned by quitting has left before it."""
+    return model.at_prompt and model.analysis.status is AnalysisStatus.NOT_ASKED
 
 
 def end_boards(model: Model, end: EndScreen) -> list[Line]:
@@ -774,63 +791,115 @@ def history_lines(model: Model, width: int) -> list[Line]:
     lines += [[], [("class:box", _("Wins per opponent"))]]
     for tally in tallies[:6]:
         text = _("  {label}: {won} won, {lost} lost of {games}").format(
-            label=tally.label, won=tally.won, lost=tally.lost, games=tally.games
+            label=shown_name(tally.label, tally.key) or _("someone"),
+            won=tally.won,
+            lost=tally.lost,
+            games=tally.games,
         )
         lines.append([("", text)])
     return lines
 
 
-def keys_line(model: Model) -> str:
+@dataclass(frozen=True)
+class Key:
+    """One entry of the key bar: a key and what it does, in the player's words."""
+
+    said: str
+    brief: str = ""
+    """Fewer words for a bar short of room ("" : the same as ``said``)."""
+    needed: bool = False
+    """Kept however short the bar: without it the screen cannot be left or moved on."""
+
+
+KEY_GAP = "  "
+
+
+def keys_line(model: Model, width: int = WIDTH) -> str:
+    """The key bar in at most ``width`` columns: every key in full words where they fit,
+    else in fewer words, else without the keys least needed; never a key cut in two."""
+    return fitted(bar_keys(model), width)
+
+
+def fitted(keys: Sequence[Key], width: int) -> str:
+    """``keys`` in at most ``width`` columns: told more briefly from the end of the bar
+    until they fit; if they do not, the least needed are left out, from the end."""
+
+    def line(shown: Sequence[Key], brief: int = len(keys)) -> str:
+        """The bar with its last ``brief`` keys told briefly."""
+        start = len(shown) - brief
+        told = (key.brief or key.said if i >= start else key.said for i, key in enumerate(shown))
+        return " " + KEY_GAP.join(told)
+
+    for brief in range(len(keys) + 1):
+        if len(said := line(keys, brief)) <= width:
+            return said
+    kept = list(keys)
+    for needed in (False, True):
+        for key in reversed(list(kept)):
+            if len(said := line(kept)) <= width:
+                return said
+            if key.needed is needed:
+                kept.remove(key)
+    return line(kept)
+
+
+def bar_keys(model: Model) -> list[Key]:
+    """The key bar's entries for what the screen shows now, in the order they are shown."""
+    help_key, quit_key = Key(_("? help"), needed=True), Key(_("q quit"), needed=True)
+    resume = [Key(_("u resume"))] if model.can_pick_up and model.overlay is None else []
     if model.draft is not None and model.overlay is None:
-        return _(" Enter say  Esc close  Backspace erase   {used}/{most}").format(
-            used=len(model.draft), most=MAX_SAY_CHARS
-        )
+        count = f"{len(model.draft)}/{MAX_SAY_CHARS}"
+        return [
+            Key(_("Enter say"), needed=True),
+            Key(_("Esc close"), needed=True),
+            Key(_("Backspace erase")),
+            Key(" " + count, needed=True),
+        ]
     if model.overlay is Overlay.QUIT:
-        return _(" y quit  n stay")
+        return [Key(_("y quit"), needed=True), Key(_("n stay"), needed=True)]
     if model.overlay is Overlay.ANALYSIS:
-        return _(" a or Esc back  q quit")
+        return [Key(_("a or Esc back"), needed=True), quit_key]
     if model.overlay is Overlay.PICK:
-        return _(" up/down choose  Enter or 1-9 resume it  Esc back")
+        return [
+            Key(_("up/down choose")),
+            Key(_("Enter or 1-9 resume it"), needed=True),
+            Key(_("Esc back"), needed=True),
+        ]
     if model.overlay is not None:
-        return _(" Esc back  q quit")
-    if model.can_pick_up:
-        return _keys_with_pick_up(model)
+        return [Key(_("Esc back"), needed=True), quit_key]
     if model.stage is Stage.RULES:
+        keys = [Key(_("up/down choose the rules"), _("up/down rules"))]
         if model.strength_choices:
-            return _(" up/down rules  left/right computer  Enter confirm  ? help  q quit")
-        if model.move_seconds is not None:
-            return _(" up/down choose the rules  +/- time a move  Enter confirm  ? help  q quit")
-        return _(" up/down choose the rules  Enter confirm  ? help  q quit")
+            keys.append(Key(_("left/right computer")))
+        elif model.move_seconds is not None:
+            keys.append(Key(_("+/- time a move"), _("+/- time")))
+        return [*keys, Key(_("Enter confirm"), needed=True), *resume, help_key, quit_key]
     if model.stage is Stage.PLACING:
+        moving = Key(_("Tab ship  arrows move  r rotate"), _("Tab/arrows/r place"))
+        new = Key(_("n new fleet"), _("n new"))
         if model.must_decide:
-            return _(" Tab/arrows/r place  n new fleet  Enter accept  d decline  ? help  q quit")
-        if model.can_choose_rules:
-            return _(" Tab ship  arrows move  r rotate  n new fleet  R rules  Enter start  ? help")
-        return _(" Tab ship  arrows move  r rotate  n new fleet  Enter start  ? help  q quit")
+            keys = [moving, new, Key(_("Enter accept"), needed=True)]
+            keys.append(Key(_("d decline"), needed=True))
+        elif model.can_choose_rules:
+            keys = [moving, new, Key(_("R rules")), Key(_("Enter start"), needed=True)]
+        else:
+            keys = [moving, new, Key(_("Enter start"), needed=True)]
+        return [*keys, *resume, help_key, quit_key]
+    past = Key(_("p past games"), _("p past"))
+    talk = [Key(_("t talk")), Key(_("m unmute") if model.muted else _("m mute"))]
+    if model.stage is Stage.CONNECTING:
+        talk = []  # no game to talk in yet: t and m do nothing
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
-        return _(" waiting for the opponent   p past games  t talk  ? help  q quit")
+        waiting = Key(model.waiting_words() + " ", needed=True)
+        return [waiting, *resume, past, *talk, help_key, quit_key]
     if model.stage is Stage.OVER:
-        rematch = _(" r rematch ") if model.can_rematch else ""
-        analyse = _(" a analyse ") if model.why_no_analysis() is None else ""
-        return rematch + analyse + _(" p past games  q quit  ? help")
+        keys = [Key(_("r rematch"), needed=True)] if model.can_rematch else []
+        if model.why_no_analysis() is None:
+            keys.append(Key(_("a analyse"), needed=True))
+        return [*keys, past, quit_key, help_key]
     if model.salvo:
-        return _(" arrows/a1 aim  Enter mark/fire  Space unmark  s hints  p past  ? help  q quit")
-    return _(" arrows or b4 aim  Enter fire  s hints  p past games  t talk  ? help  q quit")
-
-
-def _keys_with_pick_up(model: Model) -> str:
-    """The first screens' keys with ``u``, which picks an unfinished game up: the same keys,
-    told more briefly, so that the line still fits."""
-    if model.stage is Stage.RULES:
-        if model.strength_choices:
-            return _(" up/down rules  left/right computer  Enter confirm  u resume  ? help")
-        if model.move_seconds is not None:
-            return _(" up/down rules  +/- time  Enter confirm  u resume  ? help  q quit")
-        return _(" up/down rules  Enter confirm  u resume  ? help  q quit")
-    if model.stage is Stage.PLACING:
-        if model.must_decide:
-            return _(" Tab/arrows/r place  n new  Enter accept  d decline  u resume  ? help")
-        if model.can_choose_rules:
-            return _(" Tab/arrows/r place  n new  R rules  Enter start  u resume  ? help  q quit")
-        return _(" Tab ship  arrows move  r rotate  n new  Enter start  u resume  ? help  q quit")
-    return _(" waiting for the opponent   u resume  p past games  ? help  q quit")
+        aim = Key(_("arrows/a1 aim"))
+        keys = [aim, Key(_("Enter mark/fire"), needed=True), Key(_("Space unmark"))]
+    else:
+        keys = [Key(_("arrows or b4 aim")), Key(_("Enter fire"), needed=True)]
+    return [*keys, Key(_("s hints"), _("s hint")), past, *talk, help_key, quit_key]

@@ -49,7 +49,17 @@ from statki_net.store.language import _, words
 
 from .aim import Aiming, remaining_lengths, squares_text
 from .ending import EndOfGame
-from .kinds import ABSENT, EndScreen, HistorySource, Link, Overlay, Stage, Told, Volley
+from .kinds import (
+    ABSENT,
+    EndScreen,
+    GuestAtTheDoor,
+    HistorySource,
+    Link,
+    Overlay,
+    Stage,
+    Told,
+    Volley,
+)
 from .pickup import PickingUp
 from .placement import Placed
 from .rules_screen import RulesScreen
@@ -230,6 +240,34 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         self.link.listen(self.handle)
         return True
 
+    def waiting_words(self) -> str:
+        """What this side waits for before the battle, in a few words (the title, the keys)."""
+        if self.opponent_key and self.opponent_shown():
+            return _("waiting for {name}").format(name=self.opponent_shown())
+        if self.session.role is Role.GUEST and not self.opponent_key:
+            return _("waiting for the host's rules")
+        if self.at_the_door and not self.opponent_key:
+            # The opponent of a game picked up may be back at the door, not a new guest.
+            return (
+                _("someone has connected")
+                if self.can_pick_up
+                else _("a guest waits for your rules")
+            )
+        return _("waiting for the opponent")
+
+    def door_words(self) -> str:
+        """The host's screen, once a guest has come before the rules were said: what to do."""
+        if self.can_pick_up:
+            return _(
+                "Someone has connected: a guest waiting for your rules, or the opponent of an"
+                " unfinished game, back for it (u picks it up)"
+            )
+        if self.stage is Stage.RULES:
+            return _(
+                "A guest has connected and waits for your rules: choose them, then place your fleet"
+            )
+        return _("A guest has connected and waits for your rules: place your fleet, Enter starts")
+
     def connecting_words(self) -> str:
         """What a side waits for before there are rules to place a fleet by."""
         if self.session.role is Role.HOST:
@@ -329,6 +367,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
+            case GuestAtTheDoor(connections=connections):
+                self.at_the_door = connections
             case PeerHello(hello=hello):
                 self.opponent_name = hello.name
                 self.opponent_key = fingerprint(hello.key)

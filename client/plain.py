@@ -9,15 +9,16 @@ resigns a game in progress and leaves.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 
-from statki_net.game.answers import yes_or_no
+from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.board import parse_square
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
 from statki_net.store.language import _
 
-from .layout import plain, screen
+from .layout import WIDTH, plain, screen
 from .model import Model, Overlay, Stage
 from .review import AnalysisJob, AnalysisStatus, Report, ShotsReviewed, Update, accuracy_words
 
@@ -46,6 +47,7 @@ _SPLIT = re.compile(r"[\s,;]+")
 def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
     """Play until the player leaves or the input ends (``model`` made with ``at_prompt``)."""
     _show(model, write)
+    over_shown = model.stage is Stage.OVER
     while not model.done:
         stage, volleys = model.stage, len(model.volleys)
         line = read_line(_prompt(model))
@@ -58,10 +60,11 @@ def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
             model.overlay = None
         elif model.stage is not stage or len(model.volleys) != volleys:
             _show(model, write)
+            over_shown = model.stage is Stage.OVER
         elif model.notice:
-            write(model.notice)
-    if model.stage is Stage.OVER and model.end_screen is not None:
-        write(f"{model.end_screen.verdict}")
+            write(textwrap.fill(model.notice, WIDTH))  # as the screen wraps it: never cut
+    if model.stage is Stage.OVER and model.end_screen is not None and not over_shown:
+        write(f"{model.end_screen.verdict}")  # the input ended: the result, said once
 
 
 def _prompt(model: Model) -> str:
@@ -84,7 +87,7 @@ def _show(model: Model, write: Write) -> None:
 
 def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None:
     word = line.lower()
-    if word in ("q", "quit", "exit"):
+    if typed_as(word, Command.QUIT):
         model.ask_quit()
         if model.overlay is Overlay.QUIT:
             if _asked_yes(model.quit_consequence() + " ", read_line, write):
@@ -92,32 +95,32 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
             else:
                 model.cancel_quit()
         return
-    if word in ("?", "help"):
+    if typed_as(word, Command.HELP):
         write(_(HELP))
         model.notice = ""  # said before the help: not to be said again under it
         return
-    if word in ("history", "p"):
+    if typed_as(word, Command.HISTORY):
         model.toggle_overlay(Overlay.HISTORY)
         return
     if model.stage is Stage.PLACING:
-        if word in ("", "ok", "start", "y", "yes"):
+        if typed_as(word, Command.START):
             model.ready()
-        elif word in ("n", "new"):
+        elif typed_as(word, Command.NEW):
             model.reroll()
-        elif word in ("d", "decline"):
+        elif typed_as(word, Command.DECLINE):
             model.decline()
         else:
             model.place_typed(line)
         return
     if model.stage is Stage.OVER:
-        if word in ("r", "rematch"):
+        if typed_as(word, Command.REMATCH):
             model.rematch()
-        elif word in ("a", "analyse", "analyze"):
+        elif typed_as(word, Command.ANALYSE):
             _analyse(model, write)
         else:
             model.say(_("The game is over: a analyses it, r starts a rematch, q leaves"))
         return
-    if word in ("s", "hints"):
+    if typed_as(word, Command.HINTS):
         model.toggle_hints()
         return
     for text in _SPLIT.split(line):

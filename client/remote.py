@@ -40,7 +40,7 @@ from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words
 
 from .keys import build_app
-from .kinds import Told
+from .kinds import GuestAtTheDoor, Told
 from .model import ABSENT, Model, Stage
 
 CLOSE_GRACE = 30.0
@@ -109,6 +109,11 @@ class ConnectionLink:
         words on the log); the session's events tell it the rest."""
         if isinstance(notice, Lost | Reconnecting | Reconnected | Closed):
             asyncio.get_running_loop().call_soon(self._to_model, [notice])
+
+    def guests_at_the_door(self, connections: int) -> None:
+        """Told by the host's admission: ``connections`` wait for its hello (its guest)."""
+        if self.conn is None:
+            asyncio.get_running_loop().call_soon(self._to_model, [GuestAtTheDoor(connections)])
 
     def connection_ended(self, failure: Failed | None = None) -> None:
         """Tell the model a game ended that it never heard end (a wrong host key, a crash).

@@ -208,6 +208,7 @@ async def play_connection_on_screen(
     bell: bool = True,
     unfinished: str = "",
     home: Path | None = None,
+    door_watchers: list[Callable[[int], None]] | None = None,
 ) -> list[Outcome]:
     """``statki host`` / ``statki join`` on the full screen; the outcome of each game that began.
 
@@ -218,8 +219,12 @@ async def play_connection_on_screen(
     screen offers a rematch with the same opponent.  ``unfinished`` is the line on
     the games ``statki resume`` can pick up (``unfinished_line``); with ``home`` the
     first screen names them itself and ``u`` picks one up (``ChosenToResume``).
+    A host's ``door_watchers`` (its admission's) are where it hears of a guest that came
+    before its rules were said.
     """
     link = ConnectionLink(session, reunion=reunion)
+    if door_watchers is not None:
+        door_watchers.append(link.guests_at_the_door)
     playing = await games_the_daemon_plays(home) if home is not None else frozenset()
     model = _game_model(
         link,

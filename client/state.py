@@ -58,6 +58,9 @@ class CommonState:
     custom_rules: bool = False
     """As a guest, consider rules that are no preset (``--custom-rules``) instead of declining."""
     at_prompt: bool = False
+    at_the_door: int = 0
+    """Connections waiting for the host's hello, which goes out once its fleet is committed:
+    its guest, most likely, who cannot be named before it has said hello."""
     unfinished: str = ""
     """A line on the games kept for ``statki resume``; shown until the battle starts."""
     """Played at the line prompt (``--plain``): squares are typed, no cursor nor keys to tell."""

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import textwrap
 from dataclasses import asdict
 from datetime import datetime
+from pathlib import Path
 
 from statki_client.computer import shown_name
 
@@ -46,32 +49,74 @@ def _history(args: argparse.Namespace) -> int:
     elif not games:
         print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
     else:
+        width = max(shutil.get_terminal_size((WIDTH, 24)).columns, MIN_WIDTH)
         for game in games:
-            print(_game_line(game))
-            print("    " + (game.in_words(words()) or _("no verdict: the game never ended")))
-            print("    " + _("log: {path}").format(path=game.log_path))
+            print("\n".join(_game_lines(game, width)))
         print(ngettext("{n} game(s)", "{n} game(s)", len(games)).format(n=len(games)))
     return EXIT_OK
+
+
+WIDTH = 80
+"""Columns a game's lines fit when the terminal's width is not known (a pipe)."""
+MIN_WIDTH = 60
+INDENT = "    "
+
+
+def _game_lines(game: GameRow, width: int) -> list[str]:
+    """A game in lines of at most ``width`` columns: what, against whom, the verdict, the log.
+
+    The opponent goes on the first line when it fits there; the verdict is
+    wrapped between words; the log's path is never cut (it is copied whole),
+    with the home directory as ``~`` and on a line of its own when still too long.
+    """
+    head, opponent = _game_line(game), _opponent_words(game)
+    if len(head) + 2 + len(opponent) <= width:
+        lines = [f"{head}  {opponent}"]
+    else:
+        lines = textwrap.wrap(head, width, subsequent_indent=INDENT + "  ")
+        lines += textwrap.wrap(opponent, width, initial_indent=INDENT)
+    verdict = game.in_words(words()) or _("no verdict: the game never ended")
+    lines += textwrap.wrap(
+        verdict,
+        width,
+        initial_indent=INDENT,
+        subsequent_indent=INDENT + "  ",
+        break_on_hyphens=False,
+    )
+    path = _shortened(game.log_path)
+    said = INDENT + _("log: {path}").format(path=path)
+    lines += [said] if len(said) <= width else [INDENT + _("log:"), path]
+    return lines
 
 
 def _game_line(game: GameRow) -> str:
     result = RESULT_WORDS.get(game.result, game.result) if game.result else N_("unfinished")
     reason = WHO_RESIGNED.get((game.result, game.end_reason), game.end_reason)
     how = f" ({_(reason)})" if reason else ""
-    return _(
-        "{date}  {result}{how} against {opponent} [{key}]  {rules}, you as {role}"
-        "  shots {mine}:{theirs}"
-    ).format(
+    return _("{date}  {result}{how}  {rules}, you as {role}  shots {mine}:{theirs}").format(
         date=_date(game.started),
         result=_(result),
         how=how,
-        opponent=shown_name(game.opponent_name, game.opponent_key) or _("someone"),
-        key=game.opponent_key,
         rules=_(game.rules),
         role=_(game.my_role),
         mine=game.my_shots,
         theirs=game.their_shots,
     )
+
+
+def _opponent_words(game: GameRow) -> str:
+    return _("against {opponent} [{key}]").format(
+        opponent=shown_name(game.opponent_name, game.opponent_key) or _("someone"),
+        key=game.opponent_key,
+    )
+
+
+def _shortened(path: str) -> str:
+    """``path`` with the user's home directory as ``~``, as a shell reads it back."""
+    home = str(Path.home())
+    if home != "/" and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
 
 
 RESULT_WORDS = {"won": N_("won"), "lost": N_("lost"), "none": N_("none")}

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from statki_net.cli.common import stdin_is_terminal
-from statki_net.game.answers import yes_or_no
+from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
@@ -43,10 +43,6 @@ from statki_net.protocol.session import NO_REASON, Failed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
-RESIGN_WORDS = ("resign", "quit")
-SAY_WORD = "say"
-MUTE_WORD = "mute"
-UNMUTE_WORD = "unmute"
 TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
@@ -491,8 +487,7 @@ class PromptPlayer:
         if line is None:
             return False
         word, _space, text = line.partition(" ")
-        word = word.lower()
-        if word == SAY_WORD:
+        if typed_as(word, Command.SAY):
             if not text.strip():
                 self.say(f"! {_(TALK_HINT)}")
                 return True
@@ -501,8 +496,9 @@ class PromptPlayer:
             except UsageError as error:
                 self.say(f"! {error.in_words(words())}")
             return True
-        if word in (MUTE_WORD, UNMUTE_WORD) and not text.strip():
-            self.muted = word == MUTE_WORD
+        muting = typed_as(word, Command.MUTE)
+        if (muting or typed_as(word, Command.UNMUTE)) and not text.strip():
+            self.muted = muting
             if self.remember_mute is not None:
                 self.remember_mute(self.muted)
             self.say(
@@ -553,7 +549,7 @@ class PromptPlayer:
             if await self._talked(answer):
                 continue
             agreed = yes_or_no(answer) if answer is not None else False
-            if agreed is False or (answer is not None and answer.lower() in RESIGN_WORDS):
+            if agreed is False or (answer is not None and typed_as(answer, Command.RESIGN)):
                 await self._quietly(self.handle.refuse(NO_REASON))
                 return
             if agreed:
@@ -583,7 +579,7 @@ class PromptPlayer:
                 self._owed = None
                 await self._quietly(self.handle.resign())
                 return
-            if line.lower() in RESIGN_WORDS:
+            if typed_as(line, Command.RESIGN):
                 self._owed = None
                 await self._quietly(self.handle.resign())
                 return

@@ -84,7 +84,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed, Session, public_key_bytes
+from statki_net.protocol.session import Event, Failed, GameClosed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
@@ -468,7 +468,9 @@ async def _host_on_screen(
         admitted = await arrived.get()
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
-        return _admitted_as(player, admitted, chosen.fleet, history, resuming)
+        conn = _admitted_as(player, admitted, chosen.fleet, history, resuming)
+        _closing_when_over(conn, close_first)  # as a rematch's (HostReunion.connect says why)
+        return conn
 
     def close_first() -> None:
         for server in servers:
@@ -481,7 +483,14 @@ async def _host_on_screen(
         return reunions[-1]
 
     try:
-        return await _on_screen(player, session, guest, invite=invite, reunion=reunion)
+        return await _on_screen(
+            player,
+            session,
+            guest,
+            invite=invite,
+            reunion=reunion,
+            door_watchers=admission.door_watchers,
+        )
     finally:
         close_first()
         for made in reunions:
@@ -529,10 +538,20 @@ class HostReunion:
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
                 admitted = await self.arrived.get()
         except TimeoutError:
-            raise UsageError(not_back(who, session.proposed_limits.move_ms)) from None
-        finally:
             self.close()
-        return _admitted_as(self.player, admitted, session.fleet, self.history)
+            raise UsageError(not_back(who, session.proposed_limits.move_ms)) from None
+        except BaseException:
+            self.close()
+            raise
+        # The port stays open while the game is played, as for the first: a guest whose
+        # program stopped comes back to it (statki resume).  Closed when it ends, so that a
+        # guest asking for the next rematch is refused, and dials again, until this side asks.
+        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
+        resuming = CarryOn(TakeBack(self.admission), keeper)
+        conn = _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
+        servers = self.servers
+        _closing_when_over(conn, lambda: _close_servers(servers))
+        return conn
 
     def close(self) -> None:
         self.admission.withdraw(HOSTED)
@@ -561,6 +580,11 @@ class GuestReunion:
         # The host places its fleet before it says hello: a move's time at most.
         within = session.proposed_limits.move_ms / 1000
         reader, writer, said = await redial([self.address], who, hello_within=within)
+        # Kept, as the first game is, so that it can be picked up if this program stops.
+        resuming = CarryOn(
+            Redial(self.invite.addresses),
+            SecretKeeper(self.player.home, invite=_invite_text(self.invite)),
+        )
         return _connection(
             self.player,
             session,
@@ -569,6 +593,7 @@ class GuestReunion:
             self.history,
             expect_key=self.invite.key,
             received=said,
+            resuming=resuming,
         )
 
 
@@ -598,6 +623,22 @@ def _admitting(admission: Admission[str], arrived: Arrivals) -> ConnectHandler:
             await arrived.put(admitted)
 
     return on_connect
+
+
+def _closing_when_over(conn: GameConnection, close: Callable[[], None]) -> None:
+    """Call ``close`` as ``conn``'s game closes, before any front end hears of it: so the
+    opponent, told of the end as soon, cannot dial a port that is still open."""
+
+    def on_events(events: list[Event]) -> None:
+        if any(isinstance(event, GameClosed) for event in events):
+            close()
+
+    conn.event_listeners.insert(0, on_events)
+
+
+def _close_servers(servers: list[asyncio.Server]) -> None:
+    for server in servers:
+        server.close()
 
 
 def _turn_away(arrived: Arrivals) -> None:
@@ -780,6 +821,7 @@ async def _on_screen(
     *,
     invite: str = "",
     reunion: Callable[[History], HostReunion | GuestReunion] | None = None,
+    door_watchers: list[Callable[[int], None]] | None = None,
 ) -> int:
     """Play on the full screen; then say how each game ended on stdout, as the line prompt does.
 
@@ -800,6 +842,7 @@ async def _on_screen(
             reunion=reunion(history) if reunion is not None else None,
             bell=player.bell,
             home=player.home,
+            door_watchers=door_watchers,
         )
     finally:
         history.close()
@@ -813,8 +856,10 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
         print(_("statki: you left before the game began"), file=sys.stderr)
         return EXIT_FOUND
     for outcome in outcomes:
+        # Wrapped between words: the terminal cut the verdict mid-word at 80 columns.
         if outcome.verdict is not None:
-            print(_("verdict: {verdict}").format(verdict=outcome.verdict.headline_in(words())))
+            verdict = outcome.verdict.headline_in(words())
+            print(wrapped(_("verdict: {verdict}").format(verdict=verdict)))
         else:
             print(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
         if outcome.log_path is not None:

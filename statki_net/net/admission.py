@@ -206,6 +206,10 @@ class Admission(Generic[GameT]):
         self._screening: Counter[str] = Counter()
         """Connections being screened, by address."""
         self._changed = asyncio.Event()
+        self._at_the_door = 0
+        self.door_watchers: list[Callable[[int], None]] = []
+        """Told how many connections wait, silent, for a game that cannot say hello yet (a
+        host still choosing its rules or placing its fleet): a guest has come, most likely."""
 
     # ------------------------------------------------------------ games
 
@@ -256,6 +260,16 @@ class Admission(Generic[GameT]):
     def screening(self) -> int:
         """Connections being screened now."""
         return self._screening.total()
+
+    @property
+    def at_the_door(self) -> int:
+        """Connections waiting for a game that cannot say hello yet (``door_watchers``)."""
+        return self._at_the_door
+
+    def _door(self, change: int) -> None:
+        self._at_the_door += change
+        for watcher in self.door_watchers:
+            watcher(self._at_the_door)
 
     # ------------------------------------------------------------ connections
 
@@ -358,28 +372,37 @@ class Admission(Generic[GameT]):
         """The game to say hello for: the oldest waiting that can, else one on demand.
 
         While the only games waiting cannot say hello yet, the connection
-        waits with them, as long as it stays open and silent.
+        waits with them, as long as it stays open and silent: at the door, as
+        ``door_watchers`` are told.
         """
-        while True:
-            for name, waiting in self._waiting.items():
-                if waiting.hosting is not None:
-                    return name, waiting.hosting
-            if not self._waiting:
-                if self.on_demand is not None:
-                    return None, self.on_demand.hosting
-                if self._resume_hellos:
-                    # Only a resume can come of it: a guest's hello finds no game.  The
-                    # hello is the game's own, its tag included, under a fresh nonce.
-                    return None, ResumeHello(next(reversed(self._resume_hellos.values())))
-                return TurnedAway(Refusal.NO_GAME)
-            changed = asyncio.ensure_future(self._changed.wait())
-            either: set[asyncio.Future[Any]] = {reading, changed}
-            try:
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                changed.cancel()
-            if reading.done():
-                return TurnedAway(Refusal.SPOKE_FIRST if _data(reading) else Refusal.CLOSED)
+        at_the_door = False
+        try:
+            while True:
+                for name, waiting in self._waiting.items():
+                    if waiting.hosting is not None:
+                        return name, waiting.hosting
+                if not self._waiting:
+                    if self.on_demand is not None:
+                        return None, self.on_demand.hosting
+                    if self._resume_hellos:
+                        # Only a resume can come of it: a guest's hello finds no game.  The
+                        # hello is the game's own, its tag included, under a fresh nonce.
+                        return None, ResumeHello(next(reversed(self._resume_hellos.values())))
+                    return TurnedAway(Refusal.NO_GAME)
+                if not at_the_door:
+                    at_the_door = True
+                    self._door(+1)
+                changed = asyncio.ensure_future(self._changed.wait())
+                either: set[asyncio.Future[Any]] = {reading, changed}
+                try:
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    changed.cancel()
+                if reading.done():
+                    return TurnedAway(Refusal.SPOKE_FIRST if _data(reading) else Refusal.CLOSED)
+        finally:
+            if at_the_door:
+                self._door(-1)
 
     async def _first_frame(
         self,

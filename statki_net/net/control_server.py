@@ -175,6 +175,14 @@ class ControlServer:
             if not peer.send(message):
                 watching.discard(peer)
 
+    def publish_door(self, game: DaemonGame, connections: int) -> None:
+        """Tell the game's subscribers how many connections wait for its hello."""
+        watching = self.subscribers.get(game.id, set())
+        message: Message = {"event": "door", "game": game.id, "connections": connections}
+        for peer in list(watching):
+            if not peer.send(message):
+                watching.discard(peer)
+
     def publish_events(self, game: DaemonGame, events: list[Event]) -> None:
         """Push the frames and events of a batch of ``game``'s session to its followers.
 

@@ -207,6 +207,7 @@ class Daemon:
         self.reach: Outcome | None = None
         """What the router did when asked to forward the port (None: not asked)."""
         self.control = ControlServer(self)
+        self.admission.door_watchers.append(self._at_the_door)
         self.tasks: set[asyncio.Task[None]] = set()
         self.stopped = asyncio.Event()
         self._ids = itertools.count(1)
@@ -389,6 +390,13 @@ class Daemon:
         game.failure = str(said)
         self.tell(game, notices.Closed.without_game(game.failure, said))
         self._retire(game)
+
+    def _at_the_door(self, connections: int) -> None:
+        """Connections wait for a hello no game can say yet: each game hosted ``deferred``
+        and not yet proposed is told (its guest, most likely, which the hello will prove)."""
+        for game in list(self.games.values()):
+            if game.role is Role.HOST and game.status == "waiting" and game.fleet is None:
+                self.control.publish_door(game, connections)
 
     def cancel(self, game: DaemonGame) -> None:
         """A hosted game its front end gave up before a guest came: it waits no more."""

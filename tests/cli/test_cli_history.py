@@ -7,6 +7,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from conftest import Cli
 
 from statki_net.game.words import as_is
@@ -79,7 +80,8 @@ def test_history_lists_every_game_newest_first(cli: Cli, tmp_path: Path) -> None
         "won",
         "won",
     ]
-    assert f"against Olek the Great [{OLEK}]  salvo, you as host  shots 43:50" in games[2]
+    assert games[2].endswith("  lost (sunk)  salvo, you as host  shots 43:50")
+    assert f"    against Olek the Great [{OLEK}]" in lines
     assert "    log: /l/3" in lines
     assert "    no verdict: the game never ended" in lines
     assert lines[-1] == "5 game(s)"
@@ -92,8 +94,37 @@ def test_history_says_who_resigned(cli: Cli, tmp_path: Path) -> None:
     record(tmp_path / "home", 1, OLEK, "Olek", "classic", "won", End.RESIGNED)
     record(tmp_path / "home", 2, ZOSIA, "Zosia", "classic", "lost", End.RESIGNED)
     lines = cli("history").stdout.splitlines()
-    assert "  lost (you resigned) against Zosia" in lines[0]
-    assert "  won (the opponent resigned) against Olek" in lines[3]
+    assert "  lost (you resigned)  classic" in lines[0] and "against Zosia" in lines[1]
+    assert "  won (the opponent resigned)  classic" in lines[4] and "against Olek" in lines[5]
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_history_fits_80_columns_and_keeps_the_log_path_whole(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str
+) -> None:
+    """The lines ran to 130 columns: a terminal of 80 cut them mid-word."""
+    monkeypatch.setenv("COLUMNS", "80")
+    home = tmp_path / "home"
+    record(home, 1, OLEK, "Olek the Great of the Northern Sea", "salvo-count+corners", "lost")
+    path = "/a/deep/folder/of/someone/far/away/logs/20261202-021823-host-715d1daf.statki"
+    assert len(f"    log: {path}") > 80 >= len(path)
+    with History.in_home(home) as history:
+        history.started(
+            GameRow("a" * 64, 1_700_000_000_000, "guest", ZOSIA, "Zosia", "salvo", path)
+        )
+        history.ended(
+            "a" * 64,
+            ended=1_700_000_030_000,
+            result=Result.WON,
+            end_reason=End.RESIGNED,
+            my_shots=40,
+            their_shots=41,
+            verdict=as_is("valid: " + "a long verdict of many words " * 4),
+        )
+    lines = cli("history", "--lang", language).stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+    assert path in lines, "the path is copied whole, on a line of its own"
+    assert all("  " not in line.strip() or line.startswith("20") for line in lines[1:3])
 
 
 def test_stats_keep_score_per_opponent_and_rules(cli: Cli, tmp_path: Path) -> None:
@@ -210,10 +241,10 @@ def test_a_verdict_is_kept_as_a_phrase_and_said_in_the_reader_s_language(
                 their_shots=1,
                 verdict=judged.said,
             )
-    polish = cli("--lang", "pl", "history").stdout.splitlines()
+    polish = " ".join(cli("--lang", "pl", "history").stdout.split())  # lines wrapped at 80
     for judged in verdicts.values():
         said = judged.headline_in(catalog("pl"))
-        assert f"    {said}" in polish
+        assert " ".join(said.split()) in polish
         assert said != judged.headline and not re.search(r"\b(valid|invalid|won|host)\b", said)
     rows = json.loads(cli("--lang", "pl", "history", "--json").stdout)
     assert [row["verdict"] for row in rows] == [verdicts[2].headline, verdicts[1].headline]

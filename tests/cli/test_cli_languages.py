@@ -134,8 +134,9 @@ def test_a_whole_game_at_the_line_prompt_in_polish(cli: Cli) -> None:
     )
     # The history of that game, in the same words (a few ms: one SQLite read each).
     history = cli("history", "--lang", "pl").stdout
-    assert re.search(r"^\S+ \S+  (wygrana|przegrana) \(zatopienie\), przeciwnik: ", history, re.M)
-    assert "grasz jako gospodarz  strzały " in history and history.endswith("1 gra\n")
+    assert re.search(r"^\S+ \S+  (wygrana|przegrana) \(zatopienie\)  classic", history, re.M)
+    assert re.search(r"^    przeciwnik: komputer", history, re.M), history
+    assert "jako gospodarz  strzały " in history and history.endswith("1 gra\n")
     stats = cli("stats", "--lang", "pl").stdout
     assert re.search(r"^wszystkie gry: [01] : [01] \((prowadzisz|prowadzi przeciwnik)", stats)
 

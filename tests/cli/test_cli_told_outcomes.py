@@ -20,10 +20,15 @@ SAMPLE = Path(__file__).parents[2] / "protocol" / "logs" / "honest-classic.statk
     ("language", "said"), [("en", ["verdict: valid", "log: "]), ("pl", ["werdykt: ", "zapis: "])]
 )
 def test_the_verdict_after_a_full_screen_game_is_said_in_the_players_language(
-    capsys: pytest.CaptureFixture[str], language: str, said: list[str]
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    language: str,
+    said: list[str],
 ) -> None:
     """As the line prompt says it: the referee's line and the log's path, in the player's
-    words (the full screen's ending printed them in English).  In process, a few ms."""
+    words (the full screen's ending printed them in English), the verdict wrapped between
+    words at the terminal's width (it was cut mid-word).  In process, a few ms."""
+    monkeypatch.setenv("COLUMNS", "60")
     judgement = judge_log(SAMPLE.read_bytes())
     assert judgement.ending is not None
     outcome = Outcome(judgement.ending, Role.HOST, 0, 0, LogVerdict.of(judgement), SAMPLE, "game")
@@ -32,6 +37,9 @@ def test_the_verdict_after_a_full_screen_game_is_said_in_the_players_language(
         told_outcomes([outcome])
     finally:
         speak("en")
-    lines = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.splitlines()
+    verdict = [line for line in printed if not line.startswith(said[1])]
+    assert len(verdict) > 1 and all(len(line) <= 60 for line in verdict), printed
+    lines = [" ".join(verdict), printed[-1]]
     assert [line[: len(start)] for line, start in zip(lines, said, strict=True)] == said, lines
     assert (language == "pl") == ("ważna:" in lines[0] and "wygrywa" in lines[0]), lines

@@ -12,7 +12,7 @@ from pathlib import Path
 from netgames import connected, sessions
 
 from statki_net.ai.computer import ComputerPlayer
-from statki_net.cli.lineplay import LineInput, LocalHandle, PromptPlayer
+from statki_net.cli.lineplay import TALK_HINT, LineInput, LocalHandle, PromptPlayer
 from statki_net.game.rules import ruleset_named
 from statki_net.net import notices
 from statki_net.net.bot import attach_computer
@@ -22,6 +22,7 @@ from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import judge_log
+from statki_net.store.language import _, speak
 
 
 def echoing(conn: GameConnection) -> list[str]:
@@ -39,7 +40,7 @@ def echoing(conn: GameConnection) -> list[str]:
 
 
 async def until(test: Callable[[], bool], what: str) -> None:
-    for _ in range(1000):
+    for _attempt in range(1000):
         if test():
             return
         await asyncio.sleep(0.01)
@@ -104,3 +105,48 @@ def test_say_mute_and_unmute_at_the_prompt(tmp_path: Path) -> None:
         "echo: cicho",
         "echo: głośno",
     ]
+
+
+def test_the_polish_words_talk_mute_and_resign(tmp_path: Path) -> None:
+    """At the Polish prompt only "say", "mute" and "resign" were taken (and shown)."""
+    host, guest = sessions(ruleset_named("classic"), 22, first=Role.GUEST)
+    out = io.StringIO()
+
+    async def game() -> End:
+        async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(None, None)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            attach_computer(host_conn, ComputerPlayer("random", random.Random(1)))
+            echoed = echoing(host_conn)
+            reader = asyncio.StreamReader()
+            front = PromptPlayer(LocalHandle(guest_conn), LineInput(reader), out)
+
+            async def typing() -> None:
+                steps: list[tuple[str, Callable[[], bool]]] = [
+                    ("tak", lambda: "zaczynasz ty" in out.getvalue()),
+                    ("powiedz A1", lambda: "echo: A1" in out.getvalue()),
+                    ("wycisz", lambda: "ukryty" in out.getvalue()),
+                    ("odcisz", lambda: "znów widoczny" in out.getvalue()),
+                ]
+                for typed, then in steps:
+                    reader.feed_data(f"{typed}\n".encode())
+                    await until(then, f"after {typed!r}: {out.getvalue()}")
+                reader.feed_data(b"poddaj\n")
+                reader.feed_eof()
+                assert echoed == ["A1"]
+
+            _, outcome, _, _ = await asyncio.gather(
+                host_conn.run(), guest_conn.run(), front.play(), typing()
+            )
+            return outcome.ending.end
+
+    speak("pl")
+    try:
+        end = asyncio.run(game())
+        hint = _(TALK_HINT)
+    finally:
+        speak("en")
+    assert end is End.RESIGNED
+    assert hint in out.getvalue() and "powiedz" in hint and "wycisz" in hint

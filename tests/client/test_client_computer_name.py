@@ -3,13 +3,19 @@ touched, even one that reads like the computer's (in-process, a few ms)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from statki_client.computer import computer_key, shown_name
+from statki_client.layout import plain, screen
+from statki_client.model import Overlay
+from test_client_model import game
 
 from statki_net.ai.strategies import STRATEGIES
 from statki_net.ai.strength import Strength
 from statki_net.game.names import COMPUTER_FINGERPRINTS, STRENGTH_WORDS, computer_name
 from statki_net.protocol.session import public_key_bytes
 from statki_net.referee.report import fingerprint
+from statki_net.store.history import GameRow, History
 from statki_net.store.language import speak
 
 
@@ -39,3 +45,21 @@ def test_the_written_fingerprints_are_the_computers_keys() -> None:
         assert COMPUTER_FINGERPRINTS[strategy] == fingerprint(
             public_key_bytes(computer_key(strategy))
         )
+
+
+def test_the_past_games_overlay_names_the_computer_in_polish_in_both_lists(
+    tmp_path: Path,
+) -> None:
+    """The games listed said "komputer (średni)", the wins per opponent "computer (medium)"."""
+    medium = fingerprint(public_key_bytes(computer_key("medium")))
+    with History.in_home(tmp_path) as history:
+        history.started(GameRow("a" * 64, 1, "host", medium, "computer (medium)", "classic", "/l"))
+        model, _ = game(tmp_path)
+        model.history = (history.games(), history.tally("opponent"))
+    model.overlay = Overlay.HISTORY
+    speak("pl")
+    try:
+        text = plain(screen(model))
+    finally:
+        speak("en")
+    assert "computer (medium)" not in text and text.count("komputer (średni)") == 2, text

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app
-from statki_client.layout import plain, screen
+from statki_client.layout import Key, plain, screen
 from statki_client.model import Model, Overlay, Stage
 from test_client_model import CLASSIC_FLEET, game, place
+
+from statki_net.store.language import speak
 
 RIGHT, DOWN, UP = "\x1b[C", "\x1b[B", "\x1b[A"
 
@@ -126,7 +129,7 @@ def test_a_bigger_terminal_has_the_screen_in_its_middle_and_the_keys_at_the_bott
     model, _ = game(tmp_path)
     lines = plain(terminal_screen(model, 120, 40)).split("\n")
     assert len(lines) == 40
-    assert lines[-1] == " " * 20 + keys_line(model).rstrip()
+    assert lines[-1] == keys_line(model, 120).center(120).rstrip()
     title = next(line for line in lines if "statki" in line)
     assert lines.index(title) == 8 and title.startswith(" " * 20 + " statki  ")
     assert plain(terminal_screen(model, 80, 24)) == plain(screen(model))
@@ -174,3 +177,71 @@ def test_enter_on_a_typed_column_off_the_board_fires_nowhere(tmp_path: Path) -> 
     for key in ["escape", "c", "enter"]:  # a column on the board alone: its row still to come
         press(model, key)
     assert model.shots_fired(True) <= 1
+
+
+def _stages(tmp_path: Path) -> list[Model]:
+    """A screen of each kind: placing, the battle, a salvo, the chat line open."""
+    for folder in "abcd":
+        (tmp_path / folder).mkdir()
+    placing, _ = game(tmp_path / "a")
+    battle, _ = game(tmp_path / "b")
+    battle.ready()
+    salvo, _ = game(tmp_path / "c", "salvo")
+    salvo.ready()
+    talking, _ = game(tmp_path / "d")
+    talking.ready()
+    talking.open_chat()
+    return [placing, battle, salvo, talking]
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_key_bar_uses_the_width_it_has_and_never_cuts_a_key(
+    tmp_path: Path, language: str
+) -> None:
+    """At 120 columns the Polish battle bar was cut as at 80 ("t czat" and more left out)."""
+    from statki_client.layout import bar_keys, keys_line, terminal_screen
+
+    speak(language)
+    try:
+        for model in _stages(tmp_path):
+            keys = bar_keys(model)
+            for width in (50, 80, 120):
+                bar = keys_line(model, width)
+                assert len(bar) <= width and _parts(bar, keys)
+            wide = plain(terminal_screen(model, 120, 40)).split("\n")[-1]
+            assert len(_parts(wide.strip(), keys)) == len(keys), "no key left out at 120"
+            assert len(wide.strip()) >= len(keys_line(model, 80).strip())
+            left, right = len(wide) - len(wide.lstrip()), 120 - len(wide)
+            assert abs(left - right) <= 1, "centered, as the screen above it is"
+    finally:
+        speak("en")
+
+
+def _parts(bar: str, keys: list[Key]) -> list[str]:
+    """The bar's entries: the texts of ``keys`` it is made of, found from its start."""
+    rest, parts = bar.strip(), []
+    texts = sorted({t for key in keys for t in (key.said, key.brief) if t}, key=len, reverse=True)
+    while rest:
+        found = next((t for t in texts if rest.startswith(t)), None)
+        assert found is not None, f"a key cut short: {rest!r} in {bar!r}"
+        parts.append(found)
+        rest = rest[len(found) :].removeprefix("  ")
+    return parts
+
+
+def test_a_player_who_quit_leaves_once_the_resignation_is_made(tmp_path: Path) -> None:
+    """Quitting in the opponent's turn resigns once their shot is answered; the screen then
+    stayed, as if the player had not asked to leave, until another key was pressed."""
+    import asyncio
+
+    model, _ = game(tmp_path)
+    model.ready()
+    model.quitting = True  # asked in their turn; the resignation, pending, is now made
+
+    async def run() -> None:
+        with create_pipe_input() as pipe:
+            app = build_app(model, input=pipe, output=DummyOutput())
+            await asyncio.wait_for(app.run_async(), 10)
+
+    asyncio.run(run())
+    assert model.done

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
-from statki_client.layout import keys_line, plain, screen
+from statki_client.kinds import GuestAtTheDoor
+from statki_client.layout import cut_short, keys_line, plain, screen
 from statki_client.model import Model, Stage
 from statki_client.remote import ConnectionLink
 from test_client_model import game, play_out, stage_now
@@ -24,6 +25,7 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, PeerHello, Session, public_key_bytes
 from statki_net.protocol.wire import Hello, Role
 from statki_net.referee.verify import fingerprint
+from statki_net.store.language import _, speak
 
 INVITE = "statki://127.0.0.1:47470,[2001:db8::7]:47470/" + "ab" * 32
 HOST_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -203,3 +205,32 @@ def test_two_players_of_one_name_are_told_apart() -> None:
     model.handle([PeerHello(Role.GUEST, hello)])
     assert model.opponent_label() == "your opponent ala"
     assert model.session.name == "Ala"
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_both_sides_say_what_they_wait_for_once_the_guest_has_connected(language: str) -> None:
+    """The host's screen kept the invite and "waiting for the opponent" after its guest had
+    connected, until its fleet was committed; the guest's title said the same while connected."""
+    speak(language)
+    try:
+        model = host_model(invite=INVITE)
+        alone = plain(screen(model))
+        assert INVITE[:44] in alone and _("waiting for the opponent") in alone.splitlines()[0]
+        model.handle([GuestAtTheDoor(1)])
+        come = plain(screen(model))
+        door = _("A guest has connected and waits for your rules: place your fleet, Enter starts")
+        assert INVITE[:44] not in come and door in " ".join(come.split())
+        assert _("a guest waits for your rules") in come.splitlines()[0], come
+        assert not cut_short(model)
+        model.handle([GuestAtTheDoor(0)])  # it left: the invite again, for the one to come
+        assert INVITE[:44] in plain(screen(model))
+        session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(1).randbytes)
+        guest = Model(ConnectionLink(session), random.Random(2))
+        said = plain(screen(guest)).splitlines()
+        assert (
+            _("waiting for the host's rules") in said[0]
+            and _("waiting for the opponent") not in said[0]
+        )
+        assert _("waiting for the host's rules") in said[-1]
+    finally:
+        speak("en")

@@ -31,6 +31,7 @@ from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
+from statki_net.store.unfinished import unfinished_games
 
 LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)
 WAIT = 20.0
@@ -62,10 +63,13 @@ def answered(model: Model, fired: int) -> Callable[[], bool]:
     return lambda: len(model.volleys) > fired
 
 
-async def short_game(host: Model, guest: Model, *, shots: int, starts: str = "") -> Role:
+async def short_game(
+    host: Model, guest: Model, *, shots: int, starts: str = "", kept_in: tuple[Path, ...] = ()
+) -> Role:
     """Commit both fleets, fire ``shots`` shot(s), and let whoever is to shoot next resign.
 
-    ``starts``: what the guest's screen must say about who starts as it decides.
+    ``starts``: what the guest's screen must say about who starts as it decides; each home
+    of ``kept_in`` must keep the game, while it is played, for ``statki resume``.
     """
     await until(lambda: host.stage is Stage.PLACING, "the host places its fleet")
     press(host, "enter")
@@ -82,6 +86,10 @@ async def short_game(host: Model, guest: Model, *, shots: int, starts: str = "")
     first: Role | None = host.first
     assert first is not None
     assert guest.first == first, "both sides agree who starts"
+    for home in kept_in:
+        assert [kept.game for kept in unfinished_games(home)] == [
+            host.session.transcript.game.hex()
+        ], f"{home.name} keeps the game it plays, for statki resume"
     for shot in range(shots):
         model = shooter(host, guest)
         assert model is not None
@@ -147,7 +155,8 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
         assert host.stage is Stage.PLACING and host.rules == rules, "the host keeps its rules"
         await until(lambda: "Waiting for Ola to accept the rematch" in host.notice, "host waits")
         starts = "you start" if first is Role.HOST else "Ala starts"
-        second = await short_game(host, guest, shots=0, starts=starts)
+        # A rematch is kept as the first game is: a program that stops picks it up again.
+        second = await short_game(host, guest, shots=0, starts=starts, kept_in=(alice, bob))
         return host, guest, first, second
     finally:
         for task in games:

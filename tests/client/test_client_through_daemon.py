@@ -859,3 +859,52 @@ def test_a_mute_on_the_first_screen_is_found_by_the_screen_opened_again_which_ta
     [log] = list((home / "logs").iterdir())
     judged = judge_log(log.read_bytes())
     assert judged.valid and [line.text for line in judged.talk] == ["hej"], judged.talk
+
+
+def test_a_host_through_the_daemon_is_told_of_a_guest_waiting_for_its_rules(
+    tmp_path: Path,
+) -> None:
+    """Through a daemon the host's screen kept its invite and "waiting for the opponent"
+    while a guest waited, connected, for the rules (one daemon start, no game played)."""
+    from statki_client.daemon_link import DaemonLink
+    from statki_client.layout import plain, screen
+    from statki_client.model import Model
+
+    async def scenario(home: Path) -> tuple[str, int]:
+        control = await ControlClient.connect(home)
+        assert control is not None
+        try:
+            reply = await control.request("host", rules="classic", deferred=True, follow=True)
+            status = await control.request("status")
+            session = Session(
+                Role.HOST,
+                Ed25519PrivateKey.generate(),
+                name="Ala",
+                entropy=random.Random(2).randbytes,
+                rules=ruleset_named("classic"),
+            )
+            link = DaemonLink(session, control, reply["game"])
+            model = Model(link, random.Random(1), invite=reply["invite"])
+            following = asyncio.ensure_future(link.follow())
+            host, port = status["listening"][0].rsplit(":", 1)
+            _, writer = await asyncio.open_connection(host.strip("[]"), int(port))
+            try:
+                async with asyncio.timeout(WAIT):
+                    while not model.at_the_door:
+                        await asyncio.sleep(0.02)
+                come = plain(screen(model))
+                writer.close()  # the guest gives up: nobody waits any more
+                async with asyncio.timeout(WAIT):
+                    while model.at_the_door:
+                        await asyncio.sleep(0.02)
+                return come, model.at_the_door
+            finally:
+                following.cancel()
+                writer.close()
+        finally:
+            await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        come, after = asyncio.run(scenario(home))
+    assert "A guest has connected and waits for your rules" in " ".join(come.split()), come
+    assert "statki://" not in come and after == 0

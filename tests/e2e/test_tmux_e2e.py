@@ -214,3 +214,39 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
         assert judge_log(log.read_bytes()).valid
         if name == winner:
             assert log_line.endswith(log.name), (log_line, log)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_an_early_guest_is_told_and_can_ask_for_the_rematch_first(tmp_path: Path) -> None:
+    """The host's screen kept its invite and "waiting for the opponent" while its guest
+    waited for the rules; a guest that asked for the rematch before the host reached the
+    first game's port, still open, was turned away there and never came to the rematch."""
+    tmux = Tmux()
+    try:
+        _early_guest(tmux, tmp_path)
+    finally:
+        tmux.kill()
+
+
+def _early_guest(tmux: Tmux, tmp_path: Path) -> None:
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    tmux.start("host", alice, "host", "--port", "0", "--advertise", "127.0.0.1", "--name", "Alice")
+    invite = invite_on(tmux.wait("host", "Invite for your opponent"))
+    tmux.start("guest", bob, "join", invite, "--name", "Bob")
+    waiting = tmux.wait("guest", "waiting for the host's rules")
+    assert "waiting for the opponent" not in waiting
+    come = tmux.wait("host", "A guest has connected and waits for your rules")
+    assert "statki://" not in come and "a guest waits for your rules" in come.splitlines()[0]
+    tmux.keys("host", "Enter")  # the rules
+    tmux.wait("host", "A guest has connected and waits for your rules: place your fleet")
+    tmux.keys("host", "Enter")  # the fleet: the hello goes out
+    tmux.wait("guest", "Alice proposes these rules")
+    tmux.keys("guest", "d")  # declined: no game, and both may ask for a rematch
+    for name in ("host", "guest"):
+        tmux.wait(name, "r rematch")
+    tmux.keys("guest", "r")  # the guest asks first: it dials until the host listens again
+    time.sleep(1.0)
+    tmux.keys("host", "r")
+    tmux.wait("host", "Waiting for Bob to accept the rematch")
+    tmux.keys("host", "Enter")
+    tmux.wait("guest", "Alice proposes these rules")

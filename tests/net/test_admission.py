@@ -247,8 +247,12 @@ def test_an_open_game_admits_a_guest_without_a_secret_and_one_is_made_on_demand(
 
 
 def test_a_game_not_ready_to_say_hello_keeps_its_guest_waiting() -> None:
+    """...and says so: the host's screen showed its invite as if nobody had come."""
+    told: list[int] = []
+
     async def scenario() -> Decision:
-        admission: Admission[str] = Admission()
+        admission: Admission[str] = Admission(quiet_seconds=0.1)
+        admission.door_watchers.append(told.append)
         admission.offer("the game", "GAME")  # the host still chooses its rules
         decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
 
@@ -260,6 +264,7 @@ def test_a_game_not_ready_to_say_hello_keeps_its_guest_waiting() -> None:
         guest = asyncio.ensure_future(guest_hello(port, SECRET))
         await asyncio.sleep(1.0)
         assert not decided.done(), "no hello, no decision, while the host is not ready"
+        assert admission.at_the_door == 1 and told == [1]
         admission.ready("the game", hosting())
         try:
             async with asyncio.timeout(10):
@@ -271,6 +276,34 @@ def test_a_game_not_ready_to_say_hello_keeps_its_guest_waiting() -> None:
 
     decision = asyncio.run(scenario())
     assert isinstance(decision, Admitted) and decision.game == "GAME"
+    assert told == [1, 0], "the hello said, nobody waits at the door"
+
+
+def test_a_connection_that_leaves_the_door_is_no_longer_counted() -> None:
+    told: list[int] = []
+
+    async def scenario() -> None:
+        admission: Admission[str] = Admission(quiet_seconds=0.1)
+        admission.door_watchers.append(told.append)
+        admission.offer("the game", "GAME")
+        decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            decided.set_result(await admission.admit(reader, writer))
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        _, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+        for _attempt in range(100):
+            if told:
+                break
+            await asyncio.sleep(0.02)
+        writer.close()  # the guest gave up waiting
+        async with asyncio.timeout(10):
+            assert await decided == TurnedAway(Refusal.CLOSED)
+        server.close()
+
+    asyncio.run(scenario())
+    assert told == [1, 0]
 
 
 def resume_frame(game: bytes, nonce: bytes) -> bytes:
