@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from statki_net.ai.density import hit_probabilities
+from statki_net.ai.density import hit_probabilities, read_view
 from statki_net.ai.exact import (
     Problem,
     _Packing,
@@ -179,6 +180,39 @@ def test_counts_that_outgrow_a_word_take_two() -> None:
     slots = [5, 2**64 + 7, 2**100]
     packed = sum(value << (128 * slot) for slot, value in enumerate(slots))
     assert list(_slot_values(packed, packing)) == [*slots, 0]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Ruleset(size=5, fleet=(3, 2, 1, 1)),
+        Ruleset(size=5, fleet=(3, 2, 2, 1), touching=Touching.CORNERS),
+    ],
+    ids=["no-touching", "corners"],
+)
+def test_the_exact_player_fires_where_brute_force_finds_the_most_fleets(rules: Ruleset) -> None:
+    """What it plays, not only what it counts: every shot of whole games, the counts kept.
+
+    The later games meet their openings again turned or flipped (ties are
+    drawn at random), so their shots come from counts kept in another image
+    and carried back: a square carried wrong is a shot where fewer fleets are.
+    """
+    rng = random.Random(3)
+    for _ in range(8):
+        sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+        while sea.afloat:
+            view = read_view(sea)
+            left = [
+                length
+                for kind, many in zip(view.kinds, view.counts, strict=True)
+                for length in [kind[0]] * many
+            ]
+            fleets, squares = brute_force(replace(rules, fleet=tuple(left)), view.free, view.hits)
+            (shot,) = exact_strategy(sea, 1, rng)
+            assert exact_probabilities(sea)[1] == fleets
+            assert squares[shot] == max(squares[s] for s in squares_of(view.free))
+            answer, defence = defence.answer((shot,))
+            sea = sea.apply((shot,), answer)
 
 
 def test_the_exact_player_sinks_a_fleet_on_a_small_board() -> None:
