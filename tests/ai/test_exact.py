@@ -291,3 +291,25 @@ def test_a_game_counted_from_its_last_passes_is_counted_exactly() -> None:
             volley = per_ship_strategy(sea, 1, rng)
             answer, defence = defence.answer(volley)
             sea = sea.apply(volley, answer)
+
+
+def test_a_sink_is_recounted_from_the_last_passes_in_the_rows_it_marks() -> None:
+    """A sunk ship stays in the fleet counted, so the ships to place do not change with it."""
+    rules = Ruleset(size=7, fleet=(3, 2, 2, 1, 1))
+    rng = random.Random(5)
+    sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+    kept = recount(problem_of(sea), None)
+    sinks = 0
+    while sea.afloat:
+        volley = per_ship_strategy(sea, 1, rng)
+        answer, defence = defence.answer(volley)
+        after = sea.apply(volley, answer)
+        problem = problem_of(after)
+        if len(after.sunk_ships) > len(sea.sunk_ships):
+            sinks += 1
+            assert recount_cost(problem, kept) < 2 * 7, "not counted afresh"
+        kept = recount(problem, kept)
+        fresh = count(problem)
+        assert (kept.table.fleets, kept.table.counts) == (fresh.fleets, fresh.counts)
+        sea = after
+    assert sinks == len(rules.fleet)
