@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from math import comb
 from operator import mul
@@ -95,11 +95,20 @@ class Problem:
     free: int
     """Squares that may hold a ship unseen."""
     hits: int
-    """Squares that hold a ship (of the ships still to place)."""
+    """Squares that hold a ship afloat: an open hit."""
     need: tuple[int, ...]
-    """Ships still to place, per length (index 0 unused)."""
+    """Ships to place, per length (index 0 unused): those on ``sunk`` among them."""
     rows: int = 0
     """Rows of the board to count on (from the top; 0: all): the rest are taken to be empty."""
+    sunk: int = 0
+    """Squares of sunk ships, counted among ``need``: ships that stand wholly on known squares.
+
+    A sunk ship is a line of squares marked empty around, so it is one
+    ship of its length; counting it in the fleet, rather than taking it out
+    of the ships to place, keeps the ships to place the whole fleet's from
+    the first shot to the last, and a sink changes only the rows it marks:
+    the position after it is counted from the last one's passes.
+    """
 
     @property
     def area(self) -> int:
@@ -116,10 +125,10 @@ def problem_of(sea: Sea) -> Problem:
     if rules.touching is Touching.ANY or not tells_cells(rules):
         raise UsageError("exact counting needs ships that never share a side and told squares")
     view = read_view(sea)
-    need = [0] * (rules.size + 1)
-    for (length, _), many in zip(view.kinds, view.counts, strict=True):
-        need[length] += many
-    return Problem(rules, view.free, view.hits, tuple(need))
+    need = Counter(rules.fleet)
+    return Problem(
+        rules, view.free, view.hits, tuple(need[n] for n in range(rules.size + 1)), sunk=sea.sunk
+    )
 
 
 def _finished(
@@ -141,8 +150,12 @@ def _steps(problem: Problem, square: int, state: State) -> list[tuple[State, boo
     up = columns[column]
     left = columns[column - 1] if column else EMPTY
     up_right = columns[column + 1] if not row_end else EMPTY
-    is_hit = bool(problem.hits >> square & 1)
+    is_sunk = bool(problem.sunk >> square & 1)
+    is_hit = is_sunk or bool(problem.hits >> square & 1)
+    # A line may be finished as a ship where some square of it is not a hit: a ship wholly on
+    # hits would have sunk, and a sunk one's squares say it did.
     is_free = bool(problem.free >> square & 1)
+    frees = is_free or is_sunk
     up_holds = up != EMPTY
     result: list[tuple[State, bool]] = []
 
@@ -172,14 +185,14 @@ def _steps(problem: Problem, square: int, state: State) -> list[tuple[State, boo
     if _is_line(up):  # the vertical line above grows down
         if left != EMPTY or _length(up) + 1 > problem.longest:
             return result
-        cols[column] = _line(_length(up) + 1, False, _any_free(up) or is_free)
+        cols[column] = _line(_length(up) + 1, False, _any_free(up) or frees)
     elif left == EMPTY:
-        cols[column] = _line(1, False, is_free)
+        cols[column] = _line(1, False, frees)
     elif _is_horizontal(left) or _length(left) == 1:  # the line on the left grows right
         if _length(left) + 1 > problem.longest:
             return result
         cols[column - 1] = CLOSED
-        cols[column] = _line(_length(left) + 1, True, _any_free(left) or is_free)
+        cols[column] = _line(_length(left) + 1, True, _any_free(left) or frees)
     else:  # beside a vertical line
         return result
     close_row(cols, counts, True)
@@ -272,7 +285,7 @@ class Table:
 
 
 # A square's kind, all the steps from it need to know of the view.
-_EMPTY_SQUARE, _FREE_SQUARE, _HIT_SQUARE = 0, 1, 2
+_EMPTY_SQUARE, _FREE_SQUARE, _HIT_SQUARE, _SUNK_SQUARE = 0, 1, 2, 3
 
 _STATUS_BITS = (4 * MAX_SIZE + 3).bit_length()
 """Bits of one column's status in a frontier packed as one integer: room for the longest line."""
@@ -325,7 +338,7 @@ def _words(rules: Ruleset, need: tuple[int, ...]) -> int:
 class _Steps:
     """The steps from every packed frontier met so far, per column and kind of square.
 
-    They depend on the rules and the ships still to place only, never on the
+    They depend on the rules and the fleet to place only, never on the
     view, so positions of one game (and games of one bench) share them.
     """
 
@@ -370,6 +383,7 @@ class _Steps:
             square if kind == _FREE_SQUARE else 0,
             square if kind == _HIT_SQUARE else 0,
             roomy,
+            sunk=square if kind == _SUNK_SQUARE else 0,
         )
         zero = (0,) * len(self.need)
         steps: list[Step] = []
@@ -389,8 +403,9 @@ class _Steps:
 
 
 _KEPT_STEPS = 24
-"""Fleets still to place whose steps are kept: a game meets a dozen, its ships sunk in any order,
-and working them out again costs seconds (each is some tens of MB)."""
+"""Fleets whose steps are kept (each some tens of MB, seconds to work out): a game's positions all
+count the whole fleet (its sunk ships among them, ``Problem.sunk``), so a run meets one per rules
+and the clustered fleets a few more."""
 _steps_kept: dict[tuple[Ruleset, tuple[int, ...]], _Steps] = {}
 
 
@@ -406,6 +421,8 @@ def _steps_for(rules: Ruleset, need: tuple[int, ...]) -> _Steps:
 
 
 def _kind(problem: Problem, square: int) -> int:
+    if problem.sunk >> square & 1:
+        return _SUNK_SQUARE
     if problem.hits >> square & 1:
         return _HIT_SQUARE
     return _FREE_SQUARE if problem.free >> square & 1 else _EMPTY_SQUARE
@@ -470,7 +487,7 @@ def _changed_rows(problem: Problem, kept: _Passes | None) -> tuple[int, int]:
     if kept is None or not _same_board(problem, kept):
         return 0, height - 1
     old = kept.table.problem
-    changed = (problem.free ^ old.free) | (problem.hits ^ old.hits)
+    changed = (problem.free ^ old.free) | (problem.hits ^ old.hits) | (problem.sunk ^ old.sunk)
     if not changed:
         return height, -1
     return ((changed & -changed).bit_length() - 1) // size, (changed.bit_length() - 1) // size
@@ -624,17 +641,22 @@ def counted(problem: Problem) -> Table:
     if problem.rows:
         return count(problem)
     images = [
-        (_carried(problem.free, squares), _carried(problem.hits, squares), squares)
+        (
+            _carried(problem.free, squares),
+            _carried(problem.hits, squares),
+            _carried(problem.sunk, squares),
+            squares,
+        )
         for squares in _symmetries(problem.rules.size)
     ]
-    free, hits, canonical = min(images)
-    key = Problem(problem.rules, free, hits, problem.need)
+    free, hits, sunk, canonical = min(images)
+    key = Problem(problem.rules, free, hits, problem.need, sunk=sunk)
     table = _kept_tables.get(key)
     if table is None:
         kept = _kept_passes[0] if _kept_passes else None
         candidates = [
-            (Problem(problem.rules, free, hits, problem.need), squares)
-            for free, hits, squares in images
+            (Problem(problem.rules, free, hits, problem.need, sunk=sunk), squares)
+            for free, hits, sunk, squares in images
         ]
         image, squares = min(candidates, key=lambda pair: recount_cost(pair[0], kept))
         passes = recount(image, kept)
@@ -687,9 +709,7 @@ def ships_of(rules: Ruleset, board: int) -> Fleet:
 
 def _moves(problem: Problem, square: int, frontier: Frontier) -> list[Move]:
     """The steps from ``frontier`` at ``square``, whatever ships were finished before."""
-    roomy = Problem(
-        problem.rules, problem.free, problem.hits, tuple(2 if n else 0 for n in problem.need)
-    )
+    roomy = replace(problem, need=tuple(2 if n else 0 for n in problem.need))
     zero = (0,) * len(problem.need)
     return [
         ((columns, up_left), counts, ship)
@@ -714,7 +734,7 @@ def _closing_of(frontier: Frontier, lengths: int) -> tuple[int, ...] | None:
 
 def _bits_enough(problem: Problem) -> int:
     """Bits no count can outgrow: the positions of every ship, multiplied."""
-    allowed = problem.free | problem.hits
+    allowed = problem.free | problem.hits | problem.sunk
     bound = 1
     for length, many in enumerate(problem.need):
         if many:

@@ -22,13 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -148,6 +149,19 @@ def add(commands: Subcommands) -> None:
         nargs="+",
         metavar="FILE",
         help=_("read the shards' JSON and print the whole run (rules, games, seed from the files)"),
+    )
+    ai.add_argument(
+        "--results",
+        metavar="FILE",
+        help=_(
+            "write each game to FILE as soon as it is played, and play only the games not there"
+            " yet: a run stopped is continued by the same command"
+        ),
+    )
+    ai.add_argument(
+        "--so-far",
+        action="store_true",
+        help=_("with --merge: the first games every strategy has played, where a run goes on"),
     )
     ai.set_defaults(run=_bench_ai)
     placement = kinds.add_parser(
@@ -340,8 +354,12 @@ def shard_games(games: int, shard: Shard) -> range:
 
 
 def _bench_ai(args: argparse.Namespace) -> int:
+    if args.results and args.merge:
+        raise UsageError(_("--results is written by a run and --merge reads it: not both at once"))
+    if args.so_far and not args.merge:
+        raise UsageError(_("--so-far is for --merge"))
     if args.merge:
-        plan, results = merge_shards(args.merge)
+        plan, results = merge_shards(args.merge, so_far=args.so_far)
     else:
         names = tuple(name.strip() for name in args.strategies.split(",") if name.strip())
         kinds = tuple(kind.strip() for kind in args.fleets.split(",") if kind.strip())
@@ -362,6 +380,15 @@ def _bench_ai(args: argparse.Namespace) -> int:
                 )
         if args.games < 1 or args.jobs < 1:
             raise UsageError(_("--games and --jobs must be at least 1"))
+        if args.results:
+            if args.jobs > 1:
+                raise UsageError(
+                    _("--results plays its games one by one in this process: run more shards")
+                )
+            shard = args.shard or (1, 1)
+            results = play_into(plan, shard, args.results)
+            print(json.dumps(_shard_map(plan, shard, results)))
+            return EXIT_OK
         numbers = shard_games(plan.games, args.shard) if args.shard else range(plan.games)
         results = _play(plan, numbers, args.jobs, quiet=args.json or bool(args.shard))
         if args.shard:
@@ -402,29 +429,90 @@ def _shard_map(plan: Plan, shard: Shard, results: dict[str, dict[int, Game]]) ->
     }
 
 
-def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]]:
-    """The plan the shards share and every game they played, each exactly once."""
+Played = list[tuple[str, int, Game]]
+"""Games read from a shard or a results file: (the run's label, the game's number, the game)."""
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    """What a shard's file holds, and whether it is a results file (``--results``) or one object."""
+
+    plan: Plan
+    shard: Shard | None
+    played: Played
+    lines: bool
+
+
+def _read_shard(path: str) -> ShardFile:
+    """A shard's plan and games: one JSON object (``--shard``) or JSON lines (``--results``).
+
+    A results file is its run's plan on the first line, then a game a line; a
+    last line cut short (the run was stopped while writing it) is left out.
+    """
+    text = read_user_text(path, limit=MAX_SHARD, what=N_("shard of statki bench ai"))
+    try:
+        lines = _json_lines(text)
+        head = lines[0]
+        theirs = _plan_of(head["plan"])
+        shard = (int(head["shard"][0]), int(head["shard"][1])) if "shard" in head else None
+        if "results" in head:
+            played = [
+                (name, int(g["game"]), Game.from_map(g))
+                for name in theirs.labels
+                for g in head["results"][name]
+            ]
+        else:
+            played = [(str(g["name"]), int(g["game"]), Game.from_map(g)) for g in lines[1:]]
+        if any(name not in theirs.labels for name, _, _ in played):
+            raise ValueError("a game of a strategy the plan does not play")
+    except (ValueError, KeyError, TypeError, IndexError) as error:
+        raise UsageError(
+            _("{path}: not a shard of statki bench ai ({error})").format(path=path, error=error)
+        ) from None
+    return ShardFile(theirs, shard, played, "results" not in head)
+
+
+def _json_lines(text: str) -> list[Any]:
+    """A shard's one JSON object, or a results file's lines but a last one cut short."""
+    try:
+        return [json.loads(text)]
+    except ValueError:
+        pass
+    rows = text.split("\n")
+    lines = []
+    for number, row in enumerate(rows):
+        if row.strip():
+            try:
+                lines.append(json.loads(row))
+            except ValueError:
+                if number < len(rows) - 1:
+                    raise
+    return lines
+
+
+def _plan_of(data: dict[str, Any]) -> Plan:
+    return Plan(
+        str(data["rules"]),
+        int(data["games"]),
+        int(data["seed"]),
+        tuple(str(name) for name in data["strategies"]),
+        tuple(str(kind) for kind in data.get("fleets", ["uniform"])),
+    )
+
+
+def merge_shards(
+    paths: Sequence[str], *, so_far: bool = False
+) -> tuple[Plan, dict[str, dict[int, Game]]]:
+    """The plan the shards share and every game they played, each exactly once.
+
+    ``so_far``: a run still going is merged over its first games that every
+    strategy has played (the plan then counts those only).
+    """
     plan: Plan | None = None
     results: dict[str, dict[int, Game]] = {}
     for path in paths:
-        text = read_user_text(path, limit=MAX_SHARD, what=N_("shard of statki bench ai"))
-        try:
-            data = json.loads(text)
-            theirs = Plan(
-                str(data["plan"]["rules"]),
-                int(data["plan"]["games"]),
-                int(data["plan"]["seed"]),
-                tuple(str(name) for name in data["plan"]["strategies"]),
-                tuple(str(kind) for kind in data["plan"].get("fleets", ["uniform"])),
-            )
-            played = {
-                name: [(int(g["game"]), Game.from_map(g)) for g in data["results"][name]]
-                for name in theirs.labels
-            }
-        except (ValueError, KeyError, TypeError) as error:
-            raise UsageError(
-                _("{path}: not a shard of statki bench ai ({error})").format(path=path, error=error)
-            ) from None
+        read = _read_shard(path)
+        theirs, played = read.plan, read.played
         if plan is None:
             plan = theirs
             results = {name: {} for name in plan.labels}
@@ -434,16 +522,28 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
                     path=path, theirs=theirs, plan=plan
                 )
             )
-        for name, games in played.items():
-            for number, game in games:
-                if number in results[name]:
-                    raise UsageError(
-                        _("{path}: game {number} of {name} is in two shards").format(
-                            path=path, number=number, name=name
-                        )
+        for name, number, game in played:
+            if number in results[name]:
+                raise UsageError(
+                    _("{path}: game {number} of {name} is in two shards").format(
+                        path=path, number=number, name=name
                     )
-                results[name][number] = game
+                )
+            results[name][number] = game
     assert plan is not None  # argparse gives --merge at least one file
+    if so_far:
+        done = next(
+            (n for n in range(plan.games) if any(n not in run for run in results.values())),
+            plan.games,
+        )
+        if not done:
+            raise UsageError(_("the shards hold no game yet that every strategy has played"))
+        if done < plan.games:
+            print(f"the first {done} of {plan.games} games, played so far", file=sys.stderr)
+        plan = replace(plan, games=done)
+        results = {
+            name: {n: g for n, g in run.items() if n < done} for name, run in results.items()
+        }
     for name, run in results.items():
         missing = sorted(set(range(plan.games)) - set(run))
         if missing:
@@ -453,6 +553,56 @@ def merge_shards(paths: Sequence[str]) -> tuple[Plan, dict[str, dict[int, Game]]
                 )
             )
     return plan, {name: dict(sorted(run.items())) for name, run in results.items()}
+
+
+def play_into(plan: Plan, shard: Shard, path: str) -> dict[str, dict[int, Game]]:
+    """Play the shard game by game, each written to ``path`` once played; skip those there.
+
+    Game by game (every strategy's), so that a run stopped at any moment
+    leaves whole pairs to compare, and in this one process, whose counts an
+    exact player keeps for its later games (their openings are alike).
+    """
+    results: dict[str, dict[int, Game]] = {name: {} for name in plan.labels}
+    try:
+        if os.path.exists(path) and os.path.getsize(path):
+            read = _read_shard(path)
+            if (read.plan, read.shard, read.lines) != (plan, shard, True):
+                raise UsageError(
+                    _("{path}: the results of another run or shard, not continued").format(
+                        path=path
+                    )
+                )
+            for name, number, game in read.played:
+                results[name][number] = game
+            _cut_at_last_line(path)
+        else:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(json.dumps({"bench": "ai", "plan": plan.to_map(), "shard": list(shard)}))
+                out.write("\n")
+        with open(path, "a", encoding="utf-8") as out:
+            for number in shard_games(plan.games, shard):
+                for name, kind in plan.runs:
+                    run = results[label(name, kind)]
+                    if number not in run:
+                        run[number] = play_one(plan.rules, name, plan.seed, number, kind)
+                        line = {"name": label(name, kind), **run[number].to_map(number)}
+                        out.write(json.dumps(line) + "\n")
+                        out.flush()
+    except OSError as error:
+        raise UsageError(
+            _("{path}: the results cannot be written ({error})").format(
+                path=path, error=error.strerror or error
+            )
+        ) from None
+    return {name: dict(sorted(run.items())) for name, run in results.items()}
+
+
+def _cut_at_last_line(path: str) -> None:
+    """Drop a last line cut short by a run stopped while writing it: the game is played again."""
+    with open(path, "rb+") as file:
+        data = file.read()
+        if not data.endswith(b"\n"):
+            file.truncate(data.rfind(b"\n") + 1)
 
 
 def _table(plan: Plan, runs: Sequence[dict[int, Game]]) -> dict[str, dict[str, Any]]:

@@ -110,3 +110,67 @@ def test_each_kind_of_fleet_is_played_beside_the_uniform_ones(
     assert code == 2 and "unknown fleets 'sneaky'" in err
     code, _, err = statki(capsys, *plan, "--strategies", "exact")
     assert code == 2 and "exact counts only where ships never share a side" in err
+
+
+def played(lines: list[str]) -> list[tuple[str, int, int]]:
+    """A results file's games, but the timings: (strategy, game, shots)."""
+    return [(g["name"], g["game"], g["shots"]) for g in map(json.loads, lines[1:])]
+
+
+def test_a_run_written_game_by_game_is_continued_where_it_stopped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, whole, _ = statki(capsys, *PLAN, "--json")
+    assert code == 0
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    code, _, _ = statki(capsys, *PLAN, "--shard", "1/2", "--results", str(first))
+    assert code == 0
+    lines = first.read_text().splitlines()
+    assert len(lines) == 1 + 3 * 3, "the plan, then each of 3 games of 3 strategies"
+    # Stopped after four games, the fifth cut short while being written.
+    first.write_text("\n".join(lines[:5]) + "\n" + lines[5][:20])
+    code, again, _ = statki(capsys, *PLAN, "--shard", "1/2", "--results", str(first))
+    assert code == 0
+    assert played(first.read_text().splitlines()) == played(lines), "the cut game played again"
+    assert len(json.loads(again)["results"]["hunt"]) == 3
+    code, _, _ = statki(capsys, *PLAN, "--shard", "2/2", "--results", str(second))
+    assert code == 0
+    code, merged, _ = statki(capsys, "--merge", str(first), str(second), "--json")
+    assert code == 0
+    assert without_timings(json.loads(merged)) == without_timings(json.loads(whole))
+
+
+def test_a_run_still_going_is_merged_over_the_games_played_so_far(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    statki(capsys, *PLAN, "--shard", "1/2", "--results", str(first))
+    statki(capsys, *PLAN, "--shard", "2/2", "--results", str(second))
+    lines = second.read_text().splitlines()
+    second.write_text("\n".join(lines[:5]) + "\n")  # game 1 whole, game 3 by one strategy
+    code, _, err = statki(capsys, "--merge", str(first), str(second))
+    assert code == 2 and "lack" in err
+    code, text, err = statki(capsys, "--merge", str(first), str(second), "--so-far")
+    assert code == 0
+    assert "the first 3 of 5 games" in err
+    assert text.startswith("rules classic, 3 fleets, seed 4:")
+    code, three, _ = statki(capsys, *PLAN[:2], "--games", "3", *PLAN[4:], "--json")
+    code, merged, _ = statki(capsys, "--merge", str(first), str(second), "--so-far", "--json")
+    assert without_timings(json.loads(merged)) == without_timings(json.loads(three))
+
+
+def test_results_are_continued_only_by_their_own_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "a.jsonl"
+    statki(capsys, *PLAN, "--shard", "1/2", "--results", str(path))
+    code, _, err = statki(capsys, *PLAN, "--shard", "2/2", "--results", str(path))
+    assert code == 2 and "the results of another run or shard" in err
+    code, _, err = statki(capsys, "--merge", str(path), "--results", str(path))
+    assert code == 2 and "not both at once" in err
+    code, _, err = statki(capsys, *PLAN, "--so-far")
+    assert code == 2 and "--so-far is for --merge" in err
+    code, _, err = statki(capsys, *PLAN, "--jobs", "2", "--results", str(path))
+    assert code == 2 and "one by one" in err
+    code, _, err = statki(capsys, *PLAN, "--results", str(tmp_path / "nowhere" / "a.jsonl"))
+    assert code == 2 and "cannot be written" in err

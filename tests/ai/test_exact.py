@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from statki_net.ai.density import hit_probabilities
+from statki_net.ai.density import hit_probabilities, read_view
 from statki_net.ai.exact import (
     Problem,
     _Packing,
@@ -181,6 +182,39 @@ def test_counts_that_outgrow_a_word_take_two() -> None:
     assert list(_slot_values(packed, packing)) == [*slots, 0]
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Ruleset(size=5, fleet=(3, 2, 1, 1)),
+        Ruleset(size=5, fleet=(3, 2, 2, 1), touching=Touching.CORNERS),
+    ],
+    ids=["no-touching", "corners"],
+)
+def test_the_exact_player_fires_where_brute_force_finds_the_most_fleets(rules: Ruleset) -> None:
+    """What it plays, not only what it counts: every shot of whole games, the counts kept.
+
+    The later games meet their openings again turned or flipped (ties are
+    drawn at random), so their shots come from counts kept in another image
+    and carried back: a square carried wrong is a shot where fewer fleets are.
+    """
+    rng = random.Random(3)
+    for _ in range(8):
+        sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+        while sea.afloat:
+            view = read_view(sea)
+            left = [
+                length
+                for kind, many in zip(view.kinds, view.counts, strict=True)
+                for length in [kind[0]] * many
+            ]
+            fleets, squares = brute_force(replace(rules, fleet=tuple(left)), view.free, view.hits)
+            (shot,) = exact_strategy(sea, 1, rng)
+            assert exact_probabilities(sea)[1] == fleets
+            assert squares[shot] == max(squares[s] for s in squares_of(view.free))
+            answer, defence = defence.answer((shot,))
+            sea = sea.apply((shot,), answer)
+
+
 def test_the_exact_player_sinks_a_fleet_on_a_small_board() -> None:
     rules = Ruleset(size=5, fleet=(3, 2, 1, 1))
     fleet = random_fleet(rules, random.Random(2))
@@ -257,3 +291,25 @@ def test_a_game_counted_from_its_last_passes_is_counted_exactly() -> None:
             volley = per_ship_strategy(sea, 1, rng)
             answer, defence = defence.answer(volley)
             sea = sea.apply(volley, answer)
+
+
+def test_a_sink_is_recounted_from_the_last_passes_in_the_rows_it_marks() -> None:
+    """A sunk ship stays in the fleet counted, so the ships to place do not change with it."""
+    rules = Ruleset(size=7, fleet=(3, 2, 2, 1, 1))
+    rng = random.Random(5)
+    sea, defence = Sea(rules), Defence(rules, random_fleet(rules, rng))
+    kept = recount(problem_of(sea), None)
+    sinks = 0
+    while sea.afloat:
+        volley = per_ship_strategy(sea, 1, rng)
+        answer, defence = defence.answer(volley)
+        after = sea.apply(volley, answer)
+        problem = problem_of(after)
+        if len(after.sunk_ships) > len(sea.sunk_ships):
+            sinks += 1
+            assert recount_cost(problem, kept) < 2 * 7, "not counted afresh"
+        kept = recount(problem, kept)
+        fresh = count(problem)
+        assert (kept.table.fleets, kept.table.counts) == (fresh.fleets, fresh.counts)
+        sea = after
+    assert sinks == len(rules.fleet)
