@@ -187,7 +187,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             self.resign_pending = False
             self.link.resign()
         else:
-            self.say(_("You resign as soon as the opponent's shot is answered"))
+            # Not "once the shot is answered": a hit may earn the opponent another shot.
+            self.say(_("You resign as soon as your turn comes"))
 
     @property
     def can_rematch(self) -> bool:
