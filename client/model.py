@@ -327,7 +327,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 self.say(self._capitalised(event.words_in(words())))
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
-                self.say(_("Connection lost: the game goes on in your log"), trouble=True)
+                # Closed already: no game began, so none goes on in the log (its end says so).
+                if self.session.closed:
+                    self.say(_("Connection lost"), trouble=True)
+                else:
+                    self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
             case PeerHello(hello=hello):
