@@ -107,6 +107,7 @@ def test_a_connection_lost_before_any_game_does_not_say_the_game_goes_on() -> No
     text = plain(screen(model))
     assert "No game: it stopped before the rules were accepted" in text
     assert "Connection lost" in text and "goes on" not in text
+    assert "Shots:" not in text, "no shots were fired in no game (after a rematch: misread)"
 
 
 @pytest.mark.parametrize(
