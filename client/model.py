@@ -197,7 +197,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             self.resign_pending = False
             self.link.resign()
         else:
-            self.say(_("You resign as soon as the opponent's shot is answered"))
+            # Not "once the shot is answered": a hit may earn the opponent another shot.
+            self.say(_("You resign as soon as your turn comes"))
 
     @property
     def can_rematch(self) -> bool:
@@ -364,7 +365,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 self.say(self._capitalised(event.words_in(words())))
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
-                self.say(_("Connection lost: the game goes on in your log"), trouble=True)
+                # Closed already: no game began, so none goes on in the log (its end says so).
+                if self.session.closed:
+                    self.say(_("Connection lost"), trouble=True)
+                else:
+                    self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
             case GuestAtTheDoor(connections=connections):

@@ -35,7 +35,7 @@ from .daemon_link import DaemonLink, follow_games, last_link
 from .keys import build_app
 from .kinds import Link, Told
 from .local import Chooser, LocalGame
-from .model import HistorySource, Model
+from .model import HistorySource, Model, Stage
 from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
@@ -429,7 +429,10 @@ async def _followed(model: Model, link: DaemonLink, **app_options: Any) -> Close
         current = last_link(link)
         current.withdraw()
         await current.settled()
-        if current.session.transcript.frames and not current.over.is_set():
+        # Only a battle left (a resignation) or a reveal settles soon; before the battle the
+        # daemon plays on alone, and waiting left the terminal blank for the whole grace.
+        settling = model.stage in (Stage.BATTLE, Stage.FINISHING)
+        if settling and current.session.transcript.frames and not current.over.is_set():
             over = asyncio.ensure_future(current.over.wait())
             await asyncio.wait(
                 {following, over}, timeout=CLOSE_GRACE, return_when=asyncio.FIRST_COMPLETED

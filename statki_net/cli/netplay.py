@@ -872,6 +872,7 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
 async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str = "") -> int:
     """Play a game the daemon plays on the full screen; then say how it ended on stdout, as
     ``_on_screen`` does for a game played here."""
+    from statki_client.daemon_link import last_link
     from statki_client.run import play_followed_on_screen, unfinished_line
 
     history = History.in_home(player.home)
@@ -889,6 +890,12 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
         )
     finally:
         history.close()
+    left = last_link(link)
+    if left.session.transcript.frames and left.closed is None:  # left before its battle
+        said = _(
+            "statki: the daemon plays on the game you left; a side nobody moves for loses on time"
+        )
+        print(wrapped(said), file=sys.stderr)
     no_guest = link.session.role is Role.HOST and not link.session.transcript.frames
     if closed is None or no_guest:  # as in-process: no game began without a guest
         print(_("statki: you left before the game began"), file=sys.stderr)

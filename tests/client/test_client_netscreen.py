@@ -99,6 +99,19 @@ def test_a_game_that_ends_before_the_rules_is_drawn_with_its_reason() -> None:
     assert len(text.splitlines()) == 24
 
 
+def test_a_connection_lost_before_any_game_does_not_say_the_game_goes_on() -> None:
+    """Played through a daemon: the host left while placing, and the guest's end screen said
+    "No game" above "Connection lost: the game goes on in your log"."""
+    session = Session(Role.GUEST, GUEST_KEY, name="Ola", entropy=random.Random(1).randbytes)
+    model = Model(ConnectionLink(session), random.Random(2))
+    model.handle(session.connection_lost(0))
+    assert stage_now(model) is Stage.OVER
+    text = plain(screen(model))
+    assert "No game: it stopped before the rules were accepted" in text
+    assert "Connection lost" in text and "goes on" not in text
+    assert "Shots:" not in text, "no shots were fired in no game (after a rematch: misread)"
+
+
 @pytest.mark.parametrize(
     ("failure", "words"),
     [

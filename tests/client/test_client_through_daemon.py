@@ -31,7 +31,7 @@ from statki_client.daemon_link import DaemonLink, follow_games
 from statki_client.keys import press
 from statki_client.layout import keys_line, plain, screen
 from statki_client.model import Model, Stage
-from statki_client.remote import ConnectionLink, run_games
+from statki_client.remote import CLOSE_GRACE, ConnectionLink, run_games
 
 from statki_net.cli import netplay
 from statki_net.cli.netplay import Door, GuestReunion, HostReunion, Player
@@ -465,6 +465,66 @@ def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
         status, state = asyncio.run(scenario(home))
     assert status == 1 and "you left before the game began" in capsys.readouterr().err
     assert state["status"] == "over" and "withdrawn" in state["failure"], state
+
+
+def test_a_host_who_leaves_a_committed_fleet_before_the_battle_is_told_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Played through a daemon: the host committed, the guest was deciding, the host quit,
+    and the terminal stayed blank for the whole close grace (30 s) before it said nothing of
+    the game the daemon plays on.  Nothing settles before the battle: it returns at once."""
+    bob = tmp_path / "guest"
+    bob.mkdir()
+
+    async def scenario(home: Path) -> int:
+        me = player(home, tmp_path)
+        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+            run = asyncio.ensure_future(
+                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
+            )
+            control = await ControlClient.connect(home)
+            assert control is not None
+            history = History.in_home(bob)
+            games: list[asyncio.Future[None]] = []
+            try:
+                number = await game_of(control)
+                invite = parse_invite(
+                    (await control.request("state", game=number))["state"]["invite"]
+                )
+                ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
+                reunion = GuestReunion(ola, invite, invite.addresses[0], history)
+                session = Session(
+                    Role.GUEST,
+                    Ed25519PrivateKey.generate(),
+                    name="Ola",
+                    entropy=random.Random(4).randbytes,
+                    invite_secret=invite.secret,
+                )
+                link = ConnectionLink(session, reunion=reunion)
+                guest = Model(link, random.Random(5))
+                games.append(
+                    asyncio.ensure_future(
+                        run_games(guest, link, lambda s: reunion.connect(s, "Ala"))
+                    )
+                )
+                keys.send_text("\r")  # the host commits its fleet
+                async with asyncio.timeout(WAIT):
+                    while not guest.must_decide:
+                        await asyncio.sleep(0.01)
+                keys.send_text("qy")
+                async with asyncio.timeout(CLOSE_GRACE / 3):  # not the grace of a resignation
+                    return await run
+            finally:
+                for game in games:
+                    game.cancel()
+                await asyncio.gather(*games, return_exceptions=True)
+                history.close()
+                await control.close()
+
+    with daemon_in(tmp_path / "host") as home:
+        status = asyncio.run(scenario(home))
+    err = capsys.readouterr().err
+    assert status == 1 and "the daemon plays on the game you left" in err, err
 
 
 async def resign_at_its_first_turn(guest: Model) -> None:
