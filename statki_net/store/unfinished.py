@@ -325,6 +325,8 @@ class SecretKeeper:
             # A new game's id (a keeper may serve a game's rematches): nobody else holds it.
             if self.claimed is not None:
                 self.claimed.release()  # the game before's, should it be held still
+            # No patience: this runs in a daemon's event loop (RESUME_PATIENCE_S says why
+            # a new game needs none).
             self.claimed = claim(self.home, self.game)
         self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(
