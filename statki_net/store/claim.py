@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import os
 import time
+from enum import Enum
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
@@ -40,13 +41,20 @@ TAKEN = N_("another statki program in this home plays it now")
 """Why a kept game cannot be picked up while another program holds it: the one phrase."""
 
 
+class Claimant(Enum):
+    """Who claims a game, for the words of its refusal: picking a kept game up, or keeping
+    a game this program has just begun (the other program may be its opponent's, when
+    both sides play from one home)."""
+
+    RESUME = N_("Game {game} cannot be resumed: {why}")
+    KEEPER = N_("Game {game} cannot be played: {why}")
+
+
 class GameTaken(UsageError):
     """Another program (a ``statki resume``, a first screen, the daemon) plays this game."""
 
-    def __init__(self, game: str) -> None:
-        super().__init__(
-            phrase(N_("Game {game} cannot be resumed: {why}"), game=game[:8], why=Term(TAKEN))
-        )
+    def __init__(self, game: str, by: Claimant) -> None:
+        super().__init__(phrase(by.value, game=game[:8], why=Term(TAKEN)))
 
 
 def lock_path(home: Path, game: str) -> Path:
@@ -88,7 +96,9 @@ class Claim:
         self._fd = None
 
 
-def claim(home: Path, game: str, *, patience_s: float = 0.0) -> Claim:
+def claim(
+    home: Path, game: str, *, patience_s: float = 0.0, by: Claimant = Claimant.KEEPER
+) -> Claim:
     """This process's lock on kept ``game`` (its whole id, hex); ``GameTaken`` when another
     program holds it (still, after ``patience_s``: none by default, which never sleeps)."""
     private_folder(home / FOLDER)
@@ -99,7 +109,7 @@ def claim(home: Path, game: str, *, patience_s: float = 0.0) -> Claim:
         if claimed is not None:
             return claimed
         if time.monotonic() >= deadline:
-            raise GameTaken(game)
+            raise GameTaken(game, by)
         time.sleep(RETRY_S)
 
 

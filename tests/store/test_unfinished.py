@@ -16,6 +16,7 @@ from statki_net.protocol.logformat import Note, header_record, read_log
 from statki_net.protocol.session import SideSecrets
 from statki_net.protocol.wire import Role
 from statki_net.store.claim import RESUME_PATIENCE_S, GameTaken, claim, is_free, lock_path
+from statki_net.store.language import catalog
 from statki_net.store.logwriter import LogWriter
 from statki_net.store.unfinished import (
     SecretKeeper,
@@ -125,6 +126,23 @@ def test_a_keeper_never_waits_for_a_held_lock(tmp_path: Path) -> None:
             SecretKeeper(tmp_path).keep(pair.host, tmp_path / "game.statki")
     finally:
         asking.wait(10)
+
+
+def test_a_keeper_refused_its_new_game_does_not_say_resumed(tmp_path: Path) -> None:
+    """At its commit a game is new, not picked up: the keeper's refusal says it cannot be
+    played (both sides of one game in one home, say), in Polish too."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    game = pair.host.transcript.game.hex()
+    held = claim(tmp_path, game)  # the other side's program, from the same home
+    with pytest.raises(GameTaken) as refused:
+        SecretKeeper(tmp_path).keep(pair.guest, tmp_path / "game.statki")
+    held.release()
+    why = "another statki program in this home plays it now"
+    assert str(refused.value) == f"Game {game[:8]} cannot be played: {why}"
+    polish = refused.value.in_words(catalog("pl"))
+    taken = "rozgrywa ją teraz inny program statki w tym katalogu"
+    assert polish == f"Gry {game[:8]} nie da się rozegrać: {taken}"
 
 
 ASKS_A_WHILE = """
