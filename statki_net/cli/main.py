@@ -43,9 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     A reader of the output that stops early (``| head -1``) ends the command quietly, as
     SIGPIPE ends a C program: Python ignores SIGPIPE, so the write raises instead, here or
-    in the flush at exit.  Flushed here, so that it is raised where it can be caught; then
-    standard output goes to ``os.devnull``, so that the flush at exit finds nothing to
-    complain of (the recipe of Python's ``signal`` documentation).
+    in the flush at exit (another pipe or socket broken is told: ``_reader_gone``).
+    Flushed here, so that it is raised where it can be caught; then standard output goes
+    to ``os.devnull``, so that the flush at exit finds nothing to complain of (the recipe
+    of Python's ``signal`` documentation).
     """
     try:
         try:
@@ -55,6 +56,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _output_to_nowhere()
         return EXIT_READER_GONE
+
+
+def _reader_gone() -> bool:
+    """Whether it is standard output whose reader has gone, not some other pipe or socket
+    (the control socket, a peer's) that broke: that one is a failure to be told.
+
+    The write that failed may be anywhere in the command, so standard output itself is
+    asked: a pipe whose reading end is closed polls as an error, a socket whose peer
+    left as hung up (both reported whatever was asked for)."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # a test's capture: no descriptor
+        return False
+    poller = select.poll()
+    poller.register(fd, 0)
+    return any(events & (select.POLLERR | select.POLLHUP) for _fd, events in poller.poll(0))
 
 
 def _output_to_nowhere() -> None:
@@ -92,12 +111,12 @@ def _command(argv: list[str]) -> int:
     except StatkiError as error:
         print(f"statki: {error.in_words(language.words())}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        raise  # the reader is gone: nothing to say, nowhere to say it (``main``)
     except UnicodeDecodeError as error:
         print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as error:  # what no shell said with what it was doing
+        if isinstance(error, BrokenPipeError) and _reader_gone():
+            raise  # nothing to say, nowhere to say it (``main``)
         from statki_net.store.failures import failed
 
         said = failed(N_("the command"), error).in_words(language.words())

@@ -40,7 +40,7 @@ from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import Claim, GameTaken, claim
+from statki_net.store.claim import RESUME_PATIENCE_S, Claim, Claimant, GameTaken, claim
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
@@ -87,7 +87,7 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     # The lock first: a second program speaking for this side would sign a second story
     # of the game (the daemon holds its games' locks too).
     try:
-        claimed = claim(player.home, game)
+        claimed = claim(player.home, game, patience_s=RESUME_PATIENCE_S, by=Claimant.RESUME)
     except GameTaken:
         if player.on_screen:  # the daemon's game, its screen closed: a new screen on it
             attached = asyncio.run(_attach(player, game))

@@ -107,9 +107,11 @@ def read_as_played(name: str, contents: LogContents, played: Transcript) -> Read
     with, without replaying it; None unless the log holds exactly that transcript.
 
     For a peer judging its own log at the end of a game: its transcript checked every
-    frame as it came, by the same rules.  The log must hold its frames, byte for byte
-    and in order, and nothing else the referee weighs (no evidence, no damage); then
-    the referee's replay would build that very transcript.  Each side's last
+    frame of the other side as it came, by the same rules, and took its own answers
+    and reveal as composed honestly (vouched: not looked over for lies).  The log must
+    hold its frames, byte for byte and in order, and nothing else the referee weighs
+    (no evidence, no damage); then the referee's replay would build that very
+    transcript, unless this side's own prover erred (``verify.judge_own_log``).  Each side's last
     signature is checked, as a referee does (SPEC.md section 16): a frame this side
     signed itself is not checked as it is added.
     """

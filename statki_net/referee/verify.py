@@ -60,8 +60,15 @@ def judge_log(data: bytes, name: str = "log", *, every_signature: bool = False) 
 
 def judge_own_log(data: bytes, played: Transcript, name: str = "log") -> Judgement:
     """``judge_log`` of the log a peer wrote as it played ``played``, without replaying
-    it when it holds exactly that transcript's frames (``reading.read_as_played``): the
-    peer checked each as it came.  Any other log is judged as ``judge_log`` judges it."""
+    it when it holds exactly that transcript's frames (``reading.read_as_played``).  Any
+    other log is judged as ``judge_log`` judges it.
+
+    Not quite the referee's judgement: ``played`` checked the other side's frames as they
+    came, but took this side's own answers and reveal as vouched (``Transcript.append``:
+    an honest side composed them from its own fleet), so a fault in this program's own
+    proofs or reveal shows to ``statki verify`` of the log, not here.  Re-checking them
+    by a replay would add about 11% to a game's CPU, a full replay 32% (README, "A
+    peer's judgement of its own log"): the peer's check of each frame is relied on."""
     contents = read_log(data)
     log = read_as_played(name, contents, played)
     if log is None:

@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import os
 import time
+from enum import Enum
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
@@ -29,21 +30,31 @@ from statki_net.store.home import private_folder
 
 FOLDER = "unfinished"
 LOCK_SUFFIX = ".lock"
-PATIENCE_S, RETRY_S = 0.2, 0.005
-"""How long a claim tries again, and how often, before it finds the game taken: ``is_free``
-holds a lock for an instant, and a ``statki resume`` at that instant must not be refused."""
+RESUME_PATIENCE_S, RETRY_S = 0.2, 0.005
+"""How long ``statki resume``'s claim tries again, and how often, before it finds the game
+taken: ``is_free`` holds a lock for an instant, and a resume at that instant must not be
+refused.  Only there: a keeper claims inside a daemon's event loop, where a sleep would
+stop every game it plays, and it claims a game new to this home, whose lock file nobody
+made yet (``is_free`` asks without making one), so nothing but a real holder refuses it."""
 
 TAKEN = N_("another statki program in this home plays it now")
 """Why a kept game cannot be picked up while another program holds it: the one phrase."""
 
 
+class Claimant(Enum):
+    """Who claims a game, for the words of its refusal: picking a kept game up, or keeping
+    a game this program has just begun (the other program may be its opponent's, when
+    both sides play from one home)."""
+
+    RESUME = N_("Game {game} cannot be resumed: {why}")
+    KEEPER = N_("Game {game} cannot be played: {why}")
+
+
 class GameTaken(UsageError):
     """Another program (a ``statki resume``, a first screen, the daemon) plays this game."""
 
-    def __init__(self, game: str) -> None:
-        super().__init__(
-            phrase(N_("Game {game} cannot be resumed: {why}"), game=game[:8], why=Term(TAKEN))
-        )
+    def __init__(self, game: str, by: Claimant) -> None:
+        super().__init__(phrase(by.value, game=game[:8], why=Term(TAKEN)))
 
 
 def lock_path(home: Path, game: str) -> Path:
@@ -85,18 +96,20 @@ class Claim:
         self._fd = None
 
 
-def claim(home: Path, game: str) -> Claim:
+def claim(
+    home: Path, game: str, *, patience_s: float = 0.0, by: Claimant = Claimant.KEEPER
+) -> Claim:
     """This process's lock on kept ``game`` (its whole id, hex); ``GameTaken`` when another
-    program holds it (still, after ``PATIENCE_S``)."""
+    program holds it (still, after ``patience_s``: none by default, which never sleeps)."""
     private_folder(home / FOLDER)
     path = lock_path(home, game)
-    deadline = time.monotonic() + PATIENCE_S
+    deadline = time.monotonic() + patience_s
     while True:
         claimed = _locked(path, fcntl.LOCK_EX)
         if claimed is not None:
             return claimed
         if time.monotonic() >= deadline:
-            raise GameTaken(game)
+            raise GameTaken(game, by)
         time.sleep(RETRY_S)
 
 
@@ -104,7 +117,7 @@ def is_free(home: Path, game: str) -> bool:
     """Whether no program holds kept ``game`` now (it may be picked up).
 
     Asked with a shared lock, which no other asker's excludes; a claim at that
-    instant waits it out (``PATIENCE_S``)."""
+    instant by ``statki resume`` waits it out (``RESUME_PATIENCE_S``)."""
     path = lock_path(home, game)
     if not path.exists():
         return True  # nobody took it since it was kept; asked without making a file

@@ -195,9 +195,10 @@ class GameRecorder:
         """Close the log and judge it as a referee would (None without a log); never raises.
 
         It reads the whole file: a network game calls it off the event loop.  Given
-        the transcript the game was ``played`` with, which judged every frame as it
-        came, a file that holds exactly its frames is not replayed again
-        (``judge_own_log``): the same judgement, for a fraction of the time.
+        the transcript the game was ``played`` with, which judged every frame of the
+        other side as it came, a file that holds exactly its frames is not replayed
+        again (``judge_own_log``): the same judgement for a fraction of the time, save
+        that this side's own answers and reveal are taken as it composed them.
         """
         if not self.log:
             return None

@@ -34,7 +34,7 @@ from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import Claim, GameTaken, claim, is_free, lock_path
+from statki_net.store.claim import Claim, Claimant, GameTaken, claim, is_free, lock_path
 from statki_net.store.home import private_folder
 from statki_net.store.identity import load_identity
 from statki_net.store.language import _, words
@@ -285,7 +285,7 @@ def why_not_resumed(home: Path, game: str) -> str | None:
     """None when kept ``game`` can be picked up now; else the one line why not (a start
     screen's ``u``: it shows the line, and leaves for the game only when there is none)."""
     if not is_free(home, game):  # another program plays it: it would be refused after
-        return GameTaken(game).in_words(words())
+        return GameTaken(game, Claimant.RESUME).in_words(words())
     try:
         restore(home, game)
     except CannotResume as error:
@@ -325,6 +325,8 @@ class SecretKeeper:
             # A new game's id (a keeper may serve a game's rematches): nobody else holds it.
             if self.claimed is not None:
                 self.claimed.release()  # the game before's, should it be held still
+            # No patience: this runs in a daemon's event loop (RESUME_PATIENCE_S says why
+            # a new game needs none).
             self.claimed = claim(self.home, self.game)
         self.now = self.now or session.transcript.last_at(session.role) or 0
         keep(

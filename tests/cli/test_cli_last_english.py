@@ -8,11 +8,13 @@ each; the English (``str()``, ``--json``) stays what tools and logs read.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
 import random
 import re
+import socket
 import stat
 import subprocess
 import sys
@@ -25,8 +27,9 @@ from netgames import connected, sessions
 from pypdf import PdfReader
 from test_cli_history import record
 
+import statki_net.cli.main as statki_main
 from statki_net.ai.computer import ComputerPlayer
-from statki_net.cli.common import EXIT_FOUND
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND
 from statki_net.cli.lineplay import describe_rules
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import told_outcomes
@@ -150,6 +153,28 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(
     finally:
         os.close(writing)
     assert (done.returncode, done.stderr) == (141, ""), done.stderr
+
+
+def test_a_broken_socket_is_told_though_a_broken_reader_is_not(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A broken pipe that is not standard output's (a socket whose other end left, as the
+    control socket's or a peer's would) is a failure with its one line, not the quiet
+    end of ``| head -1``."""
+
+    def writes_to_a_socket_closed_at_the_other_end(args: argparse.Namespace) -> int:
+        ours, theirs = socket.socketpair()
+        theirs.close()
+        with ours:
+            ours.sendall(b"a request")  # BrokenPipeError, from the OS
+        return 0
+
+    def parsed(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+        return argparse.Namespace(run=writes_to_a_socket_closed_at_the_other_end, home=tmp_path)
+
+    monkeypatch.setattr(statki_main, "_parsed", parsed)
+    assert statki_main.main(["--lang", "en", "history"]) == EXIT_BAD_INPUT
+    assert capfd.readouterr().err == "statki: the command failed: Broken pipe\n"
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ from statki_net.game.rules import PRESETS
 from statki_net.protocol.logformat import Note, header_record, read_log
 from statki_net.protocol.session import SideSecrets
 from statki_net.protocol.wire import Role
-from statki_net.store.claim import GameTaken, claim, is_free, lock_path
+from statki_net.store.claim import RESUME_PATIENCE_S, GameTaken, claim, is_free, lock_path
+from statki_net.store.language import catalog
 from statki_net.store.logwriter import LogWriter
 from statki_net.store.unfinished import (
     SecretKeeper,
@@ -99,12 +100,49 @@ def test_a_claim_at_the_instant_another_program_asks_is_free_is_not_refused(
     try:
         assert asking.stdout is not None and asking.stdout.readline() == b"locked\n"
         assert is_free(tmp_path, game), "two askers do not exclude each other"
-        claimed = claim(tmp_path, game)
+        claimed = claim(tmp_path, game, patience_s=RESUME_PATIENCE_S)
     finally:
         asking.wait(10)
     assert claimed.holds(tmp_path, game) and not is_free(tmp_path, game)
     claimed.release()
     assert is_free(tmp_path, game)
+
+
+def test_a_keeper_never_waits_for_a_held_lock(tmp_path: Path) -> None:
+    """A keeper claims inside the daemon's event loop: a lock held at that instant (50 ms,
+    by a process of its own) refuses it at once, instead of a sleep that would stop every
+    game the daemon plays."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    game = pair.host.transcript.game.hex()
+    claim(tmp_path, game).release()
+    asking = subprocess.Popen(
+        [sys.executable, "-c", ASKS_A_WHILE, str(lock_path(tmp_path, game))],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert asking.stdout is not None and asking.stdout.readline() == b"locked\n"
+        with pytest.raises(GameTaken):
+            SecretKeeper(tmp_path).keep(pair.host, tmp_path / "game.statki")
+    finally:
+        asking.wait(10)
+
+
+def test_a_keeper_refused_its_new_game_does_not_say_resumed(tmp_path: Path) -> None:
+    """At its commit a game is new, not picked up: the keeper's refusal says it cannot be
+    played (both sides of one game in one home, say), in Polish too."""
+    pair = make_pair(PRESETS["classic"], seed=3)
+    play(pair, seed=4)
+    game = pair.host.transcript.game.hex()
+    held = claim(tmp_path, game)  # the other side's program, from the same home
+    with pytest.raises(GameTaken) as refused:
+        SecretKeeper(tmp_path).keep(pair.guest, tmp_path / "game.statki")
+    held.release()
+    why = "another statki program in this home plays it now"
+    assert str(refused.value) == f"Game {game[:8]} cannot be played: {why}"
+    polish = refused.value.in_words(catalog("pl"))
+    taken = "rozgrywa ją teraz inny program statki w tym katalogu"
+    assert polish == f"Gry {game[:8]} nie da się rozegrać: {taken}"
 
 
 ASKS_A_WHILE = """
