@@ -492,7 +492,7 @@ class Daemon:
             else:
                 within = again.limits.move_ms / 1000
                 reader, writer, said = await redial(
-                    invite.addresses, again.opponent, hello_within=within
+                    invite.addresses, again.opponent, secret=invite.secret, hello_within=within
                 )
         except StatkiError as error:
             game.failure = str(error)

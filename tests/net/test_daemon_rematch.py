@@ -1,0 +1,113 @@
+"""A rematch between two daemons, over loopback TCP and their control sockets.
+
+Every game a daemon hosts says hello with the daemon's key: a guest dialling
+for its rematch before the host's player asked for it must not land in
+another game the host daemon has waiting (SPEC.md, "The control socket",
+[rematch]).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.clock import ScaledClock
+from statki_net.net.control import ControlClient, Message
+from statki_net.net.daemon import Daemon
+from statki_net.protocol.wire import Limits
+
+WAIT = 20.0
+FLEET = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
+
+
+@contextlib.asynccontextmanager
+async def daemon_here(home: Path) -> AsyncIterator[ControlClient]:
+    """A daemon in this process on loopback, its clock a hundred times fast, and a
+    control connection to it."""
+    home.mkdir(mode=0o700)
+    daemon = Daemon(
+        home,
+        Ed25519PrivateKey.generate(),
+        name=home.name,
+        listen_on=[("127.0.0.1", 0)],
+        rules=ruleset_named("classic"),
+        limits=Limits(60_000, 60_000),
+        clock=ScaledClock(100),
+    )
+    await daemon.start()
+    control = await ControlClient.connect(home)
+    assert control is not None
+    try:
+        yield control
+    finally:
+        await control.close()
+        await daemon.shutdown()
+
+
+async def event_of(control: ControlClient, number: int, event: str) -> Message:
+    """The next event ``event`` of game ``number`` on ``control``."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            message = await control.events.get()
+            assert message is not None, "the daemon went away"
+            if message.get("game") == number and message["event"] == event:
+                return message
+
+
+async def a_refused_game(ala: ControlClient, bob: ControlClient) -> tuple[int, int]:
+    """Ala hosts, Bob joins through his daemon and refuses the rules: a game over, whose
+    numbers on Ala's daemon and on Bob's are returned."""
+    hosted = await ala.request("host", subscribe=True, name="Ala")
+    joined = await bob.request("connect", invite=hosted["invite"], subscribe=True, name="Bob")
+    ours, theirs = int(hosted["game"]), int(joined["game"])
+    await event_of(bob, theirs, "rules")
+    await bob.request("refuse", game=theirs)
+    await event_of(bob, theirs, "closed")
+    await event_of(ala, ours, "closed")
+    return ours, theirs
+
+
+async def status_of(control: ControlClient, number: int) -> str:
+    games = (await control.request("games"))["games"]
+    return str(next(g["status"] for g in games if g["id"] == number))
+
+
+async def rematch_past(ala: ControlClient, bob: ControlClient, *, open_other: bool) -> str:
+    """Bob asks for the rematch while Ala's daemon hosts another game for someone else;
+    Ala asks for hers a moment later.  Returns the other game's status once Bob plays
+    Ala's rematch."""
+    ours, theirs = await a_refused_game(ala, bob)
+    other = await ala.request("host", open=open_other, subscribe=True, name="Ala")
+    bobs = await bob.request("rematch", game=theirs, subscribe=True)
+    await asyncio.sleep(0.5)  # Bob's daemon dials meanwhile, more than once
+    alas = await ala.request("rematch", game=ours, subscribe=True)
+    await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+    await event_of(bob, int(bobs["game"]), "rules")
+    async with asyncio.timeout(WAIT):  # Ala's rematch admits Bob's hello
+        while await status_of(ala, int(alas["game"])) != "playing":
+            await asyncio.sleep(0.01)
+    assert await status_of(bob, int(bobs["game"])) == "playing"
+    return await status_of(ala, int(other["game"]))
+
+
+def test_a_rematch_redial_does_not_land_in_another_open_game(tmp_path: Path) -> None:
+    async def scenario() -> str:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past(ala, bob, open_other=True)
+
+    assert asyncio.run(scenario()) == "waiting"
+
+
+def test_a_rematch_redial_is_not_refused_by_another_invite_game(tmp_path: Path) -> None:
+    async def scenario() -> str:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past(ala, bob, open_other=False)
+
+    assert asyncio.run(scenario()) == "waiting"
