@@ -400,7 +400,8 @@ class Daemon:
 
     def _hosting(self, game: DaemonGame) -> Hosting:
         admit = Admit.OPEN if game.secret is None else Admit.INVITE
-        return Hosting(lambda: self._session(game, admit=admit), game.secret)
+        only = game.awaited.opponent_key if game.awaited is not None else None
+        return Hosting(lambda: self._session(game, admit=admit), game.secret, only)
 
     def join(
         self, invite: Invite, *, limits: Limits, bot: str | None, player: str | None = None
@@ -501,10 +502,12 @@ class Daemon:
             self._retire(game)
             return
         session = self._session(game, invite_secret=invite.secret)
+        # A rematch is with the same host: its key, if the invite names none.
+        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         # A lost connection is dialled again (SPEC.md, "Resume").
         resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
         await self._play(
-            game, session, reader, writer, expect_key=invite.key, received=said, resume=resume
+            game, session, reader, writer, expect_key=expect_key, received=said, resume=resume
         )
 
     async def _play(

@@ -28,9 +28,9 @@ FLEET = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
 
 
 @contextlib.asynccontextmanager
-async def daemon_here(home: Path) -> AsyncIterator[ControlClient]:
-    """A daemon in this process on loopback, its clock a hundred times fast, and a
-    control connection to it."""
+async def daemon_here(home: Path, speed: float = 100) -> AsyncIterator[ControlClient]:
+    """A daemon in this process on loopback, its clock ``speed`` times fast (a minute's
+    move limit is 0.6 s), and a control connection to it."""
     home.mkdir(mode=0o700)
     daemon = Daemon(
         home,
@@ -39,7 +39,7 @@ async def daemon_here(home: Path) -> AsyncIterator[ControlClient]:
         listen_on=[("127.0.0.1", 0)],
         rules=ruleset_named("classic"),
         limits=Limits(60_000, 60_000),
-        clock=ScaledClock(100),
+        clock=ScaledClock(speed),
     )
     await daemon.start()
     control = await ControlClient.connect(home)
@@ -111,3 +111,27 @@ def test_a_rematch_redial_is_not_refused_by_another_invite_game(tmp_path: Path) 
             return await rematch_past(ala, bob, open_other=False)
 
     assert asyncio.run(scenario()) == "waiting"
+
+
+def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) -> None:
+    """Ewa holds the invite too (it was shared, or overheard): she is refused, Bob is not."""
+
+    async def scenario() -> tuple[Message, str]:
+        async with (
+            daemon_here(tmp_path / "ala", speed=10) as ala,  # Bob has 6 s to come back
+            daemon_here(tmp_path / "bob") as bob,
+            daemon_here(tmp_path / "ewa") as ewa,
+        ):
+            ours, theirs = await a_refused_game(ala, bob)
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+            ewas = await ewa.request("connect", invite=alas["invite"], subscribe=True)
+            refused = await event_of(ewa, int(ewas["game"]), "failed")
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            return refused, await status_of(ala, int(alas["game"]))
+
+    refused, status = asyncio.run(scenario())
+    assert refused["code"] == "not-invited", refused
+    assert "admits only the last game's opponent" in refused["detail"], refused
+    assert status == "playing"
