@@ -343,6 +343,8 @@ class Daemon:
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
         if game.awaited is not None:
+            if game.deadline is not None:
+                game.deadline.cancel()
             self._wait_for_return(game, game.awaited)
 
     def rematch(self, old: DaemonGame) -> DaemonGame:
@@ -372,7 +374,21 @@ class Daemon:
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         if fleet is not None:
             self._wait_for_return(game, again)
+        else:
+            self._wait_for_proposal(game, again)
         return game
+
+    def _wait_for_proposal(self, game: DaemonGame, again: Rematch) -> None:
+        """A player's rematch is proposed within a move of the last game's limits (its
+        guest waits no longer for the hello): a front end gone before ``propose`` leaves
+        no game waiting in the admission until the daemon stops."""
+        move_ms = again.limits.move_ms
+        delay = self.clock.delay(self.clock.now() + move_ms)
+        said = phrase(
+            N_("the rematch was not proposed within {seconds} s"), seconds=f"{move_ms / 1000:g}"
+        )
+        loop = asyncio.get_running_loop()
+        game.deadline = loop.call_later(delay, self._not_back, game, said)
 
     def _wait_for_return(self, game: DaemonGame, again: Rematch) -> None:
         """A rematch's guest has a move of the last game's limits to come back, from the
@@ -384,6 +400,7 @@ class Daemon:
         game.deadline = loop.call_later(delay, self._not_back, game, said)
 
     def _not_back(self, game: DaemonGame, said: Phrase) -> None:
+        """A hosted rematch's deadline passed: withdrawn, saying why."""
         if self.admission.withdraw(game.name) is None:
             return  # its guest came (or its front end gave it up)
         game.failure = str(said)

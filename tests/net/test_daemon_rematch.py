@@ -135,3 +135,17 @@ def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) ->
     assert refused["code"] == "not-invited", refused
     assert "admits only the last game's opponent" in refused["detail"], refused
     assert status == "playing"
+
+
+def test_a_rematch_never_proposed_is_withdrawn_after_a_move(tmp_path: Path) -> None:
+    """Ala's front end goes away between asking for the rematch and proposing it."""
+
+    async def scenario() -> Message:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            ours, _ = await a_refused_game(ala, bob)
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            return await event_of(ala, int(alas["game"]), "closed")
+
+    closed = asyncio.run(scenario())
+    assert closed["end"] == "no-game", closed
+    assert closed["failure"] == "the rematch was not proposed within 60 s", closed
