@@ -351,6 +351,8 @@ class Daemon:
         """The next game with ``old``'s opponent (``statki_net.net.rematch``): hosted again
         with the same invite, its secret and key (the daemon listens on its port still), or
         the same host dialled again; the side that did not shoot first now does."""
+        if old.status != "over" and (old.conn is None or old.conn.outcome is None):
+            raise UsageError(phrase(N_("game {game} is not over yet"), game=old.id))
         again = _rematch_terms(old)
         if again is None or not (old.invite or old.host_invite):
             raise UsageError(phrase(N_("game {game} has no opponent to meet again"), game=old.id))

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net.clock import ScaledClock
-from statki_net.net.control import ControlClient, Message
+from statki_net.net.control import ControlClient, ControlError, Message
 from statki_net.net.daemon import Daemon
 from statki_net.protocol.wire import Limits
 
@@ -149,3 +149,30 @@ def test_a_rematch_never_proposed_is_withdrawn_after_a_move(tmp_path: Path) -> N
     closed = asyncio.run(scenario())
     assert closed["end"] == "no-game", closed
     assert closed["failure"] == "the rematch was not proposed within 60 s", closed
+
+
+def test_both_sides_are_told_who_starts_the_rematch_and_a_game_played_has_none_yet(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> tuple[str, str, str, str | None, str | None]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            hosted = await ala.request("host", subscribe=True, name="Ala")
+            joined = await bob.request("connect", invite=hosted["invite"], subscribe=True)
+            ours, theirs = int(hosted["game"]), int(joined["game"])
+            await event_of(bob, theirs, "rules")
+            await bob.request("accept", game=theirs, fleet=FLEET)
+            started = await event_of(bob, theirs, "started")
+            try:
+                await bob.request("rematch", game=theirs)
+            except ControlError as error:
+                still = str(error)
+            await bob.request("resign", game=theirs)
+            await event_of(ala, ours, "closed")
+            await event_of(bob, theirs, "closed")
+            alas = await ala.request("rematch", game=ours)
+            bobs = await bob.request("rematch", game=theirs)
+            return still, str(started["first"]), str(theirs), alas["first"], bobs["first"]
+
+    still, first, theirs, host_told, guest_told = asyncio.run(scenario())
+    assert still == f"game {theirs} is not over yet"
+    assert host_told == guest_told == {"host": "guest", "guest": "host"}[first]
