@@ -176,3 +176,25 @@ def test_both_sides_are_told_who_starts_the_rematch_and_a_game_played_has_none_y
     still, first, theirs, host_told, guest_told = asyncio.run(scenario())
     assert still == f"game {theirs} is not over yet"
     assert host_told == guest_told == {"host": "guest", "guest": "host"}[first]
+
+
+def test_a_rematch_hosted_for_a_bot_places_at_once_and_takes_its_guest_back(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> tuple[str | None, str]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            hosted = await ala.request("host", bot="random", subscribe=True)
+            joined = await bob.request("connect", invite=hosted["invite"], subscribe=True)
+            ours, theirs = int(hosted["game"]), int(joined["game"])
+            await event_of(bob, theirs, "rules")
+            await bob.request("refuse", game=theirs)
+            await event_of(ala, ours, "closed")
+            alas = await ala.request("rematch", game=ours)  # no propose: the bot placed
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            await bob.request("accept", game=int(bobs["game"]), fleet=FLEET)
+            await event_of(bob, int(bobs["game"]), "started")
+            return alas["invite"], await status_of(ala, int(alas["game"]))
+
+    invite, status = asyncio.run(scenario())
+    assert invite is not None and status == "playing"
