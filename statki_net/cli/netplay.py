@@ -579,7 +579,9 @@ class GuestReunion:
     async def connect(self, session: Session, who: str) -> GameConnection:
         # The host places its fleet before it says hello: a move's time at most.
         within = session.proposed_limits.move_ms / 1000
-        reader, writer, said = await redial([self.address], who, hello_within=within)
+        reader, writer, said = await redial(
+            [self.address], who, secret=self.invite.secret, hello_within=within
+        )
         # Kept, as the first game is, so that it can be picked up if this program stops.
         resuming = CarryOn(
             Redial(self.invite.addresses),

@@ -103,6 +103,8 @@ class Hosting:
     """A new host session, not started, for each connection screened: its own nonce."""
     secret: bytes | None
     """The invite's secret the guest must prove; None: open to anyone (``--open``)."""
+    guest_key: bytes | None = None
+    """A rematch's: the key of the one guest it admits, the last game's opponent."""
 
     @property
     def tag(self) -> bytes | None:
@@ -308,7 +310,8 @@ class Admission(Generic[GameT]):
             session = self._say_hello(hosting, writer, joinable=self._several())
             # A resume's hello asks for no invite's secret: a guest's hello then finds no game.
             secret = hosting.secret if isinstance(hosting, Hosting) else None
-            screening = Screening(session.transcript.frames[0], secret)
+            only = hosting.guest_key if isinstance(hosting, Hosting) else None
+            screening = Screening(session.transcript.frames[0], secret, only=only)
             decision = await self._first_frame(reader, reading, screening)
             if isinstance(decision, JoinAsked):
                 named = self._named(decision.tag)
@@ -321,7 +324,12 @@ class Admission(Generic[GameT]):
                 # hello, fresh, is the one this connection's game (if any) begins with.
                 name, hosting = named
                 session = self._say_hello(hosting, writer, joinable=False)
-                screening = Screening(session.transcript.frames[0], hosting.secret, decision.key)
+                screening = Screening(
+                    session.transcript.frames[0],
+                    hosting.secret,
+                    decision.key,
+                    only=hosting.guest_key,
+                )
                 decision = await self._first_frame(reader, None, screening, decision.rest)
             if isinstance(decision, GuestProven):
                 return self._take(name, session, decision.received, reader, writer)

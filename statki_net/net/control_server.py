@@ -320,7 +320,9 @@ class ControlServer:
         game = self.daemon.rematch(self._game(request))
         if request.get("subscribe") or request.get("follow"):
             self._subscribe(peer, game, follow=bool(request.get("follow")))
-        first = game.first.value if game.first is not None else None
+        # Both sides say what the host's hello will propose: a guest's own ``first`` is None.
+        terms = game.awaited
+        first = terms.first.value if terms is not None and terms.first is not None else None
         return {"game": game.id, "invite": game.invite or None, "first": first}
 
     async def op_subscribe(self, peer: ControlPeer, request: Message) -> Message:

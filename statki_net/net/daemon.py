@@ -344,12 +344,16 @@ class Daemon:
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
         if game.awaited is not None:
+            if game.deadline is not None:
+                game.deadline.cancel()
             self._wait_for_return(game, game.awaited)
 
     def rematch(self, old: DaemonGame) -> DaemonGame:
         """The next game with ``old``'s opponent (``statki_net.net.rematch``): hosted again
         with the same invite, its secret and key (the daemon listens on its port still), or
         the same host dialled again; the side that did not shoot first now does."""
+        if old.status != "over" and (old.conn is None or old.conn.outcome is None):
+            raise UsageError(phrase(N_("game {game} is not over yet"), game=old.id))
         again = _rematch_terms(old)
         if again is None or not (old.invite or old.host_invite):
             raise UsageError(phrase(N_("game {game} has no opponent to meet again"), game=old.id))
@@ -373,7 +377,21 @@ class Daemon:
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         if fleet is not None:
             self._wait_for_return(game, again)
+        else:
+            self._wait_for_proposal(game, again)
         return game
+
+    def _wait_for_proposal(self, game: DaemonGame, again: Rematch) -> None:
+        """A player's rematch is proposed within a move of the last game's limits (its
+        guest waits no longer for the hello): a front end gone before ``propose`` leaves
+        no game waiting in the admission until the daemon stops."""
+        move_ms = again.limits.move_ms
+        delay = self.clock.delay(self.clock.now() + move_ms)
+        said = phrase(
+            N_("the rematch was not proposed within {seconds} s"), seconds=f"{move_ms / 1000:g}"
+        )
+        loop = asyncio.get_running_loop()
+        game.deadline = loop.call_later(delay, self._not_back, game, said)
 
     def _wait_for_return(self, game: DaemonGame, again: Rematch) -> None:
         """A rematch's guest has a move of the last game's limits to come back, from the
@@ -385,6 +403,7 @@ class Daemon:
         game.deadline = loop.call_later(delay, self._not_back, game, said)
 
     def _not_back(self, game: DaemonGame, said: Phrase) -> None:
+        """A hosted rematch's deadline passed: withdrawn, saying why."""
         if self.admission.withdraw(game.name) is None:
             return  # its guest came (or its front end gave it up)
         game.failure = str(said)
@@ -408,7 +427,8 @@ class Daemon:
 
     def _hosting(self, game: DaemonGame) -> Hosting:
         admit = Admit.OPEN if game.secret is None else Admit.INVITE
-        return Hosting(lambda: self._session(game, admit=admit), game.secret)
+        only = game.awaited.opponent_key if game.awaited is not None else None
+        return Hosting(lambda: self._session(game, admit=admit), game.secret, only)
 
     def join(
         self, invite: Invite, *, limits: Limits, bot: str | None, player: str | None = None
@@ -500,7 +520,7 @@ class Daemon:
             else:
                 within = again.limits.move_ms / 1000
                 reader, writer, said = await redial(
-                    invite.addresses, again.opponent, hello_within=within
+                    invite.addresses, again.opponent, secret=invite.secret, hello_within=within
                 )
         except StatkiError as error:
             game.failure = str(error)
@@ -509,10 +529,12 @@ class Daemon:
             self._retire(game)
             return
         session = self._session(game, invite_secret=invite.secret)
+        # A rematch is with the same host: its key, if the invite names none.
+        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         # A lost connection is dialled again (SPEC.md, "Resume").
         resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
         await self._play(
-            game, session, reader, writer, expect_key=invite.key, received=said, resume=resume
+            game, session, reader, writer, expect_key=expect_key, received=said, resume=resume
         )
 
     async def _play(

@@ -8,9 +8,11 @@ so either side may play through a daemon or not:
   and waits for its guest at most a move of the last game's limits once its
   fleet is committed (``not_back`` says it when the guest never comes);
 - the guest dials the same host again for up to ``REDIAL_SECONDS``: a host
-  not listening yet refuses the connection, and a daemon whose rematch is not
-  hosted yet closes it without a word (no game waits there); either way the
-  guest dials again (``redial``).
+  not listening yet refuses the connection, a daemon with no game waiting
+  closes it without a word, and a daemon whose rematch is not hosted yet may
+  say the hello of another game it hosts (every game on a daemon has its key:
+  only the hello's tag tells them apart); in each case the guest dials again
+  (``redial``) rather than land in someone else's game.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, phrase
 from statki_net.net.dialer import dial
 from statki_net.net.invite import Address
+from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.wire import FrameReader, Hello, decode_frame, game_tag
 
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""
@@ -45,17 +49,24 @@ Met = tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]
 
 
 async def redial(
-    addresses: Sequence[Address], who: str, *, hello_within: float, seconds: float | None = None
+    addresses: Sequence[Address],
+    who: str,
+    *,
+    secret: bytes | None,
+    hello_within: float,
+    seconds: float | None = None,
 ) -> Met:
-    """Dial the host ``who`` at ``addresses`` again until it says something (its hello).
+    """Dial the host ``who`` at ``addresses`` again until it says the hello of the game
+    the invite's ``secret`` admits to (or one that lets the guest ``join`` it).
 
-    A refused connection, or one closed before a word, is dialled again for up
-    to ``seconds`` (``REDIAL_SECONDS``); a host that is there may keep the
-    connection silent while its player places a fleet, at most ``hello_within``
-    seconds.  Raises ``UsageError`` with the one line the player reads.
+    A refused connection, one closed before a word, or one whose hello is of another
+    game is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a host that is
+    there may keep the connection silent while its player places a fleet, at most
+    ``hello_within`` seconds.  Raises ``UsageError`` with the one line the player reads.
     """
     loop = asyncio.get_running_loop()
     give_up = loop.time() + (REDIAL_SECONDS if seconds is None else seconds)
+    tag = game_tag(secret) if secret is not None else None
     why: Phrase = phrase(N_("the host closed the connection before its hello"))
     while True:
         try:
@@ -63,8 +74,8 @@ async def redial(
         except UsageError as error:
             why = error.as_phrase()
         else:
-            said = await _first_words(reader, hello_within)
-            if said:
+            said = await _first_frame(reader, hello_within)
+            if said and _is_ours(said, tag):
                 return reader, writer, said
             writer.close()
             if said is None:  # there, and silent all along: no use dialling again
@@ -72,6 +83,8 @@ async def redial(
                     N_("the host said nothing within {seconds} s"), seconds=f"{hello_within:g}"
                 )
                 give_up = loop.time()
+            elif said:
+                why = phrase(N_("the host has not hosted the rematch yet"))
             else:
                 why = phrase(N_("the host closed the connection before its hello"))
         if loop.time() >= give_up:
@@ -81,13 +94,38 @@ async def redial(
         await asyncio.sleep(REDIAL_PAUSE)
 
 
-async def _first_words(reader: asyncio.StreamReader, within: float) -> bytes | None:
-    """The first bytes the host sends; nothing when it closed first; None when it was
-    silent for ``within`` seconds."""
+def _is_ours(said: bytes, tag: bytes | None) -> bool:
+    """Whether the host's first frame begins the rematch: a hello with the invite's tag,
+    or one saying other games wait (the guest's session names its game with a ``join``).
+    Anything else that is no hello goes to the session, which judges and records it."""
+    try:
+        value = next(FrameReader().values(said))
+        hello = decode_frame(value).message
+    except (ProtocolError, StopIteration):
+        return True
+    if not isinstance(hello, Hello):
+        return True
+    return hello.tag == tag or hello.join
+
+
+async def _first_frame(reader: asyncio.StreamReader, within: float) -> bytes | None:
+    """The host's bytes up to its first whole frame (or ``READ_SIZE``, or its close);
+    nothing when it closed first; None when it was silent for ``within`` seconds."""
+    said = b""
+    frames = FrameReader()
     try:
         async with asyncio.timeout(within):  # wait_for can lose a cancellation in 3.11
-            return await reader.read(READ_SIZE)
+            while len(said) < READ_SIZE:
+                piece = await reader.read(READ_SIZE)
+                if not piece:
+                    return said
+                said += piece
+                if any(True for _ in frames.values(piece)):
+                    return said
     except TimeoutError:
-        return None
+        return said or None
+    except ProtocolError:
+        return said  # the session reads it again and says what is wrong
     except (ConnectionError, OSError):
-        return b""
+        return said
+    return said

@@ -22,6 +22,9 @@ class Rematch:
 
     opponent: str
     """The opponent's name, as its hello gave it (for the words of one who never came)."""
+    opponent_key: bytes
+    """The opponent's key, as its hello gave it: a rematch is with that player only, not
+    whoever else holds the invite (or, for a game open to anyone, comes first)."""
     first: Role | None
     """Who shoots first: the side that did not shoot first; None (the coin) when the battle
     never began."""
@@ -38,7 +41,7 @@ def rematch_of(session: Session) -> Rematch | None:
     if hello is None or (failure is not None and failure.code is Code.WRONG_KEY):
         return None
     first = transcript.first.other if transcript.first is not None else None
-    return Rematch(hello.name, first, transcript.limits)
+    return Rematch(hello.name, hello.key, first, transcript.limits)
 
 
 def next_session(session: Session) -> Session:

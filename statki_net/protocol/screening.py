@@ -144,11 +144,18 @@ class Screening:
     """One connection after the host's ``hello``: feed what comes back until it decides."""
 
     def __init__(
-        self, host_hello: Frame, secret: bytes | None, joined: bytes | None = None
+        self,
+        host_hello: Frame,
+        secret: bytes | None,
+        joined: bytes | None = None,
+        *,
+        only: bytes | None = None,
     ) -> None:
         self.host_hello = host_hello
         self.secret = secret
         """The invite's secret, or None for a host open to anyone."""
+        self.only = only
+        """A rematch's: the one guest key admitted (the last game's opponent); None: any."""
         self.joined = joined
         """The key of the connection's ``join``, once it has sent one: this hello answers it,
         and only a guest's hello with that key may follow (no second join, no resume)."""
@@ -205,6 +212,9 @@ class Screening:
             self.secret, self.host_hello.body, key, proof
         ):
             detail = "this host admits only the guest it invited: the hello proves no invite"
+            return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
+        if self.only is not None and key != self.only:
+            detail = "this game is a rematch: it admits only the last game's opponent"
             return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
         return GuestProven(bytes(self._received))
 

@@ -1,0 +1,200 @@
+"""A rematch between two daemons, over loopback TCP and their control sockets.
+
+Every game a daemon hosts says hello with the daemon's key: a guest dialling
+for its rematch before the host's player asked for it must not land in
+another game the host daemon has waiting (SPEC.md, "The control socket",
+[rematch]).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import ruleset_named
+from statki_net.net.clock import ScaledClock
+from statki_net.net.control import ControlClient, ControlError, Message
+from statki_net.net.daemon import Daemon
+from statki_net.protocol.wire import Limits
+
+WAIT = 20.0
+FLEET = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
+
+
+@contextlib.asynccontextmanager
+async def daemon_here(home: Path, speed: float = 100) -> AsyncIterator[ControlClient]:
+    """A daemon in this process on loopback, its clock ``speed`` times fast (a minute's
+    move limit is 0.6 s), and a control connection to it."""
+    home.mkdir(mode=0o700)
+    daemon = Daemon(
+        home,
+        Ed25519PrivateKey.generate(),
+        name=home.name,
+        listen_on=[("127.0.0.1", 0)],
+        rules=ruleset_named("classic"),
+        limits=Limits(60_000, 60_000),
+        clock=ScaledClock(speed),
+    )
+    await daemon.start()
+    control = await ControlClient.connect(home)
+    assert control is not None
+    try:
+        yield control
+    finally:
+        await control.close()
+        await daemon.shutdown()
+
+
+async def event_of(control: ControlClient, number: int, event: str) -> Message:
+    """The next event ``event`` of game ``number`` on ``control``."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            message = await control.events.get()
+            assert message is not None, "the daemon went away"
+            if message.get("game") == number and message["event"] == event:
+                return message
+
+
+async def a_refused_game(ala: ControlClient, bob: ControlClient) -> tuple[int, int]:
+    """Ala hosts, Bob joins through his daemon and refuses the rules: a game over, whose
+    numbers on Ala's daemon and on Bob's are returned."""
+    hosted = await ala.request("host", subscribe=True, name="Ala")
+    joined = await bob.request("connect", invite=hosted["invite"], subscribe=True, name="Bob")
+    ours, theirs = int(hosted["game"]), int(joined["game"])
+    await event_of(bob, theirs, "rules")
+    await bob.request("refuse", game=theirs)
+    await event_of(bob, theirs, "closed")
+    await event_of(ala, ours, "closed")
+    return ours, theirs
+
+
+async def status_of(control: ControlClient, number: int) -> str:
+    games = (await control.request("games"))["games"]
+    return str(next(g["status"] for g in games if g["id"] == number))
+
+
+async def rematch_past(ala: ControlClient, bob: ControlClient, *, open_other: bool) -> str:
+    """Bob asks for the rematch while Ala's daemon hosts another game for someone else;
+    Ala asks for hers a moment later.  Returns the other game's status once Bob plays
+    Ala's rematch."""
+    ours, theirs = await a_refused_game(ala, bob)
+    other = await ala.request("host", open=open_other, subscribe=True, name="Ala")
+    bobs = await bob.request("rematch", game=theirs, subscribe=True)
+    await asyncio.sleep(0.5)  # Bob's daemon dials meanwhile, more than once
+    alas = await ala.request("rematch", game=ours, subscribe=True)
+    await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+    await event_of(bob, int(bobs["game"]), "rules")
+    async with asyncio.timeout(WAIT):  # Ala's rematch admits Bob's hello
+        while await status_of(ala, int(alas["game"])) != "playing":
+            await asyncio.sleep(0.01)
+    assert await status_of(bob, int(bobs["game"])) == "playing"
+    return await status_of(ala, int(other["game"]))
+
+
+def test_a_rematch_redial_does_not_land_in_another_open_game(tmp_path: Path) -> None:
+    async def scenario() -> str:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past(ala, bob, open_other=True)
+
+    assert asyncio.run(scenario()) == "waiting"
+
+
+def test_a_rematch_redial_is_not_refused_by_another_invite_game(tmp_path: Path) -> None:
+    async def scenario() -> str:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past(ala, bob, open_other=False)
+
+    assert asyncio.run(scenario()) == "waiting"
+
+
+def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) -> None:
+    """Ewa holds the invite too (it was shared, or overheard): she is refused, Bob is not."""
+
+    async def scenario() -> tuple[Message, str]:
+        async with (
+            daemon_here(tmp_path / "ala", speed=10) as ala,  # Bob has 6 s to come back
+            daemon_here(tmp_path / "bob") as bob,
+            daemon_here(tmp_path / "ewa") as ewa,
+        ):
+            ours, theirs = await a_refused_game(ala, bob)
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+            ewas = await ewa.request("connect", invite=alas["invite"], subscribe=True)
+            refused = await event_of(ewa, int(ewas["game"]), "failed")
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            return refused, await status_of(ala, int(alas["game"]))
+
+    refused, status = asyncio.run(scenario())
+    assert refused["code"] == "not-invited", refused
+    assert "admits only the last game's opponent" in refused["detail"], refused
+    assert status == "playing"
+
+
+def test_a_rematch_never_proposed_is_withdrawn_after_a_move(tmp_path: Path) -> None:
+    """Ala's front end goes away between asking for the rematch and proposing it."""
+
+    async def scenario() -> Message:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            ours, _ = await a_refused_game(ala, bob)
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            return await event_of(ala, int(alas["game"]), "closed")
+
+    closed = asyncio.run(scenario())
+    assert closed["end"] == "no-game", closed
+    assert closed["failure"] == "the rematch was not proposed within 60 s", closed
+
+
+def test_both_sides_are_told_who_starts_the_rematch_and_a_game_played_has_none_yet(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> tuple[str, str, str, str | None, str | None]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            hosted = await ala.request("host", subscribe=True, name="Ala")
+            joined = await bob.request("connect", invite=hosted["invite"], subscribe=True)
+            ours, theirs = int(hosted["game"]), int(joined["game"])
+            await event_of(bob, theirs, "rules")
+            await bob.request("accept", game=theirs, fleet=FLEET)
+            started = await event_of(bob, theirs, "started")
+            try:
+                await bob.request("rematch", game=theirs)
+            except ControlError as error:
+                still = str(error)
+            await bob.request("resign", game=theirs)
+            await event_of(ala, ours, "closed")
+            await event_of(bob, theirs, "closed")
+            alas = await ala.request("rematch", game=ours)
+            bobs = await bob.request("rematch", game=theirs)
+            return still, str(started["first"]), str(theirs), alas["first"], bobs["first"]
+
+    still, first, theirs, host_told, guest_told = asyncio.run(scenario())
+    assert still == f"game {theirs} is not over yet"
+    assert host_told == guest_told == {"host": "guest", "guest": "host"}[first]
+
+
+def test_a_rematch_hosted_for_a_bot_places_at_once_and_takes_its_guest_back(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> tuple[str | None, str]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            hosted = await ala.request("host", bot="random", subscribe=True)
+            joined = await bob.request("connect", invite=hosted["invite"], subscribe=True)
+            ours, theirs = int(hosted["game"]), int(joined["game"])
+            await event_of(bob, theirs, "rules")
+            await bob.request("refuse", game=theirs)
+            await event_of(ala, ours, "closed")
+            alas = await ala.request("rematch", game=ours)  # no propose: the bot placed
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            await bob.request("accept", game=int(bobs["game"]), fleet=FLEET)
+            await event_of(bob, int(bobs["game"]), "started")
+            return alas["invite"], await status_of(ala, int(alas["game"]))
+
+    invite, status = asyncio.run(scenario())
+    assert invite is not None and status == "playing"
