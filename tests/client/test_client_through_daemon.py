@@ -467,6 +467,47 @@ def test_a_host_who_leaves_before_a_guest_came_withdraws_the_game(
     assert state["status"] == "over" and "withdrawn" in state["failure"], state
 
 
+@contextlib.asynccontextmanager
+async def host_on_screen_and_guest(
+    home: Path, tmp_path: Path, bob: Path
+) -> AsyncIterator[tuple[asyncio.Future[int], PipeInput, ControlClient, int, Model]]:
+    """``statki host`` on the full screen through the daemon in ``home`` (its keys typed
+    into ``keys``) and a guest Ola without a daemon (home ``bob``), playing game after game
+    as ``statki join`` does: the host's run, its keys, the control client, the game's
+    number and the guest's model."""
+    me = player(home, tmp_path)
+    with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
+        run = asyncio.ensure_future(netplay._host_game(me, ruleset_named("classic"), None, 0, []))
+        control = await ControlClient.connect(home)
+        assert control is not None
+        history = History.in_home(bob)
+        games: list[asyncio.Future[None]] = []
+        try:
+            number = await game_of(control)
+            invite = parse_invite((await control.request("state", game=number))["state"]["invite"])
+            ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
+            reunion = GuestReunion(ola, invite, invite.addresses[0], history)
+            session = Session(
+                Role.GUEST,
+                Ed25519PrivateKey.generate(),
+                name="Ola",
+                entropy=random.Random(4).randbytes,
+                invite_secret=invite.secret,
+            )
+            link = ConnectionLink(session, reunion=reunion)
+            guest = Model(link, random.Random(5))
+            games.append(
+                asyncio.ensure_future(run_games(guest, link, lambda s: reunion.connect(s, "Ala")))
+            )
+            yield run, keys, control, number, guest
+        finally:
+            for game in games:
+                game.cancel()
+            await asyncio.gather(*games, return_exceptions=True)
+            history.close()
+            await control.close()
+
+
 def test_a_host_who_leaves_a_committed_fleet_before_the_battle_is_told_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -477,49 +518,14 @@ def test_a_host_who_leaves_a_committed_fleet_before_the_battle_is_told_at_once(
     bob.mkdir()
 
     async def scenario(home: Path) -> int:
-        me = player(home, tmp_path)
-        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
-            run = asyncio.ensure_future(
-                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
-            )
-            control = await ControlClient.connect(home)
-            assert control is not None
-            history = History.in_home(bob)
-            games: list[asyncio.Future[None]] = []
-            try:
-                number = await game_of(control)
-                invite = parse_invite(
-                    (await control.request("state", game=number))["state"]["invite"]
-                )
-                ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
-                reunion = GuestReunion(ola, invite, invite.addresses[0], history)
-                session = Session(
-                    Role.GUEST,
-                    Ed25519PrivateKey.generate(),
-                    name="Ola",
-                    entropy=random.Random(4).randbytes,
-                    invite_secret=invite.secret,
-                )
-                link = ConnectionLink(session, reunion=reunion)
-                guest = Model(link, random.Random(5))
-                games.append(
-                    asyncio.ensure_future(
-                        run_games(guest, link, lambda s: reunion.connect(s, "Ala"))
-                    )
-                )
-                keys.send_text("\r")  # the host commits its fleet
-                async with asyncio.timeout(WAIT):
-                    while not guest.must_decide:
-                        await asyncio.sleep(0.01)
-                keys.send_text("qy")
-                async with asyncio.timeout(CLOSE_GRACE / 3):  # not the grace of a resignation
-                    return await run
-            finally:
-                for game in games:
-                    game.cancel()
-                await asyncio.gather(*games, return_exceptions=True)
-                history.close()
-                await control.close()
+        async with host_on_screen_and_guest(home, tmp_path, bob) as (run, keys, _, _, guest):
+            keys.send_text("\r")  # the host commits its fleet
+            async with asyncio.timeout(WAIT):
+                while not guest.must_decide:
+                    await asyncio.sleep(0.01)
+            keys.send_text("qy")
+            async with asyncio.timeout(CLOSE_GRACE / 3):  # not the grace of a resignation
+                return await run
 
     with daemon_in(tmp_path / "host") as home:
         status = asyncio.run(scenario(home))
@@ -581,48 +587,19 @@ def test_a_host_through_the_daemon_and_a_guest_without_one_play_a_rematch(
     bob.mkdir()
 
     async def scenario(home: Path) -> tuple[int, list[tuple[Role, str]], Model]:
-        me = player(home, tmp_path)
-        with create_pipe_input() as keys, create_app_session(input=keys, output=DummyOutput()):
-            run = asyncio.ensure_future(
-                netplay._host_game(me, ruleset_named("classic"), None, 0, [])
-            )
-            control = await ControlClient.connect(home)
-            assert control is not None
-            history = History.in_home(bob)
-            games: list[asyncio.Future[None]] = []
-            try:
-                number = await game_of(control)
-                invite = parse_invite(
-                    (await control.request("state", game=number))["state"]["invite"]
-                )
-                ola = Player(home=bob, name="Ola", bot=None, fleet_file=None, limits=me.limits)
-                reunion = GuestReunion(ola, invite, invite.addresses[0], history)
-                session = Session(
-                    Role.GUEST,
-                    Ed25519PrivateKey.generate(),
-                    name="Ola",
-                    entropy=random.Random(4).randbytes,
-                    invite_secret=invite.secret,
-                )
-                link = ConnectionLink(session, reunion=reunion)
-                guest = Model(link, random.Random(5))
-                games.append(
-                    asyncio.ensure_future(
-                        run_games(guest, link, lambda s: reunion.connect(s, "Ala"))
-                    )
-                )
-                played = [await one_game(control, number, keys, guest)]
-                assert guest.stage is Stage.OVER and guest.can_rematch
-                press(guest, "r")  # first: nothing waits at the daemon's port yet
-                again = await the_rematch_of(control, number, keys)
-                played.append(await one_game(control, again, keys, guest))
-                return await leave_the_end_screen(run, keys), played, guest
-            finally:
-                for game in games:
-                    game.cancel()
-                await asyncio.gather(*games, return_exceptions=True)
-                history.close()
-                await control.close()
+        async with host_on_screen_and_guest(home, tmp_path, bob) as (
+            run,
+            keys,
+            control,
+            number,
+            guest,
+        ):
+            played = [await one_game(control, number, keys, guest)]
+            assert guest.stage is Stage.OVER and guest.can_rematch
+            press(guest, "r")  # first: nothing waits at the daemon's port yet
+            again = await the_rematch_of(control, number, keys)
+            played.append(await one_game(control, again, keys, guest))
+            return await leave_the_end_screen(run, keys), played, guest
 
     with daemon_in(tmp_path / "host") as home:
         status, played, guest = asyncio.run(scenario(home))
