@@ -92,6 +92,8 @@ def _game_lines(game: GameRow, width: int) -> list[str]:
 def _game_line(game: GameRow) -> str:
     result = RESULT_WORDS.get(game.result, game.result) if game.result else N_("unfinished")
     reason = WHO_RESIGNED.get((game.result, game.end_reason), game.end_reason)
+    if said := SAID_ONCE.get((game.result, game.end_reason)):
+        result, reason = said, None
     how = f" ({_(reason)})" if reason else ""
     return _("{date}  {result}{how}  {rules}, you as {role}  shots {mine}:{theirs}").format(
         date=_date(game.started),
@@ -127,6 +129,9 @@ WHO_RESIGNED: dict[tuple[str | None, str | None], str] = {
     ("lost", "resigned"): N_("you resigned"),
 }
 """Ends that "won (resigned)" would tell the wrong way round: who resigned?"""
+
+SAID_ONCE: dict[tuple[str | None, str | None], str] = {("none", "no-game"): N_("no game")}
+"""Ends whose result and reason say one thing ("none (no game)"): said once."""
 
 
 def _date(ms: int) -> str:

@@ -98,6 +98,13 @@ def test_history_says_who_resigned(cli: Cli, tmp_path: Path) -> None:
     assert "  won (the opponent resigned)  classic" in lines[4] and "against Olek" in lines[5]
 
 
+def test_history_says_a_game_that_never_began_once(cli: Cli, tmp_path: Path) -> None:
+    """It read "none (no-game)", in Polish "brak (brak gry)": the same thing twice."""
+    record(tmp_path / "home", 1, OLEK, "Olek", "classic", "none", End.NO_GAME)
+    [line] = [line for line in cli("history").stdout.splitlines() if "classic" in line]
+    assert "  no game  classic" in line and "none" not in line, line
+
+
 @pytest.mark.parametrize("language", ["en", "pl"])
 def test_history_fits_80_columns_and_keeps_the_log_path_whole(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str
