@@ -145,6 +145,10 @@ class DaemonLink:
         return True
 
     @property
+    def person(self) -> bool:
+        return True
+
+    @property
     def can_rematch(self) -> bool:
         """Once the game is over, with an opponent who is the one expected, and only once (a
         rematch nobody came to met nobody: no further rematch)."""
