@@ -908,7 +908,8 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
             last = current
         current = current.successor
     assert last.closed is not None
-    return _exit_status(last.closed.end, last.session.failure, last.closed.failure)
+    closed = last.closed
+    return _exit_status(closed.end, last.session.failure, closed.failure_in(words()))
 
 
 def _tell_closed(closed: Closed) -> None:
@@ -967,7 +968,7 @@ async def _play(
         remember_mute=muting.remember if muting is not None else None,
     )
     closed = await front.play()
-    return _exit_status(closed.end, front.failure, closed.failure)
+    return _exit_status(closed.end, front.failure, closed.failure_in(words()))
 
 
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
@@ -985,7 +986,8 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         )
         return EXIT_FOUND
     if end not in FINISHED:
-        # This side's own failure in the player's words; the daemon's (``why``) as it came.
+        # This side's own failure in the player's words; the daemon's (``why``) too, where
+        # it said it as a phrase, else as it came.
         if failure is not None:
             why = f"{failure.code_text}: {failure.detail_in(words())}"
         said = end_term(end).in_words(words()) if end else _("no ending")
