@@ -467,7 +467,9 @@ async def _host_on_screen(
         admission.ready(HOSTED, door.hosting_like(chosen))
         admitted = await arrived.get()
         # The port stays open for the game: a guest that lost its connection comes back.
-        resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
+        # The invite kept too: the game picked up (``u``) meets its guest again by it.
+        keeper = SecretKeeper(player.home, port=bound[0][1], invite=invite)
+        resuming = CarryOn(TakeBack(admission), keeper)
         conn = _admitted_as(player, admitted, chosen.fleet, history, resuming)
         _closing_when_over(conn, close_first)  # as a rematch's (HostReunion.connect says why)
         return conn
@@ -479,8 +481,9 @@ async def _host_on_screen(
     reunions: list[HostReunion] = []
 
     def reunion(history: History) -> HostReunion:
-        reunions.append(HostReunion(player, bound, history, door=door, before=close_first))
-        return reunions[-1]
+        made = HostReunion(player, bound, history, door=door, before=close_first, invite=invite)
+        reunions.append(made)
+        return made
 
     try:
         return await _on_screen(
@@ -512,9 +515,12 @@ class HostReunion:
         *,
         door: Door,
         before: Callable[[], None] = lambda: None,
+        invite: str = "",
     ) -> None:
         self.player = player
         self.door = door
+        self.invite = invite
+        """The invite the guest came by, kept with each game: one picked up meets by it."""
         self.before = before
         """Called before listening again: the first game's listeners give up the port."""
         self.addresses = addresses
@@ -546,7 +552,7 @@ class HostReunion:
         # The port stays open while the game is played, as for the first: a guest whose
         # program stopped comes back to it (statki resume).  Closed when it ends, so that a
         # guest asking for the next rematch is refused, and dials again, until this side asks.
-        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
+        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1], invite=self.invite)
         resuming = CarryOn(TakeBack(self.admission), keeper)
         conn = _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
         servers = self.servers
