@@ -145,6 +145,10 @@ class DaemonLink:
         return True
 
     @property
+    def person(self) -> bool:
+        return True
+
+    @property
     def can_rematch(self) -> bool:
         """Once the game is over, with an opponent who is the one expected, and only once (a
         rematch nobody came to met nobody: no further rematch)."""
@@ -310,10 +314,11 @@ class DaemonLink:
     def _gone(self, failure: Failed) -> None:
         """The game ends here without its end (the daemon went away, a rematch nobody came
         to): one line says why."""
-        self.closed = self.closed or Closed.without_game(failure.detail)
+        self.closed = self.closed or Closed.without_game(failure.detail, failure.said)
         self.over.set()
         if not self._closed_seen:
-            ending = self._session.ending or Ending(End.NO_GAME, reason=as_is(failure.detail))
+            reason = failure.said or as_is(failure.detail)
+            ending = self._session.ending or Ending(End.NO_GAME, reason=reason)
             self._tell([failure, GameClosed(ending, ())])
 
 

@@ -58,6 +58,11 @@ class Link(Protocol):
     def timed(self) -> bool:
         """Whether a move has a time limit: over a network; not against the computer here."""
 
+    @property
+    def person(self) -> bool:
+        """Whether a person is at the other end to read talk: over a network; not the
+        computer here (the key bar and the help offer t and m only then)."""
+
     def listen(self, listener: Callable[[Sequence[Told]], None]) -> None: ...
 
     def begin(self, fleet: Fleet) -> None:

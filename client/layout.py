@@ -742,9 +742,11 @@ def help_lines(model: Model) -> list[Line]:
         ("  p", _("past games and wins per opponent")),
         (_("  ? or F1"), _("this help;  Esc closes it")),
         ("  q", _("quit (asks first; in battle it resigns)")),
-        ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk")),
         (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game")),
     ]
+    if model.link.person:  # the computer reads no talk
+        talk = ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk"))
+        keys.insert(len(keys) - 1, talk)
     lines: list[Line] = [[("class:box", _("Keys"))]]
     for key, said in keys:
         # A space always parts the key from its words, however long the key.
@@ -838,6 +840,15 @@ def fitted(keys: Sequence[Key], width: int) -> str:
     return line(kept)
 
 
+def talk_keys(model: Model) -> list[Key]:
+    """t and m where there is a person to talk to, once there is a game to talk in; kept at
+    any width there, as the only way to the opponent (hints and past games can wait)."""
+    if not model.link.person or model.stage is Stage.CONNECTING:
+        return []
+    mute = _("m unmute") if model.muted else _("m mute")
+    return [Key(_("t talk"), needed=True), Key(mute, needed=True)]
+
+
 def bar_keys(model: Model) -> list[Key]:
     """The key bar's entries for what the screen shows now, in the order they are shown."""
     help_key, quit_key = Key(_("? help"), needed=True), Key(_("q quit"), needed=True)
@@ -881,9 +892,7 @@ def bar_keys(model: Model) -> list[Key]:
             keys = [moving, new, Key(_("Enter start"), needed=True)]
         return [*keys, *resume, help_key, quit_key]
     past = Key(_("p past games"), _("p past"))
-    talk = [Key(_("t talk")), Key(_("m unmute") if model.muted else _("m mute"))]
-    if model.stage is Stage.CONNECTING:
-        talk = []  # no game to talk in yet: t and m do nothing
+    talk = talk_keys(model)
     if model.stage in (Stage.CONNECTING, Stage.WAITING):
         waiting = Key(model.waiting_words() + " ", needed=True)
         return [waiting, *resume, past, *talk, help_key, quit_key]

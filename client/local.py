@@ -176,6 +176,10 @@ class LocalGame:
         return False
 
     @property
+    def person(self) -> bool:
+        return False  # the computer reads no talk: the key bar offers no t and m
+
+    @property
     def log_path(self) -> Path | None:
         return self.recorder.log_path if self.recorder else None
 

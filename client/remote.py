@@ -141,6 +141,10 @@ class ConnectionLink:
         return True
 
     @property
+    def person(self) -> bool:
+        return True
+
+    @property
     def log_path(self) -> Path | None:
         return self.conn.log_path if self.conn else None
 

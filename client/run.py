@@ -290,12 +290,20 @@ async def play_picked_up_on_screen(
     history: History,
     bell: bool = True,
     home: Path | None = None,
+    reunion: Reunion | None = None,
 ) -> list[Outcome]:
     """``statki resume GAME`` on the full screen: the game restored from its log, where it
     stood (``told``: what its session told so far, ``statki_net.protocol.replay``), and on to
-    its end over ``connection`` (the one that resumes it); muted as it was in ``home``."""
+    its end over ``connection`` (the one that resumes it); muted as it was in ``home``; a
+    rematch by ``reunion``, as for a game begun on this screen."""
     model, link = picked_up_model(
-        connection.session, told, connection=connection, history=history, bell=bell, home=home
+        connection.session,
+        told,
+        connection=connection,
+        history=history,
+        bell=bell,
+        home=home,
+        reunion=reunion,
     )
     await play_over_connection(model, link, lambda _session: _ready_made(connection))
     return outcomes_of(link)
@@ -313,6 +321,7 @@ def picked_up_model(
     history: History | None = None,
     bell: bool = True,
     home: Path | None = None,
+    reunion: Reunion | None = None,
 ) -> tuple[Model, ConnectionLink]:
     """The model of a game restored from its log, where it stood, and its link.
 
@@ -323,7 +332,7 @@ def picked_up_model(
     link carries such a move at once, recorded while the game is apart; without it
     the link has nothing to carry a move (a screen only looked at) until attached.
     """
-    link = ConnectionLink(session)
+    link = ConnectionLink(session, reunion=reunion)
     link.fleet_ready.set()  # committed before the program stopped
     if connection is not None:
         link.attach(connection)

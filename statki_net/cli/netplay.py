@@ -467,7 +467,9 @@ async def _host_on_screen(
         admission.ready(HOSTED, door.hosting_like(chosen))
         admitted = await arrived.get()
         # The port stays open for the game: a guest that lost its connection comes back.
-        resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
+        # The invite kept too: the game picked up (``u``) meets its guest again by it.
+        keeper = SecretKeeper(player.home, port=bound[0][1], invite=invite)
+        resuming = CarryOn(TakeBack(admission), keeper)
         conn = _admitted_as(player, admitted, chosen.fleet, history, resuming)
         _closing_when_over(conn, close_first)  # as a rematch's (HostReunion.connect says why)
         return conn
@@ -479,8 +481,9 @@ async def _host_on_screen(
     reunions: list[HostReunion] = []
 
     def reunion(history: History) -> HostReunion:
-        reunions.append(HostReunion(player, bound, history, door=door, before=close_first))
-        return reunions[-1]
+        made = HostReunion(player, bound, history, door=door, before=close_first, invite=invite)
+        reunions.append(made)
+        return made
 
     try:
         return await _on_screen(
@@ -512,9 +515,12 @@ class HostReunion:
         *,
         door: Door,
         before: Callable[[], None] = lambda: None,
+        invite: str = "",
     ) -> None:
         self.player = player
         self.door = door
+        self.invite = invite
+        """The invite the guest came by, kept with each game: one picked up meets by it."""
         self.before = before
         """Called before listening again: the first game's listeners give up the port."""
         self.addresses = addresses
@@ -546,7 +552,7 @@ class HostReunion:
         # The port stays open while the game is played, as for the first: a guest whose
         # program stopped comes back to it (statki resume).  Closed when it ends, so that a
         # guest asking for the next rematch is refused, and dials again, until this side asks.
-        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1])
+        keeper = SecretKeeper(self.player.home, port=self.addresses[0][1], invite=self.invite)
         resuming = CarryOn(TakeBack(self.admission), keeper)
         conn = _admitted_as(self.player, admitted, session.fleet, self.history, resuming)
         servers = self.servers
@@ -917,7 +923,8 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
             last = current
         current = current.successor
     assert last.closed is not None
-    return _exit_status(last.closed.end, last.session.failure, last.closed.failure)
+    closed = last.closed
+    return _exit_status(closed.end, last.session.failure, closed.failure_in(words()))
 
 
 def _tell_closed(closed: Closed) -> None:
@@ -976,7 +983,7 @@ async def _play(
         remember_mute=muting.remember if muting is not None else None,
     )
     closed = await front.play()
-    return _exit_status(closed.end, front.failure, closed.failure)
+    return _exit_status(closed.end, front.failure, closed.failure_in(words()))
 
 
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
@@ -994,7 +1001,8 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         )
         return EXIT_FOUND
     if end not in FINISHED:
-        # This side's own failure in the player's words; the daemon's (``why``) as it came.
+        # This side's own failure in the player's words; the daemon's (``why``) too, where
+        # it said it as a phrase, else as it came.
         if failure is not None:
             why = f"{failure.code_text}: {failure.detail_in(words())}"
         said = end_term(end).in_words(words()) if end else _("no ending")

@@ -24,6 +24,9 @@ from collections.abc import Callable
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import (
+    Door,
+    GuestReunion,
+    HostReunion,
     Player,
     play_here,
     player_arguments,
@@ -39,7 +42,7 @@ from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.replay import told_so_far
-from statki_net.protocol.wire import Role
+from statki_net.protocol.wire import Admit, Role
 from statki_net.store.claim import RESUME_PATIENCE_S, Claim, Claimant, GameTaken, claim
 from statki_net.store.history import History
 from statki_net.store.home import home_dir
@@ -48,6 +51,7 @@ from statki_net.store.recorder import GameRecorder
 from statki_net.store.unfinished import (
     Restored,
     SecretKeeper,
+    Unfinished,
     find_unfinished,
     glance,
     restore,
@@ -200,8 +204,11 @@ async def _carry_on(
         def connect(history: History) -> GameConnection:
             return resumed_connection(player, restored, rejoin, history, claimed)
 
+        def reunion(history: History) -> HostReunion | GuestReunion | None:
+            return reunion_of(player, kept, history, before=lambda: _close_all(servers))
+
         if player.on_screen:  # where the game stood, then on to its end, as statki join's
-            return await _on_screen(player, restored, connect)
+            return await _on_screen(player, restored, connect, reunion)
         # The same as a game begun here: the computer or the line prompt, stopped on Ctrl-C.
         return await play_here(player, connect, session.rules)
     finally:
@@ -209,6 +216,29 @@ async def _carry_on(
             server.close()
         if mapping is not None:
             await mapping.close()
+
+
+def reunion_of(
+    player: Player, kept: Unfinished, history: History, *, before: Callable[[], None]
+) -> HostReunion | GuestReunion | None:
+    """How a game picked up meets its opponent again for a rematch, as the game begun here
+    would: the host on its port by its invite (``before``: the listeners of the pick-up give
+    the port up), the guest at the invite's address.  None for a host's game kept before
+    hosts kept their invite: its secret is gone, and no rematch is offered."""
+    if kept.role is Role.GUEST:
+        invite = parse_invite(kept.invite)
+        return GuestReunion(player, invite, invite.addresses[0], history)
+    if not kept.invite or not kept.port:
+        return None
+    secret = parse_invite(kept.invite).secret
+    door = Door(Admit.INVITE, secret) if secret is not None else Door(Admit.OPEN, None)
+    addresses = default_listen(kept.port)
+    return HostReunion(player, addresses, history, door=door, before=before, invite=kept.invite)
+
+
+def _close_all(servers: list[asyncio.Server]) -> None:
+    for server in servers:
+        server.close()
 
 
 def resumed_connection(
@@ -243,11 +273,15 @@ def resumed_connection(
 
 
 async def _on_screen(
-    player: Player, restored: Restored, connect: Callable[[History], GameConnection]
+    player: Player,
+    restored: Restored,
+    connect: Callable[[History], GameConnection],
+    reunion: Callable[[History], HostReunion | GuestReunion | None],
 ) -> int:
     from statki_client.run import play_picked_up_on_screen
 
     history = History.in_home(player.home)
+    made = reunion(history)
     try:
         outcomes = await play_picked_up_on_screen(
             connect(history),
@@ -255,7 +289,10 @@ async def _on_screen(
             history=history,
             bell=player.bell,
             home=player.home,
+            reunion=made,
         )
     finally:
+        if isinstance(made, HostReunion):
+            made.close()
         history.close()
     return told_outcomes(outcomes)

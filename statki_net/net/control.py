@@ -412,16 +412,15 @@ class RemoteHandle:
             message = await self.client.events.get()
             if message is None:
                 self.finished = True
-                return Shown(notices.Closed.without_game("the daemon went away"))
+                return Shown(_without_game(phrase(N_("the daemon went away"))))
             if message.get("game") != self.game:
                 continue
             try:
                 pushed = notice_from_map(message)
             except (ValueError, KeyError, TypeError) as error:  # as the full screen's link does
                 self.finished = True
-                return Shown(
-                    notices.Closed.without_game(f"the daemon's events do not read: {error}")
-                )
+                said = phrase(N_("the daemon's events do not read: {error}"), error=str(error))
+                return Shown(_without_game(said))
             if pushed is None:
                 continue  # an event a newer daemon sends: not for this front end
             self.finished = isinstance(pushed.notice, notices.Closed)
@@ -493,3 +492,9 @@ async def games_the_daemon_plays(home: Path) -> frozenset[str]:
     finally:
         await client.close()
     return frozenset(_playing(states))
+
+
+def _without_game(said: Phrase) -> notices.Closed:
+    """The end, told the line prompt, of a game it followed that the daemon never ended:
+    its English kept for the exit status's machine-read line, ``said`` for the player."""
+    return notices.Closed.without_game(str(said), said)

@@ -969,7 +969,7 @@ class Session:
         self._events.append(Evidence(envelope, error.code, now))
         self.failure = Failed(error.code, error.detail, by_peer=False, said=error.said)
         self._events.append(self.failure)
-        self._send(Error(error.code.value, error.detail[:MAX_TEXT]), now)
+        self._send(Error(error.code.value, error.detail[:MAX_TEXT]), now, said=error.said)
 
     def _crossed(self, envelope: Envelope, place: int, now: int) -> None:
         """A frame the peer sent before it read this side's last messages (SPEC.md section 3).
@@ -1063,10 +1063,13 @@ class Session:
             join=self.joinable if host else False,
         )
 
-    def _send(self, message: Message, now: int, *, vouched: bool = False) -> None:
+    def _send(
+        self, message: Message, now: int, *, vouched: bool = False, said: Phrase = SILENCE
+    ) -> None:
         """Sign ``message`` into the transcript; send it, unless the connection is lost.
 
-        ``vouched``: this side composed it honestly (``Transcript.append``)."""
+        ``vouched``: this side composed it honestly; ``said``: an error's detail in this
+        side's words (both ``Transcript.append``)."""
         if self.closed:
             raise UsageError(phrase(N_("the game is over")))
         transcript = self.transcript
@@ -1075,7 +1078,7 @@ class Session:
         )
         try:
             frame = transcript.add(
-                sign(self.key, header, message), signed_here=True, vouched=vouched
+                sign(self.key, header, message), signed_here=True, vouched=vouched, said=said
             )
         except ProtocolError as error:
             said = phrase(
@@ -1096,7 +1099,7 @@ class Session:
             return
         self.failure = Failed(code, detail, by_peer=False, said=said)
         self._events.append(self.failure)
-        self._send(Error(code.value, detail[:MAX_TEXT]), now)
+        self._send(Error(code.value, detail[:MAX_TEXT]), now, said=said)
 
     def _close(self, ending: Ending) -> None:
         self.closed = True

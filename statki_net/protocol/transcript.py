@@ -38,7 +38,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, fleet_from_lists
 from statki_net.game.replay import Volley, replay
 from statki_net.game.rules import RulesError, Ruleset, Touching
-from statki_net.game.words import N_, Phrase, as_is, joined, phrase
+from statki_net.game.words import N_, SILENCE, Fact, Phrase, as_is, joined, phrase
 from statki_net.protocol.bounds import proposal_problems
 from statki_net.protocol.commitment import (
     Opening,
@@ -390,8 +390,11 @@ class Transcript:
             raise
         return frame
 
-    def append(self, frame: Frame, *, vouched: bool = False) -> None:
+    def append(self, frame: Frame, *, vouched: bool = False, said: Phrase = SILENCE) -> None:
         """Append a frame ``check`` has passed: its findings, its ending, the next phase.
+
+        ``said`` is an ``error`` this side sends, its detail as its own player reads it:
+        the ending then quotes it in that player's words, not the wire's English.
 
         ``vouched`` is for a frame its own side composed honestly from what only it
         knows: an answer its fleet gave, with openings of its own tree; a reveal of the
@@ -402,7 +405,7 @@ class Transcript:
         frame, as a referee does; the state the frame leads to is the same.
         """
         self.settled.append(Settled(self.phase, self.end, self.winner, self.culprits, self.reason))
-        self._apply(frame, vouched)
+        self._apply(frame, vouched, said)
         self._speaker = self._who_speaks()
         self.frames.append(frame)
         self.refused = None
@@ -414,10 +417,11 @@ class Transcript:
         signed_here: bool = False,
         signature_later: bool = False,
         vouched: bool = False,
+        said: Phrase = SILENCE,
     ) -> Frame:
         """``check`` the frame, then ``append`` it; returns it as read."""
         frame = self.check(item, signed_here=signed_here, signature_later=signature_later)
-        self.append(frame, vouched=vouched and signed_here)
+        self.append(frame, vouched=vouched and signed_here, said=said if signed_here else SILENCE)
         return frame
 
     def _check_turn(self, frame: Frame) -> None:
@@ -534,7 +538,7 @@ class Transcript:
                 Check.CONTENT,
             )
 
-    def _apply(self, frame: Frame, vouched: bool) -> None:
+    def _apply(self, frame: Frame, vouched: bool, said: Phrase) -> None:
         sender, message = frame.header.sender, frame.message
         side = self.sides[sender]
         match message:
@@ -571,7 +575,7 @@ class Transcript:
             case Verdict():
                 side.verdict = message
             case Error():
-                self._error(frame, message)
+                self._error(frame, message, said)
         self.phase = next_phase(self.phase, type(message), self.end)
 
     # ------------------------------------------------------------ the handshake
@@ -846,9 +850,11 @@ class Transcript:
         )
         self._settle(End.TIME, claimant, frozenset({silent}), reason)
 
-    def _error(self, frame: Frame, error: Error) -> None:
+    def _error(self, frame: Frame, error: Error, said: Phrase) -> None:
         """An error decides by what it answers (SPEC.md section 8, "Errors")."""
         sender, seq = frame.header.sender, frame.header.seq
+        # This side's own detail in its player's words; a peer's is quoted as it came.
+        detail: Fact = said if said else error.detail
         self.error, self.error_from = error, sender
         refused = self.refused
         if refused is not None and refused.frame.header.sender is not sender:
@@ -861,7 +867,7 @@ class Transcript:
                 loser=role_term(loser),
                 seq=seq,
                 code=error.code,
-                detail=error.detail,
+                detail=detail,
             )
         else:
             loser, named = sender, None
@@ -870,7 +876,7 @@ class Transcript:
                 sender=role_term(sender),
                 seq=seq,
                 code=error.code,
-                detail=error.detail,
+                detail=detail,
             )
         self._stop(loser, named, what)
 

@@ -12,7 +12,7 @@ from statki_client.layout import Key, plain, screen
 from statki_client.model import Model, Overlay, Stage
 from test_client_model import CLASSIC_FLEET, game, place
 
-from statki_net.store.language import speak
+from statki_net.store.language import _, speak
 
 RIGHT, DOWN, UP = "\x1b[C", "\x1b[B", "\x1b[A"
 
@@ -213,6 +213,32 @@ def test_the_key_bar_uses_the_width_it_has_and_never_cuts_a_key(
             assert len(wide.strip()) >= len(keys_line(model, 80).strip())
             left, right = len(wide) - len(wide.lstrip()), 120 - len(wide)
             assert abs(left - right) <= 1, "centered, as the screen above it is"
+    finally:
+        speak("en")
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_talk_keys_are_shown_where_a_person_hears_and_kept_at_80_columns(
+    tmp_path: Path, language: str
+) -> None:
+    """Against the computer t and m were shown and did nothing useful; over a network the
+    Polish battle bar at 80 columns left out "t czat" and "m wycisz", the keys that matter."""
+    from statki_client.layout import keys_line
+    from test_client_clock import battle
+
+    speak(language)
+    try:
+        talk, mute = _("t talk"), _("m mute")
+        computer, _link = game(tmp_path)
+        computer.ready()
+        assert talk not in keys_line(computer, 120) and mute not in keys_line(computer, 120)
+        computer.toggle_overlay(Overlay.HELP)
+        assert "t / m" not in plain(screen(computer))
+        for person in battle()[:2]:
+            bar = keys_line(person, 80)
+            assert talk in bar and mute in bar, bar
+            person.toggle_overlay(Overlay.HELP)
+            assert "t / m" in plain(screen(person))
     finally:
         speak("en")
 

@@ -28,16 +28,17 @@ from statki_client.run import kept_games, left_to_resume, pick_up_in, picked_up_
 from test_client_model import game
 
 from statki_net.cli.main import main
-from statki_net.cli.netplay import Player
-from statki_net.cli.resume import resume_game, resumed_connection
+from statki_net.cli.netplay import HostReunion, Player
+from statki_net.cli.resume import resume_game, resumed_connection, reunion_of
 from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.game.words import as_is
+from statki_net.net.admission import Admission
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import format_invite, parse_address, parse_invite
-from statki_net.net.resume import Redial
+from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session, public_key_bytes
@@ -68,16 +69,19 @@ def kept_game(
     mover: Role = Role.GUEST,
     seed: int = 7,
     played_out: bool = False,
+    side: Role = Role.GUEST,
 ) -> str:
     """A classic game played back to back until ``volleys`` were fired and then until
     ``mover`` is to shoot (``played_out``: to its end), with a line of talk each way; the
     guest's log and secrets kept in ``home`` as its program left them when it stopped
-    (before it could remove them, for a game played out).  The game's id."""
+    (before it could remove them, for a game played out); ``side``: the host's kept instead,
+    its invite and port with it.  The game's id."""
     rules = ruleset_named("classic")
     home.mkdir(parents=True, exist_ok=True)
+    mine, theirs = load_identity(home), key_from(seed * 2)
     host = Session(
         Role.HOST,
-        key_from(seed * 2),
+        mine if side is Role.HOST else theirs,
         name="Ala",
         entropy=seeded_entropy(seed * 3),
         rules=rules,
@@ -85,7 +89,10 @@ def kept_game(
         fleet=random_fleet(rules, random.Random(seed)),
     )
     guest = Session(
-        Role.GUEST, load_identity(home), name="Olek", entropy=seeded_entropy(seed * 3 + 1)
+        Role.GUEST,
+        theirs if side is Role.HOST else mine,
+        name="Olek",
+        entropy=seeded_entropy(seed * 3 + 1),
     )
     pair = BackToBack(host, guest, now=START)
     play(pair, seed, stop_after=2)
@@ -98,15 +105,18 @@ def kept_game(
         play_one(pair)
     while played_out and not guest.closed:
         play_one(pair)
-    assert guest.closed is played_out and guest.secrets is not None
-    game = guest.transcript.game.hex()
+    kept = pair.session(side)
+    assert kept.closed is played_out and kept.secrets is not None
+    game = kept.transcript.game.hex()
     log = home / "logs" / f"{game[:16]}.statki"
     log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_bytes(log_of(pair.events[Role.GUEST], Role.GUEST))
+    log.write_bytes(log_of(pair.events[side], side))
+    port = dead_port()
     invite = format_invite(
-        [parse_address(f"127.0.0.1:{dead_port()}", 0)], public_key_bytes(host.key), bytes(16)
+        [parse_address(f"127.0.0.1:{port}", 0)], public_key_bytes(host.key), bytes(16)
     )
-    keep(home, Unfinished(game, Role.GUEST, "Olek", log, guest.secrets, invite=invite))
+    name = "Ala" if side is Role.HOST else "Olek"
+    keep(home, Unfinished(game, side, name, log, kept.secrets, invite=invite, port=port))
     return game
 
 
@@ -323,6 +333,61 @@ def test_a_picked_up_game_whose_opponent_does_not_come_back_is_won_on_time(
     assert "You won on time" in plain(screen(model))
     assert judge_log(kept.log.read_bytes()).valid
     assert not unfinished_games(home), "the game is over: listed no more"
+
+
+@pytest.mark.parametrize("side", [Role.HOST, Role.GUEST])
+def test_a_game_picked_up_offers_a_rematch_at_its_end_on_either_side(
+    tmp_path: Path, side: Role
+) -> None:
+    """Picked up with u, the host's end screen offered no rematch while the guest's did: each
+    side now meets the other again as the game begun on its screen would (its reunion).
+    The opponent never comes back: this side wins on time (a clock 400 times fast)."""
+    speak("en")
+    home = tmp_path / "home"
+    game_id = kept_game(home, mover=side.other, side=side)
+    clock = ScaledClock(400)
+    player = Player(home, "Ala", None, None, None, on_screen=True, clock=clock)
+    restored = restore(home, game_id)
+    session, kept = restored.session, restored.kept
+    history = History.in_home(home)
+    reunion = reunion_of(player, kept, history, before=lambda: None)
+    model, link = picked_up_model(session, told_so_far(session, restored.contents), reunion=reunion)
+    rejoin: Rejoin = (
+        TakeBack(Admission(clock=clock))
+        if side is Role.HOST
+        else Redial(parse_invite(kept.invite).addresses)
+    )
+
+    async def main() -> None:
+        async def connect(_session: Session) -> GameConnection:
+            return resumed_connection(player, restored, rejoin, history)
+
+        with create_pipe_input() as pipe:
+
+            async def leave_at_the_end() -> None:
+                while model.end_screen is None or not model.end_screen.referee:
+                    await asyncio.sleep(0.01)
+                offered.append(model.can_rematch and "r rematch" in keys_line(model))
+                pipe.send_text("q")
+
+            offered: list[bool] = []
+            leaving = asyncio.ensure_future(leave_at_the_end())
+            await asyncio.wait_for(
+                play_over_connection(model, link, connect, input=pipe, output=DummyOutput()),
+                timeout=30,
+            )
+            await leaving
+            assert offered == [True], "r rematch at the end"
+
+    try:
+        asyncio.run(main())
+    finally:
+        if isinstance(reunion, HostReunion):
+            reunion.close()
+        history.close()
+    end = model.end_screen
+    assert end is not None
+    assert end.verdict.startswith("You won on time"), end.verdict
 
 
 # ---------------------------------------------------------------- screens, in both languages

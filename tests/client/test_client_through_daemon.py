@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -51,7 +52,13 @@ from statki_net.net.event_maps import event_from_map
 from statki_net.net.invite import Invite, parse_invite
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import frames_of, read_log
-from statki_net.protocol.session import Session, VolleyDone, YourTurn, public_key_bytes
+from statki_net.protocol.session import (
+    Failed,
+    Session,
+    VolleyDone,
+    YourTurn,
+    public_key_bytes,
+)
 from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
@@ -945,3 +952,50 @@ def test_a_host_through_the_daemon_is_told_of_a_guest_waiting_for_its_rules(
         come, after = asyncio.run(scenario(home))
     assert "A guest has connected and waits for your rules" in " ".join(come.split()), come
     assert "statki://" not in come and after == 0
+
+
+def test_a_daemon_gone_is_told_in_the_players_words_at_the_prompt_and_on_the_screen(
+    tmp_path: Path,
+) -> None:
+    """The line prompt following a daemon's game (``statki host --plain``) told a Polish
+    player "the daemon went away" in English; the full screen's line had no test."""
+    from statki_net.net.control import RemoteHandle
+
+    polish = catalog("pl")
+
+    async def scenario(home: Path, daemon: subprocess.Popen[str]) -> tuple[str, str, str]:
+        prompt, watcher = await ControlClient.connect(home), await ControlClient.connect(home)
+        assert prompt is not None and watcher is not None
+        try:
+            reply = await prompt.request("host", rules="classic", subscribe=True)
+            number = int(reply["game"])
+            await watcher.request("subscribe", game=number, follow=True)
+            key, entropy = Ed25519PrivateKey.generate(), random.Random(1).randbytes
+            rules = ruleset_named("classic")
+            session = Session(Role.HOST, key, name="Ala", entropy=entropy, rules=rules)
+            link = DaemonLink(session, watcher, number)
+            told: list[object] = []
+            link.listen(told.extend)
+            stop(daemon)
+            async with asyncio.timeout(WAIT):
+                await link.follow()
+                handle = RemoteHandle(prompt, number)
+                while (shown := await handle.next_notice()) is not None:
+                    last = shown.notice
+            await asyncio.sleep(0)  # the link's last events reach its listener
+        finally:
+            await prompt.close()
+            await watcher.close()
+        assert isinstance(last, notices.Closed) and link.closed is not None
+        [failed] = [event for event in told if isinstance(event, Failed)]
+        return last.failure_in(polish) or "", link.closed.failure_in(polish) or "", str(failed)
+
+    home = tmp_path / "host"
+    daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
+    try:
+        line_starting(daemon, "control socket", [])
+        at_prompt, on_screen, in_english = asyncio.run(scenario(home, daemon))
+    finally:
+        stop(daemon)
+    assert at_prompt == on_screen == "demon się rozłączył"
+    assert "the daemon went away" in in_english, "the log's words stay English"

@@ -13,6 +13,7 @@ from peers import finish, key_from, make_pair, play
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
+from statki_net.game.words import N_, phrase
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.bounds import CLAIM_SLACK_MS
 from statki_net.protocol.endings import End
@@ -39,6 +40,7 @@ from statki_net.protocol.wire import (
     TimeClaim,
     sign,
 )
+from statki_net.store.language import catalog
 
 CLASSIC = PRESETS["classic"]
 
@@ -103,6 +105,21 @@ def test_a_stop_by_the_peer_is_its_forfeit() -> None:
         ending = side.ending
         assert side.closed and ending is not None and ending.end is End.FORFEIT
         assert ending.winner is waiting.role and ending.culprits == {mover.role}
+
+
+def test_a_stop_is_told_in_the_stopping_players_words_and_quoted_to_the_peer() -> None:
+    """The wire and the log keep the English; only the side that said it reads it as its own."""
+    pair = in_battle(206)
+    mover, waiting = movers(pair)
+    said = phrase(N_("this side stopped the game"))
+    pair.record(mover.role, mover.abort(Code.CLOSED, str(said), pair.now, said=said))
+    pair.pump()
+    polish = catalog("pl")
+    mine, theirs = (side.ending for side in (mover, waiting))
+    assert mine is not None and theirs is not None
+    assert "(closed: ta strona przerwała grę)" in mine.reason.in_words(polish)
+    assert "(closed: this side stopped the game)" in theirs.reason.in_words(polish)
+    assert str(mine.reason) == str(theirs.reason)
 
 
 def test_a_hello_of_another_version_is_answered_with_version_and_no_game() -> None:
