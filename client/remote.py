@@ -64,8 +64,12 @@ class Reunion(Protocol):
     async def reopen(self) -> None:
         """Make the meeting possible at once: the host listens again; the guest need not."""
 
-    async def connect(self, session: Session, who: str) -> ClientConnection:
-        """The connection to opponent ``who`` for the next game's ``session``."""
+    async def connect(
+        self, session: Session, who: str, opponent_key: bytes | None = None
+    ) -> ClientConnection:
+        """The connection to opponent ``who`` for the next game's ``session``: with
+        ``opponent_key`` (the last game's opponent, ``rematch_of``) that player only, not
+        whoever else holds the invite or, for a game open to anyone, comes first."""
 
 
 class ConnectionLink:
@@ -252,7 +256,9 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
         await current.rematch_asked.wait()
         reunion, successor = current.reunion, current.successor
         assert reunion is not None and successor is not None
-        current, meet, again = successor, _meeting(reunion, model.opponent_label()), True
+        terms = rematch_of(current.session)
+        key = terms.opponent_key if terms is not None else None
+        current, meet, again = successor, _meeting(reunion, model.opponent_label(), key), True
         try:
             await reunion.reopen()
         except StatkiError as error:
@@ -268,8 +274,8 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
             current.on_change()
 
 
-def _meeting(reunion: Reunion, who: str) -> Connect:
-    return lambda session: reunion.connect(session, who)
+def _meeting(reunion: Reunion, who: str, opponent_key: bytes | None) -> Connect:
+    return lambda session: reunion.connect(session, who, opponent_key)
 
 
 def last_link(link: ConnectionLink) -> ConnectionLink:

@@ -411,13 +411,15 @@ class Door:
             return cls(Admit.OPEN, None)
         return cls(Admit.INVITE, secrets.token_bytes(INVITE_SECRET_SIZE))
 
-    def hosting(self, hello: Callable[[], Session]) -> Hosting:
-        return Hosting(hello, self.secret)
+    def hosting(self, hello: Callable[[], Session], only: bytes | None = None) -> Hosting:
+        return Hosting(hello, self.secret, only)
 
-    def hosting_like(self, session: Session) -> Hosting:
-        """Each connection screened gets a hello of its own, with ``session``'s proposal."""
+    def hosting_like(self, session: Session, only: bytes | None = None) -> Hosting:
+        """Each connection screened gets a hello of its own, with ``session``'s proposal;
+        ``only``: the one guest key admitted (a rematch's, the last game's opponent)."""
         return self.hosting(
-            lambda: session.anew(rules=session.proposed_rules, first=session.proposed_first)
+            lambda: session.anew(rules=session.proposed_rules, first=session.proposed_first),
+            only,
         )
 
 
@@ -536,9 +538,11 @@ class HostReunion:
         self.admission.offer(HOSTED, HOSTED)
         self.servers = await listen(self.addresses, _admitting(self.admission, self.arrived))
 
-    async def connect(self, session: Session, who: str) -> GameConnection:
+    async def connect(
+        self, session: Session, who: str, opponent_key: bytes | None = None
+    ) -> GameConnection:
         clock = self.player.clock
-        self.admission.ready(HOSTED, self.door.hosting_like(session))
+        self.admission.ready(HOSTED, self.door.hosting_like(session, only=opponent_key))
         try:
             # wait_for can lose a cancellation in 3.11
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
@@ -582,7 +586,9 @@ class GuestReunion:
     async def reopen(self) -> None:
         return None
 
-    async def connect(self, session: Session, who: str) -> GameConnection:
+    async def connect(
+        self, session: Session, who: str, opponent_key: bytes | None = None
+    ) -> GameConnection:
         # The host places its fleet before it says hello: a move's time at most.
         within = session.proposed_limits.move_ms / 1000
         reader, writer, said = await redial(
@@ -599,7 +605,8 @@ class GuestReunion:
             reader,
             writer,
             self.history,
-            expect_key=self.invite.key,
+            # A bare HOST:PORT names no key: the last game's host is the one met again.
+            expect_key=self.invite.key or opponent_key,
             received=said,
             resuming=resuming,
         )

@@ -26,7 +26,9 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.net import rematch
 from statki_net.net.clock import ScaledClock
+from statki_net.net.connection import GameConnection
 from statki_net.net.invite import Invite
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
@@ -204,6 +206,44 @@ def test_a_host_waits_for_its_guest_at_most_the_move_limit(tmp_path: Path) -> No
         raise AssertionError("a guest came from nowhere")
 
     assert asyncio.run(wait()) == "Ola did not come back for the rematch within 60 s"
+
+
+def test_an_in_process_rematch_admits_only_the_last_games_opponent(tmp_path: Path) -> None:
+    """``statki host --open`` meets Ola again: Ewa, who comes first, is refused (a hosted
+    rematch is with the last game's opponent only, as through the daemon), and the host,
+    whom Ola never rejoins, is told so when the move limit (0.6 s here) is over."""
+
+    async def scenario() -> tuple[Failed | None, str]:
+        ala = dataclasses.replace(player(tmp_path, "Ala"), clock=ScaledClock(100))
+        door = Door.of(open_to_anyone=True)
+        reunion = HostReunion(ala, [("127.0.0.1", 0)], History.in_home(tmp_path), door=door)
+        await reunion.reopen()
+        port = reunion.servers[0].sockets[0].getsockname()[1]
+        session = Session(
+            Role.HOST,
+            HOST_KEY,
+            name="Ala",
+            entropy=random.Random(1).randbytes,
+            rules=ruleset_named("classic"),
+            limits=Limits(move_ms=60_000, reveal_ms=30_000),
+        )
+        waiting = asyncio.ensure_future(
+            reunion.connect(session, "Ola", public_key_bytes(GUEST_KEY))
+        )
+        ewa = Session(
+            Role.GUEST, Ed25519PrivateKey.generate(), name="Ewa", entropy=random.Random(3).randbytes
+        )
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        outcome = await GameConnection(ewa, reader, writer, log_dir=None).run()
+        try:
+            await waiting
+        except UsageError as error:
+            return outcome.failure, str(error)
+        raise AssertionError("the rematch was played with someone else")
+
+    refused, told = asyncio.run(scenario())
+    assert refused is not None and refused.code is Code.NOT_INVITED, refused
+    assert told == "Ola did not come back for the rematch within 60 s"
 
 
 def test_a_guest_whose_host_is_gone_is_told_so(
