@@ -71,6 +71,10 @@ class Reunion(Protocol):
         ``opponent_key`` (the last game's opponent, ``rematch_of``) that player only, not
         whoever else holds the invite or, for a game open to anyone, comes first."""
 
+    def hear_the_door(self, watcher: Callable[[int], None]) -> None:
+        """Tell ``watcher`` how many connections wait for this side's hello (a host's guest
+        come back before its rules are said); a guest has no door, and never tells."""
+
 
 class ConnectionLink:
     """A ``Link`` for the model over a ``ClientConnection``, attached once there is one.
@@ -234,6 +238,10 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
     the caller cancels it (the player left).  It returns when an opponent
     does not come back for a rematch: the model shows the reason, one line.
     """
+    if link.reunion is not None:
+        # A rematch's guest may come before the host's rules are said, as the first game's
+        # may: whichever game's link is the latest hears of it, as the first's screen did.
+        link.reunion.hear_the_door(lambda waiting: last_link(link).guests_at_the_door(waiting))
     current, meet, again = link, connect, False
     while True:
         if current.session.role is Role.HOST:

@@ -531,6 +531,9 @@ class HostReunion:
         self.arrived: Arrivals = asyncio.Queue()
         self.admission: Admission[str] = Admission(clock=player.clock)
 
+    def hear_the_door(self, watcher: Callable[[int], None]) -> None:
+        self.admission.door_watchers.append(watcher)
+
     async def reopen(self) -> None:
         self.before()
         self.close()
@@ -585,6 +588,9 @@ class GuestReunion:
 
     async def reopen(self) -> None:
         return None
+
+    def hear_the_door(self, watcher: Callable[[int], None]) -> None:
+        return None  # the guest dials: nobody waits at its door
 
     async def connect(
         self, session: Session, who: str, opponent_key: bytes | None = None

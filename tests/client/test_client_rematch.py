@@ -106,7 +106,10 @@ async def short_game(
     return first
 
 
-async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
+async def two_sides(
+    tmp_path: Path,
+) -> tuple[HostReunion, GuestReunion, Session, Session, tuple[History, History]]:
+    """Ala's reunion listening (its port the rematch's too), Ola's, and each side's session."""
     alice, bob = tmp_path / "alice", tmp_path / "bob"
     alice.mkdir()
     bob.mkdir()
@@ -136,6 +139,13 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
         limits=LIMITS,
         invite_secret=door.secret,
     )
+    return host_reunion, guest_reunion, host_session, guest_session, histories
+
+
+async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
+    alice, bob = tmp_path / "alice", tmp_path / "bob"
+    host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(tmp_path)
+    rules = host_session.rules
     host_link = ConnectionLink(host_session, reunion=host_reunion)
     guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
     host, guest = Model(host_link, random.Random(3)), Model(guest_link, random.Random(4))
@@ -167,6 +177,42 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
         host_reunion.close()
         for history in histories:
             history.close()
+
+
+async def rematch_door(tmp_path: Path) -> int:
+    """The guest asks for the rematch first; then the host: how many its rematch screen
+    hears of at the door."""
+    host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(tmp_path)
+    host_link = ConnectionLink(host_session, reunion=host_reunion)
+    guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
+    host, guest = Model(host_link, random.Random(3)), Model(guest_link, random.Random(4))
+    games = [
+        asyncio.ensure_future(run_games(host, host_link, lambda s: host_reunion.connect(s, "Ola"))),
+        asyncio.ensure_future(
+            run_games(guest, guest_link, lambda s: guest_reunion.connect(s, "Ala"))
+        ),
+    ]
+    try:
+        await short_game(host, guest, shots=0)
+        press(guest, "r")
+        await asyncio.sleep(0.1)
+        press(host, "r")
+        await until(lambda: host_reunion.admission.at_the_door > 0, "the guest is at the door")
+        await until(lambda: host.at_the_door > 0, "the host's screen hears of it")
+        return host.at_the_door
+    finally:
+        for task in games:
+            task.cancel()
+        await asyncio.gather(*games, return_exceptions=True)
+        host_reunion.close()
+        for history in histories:
+            history.close()
+
+
+def test_the_hosts_rematch_screen_hears_of_the_guest_at_the_door(tmp_path: Path) -> None:
+    """Without a daemon only the first game's admission told the screen of a guest waiting
+    for the rules: one who asked for the rematch first went unheard on the host's screen."""
+    assert asyncio.run(rematch_door(tmp_path)) == 1
 
 
 def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(tmp_path: Path) -> None:
