@@ -438,9 +438,10 @@ async def _followed(model: Model, link: DaemonLink, **app_options: Any) -> Close
         current = last_link(link)
         current.withdraw()
         await current.settled()
-        # Only a battle left (a resignation) or a reveal settles soon; before the battle the
-        # daemon plays on alone, and waiting left the terminal blank for the whole grace.
-        settling = model.stage in (Stage.BATTLE, Stage.FINISHING)
+        # Only a battle left (a resignation), a reveal, or a game just over (its verdict,
+        # printed after the screen, follows its last frame) settles soon; before the battle
+        # the daemon plays on alone, and waiting left the terminal blank for the whole grace.
+        settling = model.stage in (Stage.BATTLE, Stage.FINISHING, Stage.OVER)
         if settling and current.session.transcript.frames and not current.over.is_set():
             over = asyncio.ensure_future(current.over.wait())
             await asyncio.wait(
