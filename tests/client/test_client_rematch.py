@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
-from statki_client.layout import keys_line, plain, screen
+from statki_client.layout import cut_short, keys_line, plain, screen
 from statki_client.model import ABSENT, Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
@@ -33,6 +33,7 @@ from statki_net.protocol.session import Failed, Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
+from statki_net.store.language import _, speak
 from statki_net.store.unfinished import unfinished_games
 
 LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)
@@ -179,9 +180,9 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
             history.close()
 
 
-async def rematch_door(tmp_path: Path) -> int:
+async def rematch_door(tmp_path: Path) -> tuple[int, str]:
     """The guest asks for the rematch first; then the host: how many its rematch screen
-    hears of at the door."""
+    hears of at the door, and that screen (80x24)."""
     host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(tmp_path)
     host_link = ConnectionLink(host_session, reunion=host_reunion)
     guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
@@ -199,7 +200,8 @@ async def rematch_door(tmp_path: Path) -> int:
         press(host, "r")
         await until(lambda: host_reunion.admission.at_the_door > 0, "the guest is at the door")
         await until(lambda: host.at_the_door > 0, "the host's screen hears of it")
-        return host.at_the_door
+        assert not cut_short(host)
+        return host.at_the_door, plain(screen(host))
     finally:
         for task in games:
             task.cancel()
@@ -209,10 +211,23 @@ async def rematch_door(tmp_path: Path) -> int:
             history.close()
 
 
-def test_the_hosts_rematch_screen_hears_of_the_guest_at_the_door(tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_hosts_rematch_screen_says_the_guest_is_at_the_door(
+    tmp_path: Path, language: str
+) -> None:
     """Without a daemon only the first game's admission told the screen of a guest waiting
-    for the rules: one who asked for the rematch first went unheard on the host's screen."""
-    assert asyncio.run(rematch_door(tmp_path)) == 1
+    for the rules: one who asked for the rematch first went unheard on the host's screen.
+    Then the screen heard of it but said nothing: the door's words were a first game's,
+    hidden once the opponent is known, as it is on a rematch."""
+    speak(language)
+    try:
+        waiting, text = asyncio.run(rematch_door(tmp_path))
+        said = " ".join(text.split())
+        door = _("{Who} is back for the rematch and waits for your fleet: place it, Enter starts")
+        assert waiting == 1
+        assert door.format(Who="Ola") in said, text
+    finally:
+        speak("en")
 
 
 def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(tmp_path: Path) -> None:
