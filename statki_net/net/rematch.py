@@ -10,15 +10,15 @@ so either side may play through a daemon or not:
   last game's limits once its fleet is committed (``not_back`` says it when the
   guest never comes);
 - the guest dials the same host again (``redial``): a host not listening yet
-  refuses the connection and a daemon with no game waiting closes it without
-  a word, for up to ``REDIAL_SECONDS``; a daemon whose rematch is not hosted
-  yet may say the hello of another game it hosts (every game on a daemon has
-  its key: only the hello's tag tells them apart), and where it says others
-  wait (``join``) the guest names its rematch by its tag, to be refused while
-  the rematch is not offered.  Such a host is there: its player may not have
-  asked yet, and it is dialled again for up to a move.  In each case the guest
-  dials again rather than land in someone else's game, at most
-  ``REDIAL_ATTEMPTS`` times.
+  refuses the connection, and is dialled again for up to ``REDIAL_SECONDS``;
+  a daemon whose rematch is not hosted yet closes the connection without a
+  word when no game waits, or says the hello of another game it hosts (every
+  game on a daemon has its key: only the hello's tag tells them apart), and
+  where it says others wait (``join``) the guest names its rematch by its
+  tag, to be refused while the rematch is not offered.  Such a host is there:
+  its player may not have asked yet, and it is dialled again for up to a move.
+  In each case the guest dials again rather than land in someone else's game,
+  at most ``REDIAL_ATTEMPTS`` times.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ Met = tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]
 
 @dataclass(frozen=True)
 class _Elsewhere:
-    """The host is there but offers other games: its player has not asked for the
-    rematch yet."""
+    """The host is there but offers other games, or none (a daemon closes a connection no
+    game waits for without a word): its player has not asked for the rematch yet."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,8 @@ async def redial(
     """Dial the host ``who`` at ``addresses`` again until it says the hello of the game
     the rematch's ``secret`` admits to (None: the one open to anyone).
 
-    A refused connection, or one closed before a word, is dialled again for up to
-    ``seconds`` (``REDIAL_SECONDS``); a host that says the hello of another game is
+    A refused connection is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a
+    host that closes the connection before a word, or says the hello of another game, is
     there, and is dialled again for up to ``hello_within`` seconds too (its player has a
     move to ask for the rematch): where that hello says others wait, the guest names its
     game with a ``join`` signed by ``key`` (at ``clock``'s time) and takes the hello
@@ -110,7 +110,7 @@ async def redial(
     started = loop.time()
     give_up = started + (REDIAL_SECONDS if seconds is None else seconds)
     tag = game_tag(secret) if secret is not None else None
-    met: _Elsewhere | _Gone = _Gone(phrase(N_("the host closed the connection before its hello")))
+    met: _Elsewhere | _Gone = _Elsewhere()
     for _attempt in range(REDIAL_ATTEMPTS):
         try:
             reader, writer, _ = await dial(addresses, timeout=REDIAL_CONNECT)
@@ -158,7 +158,7 @@ async def _hello_of(
         why = phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}")
         return _Gone(why, silent=True)
     if not said:
-        return _Gone(phrase(N_("the host closed the connection before its hello")))
+        return _Elsewhere()
     first, end = _frame_in(said)
     hello = first.message if first is not None else None
     if not isinstance(hello, Hello) or hello.tag == tag:

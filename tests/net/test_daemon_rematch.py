@@ -26,7 +26,8 @@ from statki_net.net import dialer, rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.control import ControlClient, ControlError, Message
 from statki_net.net.daemon import Daemon
-from statki_net.protocol.wire import Limits
+from statki_net.net.invite import format_invite, parse_invite
+from statki_net.protocol.wire import Limits, rematch_secret
 
 WAIT = 20.0
 FLEET = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
@@ -161,11 +162,13 @@ def test_an_open_games_rematch_dials_again_past_two_other_games(tmp_path: Path) 
     assert asyncio.run(scenario()) == ["waiting", "waiting"]
 
 
-def test_a_rematch_never_offered_past_other_games_is_said_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("others", [[False, True], []])
+def test_a_rematch_never_offered_is_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: list[bool]
 ) -> None:
-    """Ala's daemon is there, with two other games; Ala never asks for the rematch: the
-    redial dials again until its deadline, then says so in a player's words."""
+    """Ala's daemon is there, with two other games or none (it closes a connection without
+    a word then); Ala never asks for the rematch: the redial dials again until its
+    deadline (a move, past ``seconds``), then says so in a player's words."""
     dials: list[object] = []
     real_dial = dialer.dial
 
@@ -177,7 +180,7 @@ def test_a_rematch_never_offered_past_other_games_is_said_so(
 
     async def scenario() -> tuple[str, list[str]]:
         async with daemon_here(tmp_path / "ala") as ala:
-            hosted = [await ala.request("host", open=each, name="Ala") for each in (False, True)]
+            hosted = [await ala.request("host", open=each, name="Ala") for each in others]
             host, port = str((await ala.request("status"))["listening"][0]).rsplit(":", 1)
             try:
                 await rematch.redial(
@@ -198,7 +201,7 @@ def test_a_rematch_never_offered_past_other_games_is_said_so(
     said, statuses = asyncio.run(scenario())
     assert said == "Ala did not offer the rematch within 1.5 s"
     assert len(dials) > 2, "dialled again while the deadline lasted"
-    assert statuses == ["waiting", "waiting"]
+    assert statuses == ["waiting"] * len(others)
 
 
 def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) -> None:
@@ -224,6 +227,38 @@ def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) ->
     refused, status = asyncio.run(scenario())
     assert refused["code"] == "not-invited", refused
     assert "admits only the guest it invited" in refused["detail"], refused
+    assert status == "playing"
+
+
+def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
+    tmp_path: Path,
+) -> None:
+    """Whoever saw the game's hellos can draw the rematch's secret (SPEC.md section 17):
+    Ewa proves it, under her own key, and is still refused; Bob is not."""
+
+    async def scenario() -> tuple[Message, str]:
+        async with (
+            daemon_here(tmp_path / "ala", speed=10) as ala,
+            daemon_here(tmp_path / "bob") as bob,
+            daemon_here(tmp_path / "ewa") as ewa,
+        ):
+            ours, theirs = await a_refused_game(ala, bob)
+            games = (await ala.request("games"))["games"]
+            played = bytes.fromhex(next(str(g["game"]) for g in games if g["id"] == ours))
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+            invite = parse_invite(str(alas["invite"]))
+            assert invite.key is not None
+            drawn = format_invite(invite.addresses, invite.key, rematch_secret(played))
+            ewas = await ewa.request("connect", invite=drawn, subscribe=True)
+            refused = await event_of(ewa, int(ewas["game"]), "failed")
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            return refused, await status_of(ala, int(alas["game"]))
+
+    refused, status = asyncio.run(scenario())
+    assert refused["code"] == "not-invited", refused
+    assert "admits only the last game's opponent" in refused["detail"], refused
     assert status == "playing"
 
 
