@@ -397,7 +397,7 @@ def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) 
     block = side_by_side(left, right, gap=6)[: 1 + rules.size + 6]
     if showing_invite:  # room for an invite of three lines
         return [*block, *notice_lines(model, width), [], *invite_lines(model.invite, width)]
-    if model.at_the_door and not model.opponent_key and model.stage is Stage.PLACING:
+    if model.door_open and model.stage is Stage.PLACING:
         door = wrapped(model.door_words(), width, "class:box")
         return [[], *block, [], *door, *notice_lines(model, width)]
     legend = PROMPT_PLACING_LEGEND if model.at_prompt else PLACING_LEGEND
@@ -445,7 +445,7 @@ def rules_screen_lines(model: Model) -> list[Line]:
         *notice_lines(model),
         [("", _("R in placement comes back here until the battle starts"))],
     ]
-    if model.at_the_door and not model.opponent_key:
+    if model.door_open:
         lines += wrapped(model.door_words(), WIDTH, "class:box")
     elif model.invite and not model.opponent_key:
         # No blank line above it: an invite of three lines (addresses, key, secret) would

@@ -241,13 +241,20 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         self.link.listen(self.handle)
         return True
 
+    @property
+    def door_open(self) -> bool:
+        """Someone waits, silent, for this host's hello: a first game's guest, or on a
+        rematch (whose opponent is known from the last game) that opponent, most likely,
+        for only it is admitted."""
+        return bool(self.at_the_door) and (not self.opponent_key or self.is_rematch)
+
     def waiting_words(self) -> str:
         """What this side waits for before the battle, in a few words (the title, the keys)."""
         if self.opponent_key and self.opponent_shown():
             return _("waiting for {name}").format(name=self.opponent_shown())
         if self.session.role is Role.GUEST and not self.opponent_key:
             return _("waiting for the host's rules")
-        if self.at_the_door and not self.opponent_key:
+        if self.door_open:
             # The opponent of a game picked up may be back at the door, not a new guest.
             return (
                 _("someone has connected")
@@ -258,6 +265,10 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
 
     def door_words(self) -> str:
         """The host's screen, once a guest has come before the rules were said: what to do."""
+        if self.is_rematch:
+            return _(
+                "{Who} is back for the rematch and waits for your fleet: place it, Enter starts"
+            ).format(Who=self._capitalised(self.opponent_label()))
         if self.can_pick_up:
             return _(
                 "Someone has connected: a guest waiting for your rules, or the opponent of an"

@@ -34,7 +34,7 @@ from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
-from statki_net.protocol.rematch import next_session, rematch_of
+from statki_net.protocol.rematch import Rematch, next_session, rematch_of
 from statki_net.protocol.session import Event, Failed, GameClosed, Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words
@@ -65,11 +65,12 @@ class Reunion(Protocol):
         """Make the meeting possible at once: the host listens again; the guest need not."""
 
     async def connect(
-        self, session: Session, who: str, opponent_key: bytes | None = None
+        self, session: Session, who: str, terms: Rematch | None = None
     ) -> ClientConnection:
-        """The connection to opponent ``who`` for the next game's ``session``: with
-        ``opponent_key`` (the last game's opponent, ``rematch_of``) that player only, not
-        whoever else holds the invite or, for a game open to anyone, comes first."""
+        """The connection to opponent ``who`` for the next game's ``session``: with the
+        rematch's ``terms`` (``rematch_of``) the last game's opponent only, not whoever
+        else holds the invite or, for a game open to anyone, comes first, admitted by the
+        rematch's secret."""
 
     def hear_the_door(self, watcher: Callable[[int], None]) -> None:
         """Tell ``watcher`` how many connections wait for this side's hello (a host's guest
@@ -265,8 +266,7 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
         reunion, successor = current.reunion, current.successor
         assert reunion is not None and successor is not None
         terms = rematch_of(current.session)
-        key = terms.opponent_key if terms is not None else None
-        current, meet, again = successor, _meeting(reunion, model.opponent_label(), key), True
+        current, meet, again = successor, _meeting(reunion, model.opponent_label(), terms), True
         try:
             await reunion.reopen()
         except StatkiError as error:
@@ -282,8 +282,8 @@ async def run_games(model: Model, link: ConnectionLink, connect: Connect) -> Non
             current.on_change()
 
 
-def _meeting(reunion: Reunion, who: str, opponent_key: bytes | None) -> Connect:
-    return lambda session: reunion.connect(session, who, opponent_key)
+def _meeting(reunion: Reunion, who: str, terms: Rematch | None) -> Connect:
+    return lambda session: reunion.connect(session, who, terms)
 
 
 def last_link(link: ConnectionLink) -> ConnectionLink:

@@ -84,6 +84,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
+from statki_net.protocol.rematch import Rematch
 from statki_net.protocol.session import Event, Failed, GameClosed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
@@ -411,15 +412,17 @@ class Door:
             return cls(Admit.OPEN, None)
         return cls(Admit.INVITE, secrets.token_bytes(INVITE_SECRET_SIZE))
 
-    def hosting(self, hello: Callable[[], Session], only: bytes | None = None) -> Hosting:
-        return Hosting(hello, self.secret, only)
+    def hosting(self, hello: Callable[[], Session], terms: Rematch | None = None) -> Hosting:
+        if terms is None:
+            return Hosting(hello, self.secret)
+        return Hosting(hello, terms.admitting(self.secret), terms.opponent_key)
 
-    def hosting_like(self, session: Session, only: bytes | None = None) -> Hosting:
+    def hosting_like(self, session: Session, terms: Rematch | None = None) -> Hosting:
         """Each connection screened gets a hello of its own, with ``session``'s proposal;
-        ``only``: the one guest key admitted (a rematch's, the last game's opponent)."""
+        a rematch's ``terms`` admit the last game's opponent only, by the rematch's secret."""
         return self.hosting(
             lambda: session.anew(rules=session.proposed_rules, first=session.proposed_first),
-            only,
+            terms,
         )
 
 
@@ -542,10 +545,10 @@ class HostReunion:
         self.servers = await listen(self.addresses, _admitting(self.admission, self.arrived))
 
     async def connect(
-        self, session: Session, who: str, opponent_key: bytes | None = None
+        self, session: Session, who: str, terms: Rematch | None = None
     ) -> GameConnection:
         clock = self.player.clock
-        self.admission.ready(HOSTED, self.door.hosting_like(session, only=opponent_key))
+        self.admission.ready(HOSTED, self.door.hosting_like(session, terms))
         try:
             # wait_for can lose a cancellation in 3.11
             async with asyncio.timeout(clock.delay(clock.now() + session.proposed_limits.move_ms)):
@@ -593,12 +596,18 @@ class GuestReunion:
         return None  # the guest dials: nobody waits at its door
 
     async def connect(
-        self, session: Session, who: str, opponent_key: bytes | None = None
+        self, session: Session, who: str, terms: Rematch | None = None
     ) -> GameConnection:
-        # The host places its fleet before it says hello: a move's time at most.
+        # The host places its fleet before it says hello: a move's time at most.  The
+        # rematch's session proves the rematch's secret (``next_session``), as redial names it.
         within = session.proposed_limits.move_ms / 1000
         reader, writer, said = await redial(
-            [self.address], who, secret=self.invite.secret, hello_within=within
+            [self.address],
+            who,
+            secret=session.invite_secret,
+            key=session.key,
+            clock=self.player.clock,
+            hello_within=within,
         )
         # Kept, as the first game is, so that it can be picked up if this program stops.
         resuming = CarryOn(
@@ -612,7 +621,7 @@ class GuestReunion:
             writer,
             self.history,
             # A bare HOST:PORT names no key: the last game's host is the one met again.
-            expect_key=self.invite.key or opponent_key,
+            expect_key=self.invite.key or (terms.opponent_key if terms else None),
             received=said,
             resuming=resuming,
         )

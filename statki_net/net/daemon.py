@@ -372,7 +372,7 @@ class Daemon:
         game = self._new_game(
             Role.HOST, rules=old.rules, limits=old.limits, fleet=fleet, bot=old.bot
         )
-        game.player, game.secret, game.invite = old.player, old.secret, old.invite
+        game.player, game.secret, game.invite = old.player, again.admitting(old.secret), old.invite
         game.first, game.awaited = again.first, again
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         if fleet is not None:
@@ -514,13 +514,19 @@ class Daemon:
     ) -> None:
         """Dial the host (again, for a rematch: ``again``) and play the game."""
         said = b""
+        secret = again.admitting(invite.secret) if again is not None else invite.secret
         try:
             if again is None:
                 reader, writer, _ = await dial(invite.addresses)
             else:
                 within = again.limits.move_ms / 1000
                 reader, writer, said = await redial(
-                    invite.addresses, again.opponent, secret=invite.secret, hello_within=within
+                    invite.addresses,
+                    again.opponent,
+                    secret=secret,
+                    key=self.key,
+                    clock=self.clock,
+                    hello_within=within,
                 )
         except StatkiError as error:
             game.failure = str(error)
@@ -528,7 +534,7 @@ class Daemon:
             self.tell(game, notices.Closed.without_game(game.failure, why))
             self._retire(game)
             return
-        session = self._session(game, invite_secret=invite.secret)
+        session = self._session(game, invite_secret=secret)
         # A rematch is with the same host: its key, if the invite names none.
         expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         # A lost connection is dialled again (SPEC.md, "Resume").

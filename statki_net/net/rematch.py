@@ -4,34 +4,56 @@
 reunions) and the daemon (the control request ``rematch``) meet the same way,
 so either side may play through a daemon or not:
 
-- the host listens again on its invite's port, with the same secret and key,
-  and waits for its guest at most a move of the last game's limits once its
-  fleet is committed (``not_back`` says it when the guest never comes);
-- the guest dials the same host again for up to ``REDIAL_SECONDS``: a host
-  not listening yet refuses the connection, a daemon with no game waiting
-  closes it without a word, and a daemon whose rematch is not hosted yet may
-  say the hello of another game it hosts (every game on a daemon has its key:
-  only the hello's tag tells them apart); in each case the guest dials again
-  (``redial``) rather than land in someone else's game.
+- the host listens again on its invite's port, with the same key, admitting
+  by the rematch's secret (``Rematch.admitting``: drawn from the game just
+  played, else the invite's), and waits for its guest at most a move of the
+  last game's limits once its fleet is committed (``not_back`` says it when the
+  guest never comes);
+- the guest dials the same host again (``redial``): a host not listening yet
+  refuses the connection, and is dialled again for up to ``REDIAL_SECONDS``;
+  a daemon whose rematch is not hosted yet closes the connection without a
+  word when no game waits, or says the hello of another game it hosts (every
+  game on a daemon has its key: only the hello's tag tells them apart), and
+  where it says others wait (``join``) the guest names its rematch by its
+  tag, to be refused while the rematch is not offered.  Such a host is there:
+  its player may not have asked yet, and it is dialled again for up to a move.
+  In each case the guest dials again rather than land in someone else's game,
+  at most ``REDIAL_ATTEMPTS`` times.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, phrase
+from statki_net.net.clock import Clock
 from statki_net.net.dialer import dial
 from statki_net.net.invite import Address
 from statki_net.protocol.errors import ProtocolError
-from statki_net.protocol.wire import FrameReader, Hello, decode_frame, game_tag
+from statki_net.protocol.session import public_key_bytes
+from statki_net.protocol.wire import (
+    Frame,
+    FrameReader,
+    Hello,
+    Join,
+    decode_frame,
+    game_tag,
+    sign_join,
+)
 
 REDIAL_SECONDS = 10.0
 """How long a guest asking for a rematch keeps dialling a host not listening yet."""
 REDIAL_PAUSE = 0.25
 """Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
 REDIAL_CONNECT = 2.0
+REDIAL_ATTEMPTS = 600
+"""Connections a redial makes at most, whatever its deadline: a host that answers at once
+cannot keep a guest dialling without end (a move of 120 s is 480 pauses)."""
 READ_SIZE = 64 * 1024
 
 
@@ -48,72 +70,138 @@ Met = tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]
 """A connection to the host and what it said first (the start of its hello)."""
 
 
+@dataclass(frozen=True)
+class _Elsewhere:
+    """The host is there but offers other games, or none (a daemon closes a connection no
+    game waits for without a word): its player has not asked for the rematch yet."""
+
+
+@dataclass(frozen=True)
+class _Gone:
+    """No hello came: why, in the player's words; ``silent``: there, and silent all along."""
+
+    why: Phrase
+    silent: bool = False
+
+
 async def redial(
     addresses: Sequence[Address],
     who: str,
     *,
     secret: bytes | None,
+    key: Ed25519PrivateKey,
+    clock: Clock,
     hello_within: float,
     seconds: float | None = None,
 ) -> Met:
     """Dial the host ``who`` at ``addresses`` again until it says the hello of the game
-    the invite's ``secret`` admits to (or one that lets the guest ``join`` it).
+    the rematch's ``secret`` admits to (None: the one open to anyone).
 
-    A refused connection, one closed before a word, or one whose hello is of another
-    game is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a host that is
-    there may keep the connection silent while its player places a fleet, at most
-    ``hello_within`` seconds.  Raises ``UsageError`` with the one line the player reads.
+    A refused connection is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a
+    host that closes the connection before a word, or says the hello of another game, is
+    there, and is dialled again for up to ``hello_within`` seconds too (its player has a
+    move to ask for the rematch): where that hello says others wait, the guest names its
+    game with a ``join`` signed by ``key`` (at ``clock``'s time) and takes the hello
+    that answers it, if it is its game's.  A host that is there may keep the connection
+    silent while its player places a fleet, at most ``hello_within`` seconds.  Raises
+    ``UsageError`` with the one line the player reads.
     """
     loop = asyncio.get_running_loop()
-    give_up = loop.time() + (REDIAL_SECONDS if seconds is None else seconds)
+    started = loop.time()
+    give_up = started + (REDIAL_SECONDS if seconds is None else seconds)
     tag = game_tag(secret) if secret is not None else None
-    why: Phrase = phrase(N_("the host closed the connection before its hello"))
-    while True:
+    met: _Elsewhere | _Gone = _Elsewhere()
+    for _attempt in range(REDIAL_ATTEMPTS):
         try:
             reader, writer, _ = await dial(addresses, timeout=REDIAL_CONNECT)
         except UsageError as error:
-            why = error.as_phrase()
+            met = _Gone(error.as_phrase())
         else:
-            said = await _first_frame(reader, hello_within)
-            if said and _is_ours(said, tag):
+            said = await _hello_of(reader, writer, tag, key, clock, hello_within)
+            if isinstance(said, bytes):
                 return reader, writer, said
             writer.close()
-            if said is None:  # there, and silent all along: no use dialling again
-                why = phrase(
-                    N_("the host said nothing within {seconds} s"), seconds=f"{hello_within:g}"
-                )
-                give_up = loop.time()
-            elif said:
-                why = phrase(N_("the host has not hosted the rematch yet"))
-            else:
-                why = phrase(N_("the host closed the connection before its hello"))
+            met = said
+            if isinstance(said, _Elsewhere):  # there: its player has a move to ask
+                give_up = max(give_up, started + hello_within)
+            elif said.silent:  # there, and silent all along: no use dialling again
+                break
         if loop.time() >= give_up:
-            raise UsageError(
-                phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=why)
-            )
+            break
         await asyncio.sleep(REDIAL_PAUSE)
+    if isinstance(met, _Elsewhere):
+        raise UsageError(
+            phrase(
+                N_("{who} did not offer the rematch within {seconds} s"),
+                who=who,
+                seconds=f"{give_up - started:g}",
+            )
+        )
+    raise UsageError(
+        phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=met.why)
+    )
 
 
-def _is_ours(said: bytes, tag: bytes | None) -> bool:
-    """Whether the host's first frame begins the rematch: a hello with the invite's tag,
-    or one saying other games wait (the guest's session names its game with a ``join``).
-    Anything else that is no hello goes to the session, which judges and records it."""
-    try:
-        value = next(FrameReader().values(said))
-        hello = decode_frame(value).message
-    except (ProtocolError, StopIteration):
-        return True
-    if not isinstance(hello, Hello):
-        return True
-    return hello.tag == tag or hello.join
+async def _hello_of(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    tag: bytes | None,
+    key: Ed25519PrivateKey,
+    clock: Clock,
+    within: float,
+) -> bytes | _Elsewhere | _Gone:
+    """The host's bytes from the rematch's hello on (or whatever the session is to judge
+    instead), once the hello of another game is passed by, with a ``join`` where it says
+    others wait; else what was met."""
+    said = await _first_frame(reader, within)
+    if said is None:
+        why = phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}")
+        return _Gone(why, silent=True)
+    if not said:
+        return _Elsewhere()
+    first, end = _frame_in(said)
+    hello = first.message if first is not None else None
+    if not isinstance(hello, Hello) or hello.tag == tag:
+        return said
+    if not hello.join:
+        return _Elsewhere()
+    # The session answers the first hello it reads: this one is another game's, so name
+    # ours here; the session then reads the named game's hello as its first (SPEC.md,
+    # section 3, "Naming the game": nothing of a hello joined is kept).
+    assert first is not None
+    join = Join(public_key_bytes(key), first.digest, tag, clock.now())
+    writer.write(sign_join(key, join).encode())
+    answer = await _first_frame(reader, within, said[end:])
+    named = _frame_in(answer)[0] if answer else None
+    if named is not None and isinstance(named.message, Hello) and named.message.tag == tag:
+        return answer or b""
+    return _Elsewhere()  # refused (``not-invited``): the rematch is not offered yet
 
 
-async def _first_frame(reader: asyncio.StreamReader, within: float) -> bytes | None:
-    """The host's bytes up to its first whole frame (or ``READ_SIZE``, or its close);
-    nothing when it closed first; None when it was silent for ``within`` seconds."""
-    said = b""
+def _frame_in(said: bytes) -> tuple[Frame | None, int]:
+    """The frame ``said`` begins with, if it is one a host could say, and where it ends
+    (0: no whole frame in it)."""
     frames = FrameReader()
     try:
+        value = next(frames.values(said))
+    except (ProtocolError, StopIteration):
+        return None, 0
+    try:
+        return decode_frame(value), frames.consumed
+    except ProtocolError:
+        return None, frames.consumed
+
+
+async def _first_frame(
+    reader: asyncio.StreamReader, within: float, said: bytes = b""
+) -> bytes | None:
+    """The host's bytes up to its first whole frame (or ``READ_SIZE``, or its close),
+    after what it ``said`` already; nothing when it closed first; None when it was
+    silent for ``within`` seconds."""
+    frames = FrameReader()
+    try:
+        if said and any(True for _ in frames.values(said)):
+            return said
         async with asyncio.timeout(within):  # wait_for can lose a cancellation in 3.11
             while len(said) < READ_SIZE:
                 piece = await reader.read(READ_SIZE)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Session
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import REMATCH_SECRET, Admit, Limits, Role, rematch_secret
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,15 @@ class Rematch:
     never began."""
     limits: Limits
     """The game's agreed limits: a host waits for its guest at most a move of them."""
+    secret: bytes | None = None
+    """The secret the rematch admits by, drawn from the game just played
+    (``rematch_secret``) where both its hellos list ``REMATCH_SECRET``; None where one
+    does not: the rematch admits as its game did (``admitting``)."""
+
+    def admitting(self, own: bytes | None) -> bytes | None:
+        """The secret the rematch's guest proves and its hello's tag is of, given the one
+        the game just played admitted by (``own``: its invite's; None: open to anyone)."""
+        return self.secret if self.secret is not None else own
 
 
 def rematch_of(session: Session) -> Rematch | None:
@@ -41,13 +50,31 @@ def rematch_of(session: Session) -> Rematch | None:
     if hello is None or (failure is not None and failure.code is Code.WRONG_KEY):
         return None
     first = transcript.first.other if transcript.first is not None else None
-    return Rematch(hello.name, hello.key, first, transcript.limits)
+    return Rematch(hello.name, hello.key, first, transcript.limits, _secret(session))
+
+
+def _secret(session: Session) -> bytes | None:
+    """The rematch's own secret, where both sides know to draw it from the game's id: a
+    game open to anyone has no tag, and its rematch would have none to be told apart by
+    from another open game on the same host."""
+    sides = session.transcript.sides
+    hellos = [sides[role].hello for role in Role]
+    if all(hello is not None and REMATCH_SECRET in hello.caps for hello in hellos):
+        return rematch_secret(session.transcript.game)
+    return None
 
 
 def next_session(session: Session) -> Session:
     """This side's session of the rematch: the host keeps its rules and proposes who starts
-    (``rematch_of``); the guest waits for the host's hello, as before."""
-    if session.role is not Role.HOST:
-        return session.anew(rules=None, first=None)
+    (``rematch_of``); the guest waits for the host's hello, as before.  Where the rematch
+    has a secret of its own, the host admits by it and the guest proves it."""
     terms = rematch_of(session)
-    return session.anew(rules=session.rules, first=terms.first if terms else None)
+    if session.role is not Role.HOST:
+        fresh = session.anew(rules=None, first=None)
+        if terms is not None:
+            fresh.invite_secret = terms.admitting(session.invite_secret)
+        return fresh
+    fresh = session.anew(rules=session.rules, first=terms.first if terms else None)
+    if terms is not None and terms.secret is not None:
+        fresh.admit = Admit.INVITE
+    return fresh

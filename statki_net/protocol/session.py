@@ -76,6 +76,7 @@ from statki_net.protocol.screening import wants_join
 from statki_net.protocol.talk import Talk, TalkDropped, TalkHeard, TalkRefused, TalkSaid
 from statki_net.protocol.transcript import Finding, Transcript
 from statki_net.protocol.wire import (
+    CAPS,
     MAX_FRAME,
     MAX_TEXT,
     PROTOCOL_VERSION,
@@ -321,7 +322,7 @@ class Session:
         rules: Ruleset | None = None,
         limits: Limits | None = None,
         fleet: Fleet | None = None,
-        caps: tuple[str, ...] = (),
+        caps: tuple[str, ...] = CAPS,
         first: Role | None = None,
         behaviour: Behaviour | None = None,
         host_key: bytes | None = None,

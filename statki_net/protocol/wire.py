@@ -58,6 +58,13 @@ JOIN_LABEL = b"statki/v5/join\x00"
 so no join can pass for a message of the game, nor a message for a join."""
 JOIN_TYPE = "join"
 MAX_JOIN = 256
+REMATCH_SECRET = "rematch-secret"
+"""The capability of a side that admits a rematch by a secret drawn from the game just
+played (SPEC.md, section 14): every statki hello lists it."""
+CAPS = (REMATCH_SECRET,)
+"""The capabilities a statki side lists in its hello."""
+REMATCH_LABEL = b"statki/v5/rematch\x00"
+"""What a rematch's secret is an HMAC of, under the id of the game just played."""
 """Largest ``join`` body in bytes."""
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
@@ -373,6 +380,14 @@ def proof_holds(secret: bytes, host_hello: bytes, guest_key: bytes, proof: objec
     if not isinstance(proof, bytes):
         return False
     return hmac.compare_digest(proof, guest_proof(secret, host_hello, guest_key))
+
+
+def rematch_secret(game: bytes) -> bytes:
+    """The secret a rematch admits by, after the game whose id is ``game``, where both
+    sides list ``REMATCH_SECRET`` (SPEC.md, "The control socket", the rematch): both
+    sides hold the id, and another guest of the same host does not, so the rematch's tag
+    names it alone even where the game before it was open to anyone."""
+    return hmac.new(game, REMATCH_LABEL, hashlib.sha256).digest()[:INVITE_SECRET_SIZE]
 
 
 def game_tag(secret: bytes) -> bytes:

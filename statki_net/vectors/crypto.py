@@ -31,14 +31,18 @@ from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
     JOIN_LABEL,
     PROOF_LABEL,
+    REMATCH_LABEL,
+    REMATCH_SECRET,
     SIGN_LABEL,
     TAG_LABEL,
     Hello,
     Join,
     Role,
+    game_id,
     game_tag,
     guest_proof,
     message_hash,
+    rematch_secret,
     sign_join,
 )
 from statki_net.vectors.encoding import as_json, dump
@@ -248,8 +252,28 @@ def admission_file(by_name: dict[str, Scenario]) -> bytes:
             "message": signed.hex(),
             "proof": proof.hex(),
             "join": _join_example(host_hello.body, guest.key),
+            "rematch": _rematch_example(host_hello.body, guest_hello.body),
         }
     )
+
+
+def _rematch_example(host_hello: bytes, guest_hello: bytes) -> dict[str, Any]:
+    """The secret and tag a rematch of that game admits by: both its hellos list the
+    capability ``rematch-secret`` (SPEC.md section 14 and "The control socket")."""
+    game = game_id(host_hello, guest_hello)
+    secret = rematch_secret(game)
+    return {
+        "about": "both hellos above list the capability 'rematch-secret', so the rematch of "
+        "their game admits by secret = first 16 bytes of HMAC-SHA256(key = game id, msg = "
+        "REMATCH_LABEL), game id = frames.json's game_id; the rematch's host hello carries "
+        "admit 'invite' and tag = the tag of that secret (as 'join' computes it), and its "
+        "guest proves that secret as 'proof' does.",
+        "capability": REMATCH_SECRET,
+        "REMATCH_LABEL": REMATCH_LABEL.hex(),
+        "game_id": game.hex(),
+        "secret": secret.hex(),
+        "tag": game_tag(secret).hex(),
+    }
 
 
 def _join_example(host_hello: bytes, guest_key: bytes) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
-from statki_client.layout import keys_line, plain, screen
+from statki_client.layout import cut_short, keys_line, plain, screen
 from statki_client.model import ABSENT, Model, Stage
 from statki_client.remote import ConnectionLink, run_games
 
@@ -29,10 +29,12 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import Invite
 from statki_net.protocol.errors import Code
+from statki_net.protocol.rematch import Rematch
 from statki_net.protocol.session import Failed, Session, public_key_bytes
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import Admit, Hello, Limits, Role, game_tag
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
+from statki_net.store.language import _, speak
 from statki_net.store.unfinished import unfinished_games
 
 LIMITS = Limits(move_ms=60_000, reveal_ms=30_000)
@@ -107,14 +109,15 @@ async def short_game(
 
 
 async def two_sides(
-    tmp_path: Path,
+    tmp_path: Path, *, open_to_anyone: bool = False
 ) -> tuple[HostReunion, GuestReunion, Session, Session, tuple[History, History]]:
     """Ala's reunion listening (its port the rematch's too), Ola's, and each side's session."""
     alice, bob = tmp_path / "alice", tmp_path / "bob"
     alice.mkdir()
     bob.mkdir()
     histories = History.in_home(alice), History.in_home(bob)
-    door = Door.of(open_to_anyone=False)  # the rematch admits the guest by the same secret
+    # The rematch admits the guest by a secret drawn from the game (both list the capability).
+    door = Door.of(open_to_anyone=open_to_anyone)
     host_reunion = HostReunion(player(alice, "Ala"), [("127.0.0.1", 0)], histories[0], door=door)
     await host_reunion.reopen()
     port = host_reunion.servers[0].sockets[0].getsockname()[1]
@@ -142,9 +145,13 @@ async def two_sides(
     return host_reunion, guest_reunion, host_session, guest_session, histories
 
 
-async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
+async def two_games(
+    tmp_path: Path, *, open_to_anyone: bool = False
+) -> tuple[Model, Model, Role, Role]:
     alice, bob = tmp_path / "alice", tmp_path / "bob"
-    host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(tmp_path)
+    host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(
+        tmp_path, open_to_anyone=open_to_anyone
+    )
     rules = host_session.rules
     host_link = ConnectionLink(host_session, reunion=host_reunion)
     guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
@@ -179,9 +186,9 @@ async def two_games(tmp_path: Path) -> tuple[Model, Model, Role, Role]:
             history.close()
 
 
-async def rematch_door(tmp_path: Path) -> int:
+async def rematch_door(tmp_path: Path) -> tuple[int, str]:
     """The guest asks for the rematch first; then the host: how many its rematch screen
-    hears of at the door."""
+    hears of at the door, and that screen (80x24)."""
     host_reunion, guest_reunion, host_session, guest_session, histories = await two_sides(tmp_path)
     host_link = ConnectionLink(host_session, reunion=host_reunion)
     guest_link = ConnectionLink(guest_session, reunion=guest_reunion)
@@ -199,7 +206,8 @@ async def rematch_door(tmp_path: Path) -> int:
         press(host, "r")
         await until(lambda: host_reunion.admission.at_the_door > 0, "the guest is at the door")
         await until(lambda: host.at_the_door > 0, "the host's screen hears of it")
-        return host.at_the_door
+        assert not cut_short(host)
+        return host.at_the_door, plain(screen(host))
     finally:
         for task in games:
             task.cancel()
@@ -209,16 +217,36 @@ async def rematch_door(tmp_path: Path) -> int:
             history.close()
 
 
-def test_the_hosts_rematch_screen_hears_of_the_guest_at_the_door(tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_hosts_rematch_screen_says_the_guest_is_at_the_door(
+    tmp_path: Path, language: str
+) -> None:
     """Without a daemon only the first game's admission told the screen of a guest waiting
-    for the rules: one who asked for the rematch first went unheard on the host's screen."""
-    assert asyncio.run(rematch_door(tmp_path)) == 1
+    for the rules: one who asked for the rematch first went unheard on the host's screen.
+    Then the screen heard of it but said nothing: the door's words were a first game's,
+    hidden once the opponent is known, as it is on a rematch."""
+    speak(language)
+    try:
+        waiting, text = asyncio.run(rematch_door(tmp_path))
+        said = " ".join(text.split())
+        door = _("{Who} is back for the rematch and waits for your fleet: place it, Enter starts")
+        assert waiting == 1
+        assert door.format(Who="Ola") in said, text
+    finally:
+        speak("en")
 
 
-def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(tmp_path: Path) -> None:
-    host, guest, first, second = asyncio.run(two_games(tmp_path))
+@pytest.mark.parametrize("open_to_anyone", [False, True])
+def test_a_rematch_over_tcp_gives_the_first_shot_to_the_other_side(
+    tmp_path: Path, open_to_anyone: bool
+) -> None:
+    host, guest, first, second = asyncio.run(two_games(tmp_path, open_to_anyone=open_to_anyone))
     assert second is first.other
     assert host.is_rematch and guest.is_rematch
+    rematch = host.session.transcript.frames[0].message
+    assert isinstance(rematch, Hello) and rematch.admit is Admit.INVITE, "by its own secret"
+    proved = guest.session.invite_secret
+    assert proved is not None and rematch.tag == game_tag(proved), "a tag both sides know"
     for home in ("alice", "bob"):
         logs = sorted((tmp_path / home / "logs").iterdir())
         assert len(logs) == 2
@@ -274,7 +302,9 @@ def test_an_in_process_rematch_admits_only_the_last_games_opponent(tmp_path: Pat
             limits=Limits(move_ms=60_000, reveal_ms=30_000),
         )
         waiting = asyncio.ensure_future(
-            reunion.connect(session, "Ola", public_key_bytes(GUEST_KEY))
+            reunion.connect(
+                session, "Ola", Rematch("Ola", public_key_bytes(GUEST_KEY), None, LIMITS)
+            )
         )
         ewa = Session(
             Role.GUEST, Ed25519PrivateKey.generate(), name="Ewa", entropy=random.Random(3).randbytes

@@ -34,7 +34,7 @@ CHOICES = tuple(PRESETS)
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
 
-PLAYER_STARTS = 103
+PLAYER_STARTS = 101
 """A ``coin`` with which the player wins the toss under ``alternate`` (seed 5's fleets)."""
 
 

@@ -11,17 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
+from statki_net.net import dialer, rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.control import ControlClient, ControlError, Message
 from statki_net.net.daemon import Daemon
-from statki_net.protocol.wire import Limits
+from statki_net.net.invite import format_invite, parse_invite
+from statki_net.protocol.wire import Limits, rematch_secret
 
 WAIT = 20.0
 FLEET = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
@@ -61,10 +67,12 @@ async def event_of(control: ControlClient, number: int, event: str) -> Message:
                 return message
 
 
-async def a_refused_game(ala: ControlClient, bob: ControlClient) -> tuple[int, int]:
+async def a_refused_game(
+    ala: ControlClient, bob: ControlClient, *, open_to_anyone: bool = False
+) -> tuple[int, int]:
     """Ala hosts, Bob joins through his daemon and refuses the rules: a game over, whose
     numbers on Ala's daemon and on Bob's are returned."""
-    hosted = await ala.request("host", subscribe=True, name="Ala")
+    hosted = await ala.request("host", subscribe=True, name="Ala", open=open_to_anyone)
     joined = await bob.request("connect", invite=hosted["invite"], subscribe=True, name="Bob")
     ours, theirs = int(hosted["game"]), int(joined["game"])
     await event_of(bob, theirs, "rules")
@@ -79,12 +87,23 @@ async def status_of(control: ControlClient, number: int) -> str:
     return str(next(g["status"] for g in games if g["id"] == number))
 
 
-async def rematch_past(ala: ControlClient, bob: ControlClient, *, open_other: bool) -> str:
+async def rematch_past(
+    ala: ControlClient, bob: ControlClient, *, open_other: bool, open_first: bool = False
+) -> str:
     """Bob asks for the rematch while Ala's daemon hosts another game for someone else;
     Ala asks for hers a moment later.  Returns the other game's status once Bob plays
     Ala's rematch."""
-    ours, theirs = await a_refused_game(ala, bob)
-    other = await ala.request("host", open=open_other, subscribe=True, name="Ala")
+    (status,) = await rematch_past_others(ala, bob, others=[open_other], open_first=open_first)
+    return status
+
+
+async def rematch_past_others(
+    ala: ControlClient, bob: ControlClient, *, others: list[bool], open_first: bool = False
+) -> list[str]:
+    """``rematch_past`` with a game for someone else for each of ``others`` (open to
+    anyone or not): the other games' statuses."""
+    ours, theirs = await a_refused_game(ala, bob, open_to_anyone=open_first)
+    hosted = [await ala.request("host", open=each, subscribe=True, name="Ala") for each in others]
     bobs = await bob.request("rematch", game=theirs, subscribe=True)
     await asyncio.sleep(0.5)  # Bob's daemon dials meanwhile, more than once
     alas = await ala.request("rematch", game=ours, subscribe=True)
@@ -94,7 +113,7 @@ async def rematch_past(ala: ControlClient, bob: ControlClient, *, open_other: bo
         while await status_of(ala, int(alas["game"])) != "playing":
             await asyncio.sleep(0.01)
     assert await status_of(bob, int(bobs["game"])) == "playing"
-    return await status_of(ala, int(other["game"]))
+    return [await status_of(ala, int(other["game"])) for other in hosted]
 
 
 def test_a_rematch_redial_does_not_land_in_another_open_game(tmp_path: Path) -> None:
@@ -113,8 +132,82 @@ def test_a_rematch_redial_is_not_refused_by_another_invite_game(tmp_path: Path) 
     assert asyncio.run(scenario()) == "waiting"
 
 
+def test_an_open_games_rematch_does_not_land_in_another_open_game(tmp_path: Path) -> None:
+    """A game open to anyone has no tag: its rematch's hello had none either, so Bob's
+    redial took the hello of Ala's other open game for his rematch's and played it."""
+
+    async def scenario() -> str:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past(ala, bob, open_other=True, open_first=True)
+
+    assert asyncio.run(scenario()) == "waiting"
+
+
+def test_a_rematch_redial_dials_again_past_two_other_games(tmp_path: Path) -> None:
+    """With two other games ready, Ala's daemon says ``join``: Bob's redial joined by his
+    tag before Ala had asked for the rematch, was refused (``not-invited``) and gave up."""
+
+    async def scenario() -> list[str]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past_others(ala, bob, others=[False, True])
+
+    assert asyncio.run(scenario()) == ["waiting", "waiting"]
+
+
+def test_an_open_games_rematch_dials_again_past_two_other_games(tmp_path: Path) -> None:
+    async def scenario() -> list[str]:
+        async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
+            return await rematch_past_others(ala, bob, others=[True, False], open_first=True)
+
+    assert asyncio.run(scenario()) == ["waiting", "waiting"]
+
+
+@pytest.mark.parametrize("others", [[False, True], []])
+def test_a_rematch_never_offered_is_said_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, others: list[bool]
+) -> None:
+    """Ala's daemon is there, with two other games or none (it closes a connection without
+    a word then); Ala never asks for the rematch: the redial dials again until its
+    deadline (a move, past ``seconds``), then says so in a player's words."""
+    dials: list[object] = []
+    real_dial = dialer.dial
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        dials.append(args)
+        return await real_dial(*args, **kwargs)
+
+    monkeypatch.setattr(rematch, "dial", counted)
+
+    async def scenario() -> tuple[str, list[str]]:
+        async with daemon_here(tmp_path / "ala") as ala:
+            hosted = [await ala.request("host", open=each, name="Ala") for each in others]
+            host, port = str((await ala.request("status"))["listening"][0]).rsplit(":", 1)
+            try:
+                await rematch.redial(
+                    [(host, int(port))],
+                    "Ala",
+                    secret=secrets.token_bytes(16),
+                    key=Ed25519PrivateKey.generate(),
+                    clock=ScaledClock(1),
+                    hello_within=1.5,
+                    seconds=0.1,
+                )
+            except UsageError as error:
+                said = str(error)
+            else:
+                raise AssertionError("a rematch nobody offered was met")
+            return said, [await status_of(ala, int(game["game"])) for game in hosted]
+
+    said, statuses = asyncio.run(scenario())
+    assert said == "Ala did not offer the rematch within 1.5 s"
+    assert len(dials) > 2, "dialled again while the deadline lasted"
+    assert statuses == ["waiting"] * len(others)
+
+
 def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) -> None:
-    """Ewa holds the invite too (it was shared, or overheard): she is refused, Bob is not."""
+    """Ewa holds the invite too (it was shared, or overheard): she is refused, Bob is not.
+    Her proof is of the invite's secret, not the rematch's (drawn from the game Bob
+    played), and her key is not Bob's: either refuses her."""
 
     async def scenario() -> tuple[Message, str]:
         async with (
@@ -126,6 +219,38 @@ def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) ->
             alas = await ala.request("rematch", game=ours, subscribe=True)
             await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
             ewas = await ewa.request("connect", invite=alas["invite"], subscribe=True)
+            refused = await event_of(ewa, int(ewas["game"]), "failed")
+            bobs = await bob.request("rematch", game=theirs, subscribe=True)
+            await event_of(bob, int(bobs["game"]), "rules")
+            return refused, await status_of(ala, int(alas["game"]))
+
+    refused, status = asyncio.run(scenario())
+    assert refused["code"] == "not-invited", refused
+    assert "admits only the guest it invited" in refused["detail"], refused
+    assert status == "playing"
+
+
+def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
+    tmp_path: Path,
+) -> None:
+    """Whoever saw the game's hellos can draw the rematch's secret (SPEC.md section 17):
+    Ewa proves it, under her own key, and is still refused; Bob is not."""
+
+    async def scenario() -> tuple[Message, str]:
+        async with (
+            daemon_here(tmp_path / "ala", speed=10) as ala,
+            daemon_here(tmp_path / "bob") as bob,
+            daemon_here(tmp_path / "ewa") as ewa,
+        ):
+            ours, theirs = await a_refused_game(ala, bob)
+            games = (await ala.request("games"))["games"]
+            played = bytes.fromhex(next(str(g["game"]) for g in games if g["id"] == ours))
+            alas = await ala.request("rematch", game=ours, subscribe=True)
+            await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
+            invite = parse_invite(str(alas["invite"]))
+            assert invite.key is not None
+            drawn = format_invite(invite.addresses, invite.key, rematch_secret(played))
+            ewas = await ewa.request("connect", invite=drawn, subscribe=True)
             refused = await event_of(ewa, int(ewas["game"]), "failed")
             bobs = await bob.request("rematch", game=theirs, subscribe=True)
             await event_of(bob, int(bobs["game"]), "rules")

@@ -268,8 +268,8 @@ class SaysHitForSunk(Behaviour):
 
 def test_hit_for_sunk_is_caught_on_the_move_once_every_ship_square_is_hit() -> None:
     # With these seeds the host hits all 20 ship squares before its own fleet sinks.
-    pair = make_pair(PRESETS["alternate"], seed=48, guest=SaysHitForSunk())
-    play(pair, seed=49)
+    pair = make_pair(PRESETS["alternate"], seed=6, guest=SaysHitForSunk())
+    play(pair, seed=7)
     t = pair.host.transcript
     [lie] = t.findings
     assert lie.culprit is Role.GUEST and lie.kind == "false-answer"

@@ -354,3 +354,24 @@ def test_the_game_tag_and_the_join_follow_the_spec() -> None:
     key.verify(signature, join_label + body)  # raises if it does not hold
     with pytest.raises(InvalidSignature):
         key.verify(signature, b"statki/v1/sign\x00" + body)
+
+
+def test_a_rematchs_secret_and_tag_follow_the_spec() -> None:
+    """Recomputed with hashlib and hmac alone from SPEC.md section 14 ("Capabilities"): the
+    game id of the sample hellos, both listing ``rematch-secret``, keys the secret."""
+    vector = load("admission.json")
+    rematch = vector["rematch"]
+    label = b"statki/v5/rematch\x00"
+    assert bytes.fromhex(rematch["REMATCH_LABEL"]) == label and label.hex() in SPEC.read_text()
+    bodies = [bytes.fromhex(vector["host_hello_body"])]
+    data = read_log((PROTOCOL / "logs" / "honest-classic.statki").read_bytes())
+    bodies.append(data.frames[1][0])
+    hellos = [msgpack.unpackb(body) for body in bodies]
+    assert all(rematch["capability"] in hello["caps"] for hello in hellos)
+    hashed = [hashlib.sha256(b"statki/v1/msg\x00" + body).digest() for body in bodies]
+    game = hashlib.sha256(b"statki/v1/game\x00" + hashed[0] + hashed[1]).digest()
+    assert game.hex() == rematch["game_id"] == load("frames.json")["game_id"]["game"]
+    secret = hmac.new(game, label, hashlib.sha256).digest()[:16]
+    assert secret.hex() == rematch["secret"]
+    tag = hmac.new(secret, b"statki/v5/tag\x00", hashlib.sha256).digest()[:16]
+    assert tag.hex() == rematch["tag"]
