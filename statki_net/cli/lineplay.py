@@ -11,6 +11,11 @@ as its square (``C7``), a salvo as several on one line (``A1 B2 C3``), and
 The players may talk (``say TEXT``), whenever a line is read, in either
 side's turn; ``mute`` hides the opponent's lines (they are still kept in the
 log) and ``unmute`` shows them again.  None of these words is a square.
+
+At a game's end the prompt offers a rematch with the same opponent, as the
+full screen's ``r`` does: ``rematch`` (``rewanż``, ``r``) asks for it, ``quit``
+(``q``) or the end of the input leaves (``asks_for_rematch``; the meeting
+itself is the command line's, ``netplay``).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
 TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
+REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
@@ -192,8 +198,11 @@ class LineInput:
         return line.decode("utf-8", errors="replace").strip()
 
     def close(self) -> None:
-        if self._pending is not None:
+        """Stop waiting for a line: a line read and not taken stays for the next question (a
+        rematch's), and the reader keeps what is not read yet."""
+        if self._pending is not None and not self._pending.done():
             self._pending.cancel()
+            self._pending = None  # cancelling, not cancelled yet: next_line reads anew
 
 
 def _stdin_stream() -> TextIO | None:
@@ -372,6 +381,8 @@ class PromptPlayer:
         """Keeps ``muted`` with the game's kept state, for when it is picked up."""
         self.opponent = _("opponent")
         """How the opponent's lines are introduced: its name, once it said hello."""
+        self.met = False
+        """The opponent said hello: there is somebody to offer a rematch with."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -404,6 +415,7 @@ class PromptPlayer:
                 )
                 self.say(said.format(name=name or _("(no name)"), key=key, address=address))
                 self.opponent = name or self.opponent
+                self.met = True
             case notices.Talk(mine=mine, text=text) if self._shows(notice):
                 if mine:
                     self.say(_("you said: {text}").format(text=text))
@@ -465,6 +477,27 @@ class PromptPlayer:
                     self.say(_("verdict: {verdict}").format(verdict=verdict))
                 if log:
                     self.say(_("log: {path}").format(path=log))
+                if notice.failure_said:  # a game that never began: the daemon said why
+                    self.say(f"! {notice.failure_said.in_words(words())}")
+
+    async def asks_for_rematch(self) -> bool:
+        """At the game's end: whether the player asks for a rematch (the rematch word, in
+        either language); a leaving word, a no or the end of the input is not one, and
+        anything else is asked again, as every question at the prompt is."""
+        assert self.lines is not None
+        await self.lines.discard_typed()  # a person's shot typed as the game ended: not an answer
+        while True:
+            print(_(REMATCH_PROMPT), end="", file=self.out, flush=True)
+            line = await self.lines.next_line()
+            self.lines.take()
+            if line is None:
+                print(file=self.out, flush=True)
+                return False
+            if typed_as(line, Command.REMATCH):
+                return True
+            if typed_as(line, Command.QUIT) or yes_or_no(line) is False:
+                return False
+            self.say(_("! the game is over: r asks for a rematch, q leaves"))
 
     async def _between_turns(self) -> Shown | None:
         """The next notice; a talk command typed meanwhile is carried out at once.
