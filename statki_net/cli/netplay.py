@@ -1142,6 +1142,8 @@ async def _play(
         muted = front.muted
         front = _front(player, handle, rules, lines, muting, muted=muted)
         closed = await front.play()
+        if closed.end is End.REFUSED and rematches.role is Role.HOST:
+            front.say(_("{who} declined the rematch").format(who=front.opponent))
         if front.met:  # a rematch nobody came to tells no result
             status = _exit_status(closed.end, front.failure, closed.failure_in(words()))
     return status

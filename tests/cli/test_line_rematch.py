@@ -1,0 +1,193 @@
+"""A rematch at the line prompt (``statki host --plain``, ``statki join --plain``), issue 14.
+
+Two real processes over loopback TCP, each in its own home, as two people on
+one machine: at a game's end either player types the rematch word (English
+``rematch``/``r``, Polish ``rewanż``), the prompt says who starts (the side
+that did not shoot first), and the new game begins once the other agrees, as
+on the full screen; with or without a daemon on either side.  A rematch the
+opponent declines, or one they are gone for, is said in the player's words.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from netproc import finish, line_starting, start, stop
+
+from statki_net.referee.verify import judge_log
+
+LINES = 400
+"""Lines read at most while waiting for one (two boards a volley: far more than needed)."""
+
+
+@dataclass
+class Prompt:
+    """A ``statki`` process at the line prompt: what it printed, and lines typed into it."""
+
+    process: subprocess.Popen[str]
+    seen: list[str] = field(default_factory=list)
+
+    def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def line_with(self, *texts: str) -> str:
+        """The next line holding one of ``texts`` (a prompt may come before it on the line)."""
+        for _line in range(LINES):
+            line = line_starting(self.process, "", self.seen)
+            if any(text in line for text in texts):
+                return line
+        raise AssertionError(f"no line with {texts!r}; got {self.seen!r}")
+
+    def finish(self) -> tuple[int, str, str]:
+        status, out, err = finish(self.process)
+        return status, "\n".join([*self.seen, out]), err
+
+
+def _host(home: Path, *options: str) -> tuple[Prompt, str]:
+    host = Prompt(
+        start(
+            home, "host", "--plain", "--port", "0", "--advertise", "127.0.0.1", *options, stdin=""
+        )
+    )
+    return host, line_starting(host.process, "statki://", host.seen)
+
+
+def _guest(home: Path, invite: str, *options: str) -> Prompt:
+    return Prompt(start(home, *options, "join", invite, "--plain", "--name", "Ola", stdin=""))
+
+
+def _daemon(home: Path) -> subprocess.Popen[str]:
+    daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
+    line_starting(daemon, "control socket", [])
+    return daemon
+
+
+def _battle_resigned(host: Prompt, guest: Prompt, *, polish_guest: bool) -> bool:
+    """The game's first shooter resigns at once; whether the host shot first."""
+    host_first = "you shoot first" in host.line_with("you shoot first", "your opponent shoots")
+    guest.line_with("zaczynasz ty", "zaczyna przeciwnik", "you shoot first", "your opponent")
+    if host_first:
+        host.type("resign")
+    else:
+        guest.type("poddaj" if polish_guest else "resign")
+    host.line_with("log: ")
+    guest.line_with("zapis: " if polish_guest else "log: ")
+    return host_first
+
+
+@pytest.mark.timeout(120)
+def test_both_players_ask_for_a_rematch_and_the_other_side_starts(tmp_path: Path) -> None:
+    """No daemon either side; the host reads English, the guest Polish.  After the rematch
+    the host leaves, and the guest asking for another is told, in Polish, it is gone."""
+    host, invite = _host(tmp_path / "host", "--name", "Ala")
+    guest = _guest(tmp_path / "guest", invite, "--lang", "pl")
+    try:
+        guest.type("t")
+        host_first = _battle_resigned(host, guest, polish_guest=True)
+        host.type("r")
+        guest.type("rewanż")
+        said = host.line_with("rematch: ")
+        assert said.endswith(
+            "rematch: Ola starts; waiting for Ola to ask for it too"
+            if host_first
+            else "rematch: you start; waiting for Ola to ask for it too"
+        ), said
+        said = guest.line_with("rewanż: ")
+        assert said.endswith(
+            "rewanż: zaczynasz ty; ponownie łączę z przeciwnikiem (Ala)"
+            if host_first
+            else "rewanż: Ala zaczyna; ponownie łączę z przeciwnikiem (Ala)"
+        ), said
+        agreed = guest.line_with("kto zaczyna: ")
+        assert agreed.endswith("(ustalone, bez rzutu monetą)"), agreed
+        guest.type("tak")
+        assert _battle_resigned(host, guest, polish_guest=True) is not host_first
+        host.type("q")
+        guest.type("r")
+        gone = guest.line_with("! Ala")
+        assert gone.startswith("! Ala nie czeka na rewanż: "), gone  # the host has gone
+        host_status, _, host_err = host.finish()
+        guest_status, _, guest_err = guest.finish()
+    finally:
+        stop(host.process)
+        stop(guest.process)
+    assert (host_status, guest_status) == (0, 0), (host_err, guest_err)
+    assert "Traceback" not in host_err + guest_err
+    for home in (tmp_path / "host", tmp_path / "guest"):
+        logs = sorted((home / "logs").iterdir())
+        assert len(logs) == 2, logs  # the game and its rematch, each its own log
+        assert all(judge_log(log.read_bytes()).valid for log in logs)
+
+
+@pytest.mark.timeout(120)
+def test_a_rematch_declined_through_the_hosts_daemon_is_said(tmp_path: Path) -> None:
+    """The host plays through its daemon (the control request ``rematch``, then ``propose``);
+    the guest, in process, asks too and then declines the rematch's rules."""
+    daemon = _daemon(tmp_path / "host")
+    try:
+        host, invite = _host(tmp_path / "host", "--name", "Ala")
+        guest = _guest(tmp_path / "guest", invite)
+        try:
+            guest.type("y")
+            host_first = _battle_resigned(host, guest, polish_guest=False)
+            host.type("rematch")
+            starter = "you start" if not host_first else "Ola starts"
+            said = host.line_with("rematch: ")
+            assert said.endswith(f"rematch: {starter}; waiting for Ola to ask for it too"), said
+            guest.type("r")
+            guest.line_with("who shoots first: ")
+            guest.type("n")
+            declined = host.line_with("declined the rematch")
+            assert declined.endswith("Ola declined the rematch"), declined
+            host.type("q")
+            guest.type("q")
+            host_status, host_out, host_err = host.finish()
+            guest_status, _, guest_err = guest.finish()
+        finally:
+            stop(host.process)
+            stop(guest.process)
+    finally:
+        stop(daemon)
+    assert (host_status, guest_status) == (0, 0), (host_err, guest_err)
+    assert "no winner (refused)" in host_out and "Traceback" not in host_err + guest_err
+
+
+@pytest.mark.timeout(120)
+def test_a_guest_through_its_daemon_plays_the_rematch(tmp_path: Path) -> None:
+    """The guest plays through its daemon, which dials the same host again; the host, in
+    process, asks first and waits for it."""
+    daemon = _daemon(tmp_path / "guest")
+    try:
+        host, invite = _host(tmp_path / "host", "--name", "Ala")
+        guest = _guest(tmp_path / "guest", invite)
+        try:
+            guest.type("y")
+            host_first = _battle_resigned(host, guest, polish_guest=False)
+            host.type("r")
+            host.line_with("rematch: ")
+            guest.type("r")
+            said = guest.line_with("rematch: ")
+            assert said.endswith(
+                "rematch: you start; connecting to Ala again"
+                if host_first
+                else "rematch: Ala starts; connecting to Ala again"
+            ), said
+            guest.line_with("who shoots first: ")
+            guest.type("y")
+            assert _battle_resigned(host, guest, polish_guest=False) is not host_first
+            host.type("q")
+            guest.type("q")
+            host_status, _, host_err = host.finish()
+            guest_status, _, guest_err = guest.finish()
+        finally:
+            stop(host.process)
+            stop(guest.process)
+    finally:
+        stop(daemon)
+    assert (host_status, guest_status) == (0, 0), (host_err, guest_err)
+    assert len(list((tmp_path / "host" / "logs").iterdir())) == 2
