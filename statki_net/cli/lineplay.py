@@ -433,6 +433,8 @@ class PromptPlayer:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
+                if self.muted and self.remember_mute is not None:
+                    self.remember_mute(True)  # a rematch's: kept with it, as the last game's
                 self.say(_("you shoot first") if you_first else _("your opponent shoots first"))
                 if self.lines is not None and not self.quiet:
                     self.say(_(TALK_HINT))

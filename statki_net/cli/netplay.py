@@ -806,7 +806,7 @@ async def play_here(
     connect: Callable[[History], GameConnection],
     rules: Ruleset | None,
     *,
-    reunion: Callable[[History], HostReunion | GuestReunion] | None = None,
+    reunion: Callable[[History], HostReunion | GuestReunion | None] | None = None,
 ) -> int:
     """Play a game in this process at the line prompt (or by the computer); with
     ``reunion``, each rematch the player asks for at its end, with the same opponent."""
