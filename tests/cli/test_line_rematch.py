@@ -10,6 +10,7 @@ opponent declines, or one they are gone for, is said in the player's words.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,12 @@ from pathlib import Path
 import pytest
 from netproc import finish, line_starting, start, stop
 
+from statki_net.cli.lineplay import LineInput
+from statki_net.cli.netplay import Player, _host_game
+from statki_net.game.rules import ruleset_named
+from statki_net.net.clock import ScaledClock
 from statki_net.referee.verify import judge_log
+from statki_net.store.language import speak
 
 LINES = 400
 """Lines read at most while waiting for one (two boards a volley: far more than needed)."""
@@ -191,3 +197,53 @@ def test_a_guest_through_its_daemon_plays_the_rematch(tmp_path: Path) -> None:
         stop(daemon)
     assert (host_status, guest_status) == (0, 0), (host_err, guest_err)
     assert len(list((tmp_path / "host" / "logs").iterdir())) == 2
+
+
+def test_a_host_whose_guest_never_comes_back_is_told_in_its_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``statki host --plain`` in this process, on a clock 20 times fast (its wait for the
+    guest, a move, is 6 s), reading Polish: its guest, the computer in a process of its
+    own, leaves after the game; the host asks for a rematch and is told, in Polish, who
+    did not come back, then leaves with the first game's status."""
+    typed = asyncio.StreamReader()
+    typed.feed_data("poddaj\nrewanż\n".encode())  # resign at the first turn, then ask
+    typed.feed_eof()
+
+    async def script() -> LineInput:
+        return LineInput(typed)
+
+    monkeypatch.setattr(LineInput, "from_stdin", script)
+    (tmp_path / "host").mkdir()
+    ala = Player(tmp_path / "host", "Ala", None, None, None, clock=ScaledClock(20))
+    printed: list[str] = []
+
+    async def scenario() -> int:
+        hosting = asyncio.ensure_future(
+            _host_game(ala, ruleset_named("classic"), None, 0, ["127.0.0.1"])
+        )
+        for _attempt in range(3000):
+            printed.append(capsys.readouterr().out)
+            invites = [w for w in "".join(printed).split() if w.startswith("statki://")]
+            if invites or hosting.done():
+                break
+            await asyncio.sleep(0.01)
+        if not invites:
+            return await hosting  # what stopped it, said
+        guest = start(tmp_path / "guest", "join", invites[0], "--bot", "random", "--name", "Ola")
+        try:
+            async with asyncio.timeout(60):
+                return await hosting
+        finally:
+            stop(guest)
+
+    speak("pl")
+    try:
+        status = asyncio.run(scenario())
+    finally:
+        speak("en")
+    out = "".join([*printed, capsys.readouterr().out])
+    assert status == 0, out
+    starter = "Ola zaczyna" if "\nzaczynasz ty\n" in out else "zaczynasz ty"  # the other side
+    assert f"rewanż: {starter}; czekam, aż Ola też poprosi o rewanż" in out, out
+    assert "! Ola nie wraca na rewanż w ciągu 120 s" in out, out
