@@ -26,8 +26,8 @@ import os
 import random
 import stat
 import sys
-from collections.abc import Callable
-from typing import Any, Protocol, TextIO
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TextIO, TypeVar
 
 from statki_net.cli.common import stdin_is_terminal
 from statki_net.game.answers import Command, typed_as, yes_or_no
@@ -55,6 +55,9 @@ MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
 TYPED_AHEAD_WAIT = 0.01
 """Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
+
+
+T = TypeVar("T")
 
 
 class Interrupted:
@@ -350,6 +353,7 @@ class PromptPlayer:
         custom_rules: bool = False,
         muted: bool = False,
         remember_mute: Callable[[bool], None] | None = None,
+        leave: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -383,6 +387,8 @@ class PromptPlayer:
         """How the opponent's lines are introduced: its name, once it said hello."""
         self.met = False
         """The opponent said hello: there is somebody to offer a rematch with."""
+        self.leave = leave
+        """Gives up a rematch its opponent has not come to (``quit`` typed meanwhile)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -501,6 +507,22 @@ class PromptPlayer:
                 return False
             self.say(_("! the game is over: r asks for a rematch, q leaves"))
 
+    async def unless_left(self, waiting: Awaitable[T]) -> T | None:
+        """What ``waiting`` (a rematch's meeting) gives, or None once the player typed a
+        leaving word meanwhile: the wait is given up.  Any other line typed stays for the
+        next question (a script's answer to the rematch's rules, say)."""
+        assert self.lines is not None
+        task = asyncio.ensure_future(waiting)
+        line = self.lines.next_line()
+        await asyncio.wait({task, line}, return_when=asyncio.FIRST_COMPLETED)
+        typed = line.result() if line.done() and not task.done() else None
+        if typed is not None and typed_as(typed, Command.QUIT):
+            self.lines.take()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return None
+        return await task
+
     async def _between_turns(self) -> Shown | None:
         """The next notice; a talk command typed meanwhile is carried out at once.
 
@@ -513,9 +535,21 @@ class PromptPlayer:
             if line.done():
                 break  # a line for the next question: it waits for it
             await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-            if line.done() and await self._talked(line.result()):
+            if line.done() and await self._carried_out(line.result()):
                 self.lines.take()
         return await notice
+
+    async def _carried_out(self, line: str | None) -> bool:
+        """Carry out ``line`` if it is a command for any moment (talk, or leaving a rematch
+        not met yet)."""
+        return await self._talked(line) or await self._left_before_meeting(line)
+
+    async def _left_before_meeting(self, line: str | None) -> bool:
+        """Carry out ``line`` if it leaves a rematch its opponent has not come to yet."""
+        if self.leave is None or self.met or line is None or not typed_as(line, Command.QUIT):
+            return False
+        await self._quietly(self.leave())
+        return True
 
     async def _talked(self, line: str | None) -> bool:
         """Carry out ``line`` if it is a talk command (``say``, ``mute``, ``unmute``)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import secrets
 import shutil
@@ -856,6 +857,16 @@ class GamesHere:
             await running
 
 
+@dataclass(frozen=True)
+class Rematched:
+    """A rematch met, to play at the line prompt."""
+
+    handle: GameHandle
+    muting: MuteKept
+    leave: Callable[[], Awaitable[None]] | None = None
+    """Gives the rematch up while its opponent has not come (a daemon's: it still waits)."""
+
+
 class Rematches(Protocol):
     """How the line prompt meets the last game's opponent again for a rematch: in this
     process (``LocalRematches``, the screen's reunions) or through the daemon
@@ -868,9 +879,7 @@ class Rematches(Protocol):
         """Whether there is an opponent to meet again after ``front``'s game."""
         ...
 
-    async def meet(
-        self, who: str, told: Callable[[Role | None], None]
-    ) -> tuple[GameHandle, MuteKept]:
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
         """The rematch's game with ``who``, once they agreed; ``told`` who starts (the terms)
         before the wait.  Raises ``StatkiError``, its text the player's one line, when they do
         not come or the rematch cannot be had."""
@@ -892,9 +901,7 @@ class LocalRematches:
     def offered(self, front: PromptPlayer) -> bool:
         return rematch_of(self.games.last.session) is not None
 
-    async def meet(
-        self, who: str, told: Callable[[Role | None], None]
-    ) -> tuple[GameHandle, MuteKept]:
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
         last = self.games.last.session
         terms = rematch_of(last)
         if terms is None:
@@ -907,7 +914,7 @@ class LocalRematches:
         told(terms.first)
         await self.reunion.reopen()
         conn = await self.reunion.connect(session, who, terms.opponent_key)
-        return self.games.start(conn), self.games.muting()
+        return Rematched(self.games.start(conn), self.games.muting())
 
 
 class DaemonRematches:
@@ -926,22 +933,37 @@ class DaemonRematches:
     def offered(self, front: PromptPlayer) -> bool:
         return front.met  # the daemon judges the rest, and says why when it refuses
 
-    async def meet(
-        self, who: str, told: Callable[[Role | None], None]
-    ) -> tuple[GameHandle, MuteKept]:
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
         client = self.handle.client
         reply = await client.request("rematch", game=self.handle.game, subscribe=True)
         handle = RemoteHandle(client, int(reply["game"]))
         first = reply.get("first")
         told(Role(first) if first in (Role.HOST.value, Role.GUEST.value) else None)
         if self.role is Role.HOST and self.rules is not None:
-            fleet = self.player.fleet(self.rules) or await _placed(self.player, self.rules)
-            ships = fleet.to_lists()
-            await client.request(
-                "propose", game=handle.game, rules=_rules_spec(self.rules), fleet=ships
-            )
+            try:
+                await self._propose(handle.game, self.rules)
+            except asyncio.CancelledError:  # the player left meanwhile: the daemon waits no more
+                with contextlib.suppress(StatkiError):
+                    await _cancelled(client, handle.game)
+                raise
         self.handle = handle
-        return handle, MuteKept.of_daemon_game(self.player.home, handle)
+        muting = MuteKept.of_daemon_game(self.player.home, handle)
+        if self.role is not Role.HOST:
+            return Rematched(handle, muting)  # its daemon dials for 10 s at most
+        return Rematched(handle, muting, lambda: _cancelled(client, handle.game))
+
+    async def _propose(self, game: int, rules: Ruleset) -> None:
+        """The host's rematch proposal, its fleet placed anew, as the screen's ``begin``."""
+        fleet = self.player.fleet(rules) or await _placed(self.player, rules)
+        ships = fleet.to_lists()
+        await self.handle.client.request(
+            "propose", game=game, rules=_rules_spec(rules), fleet=ships
+        )
+
+
+async def _cancelled(client: ControlClient, game: int) -> None:
+    """The daemon's rematch given up before its guest came: it waits no more (``cancel``)."""
+    await client.request("cancel", game=game)
 
 
 def _connection(
@@ -1135,12 +1157,15 @@ async def _play(
         and await front.asks_for_rematch()
     ):
         try:
-            handle, muting = await rematches.meet(front.opponent, _teller(front, rematches.role))
+            meeting = rematches.meet(front.opponent, _teller(front, rematches.role))
+            met = await front.unless_left(meeting)
         except StatkiError as error:
             front.say(f"! {error.in_words(words())}")
             break
-        muted = front.muted
-        front = _front(player, handle, rules, lines, muting, muted=muted)
+        if met is None:
+            break  # the player left while the opponent had not come
+        front = _front(player, met.handle, rules, lines, met.muting, muted=front.muted)
+        front.leave = met.leave
         closed = await front.play()
         if closed.end is End.REFUSED and rematches.role is Role.HOST:
             front.say(_("{who} declined the rematch").format(who=front.opponent))

@@ -22,6 +22,7 @@ from statki_net.cli.lineplay import LineInput
 from statki_net.cli.netplay import Player, _host_game
 from statki_net.game.rules import ruleset_named
 from statki_net.net.clock import ScaledClock
+from statki_net.net.control import ControlClient
 from statki_net.referee.verify import judge_log
 from statki_net.store.language import speak
 
@@ -71,6 +72,16 @@ def _daemon(home: Path) -> subprocess.Popen[str]:
     daemon = start(home, "daemon", "--listen", "127.0.0.1:0")
     line_starting(daemon, "control socket", [])
     return daemon
+
+
+async def _daemon_statuses(home: Path) -> list[str]:
+    """The status of each game the daemon running in ``home`` knows of."""
+    client = await ControlClient.connect(home)
+    assert client is not None
+    try:
+        return [str(game["status"]) for game in (await client.request("games"))["games"]]
+    finally:
+        await client.close()
 
 
 def _battle_resigned(host: Prompt, guest: Prompt, *, polish_guest: bool) -> bool:
@@ -247,3 +258,37 @@ def test_a_host_whose_guest_never_comes_back_is_told_in_its_words(
     starter = "Ola zaczyna" if "\nzaczynasz ty\n" in out else "zaczynasz ty"  # the other side
     assert f"rewanż: {starter}; czekam, aż Ola też poprosi o rewanż" in out, out
     assert "! Ola nie wraca na rewanż w ciągu 120 s" in out, out
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("through", ["in process", "its daemon"])
+def test_a_host_waiting_for_the_rematch_leaves_when_it_types_quit(
+    tmp_path: Path, through: str
+) -> None:
+    """The guest leaves instead; the host, which asked, waits a move (120 s) for it unless it
+    types ``q``: then it leaves at once (and its daemon waits no more), without a word on the
+    guest who never came."""
+    daemon = _daemon(tmp_path / "host") if through == "its daemon" else None
+    try:
+        host, invite = _host(tmp_path / "host", "--name", "Ala")
+        guest = _guest(tmp_path / "guest", invite)
+        try:
+            guest.type("y")
+            _battle_resigned(host, guest, polish_guest=False)
+            guest.type("q")
+            assert finish(guest.process)[0] == 0
+            host.type("r")
+            host.line_with("rematch: ")
+            host.type("q")
+            out, err = host.process.communicate(timeout=30)  # not the move's 120 s
+        finally:
+            stop(host.process)
+            stop(guest.process)
+        if daemon is not None:
+            statuses = asyncio.run(_daemon_statuses(tmp_path / "host"))
+            assert "waiting" not in statuses and len(statuses) == 2, statuses
+    finally:
+        if daemon is not None:
+            stop(daemon)
+    assert host.process.returncode == 0, err
+    assert "did not come back" not in out and "Traceback" not in err, out + err
