@@ -217,11 +217,11 @@ def test_a_host_whose_guest_never_comes_back_is_told_in_its_words(
     guest, a move, is 6 s), reading Polish: its guest, the computer in a process of its
     own, leaves after the game; the host asks for a rematch and is told, in Polish, who
     did not come back, then leaves with the first game's status."""
-    typed = asyncio.StreamReader()
-    typed.feed_data("poddaj\nrewanż\n".encode())  # resign at the first turn, then ask
-    typed.feed_eof()
 
     async def script() -> LineInput:
+        typed = asyncio.StreamReader()  # made in the game's event loop
+        typed.feed_data("poddaj\nrewanż\n".encode())  # resign at the first turn, then ask
+        typed.feed_eof()
         return LineInput(typed)
 
     monkeypatch.setattr(LineInput, "from_stdin", script)
