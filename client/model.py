@@ -30,6 +30,7 @@ from statki_net.game.rules_words import match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.phases import PHASES, Period, may_resign
+from statki_net.protocol.rematch import who_starts
 from statki_net.protocol.session import (
     BattleOver,
     ConnectionLost,
@@ -301,13 +302,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
 
     def starter_words(self) -> str:
         """Who shoots first, as agreed in the host's hello: ``you start`` or ``Ala starts``."""
-        session = self.session
-        first = self.agreed_first()
-        if first is None:
-            return _("a coin toss decides who starts")
-        if first is session.role:
-            return _("you start")
-        return _("{Them} starts").format(Them=self._capitalised(self.opponent_label()))
+        them = self._capitalised(self.opponent_label())
+        return who_starts(self.agreed_first(), self.session.role, them).in_words(words())
 
     def _first_words(self, first: Role) -> str:
         """Who shoots first as the battle begins, and whether a toss or an agreement said so."""

@@ -11,6 +11,11 @@ as its square (``C7``), a salvo as several on one line (``A1 B2 C3``), and
 The players may talk (``say TEXT``), whenever a line is read, in either
 side's turn; ``mute`` hides the opponent's lines (they are still kept in the
 log) and ``unmute`` shows them again.  None of these words is a square.
+
+At a game's end the prompt offers a rematch with the same opponent, as the
+full screen's ``r`` does: ``rematch`` (``rewanż``, ``r``) asks for it, ``quit``
+(``q``) or the end of the input leaves (``asks_for_rematch``; the meeting
+itself is the command line's, ``netplay``).
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ import os
 import random
 import stat
 import sys
-from collections.abc import Callable
-from typing import Any, Protocol, TextIO
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TextIO, TypeVar
 
 from statki_net.cli.common import stdin_is_terminal
 from statki_net.game.answers import Command, typed_as, yes_or_no
@@ -44,11 +49,15 @@ from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
 TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
+REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
 TYPED_AHEAD_WAIT = 0.01
 """Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
+
+
+T = TypeVar("T")
 
 
 class Interrupted:
@@ -192,8 +201,11 @@ class LineInput:
         return line.decode("utf-8", errors="replace").strip()
 
     def close(self) -> None:
-        if self._pending is not None:
+        """Stop waiting for a line: a line read and not taken stays for the next question (a
+        rematch's), and the reader keeps what is not read yet."""
+        if self._pending is not None and not self._pending.done():
             self._pending.cancel()
+            self._pending = None  # cancelling, not cancelled yet: next_line reads anew
 
 
 def _stdin_stream() -> TextIO | None:
@@ -341,6 +353,7 @@ class PromptPlayer:
         custom_rules: bool = False,
         muted: bool = False,
         remember_mute: Callable[[bool], None] | None = None,
+        leave: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -372,6 +385,10 @@ class PromptPlayer:
         """Keeps ``muted`` with the game's kept state, for when it is picked up."""
         self.opponent = _("opponent")
         """How the opponent's lines are introduced: its name, once it said hello."""
+        self.met = False
+        """The opponent said hello: there is somebody to offer a rematch with."""
+        self.leave = leave
+        """Gives up a rematch its opponent has not come to (``quit`` typed meanwhile)."""
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -404,6 +421,7 @@ class PromptPlayer:
                 )
                 self.say(said.format(name=name or _("(no name)"), key=key, address=address))
                 self.opponent = name or self.opponent
+                self.met = True
             case notices.Talk(mine=mine, text=text) if self._shows(notice):
                 if mine:
                     self.say(_("you said: {text}").format(text=text))
@@ -421,6 +439,8 @@ class PromptPlayer:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
+                if self.muted and self.remember_mute is not None:
+                    self.remember_mute(True)  # a rematch's: kept with it, as the last game's
                 self.say(_("you shoot first") if you_first else _("your opponent shoots first"))
                 if self.lines is not None and not self.quiet:
                     self.say(_(TALK_HINT))
@@ -465,6 +485,43 @@ class PromptPlayer:
                     self.say(_("verdict: {verdict}").format(verdict=verdict))
                 if log:
                     self.say(_("log: {path}").format(path=log))
+                if notice.failure_said:  # a game that never began: the daemon said why
+                    self.say(f"! {notice.failure_said.in_words(words())}")
+
+    async def asks_for_rematch(self) -> bool:
+        """At the game's end: whether the player asks for a rematch (the rematch word, in
+        either language); a leaving word, a no or the end of the input is not one, and
+        anything else is asked again, as every question at the prompt is."""
+        assert self.lines is not None
+        await self.lines.discard_typed()  # a person's shot typed as the game ended: not an answer
+        while True:
+            print(_(REMATCH_PROMPT), end="", file=self.out, flush=True)
+            line = await self.lines.next_line()
+            self.lines.take()
+            if line is None:
+                print(file=self.out, flush=True)
+                return False
+            if typed_as(line, Command.REMATCH):
+                return True
+            if typed_as(line, Command.QUIT) or yes_or_no(line) is False:
+                return False
+            self.say(_("! the game is over: r asks for a rematch, q leaves"))
+
+    async def unless_left(self, waiting: Awaitable[T]) -> T | None:
+        """What ``waiting`` (a rematch's meeting) gives, or None once the player typed a
+        leaving word meanwhile: the wait is given up.  Any other line typed stays for the
+        next question (a script's answer to the rematch's rules, say)."""
+        assert self.lines is not None
+        task = asyncio.ensure_future(waiting)
+        line = self.lines.next_line()
+        await asyncio.wait({task, line}, return_when=asyncio.FIRST_COMPLETED)
+        typed = line.result() if line.done() and not task.done() else None
+        if typed is not None and typed_as(typed, Command.QUIT):
+            self.lines.take()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return None
+        return await task
 
     async def _between_turns(self) -> Shown | None:
         """The next notice; a talk command typed meanwhile is carried out at once.
@@ -478,9 +535,21 @@ class PromptPlayer:
             if line.done():
                 break  # a line for the next question: it waits for it
             await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-            if line.done() and await self._talked(line.result()):
+            if line.done() and await self._carried_out(line.result()):
                 self.lines.take()
         return await notice
+
+    async def _carried_out(self, line: str | None) -> bool:
+        """Carry out ``line`` if it is a command for any moment (talk, or leaving a rematch
+        not met yet)."""
+        return await self._talked(line) or await self._left_before_meeting(line)
+
+    async def _left_before_meeting(self, line: str | None) -> bool:
+        """Carry out ``line`` if it leaves a rematch its opponent has not come to yet."""
+        if self.leave is None or self.met or line is None or not typed_as(line, Command.QUIT):
+            return False
+        await self._quietly(self.leave())
+        return True
 
     async def _talked(self, line: str | None) -> bool:
         """Carry out ``line`` if it is a talk command (``say``, ``mute``, ``unmute``)."""

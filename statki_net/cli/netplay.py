@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import secrets
 import shutil
@@ -19,7 +20,7 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -43,7 +44,7 @@ from statki_net.cli.common import (
 )
 from statki_net.cli.fleet import read_fleet_file
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
-from statki_net.game.errors import UsageError
+from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.game.words import N_, joined, phrase
@@ -84,7 +85,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
-from statki_net.protocol.rematch import Rematch
+from statki_net.protocol.rematch import Rematch, next_session, rematch_of, who_starts
 from statki_net.protocol.session import Event, Failed, GameClosed, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
@@ -311,7 +312,8 @@ async def _host_game(
             _print_invite(reply["invite"], _("the daemon hosts the game"))
             handle = RemoteHandle(client, reply["game"])
             muting = MuteKept.of_daemon_game(player.home, handle)
-            return await _play(player, handle, rules, muting=muting)
+            again = DaemonRematches(player, handle, Role.HOST, rules)
+            return await _play(player, handle, rules, muting=muting, rematches=again)
         finally:
             await client.close()
     key = load_identity(player.home)
@@ -344,22 +346,35 @@ async def _host_game(
         )
         admitted = await arrived.get()
         if fleet is None:
-            placement = placement_for(player.bot, player.placement) if player.bot else "random"
-            # Off the loop: a hard placement takes 1-3 s, the guest's handshake goes on.
-            fleet = await asyncio.to_thread(place_fleet, rules, placement, unpredictable())
+            fleet = await _placed(player, rules)
         # The port stays open for the game: a guest that lost its connection comes back.
         resuming = CarryOn(TakeBack(admission), SecretKeeper(player.home, port=bound[0][1]))
         chosen = fleet
-        return await play_here(
-            player,
-            lambda history: _admitted_as(player, admitted, chosen, history, resuming),
-            rules,
-        )
+
+        def close_first() -> None:
+            _close_servers(servers)
+
+        def first_game(history: History) -> GameConnection:
+            conn = _admitted_as(player, admitted, chosen, history, resuming)
+            _closing_when_over(conn, close_first)  # as on the screen: no redial into it
+            return conn
+
+        def reunion(history: History) -> HostReunion:
+            return HostReunion(player, bound, history, door=door, before=close_first, invite=invite)
+
+        return await play_here(player, first_game, rules, reunion=reunion)
     finally:
         for server in servers:
             server.close()
         if mapping is not None:
             await mapping.close()
+
+
+async def _placed(player: Player, rules: Ruleset) -> Fleet:
+    """The fleet a host that places none itself plays: random, or the computer's way."""
+    placement = placement_for(player.bot, player.placement) if player.bot else "random"
+    # Off the loop: a hard placement takes 1-3 s, the guest's handshake goes on.
+    return await asyncio.to_thread(place_fleet, rules, placement, unpredictable())
 
 
 async def _host_through_daemon(
@@ -731,7 +746,8 @@ async def _join_game(player: Player, invite: Invite) -> int:
             reply = await client.request("connect", **request)
             handle = RemoteHandle(client, reply["game"])
             muting = MuteKept.of_daemon_game(player.home, handle)
-            return await _play(player, handle, None, muting=muting)
+            again = DaemonRematches(player, handle, Role.GUEST, None)
+            return await _play(player, handle, None, muting=muting, rematches=again)
         finally:
             await client.close()
     key = load_identity(player.home)
@@ -766,6 +782,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
             player, session, reader, writer, history, expect_key=invite.key, resuming=resuming
         ),
         None,
+        reunion=lambda history: GuestReunion(player, invite, address, history),
     )
 
 
@@ -794,27 +811,167 @@ def _invite_text(invite: Invite) -> str:
 
 
 async def play_here(
-    player: Player, connect: Callable[[History], GameConnection], rules: Ruleset | None
+    player: Player,
+    connect: Callable[[History], GameConnection],
+    rules: Ruleset | None,
+    *,
+    reunion: Callable[[History], HostReunion | GuestReunion | None] | None = None,
 ) -> int:
-    """Play one game in this process at the line prompt (or by the computer)."""
+    """Play a game in this process at the line prompt (or by the computer); with
+    ``reunion``, each rematch the player asks for at its end, with the same opponent."""
     history = History.in_home(player.home)
+    games = GamesHere(player)
+    met = reunion(history) if reunion is not None else None
     try:
-        conn = connect(history)
+        handle = games.start(connect(history))
+        again = LocalRematches(player, games, met) if met is not None else None
+        return await _play(player, handle, rules, muting=games.muting(), rematches=again)
+    finally:
+        await games.stop()
+        if isinstance(met, HostReunion):
+            met.close()
+        history.close()
+
+
+class GamesHere:
+    """The games played in this process one after another (a game, then its rematches)."""
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.running: list[tuple[GameConnection, asyncio.Future[Any]]] = []
+
+    @property
+    def last(self) -> GameConnection:
+        return self.running[-1][0]
+
+    def start(self, conn: GameConnection) -> LocalHandle:
+        """Run ``conn``'s game; the handle the line prompt plays it by."""
+        player = self.player
         if player.bot:
             computer = ComputerPlayer(player.bot, random.Random(), player.placement)
             attach_computer(conn, computer, custom_rules=player.custom_rules)
         handle = LocalHandle(conn, draw_boards=not player.bot)
-        running = asyncio.ensure_future(conn.run())
-        try:
-            muting = MuteKept.of_session(player.home, conn.session)
-            return await _play(player, handle, rules, muting=muting)
-        finally:
-            # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
-            # this side stops it, so it does not wait out the move limit for a player.
+        self.running.append((conn, asyncio.ensure_future(conn.run())))
+        return handle
+
+    def muting(self) -> MuteKept:
+        return MuteKept.of_session(self.player.home, self.last.session)
+
+    async def stop(self) -> None:
+        # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
+        # this side stops it, so it does not wait out the move limit for a player.
+        for conn, running in self.running:
             conn.stop(phrase(N_("this side stopped the game")))
             await running
-    finally:
-        history.close()
+
+
+@dataclass(frozen=True)
+class Rematched:
+    """A rematch met, to play at the line prompt."""
+
+    handle: GameHandle
+    muting: MuteKept
+    leave: Callable[[], Awaitable[None]] | None = None
+    """Gives the rematch up while its opponent has not come (a daemon's: it still waits)."""
+
+
+class Rematches(Protocol):
+    """How the line prompt meets the last game's opponent again for a rematch: in this
+    process (``LocalRematches``, the screen's reunions) or through the daemon
+    (``DaemonRematches``, the control request ``rematch``).  Its terms are
+    ``statki_net.protocol.rematch``'s, as on the screen."""
+
+    role: Role
+
+    def offered(self, front: PromptPlayer) -> bool:
+        """Whether there is an opponent to meet again after ``front``'s game."""
+        ...
+
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+        """The rematch's game with ``who``, once they agreed; ``told`` who starts (the terms)
+        before the wait.  Raises ``StatkiError``, its text the player's one line, when they do
+        not come or the rematch cannot be had."""
+        ...
+
+
+class LocalRematches:
+    """A rematch of the game played here, met by the reunion the full screen uses: the host
+    listens again with the same invite, the guest dials the same host again."""
+
+    def __init__(
+        self, player: Player, games: GamesHere, reunion: HostReunion | GuestReunion
+    ) -> None:
+        self.player = player
+        self.games = games
+        self.reunion = reunion
+        self.role = games.last.session.role
+
+    def offered(self, front: PromptPlayer) -> bool:
+        return rematch_of(self.games.last.session) is not None
+
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+        last = self.games.last.session
+        terms = rematch_of(last)
+        if terms is None:
+            raise UsageError(phrase(N_("there is no opponent to meet again")))
+        session = next_session(last)
+        if session.role is Role.HOST and session.rules is not None:
+            session.set_fleet(
+                self.player.fleet(session.rules) or await _placed(self.player, session.rules)
+            )
+        told(terms.first)
+        await self.reunion.reopen()
+        conn = await self.reunion.connect(session, who, terms)
+        return Rematched(self.games.start(conn), self.games.muting())
+
+
+class DaemonRematches:
+    """A rematch of a game the daemon plays, asked of it (the control request ``rematch``):
+    it hosts again with the same invite, or dials the same host again; a host's fleet
+    follows with ``propose``, as the screen's does."""
+
+    def __init__(
+        self, player: Player, handle: RemoteHandle, role: Role, rules: Ruleset | None
+    ) -> None:
+        self.player = player
+        self.handle = handle
+        self.role = role
+        self.rules = rules
+
+    def offered(self, front: PromptPlayer) -> bool:
+        return front.met  # the daemon judges the rest, and says why when it refuses
+
+    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+        client = self.handle.client
+        reply = await client.request("rematch", game=self.handle.game, subscribe=True)
+        handle = RemoteHandle(client, int(reply["game"]))
+        first = reply.get("first")
+        told(Role(first) if first in (Role.HOST.value, Role.GUEST.value) else None)
+        if self.role is Role.HOST and self.rules is not None:
+            try:
+                await self._propose(handle.game, self.rules)
+            except asyncio.CancelledError:  # the player left meanwhile: the daemon waits no more
+                with contextlib.suppress(StatkiError):
+                    await _cancelled(client, handle.game)
+                raise
+        self.handle = handle
+        muting = MuteKept.of_daemon_game(self.player.home, handle)
+        if self.role is not Role.HOST:
+            return Rematched(handle, muting)  # its daemon dials for 10 s at most
+        return Rematched(handle, muting, lambda: _cancelled(client, handle.game))
+
+    async def _propose(self, game: int, rules: Ruleset) -> None:
+        """The host's rematch proposal, its fleet placed anew, as the screen's ``begin``."""
+        fleet = self.player.fleet(rules) or await _placed(self.player, rules)
+        ships = fleet.to_lists()
+        await self.handle.client.request(
+            "propose", game=game, rules=_rules_spec(rules), fleet=ships
+        )
+
+
+async def _cancelled(client: ControlClient, game: int) -> None:
+    """The daemon's rematch given up before its guest came: it waits no more (``cancel``)."""
+    await client.request("cancel", game=game)
 
 
 def _connection(
@@ -988,24 +1145,80 @@ class MuteKept:
 
 
 async def _play(
-    player: Player, handle: GameHandle, rules: Ruleset | None, *, muting: MuteKept | None = None
+    player: Player,
+    handle: GameHandle,
+    rules: Ruleset | None,
+    *,
+    muting: MuteKept | None = None,
+    rematches: Rematches | None = None,
 ) -> int:
+    """Play ``handle``'s game at the line prompt, then each rematch the player asks for;
+    the exit status tells how the last game that began ended."""
     lines = None if player.bot else await LineInput.from_stdin()
-    fleet = player.fleet(rules) if rules is not None else None
-    front = PromptPlayer(
+    front = _front(player, handle, rules, lines, muting)
+    closed = await front.play()
+    status = _exit_status(closed.end, front.failure, closed.failure_in(words()))
+    while (
+        lines is not None
+        and rematches is not None
+        and rematches.offered(front)
+        and await front.asks_for_rematch()
+    ):
+        try:
+            meeting = rematches.meet(front.opponent, _teller(front, rematches.role))
+            met = await front.unless_left(meeting)
+        except StatkiError as error:
+            front.say(f"! {error.in_words(words())}")
+            break
+        if met is None:
+            break  # the player left while the opponent had not come
+        front = _front(player, met.handle, rules, lines, met.muting, muted=front.muted)
+        front.leave = met.leave
+        closed = await front.play()
+        if closed.end is End.REFUSED and rematches.role is Role.HOST:
+            front.say(_("{who} declined the rematch").format(who=front.opponent))
+        if front.met:  # a rematch nobody came to tells no result
+            status = _exit_status(closed.end, front.failure, closed.failure_in(words()))
+    return status
+
+
+def _teller(front: PromptPlayer, role: Role) -> Callable[[Role | None], None]:
+    """Says, at ``front``'s prompt, who starts the rematch asked for (``rematch_words``)."""
+    return lambda first: front.say(rematch_words(role, first, front.opponent))
+
+
+def rematch_words(role: Role, first: Role | None, who: str) -> str:
+    """The line saying a rematch is asked for: who starts, and whom this side waits for."""
+    starter = who_starts(first, role, who[:1].upper() + who[1:]).in_words(words())
+    if role is Role.HOST:
+        return _("rematch: {starter}; waiting for {who} to ask for it too").format(
+            starter=starter, who=who
+        )
+    return _("rematch: {starter}; connecting to {who} again").format(starter=starter, who=who)
+
+
+def _front(
+    player: Player,
+    handle: GameHandle,
+    rules: Ruleset | None,
+    lines: LineInput | None,
+    muting: MuteKept | None,
+    *,
+    muted: bool = False,
+) -> PromptPlayer:
+    """The line prompt of one game; ``muted``: the opponent was muted in the last game."""
+    return PromptPlayer(
         handle,
         lines,
         sys.stdout,
-        fleet=fleet,
+        fleet=player.fleet(rules) if rules is not None else None,
         # A guest learns the rules only from the host's hello: read its file then.
         fleet_for=player.fleet,
         quiet=player.bot is not None,
         custom_rules=player.custom_rules,
-        muted=muting is not None and muting.muted(),
+        muted=muted or (muting is not None and muting.muted()),
         remember_mute=muting.remember if muting is not None else None,
     )
-    closed = await front.play()
-    return _exit_status(closed.end, front.failure, closed.failure_in(words()))
 
 
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:

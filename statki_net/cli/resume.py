@@ -210,7 +210,7 @@ async def _carry_on(
         if player.on_screen:  # where the game stood, then on to its end, as statki join's
             return await _on_screen(player, restored, connect, reunion)
         # The same as a game begun here: the computer or the line prompt, stopped on Ctrl-C.
-        return await play_here(player, connect, session.rules)
+        return await play_here(player, connect, session.rules, reunion=reunion)
     finally:
         for server in servers:
             server.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import REMATCH_SECRET, Admit, Limits, Role, rematch_secret
@@ -78,3 +79,13 @@ def next_session(session: Session) -> Session:
     if terms is not None and terms.secret is not None:
         fresh.admit = Admit.INVITE
     return fresh
+
+
+def who_starts(first: Role | None, me: Role, them: str) -> Phrase:
+    """Who shoots first in a rematch, as this side (``me``) reads it: ``first`` as the
+    terms (or the host's hello) say, ``them`` the opponent's name as it begins a sentence."""
+    if first is None:
+        return phrase(N_("a coin toss decides who starts"))
+    if first is me:
+        return phrase(N_("you start"))
+    return phrase(N_("{Them} starts"), Them=them)
