@@ -62,36 +62,93 @@ async def redial(
     A refused connection, one closed before a word, or one whose hello is of another
     game is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a host that is
     there may keep the connection silent while its player places a fleet, at most
-    ``hello_within`` seconds.  Raises ``UsageError`` with the one line the player reads.
+    ``hello_within`` seconds.  Raises ``RematchMissed`` with the one line the player reads.
     """
     loop = asyncio.get_running_loop()
     give_up = loop.time() + (REDIAL_SECONDS if seconds is None else seconds)
     tag = game_tag(secret) if secret is not None else None
-    why: Phrase = phrase(N_("the host closed the connection before its hello"))
+    missed = _left(who)
     while True:
         try:
             reader, writer, _ = await dial(addresses, timeout=REDIAL_CONNECT)
         except UsageError as error:
-            why = error.as_phrase()
+            missed = _unreachable(who, error.as_phrase())
         else:
             said = await _first_frame(reader, hello_within)
             if said and _is_ours(said, tag):
                 return reader, writer, said
             writer.close()
             if said is None:  # there, and silent all along: no use dialling again
-                why = phrase(
-                    N_("the host said nothing within {seconds} s"), seconds=f"{hello_within:g}"
-                )
+                missed = _silent(who, hello_within)
                 give_up = loop.time()
             elif said:
-                why = phrase(N_("the host has not hosted the rematch yet"))
+                missed = _not_asked(who, REDIAL_SECONDS if seconds is None else seconds)
             else:
-                why = phrase(N_("the host closed the connection before its hello"))
+                missed = _left(who)
         if loop.time() >= give_up:
-            raise UsageError(
-                phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=why)
-            )
+            raise missed
         await asyncio.sleep(REDIAL_PAUSE)
+
+
+class RematchMissed(UsageError):
+    """A guest's rematch whose host never began it: said as the player reads it (the
+    error's phrase), with the precise reason kept for what records it (``detail``,
+    English, as the daemon's game state has always given it)."""
+
+    def __init__(self, said: Phrase, detail: Phrase) -> None:
+        super().__init__(said)
+        self.detail = detail
+
+    @property
+    def recorded(self) -> str:
+        """What a machine reads (the daemon's ``failure``): ``who``, then the precise reason."""
+        return str(self.detail)
+
+
+def _missed(who: str, said: Phrase, why: Phrase) -> RematchMissed:
+    detail = phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=why)
+    return RematchMissed(said, detail)
+
+
+def _left(who: str) -> RematchMissed:
+    # A host that closes before its hello hosts no rematch: its player left the end screen.
+    return _missed(
+        who,
+        phrase(N_("{who} left before the rematch began"), who=who),
+        phrase(N_("the host closed the connection before its hello")),
+    )
+
+
+def _silent(who: str, within: float) -> RematchMissed:
+    # The host's hello waits for its fleet: silent all along, its player never placed one.
+    return _missed(
+        who,
+        phrase(
+            N_("{who} did not place a fleet for the rematch within {seconds} s"),
+            who=who,
+            seconds=f"{within:g}",
+        ),
+        phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}"),
+    )
+
+
+def _not_asked(who: str, within: float) -> RematchMissed:
+    # A daemon hosting other games says their hello: this game's host never asked for it.
+    return _missed(
+        who,
+        phrase(
+            N_("{who} did not ask for the rematch within {seconds} s"),
+            who=who,
+            seconds=f"{within:g}",
+        ),
+        phrase(N_("the host has not hosted the rematch yet")),
+    )
+
+
+def _unreachable(who: str, error: Phrase) -> RematchMissed:
+    # The dialler's own line names the address and what the system said: the player's words.
+    said = phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=error)
+    return RematchMissed(said, said)
 
 
 def _is_ours(said: bytes, tag: bytes | None) -> bool:
