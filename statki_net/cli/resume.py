@@ -33,6 +33,7 @@ from statki_net.cli.netplay import (
     told_followed_end,
     told_outcomes,
 )
+from statki_net.cli.told import tell_copyable
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, UntrustedSocket, daemon_number
@@ -101,11 +102,12 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     try:
         restored = restore(player.home, game)
         kept = restored.kept
-        print(
-            _("resuming game {game} as the {role}; log: {log}").format(
-                game=kept.game[:16], role=_(str(kept.role)), log=kept.log
-            ),
-            flush=True,
+        tell_copyable(
+            _("resuming game {game} as the {role}; log: {log}"),
+            str(kept.log),
+            key="log",
+            game=kept.game[:16],
+            role=_(str(kept.role)),
         )
         return asyncio.run(_carry_on(player, restored, claimed, map_port=map_port))
     finally:
@@ -132,11 +134,11 @@ async def _attach(player: Player, game: str) -> int | None:
         # the daemon's frames since then join it as the link attaches.
         restored = restore(player.home, game)
         link = await DaemonLink.attach(restored.session, client, number, clock=player.clock)
-        print(
-            _("following game {game}, which the daemon plays; log: {log}").format(
-                game=game[:16], log=restored.kept.log
-            ),
-            flush=True,
+        tell_copyable(
+            _("following game {game}, which the daemon plays; log: {log}"),
+            str(restored.kept.log),
+            key="log",
+            game=game[:16],
         )
         history = History.in_home(player.home)
         try:
@@ -170,7 +172,7 @@ def _list(player: Player) -> int:
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
             print(f"  {glance_words(seen)}")
-        print("  " + _("log: {path}").format(path=game.log))
+        tell_copyable("  " + _("log: {path}"), str(game.log))
     # A new player saw the list and not what to type next; stdout stays the list alone.
     print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
     return EXIT_OK
