@@ -276,7 +276,7 @@ def _join(args: argparse.Namespace) -> int:
             "statki: warning: a bare address cannot be authenticated;"
             " whoever answers there plays as the host"
         )
-        tell(said, to=sys.stderr)
+        tell_error(said)
     return asyncio.run(_join_game(player, invite))
 
 
@@ -663,7 +663,7 @@ async def _daemon_of(home: Path) -> ControlClient | None:
         return await ControlClient.connect(home)
     except UntrustedSocket as error:
         said = _("statki: not using the daemon's socket: {error}; playing here")
-        tell(said.format(error=error.in_words(words())), to=sys.stderr)
+        tell_error(said.format(error=error.in_words(words())))
         return None
 
 
@@ -860,7 +860,7 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
     """How each game played on the full screen ended, on stdout, as the line prompt says it;
     the exit status tells how the last one that began ended."""
     if not outcomes:
-        tell(_("statki: you left before the game began"), to=sys.stderr)
+        tell_error(_("statki: you left before the game began"))
         return EXIT_FOUND
     for outcome in outcomes:
         if outcome.verdict is not None:
@@ -904,7 +904,7 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
         tell(said, to=sys.stderr)
     no_guest = link.session.role is Role.HOST and not link.session.transcript.frames
     if closed is None or no_guest:  # as in-process: no game began without a guest
-        tell(_("statki: you left before the game began"), to=sys.stderr)
+        tell_error(_("statki: you left before the game began"))
         return EXIT_FOUND
     return told_followed_end(closed, link)
 

@@ -42,8 +42,8 @@ def tell(text: str, *, to: TextIO | None = None) -> None:
 
 
 def tell_error(text: str) -> None:
-    """Print a command's one-line error on stderr: wrapped between words on a terminal,
-    whole in a pipe or a file, where a script reads it as the one line it is."""
+    """Print a command's one-line error (or warning) on stderr: wrapped between words on a
+    terminal, whole in a pipe or a file, where a script reads it as the one line it is."""
     if sys.stderr.isatty():
         tell(text, to=sys.stderr)
     else:
