@@ -92,17 +92,12 @@ async def redial(
 
 class RematchMissed(UsageError):
     """A guest's rematch whose host never began it: said as the player reads it (the
-    error's phrase), with the precise reason kept for what records it (``detail``,
-    English, as the daemon's game state has always given it)."""
+    error's phrase), with the precise reason kept for what records it (``detail``: the
+    daemon's ``failure``, in English, as its game state has always given it)."""
 
     def __init__(self, said: Phrase, detail: Phrase) -> None:
         super().__init__(said)
         self.detail = detail
-
-    @property
-    def recorded(self) -> str:
-        """What a machine reads (the daemon's ``failure``): ``who``, then the precise reason."""
-        return str(self.detail)
 
 
 def _missed(who: str, said: Phrase, why: Phrase) -> RematchMissed:

@@ -57,14 +57,16 @@ def test_a_host_that_closes_before_its_hello_left_before_the_rematch(
     assert "hello" not in missed.in_words(POLISH)
     # What a machine records keeps the precise reason, as it always read.
     expected = "Ala is not there for the rematch: the host closed the connection before its hello"
-    assert missed.recorded == expected
+    assert str(missed.detail) == expected
 
 
 def test_a_host_silent_all_along_never_placed_its_fleet() -> None:
     missed = asyncio.run(_missed_at(None))
     assert str(missed) == "Ala did not place a fleet for the rematch within 0.2 s"
     assert "floty" in missed.in_words(POLISH) and "0.2 s" in missed.in_words(POLISH)
-    assert missed.recorded == "Ala is not there for the rematch: the host said nothing within 0.2 s"
+    assert (
+        str(missed.detail) == "Ala is not there for the rematch: the host said nothing within 0.2 s"
+    )
 
 
 def test_a_game_withdrawn_before_a_guest_came_is_said_in_the_players_words(
