@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Cli
 
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import _tell_closed as tell_closed
@@ -103,3 +104,17 @@ def test_the_game_did_not_finish_is_wrapped_on_a_terminal(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) > 1 and all(len(line) <= 40 for line in lines), lines
     assert " ".join(lines) == f"statki: the game did not finish: {why}"
+
+
+def test_a_commands_error_is_wrapped_on_a_terminal_and_one_line_in_a_pipe(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error ``main`` says for every command, as ``tell_error`` says it."""
+    monkeypatch.setenv("COLUMNS", "40")
+    refused = cli("join", "statki://not an address at all, nor an invite of any kind")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    shown = cli("join", "statki://not an address at all, nor an invite of any kind")
+    lines = shown.stderr.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 40 for line in lines), lines
+    assert " ".join(lines) == refused.stderr.strip()
