@@ -21,7 +21,6 @@ from statki_net.protocol.session import Session
 from statki_net.store.claim import is_free
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
-from statki_net.store.language import _
 from statki_net.store.picked import ChosenToResume
 from statki_net.store.unfinished import (
     glance,
@@ -133,13 +132,14 @@ def play_computer(
     choose_rules: bool = False,
     fleet_text: str = "",
     choose_strength: bool = False,
-) -> int:
+) -> Path | None:
     """``statki play``: the player hosts, the computer joins, in this process.
 
     With ``choose_rules`` the full screen opens on the rules screen, ``rules``
     preselected; the line prompt plays ``rules`` as given.  With
     ``choose_strength`` (and a rules screen) the screen offers the computer's
-    strengths too, ``strategy`` preselected where it is one.
+    strengths too, ``strategy`` preselected where it is one.  Returns the game's log (None
+    without one), for the command line to say where it is.
     """
     rng: random.Random = random.Random(seed) if seed is not None else unpredictable()
     chooser = computer_chooser(strategy, rng)
@@ -185,14 +185,10 @@ def play_computer(
             model.resign_now()
             raise
         left_to_resume(model)
-        if model.end_screen is not None and model.end_screen.log_path is not None:
-            print(
-                _("statki: log saved at {log_path}").format(log_path=model.end_screen.log_path),
-                file=sys.stderr,
-            )
     finally:
         history.close()
-    return 0
+    # Said by the command line, where every line after the full screen is printed.
+    return model.end_screen.log_path if model.end_screen is not None else None
 
 
 async def play_connection_on_screen(

@@ -376,7 +376,7 @@ async def fuzz_live(
         for game in daemon.games.values():
             outcome = game.conn.outcome if game.conn else None
             if game.failure is not None:
-                tally.crash(f"live daemon game {game.id}", game.failure)
+                tally.crash(f"live daemon game {game.id}", str(game.failure))
             elif outcome and outcome.failure and outcome.failure.code is Code.INTERNAL:
                 tally.crash(f"live daemon game {game.id}", outcome.failure_text or "internal")
 

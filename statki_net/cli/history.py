@@ -99,14 +99,22 @@ def _game_line(game: GameRow) -> str:
         date=_date(game.started),
         result=_(result),
         how=how,
-        rules=_(game.rules),
+        rules=_rules_words(game.rules),
         role=_(game.my_role),
         mine=game.my_shots,
         theirs=game.their_shots,
     )
 
 
+def _rules_words(rules: str) -> str:
+    """The rules a row names, for a person: none for a game that ended before the host's
+    hello said them."""
+    return _(rules) if rules else _("rules not known")
+
+
 def _opponent_words(game: GameRow) -> str:
+    if not game.opponent_key:  # a game that ended before the opponent's hello named them
+        return _("against someone not known")
     return _("against {opponent} [{key}]").format(
         opponent=shown_name(game.opponent_name, game.opponent_key) or _("someone"),
         key=game.opponent_key,
@@ -160,12 +168,16 @@ def _stats(args: argparse.Namespace) -> int:
     print()
     print(_("per opponent (you : them):"))
     for tally in opponents:
+        if not tally.key:  # the games that ended before an opponent's hello named them
+            nobody = _("someone not known")
+            print(f"  {nobody}: {_score(tally)}")
+            continue
         opponent = shown_name(tally.label, tally.key) or _("someone")
         print(f"  {opponent} [{tally.key}]: {_score(tally)}")
     print()
     print(_("per rules (you : them):"))
     for tally in rules:
-        print(f"  {_(tally.label)}: {_score(tally)}")
+        print(f"  {_rules_words(tally.label)}: {_score(tally)}")
     return EXIT_OK
 
 

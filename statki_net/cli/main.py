@@ -109,7 +109,9 @@ def _command(argv: list[str]) -> int:
         print(_("statki: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except StatkiError as error:
-        print(f"statki: {error.in_words(language.words())}", file=sys.stderr)
+        from statki_net.cli.told import tell_error  # where an error is said, not at start-up
+
+        tell_error(f"statki: {error.in_words(language.words())}")
         return EXIT_BAD_INPUT
     except UnicodeDecodeError as error:
         print(_("statki: not a text file: {reason}").format(reason=error.reason), file=sys.stderr)

@@ -14,9 +14,7 @@ import asyncio
 import contextlib
 import random
 import secrets
-import shutil
 import sys
-import textwrap
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +42,7 @@ from statki_net.cli.common import (
 )
 from statki_net.cli.fleet import read_fleet_file
 from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
+from statki_net.cli.told import tell, tell_copyable, tell_error
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
 from statki_net.game.rules import Ruleset, ruleset_named
@@ -96,6 +95,7 @@ from statki_net.store.unfinished import SecretKeeper, keep_muted, kept_muted
 
 if TYPE_CHECKING:
     from statki_client.daemon_link import DaemonLink
+    from statki_client.remote import Reunion
 
     from statki_net.net.notices import Closed
 
@@ -275,13 +275,11 @@ def _join(args: argparse.Namespace) -> int:
     player = Player.from_args(args)
     invite = parse_invite("".join(args.invite))
     if invite.key is None:
-        print(
-            _(
-                "statki: warning: a bare address cannot be authenticated;"
-                " whoever answers there plays as the host"
-            ),
-            file=sys.stderr,
+        said = _(
+            "statki: warning: a bare address cannot be authenticated;"
+            " whoever answers there plays as the host"
         )
+        tell_error(said)
     return asyncio.run(_join_game(player, invite))
 
 
@@ -400,17 +398,10 @@ def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> 
     internet can reach this host: one line each."""
     if outcome is None:
         return
-    print(outcome_line(outcome, words()), flush=True)
+    tell(outcome_line(outcome, words()))
     said = advice(outcome, port, addresses, words())
     if said is not None:
-        print(wrapped(f"statki: {said}"), file=sys.stderr, flush=True)
-
-
-def wrapped(text: str) -> str:
-    """``text`` wrapped at word boundaries to the terminal's width (80 when unknown): the
-    terminal itself cut the router advice's one long line mid-word."""
-    width = shutil.get_terminal_size((80, 24)).columns
-    return textwrap.fill(text, width=max(width, 20), break_on_hyphens=False, break_long_words=False)
+        tell(f"statki: {said}", to=sys.stderr)
 
 
 @dataclass(frozen=True)
@@ -696,18 +687,14 @@ async def _daemon_of(home: Path) -> ControlClient | None:
     try:
         return await ControlClient.connect(home)
     except UntrustedSocket as error:
-        print(
-            _("statki: not using the daemon's socket: {error}; playing here").format(
-                error=error.in_words(words())
-            ),
-            file=sys.stderr,
-        )
+        said = _("statki: not using the daemon's socket: {error}; playing here")
+        tell_error(said.format(error=error.in_words(words())))
         return None
 
 
 def _print_invite(invite: str, where: str) -> None:
-    print(_("{where}; give your opponent this invite:").format(where=where), flush=True)
-    print(invite, flush=True)
+    tell(_("{where}; give your opponent this invite:").format(where=where))
+    print(invite, flush=True)  # whole, on a line of its own: it is copied
 
 
 def _rules_spec(rules: Ruleset) -> str:
@@ -753,7 +740,7 @@ async def _join_game(player: Player, invite: Invite) -> int:
     key = load_identity(player.home)
     reader, writer, dialled = await dial(invite.addresses)
     address = dialled.address
-    print(dialled.text(words()), flush=True)
+    tell(dialled.text(words()))
     session = player.session(Role.GUEST, key, invite_secret=invite.secret)
     # A lost connection is dialled again, at every address of the invite.
     resuming = CarryOn(
@@ -815,7 +802,7 @@ async def play_here(
     connect: Callable[[History], GameConnection],
     rules: Ruleset | None,
     *,
-    reunion: Callable[[History], HostReunion | GuestReunion | None] | None = None,
+    reunion: Callable[[History], Reunion | None] | None = None,
 ) -> int:
     """Play a game in this process at the line prompt (or by the computer); with
     ``reunion``, each rematch the player asks for at its end, with the same opponent."""
@@ -899,7 +886,7 @@ class LocalRematches:
     listens again with the same invite, the guest dials the same host again."""
 
     def __init__(
-        self, player: Player, games: GamesHere, reunion: HostReunion | GuestReunion
+        self, player: Player, games: GamesHere, reunion: Reunion
     ) -> None:
         self.player = player
         self.games = games
@@ -1040,17 +1027,16 @@ def told_outcomes(outcomes: list[GameOutcome]) -> int:
     """How each game played on the full screen ended, on stdout, as the line prompt says it;
     the exit status tells how the last one that began ended."""
     if not outcomes:
-        print(_("statki: you left before the game began"), file=sys.stderr)
+        tell_error(_("statki: you left before the game began"))
         return EXIT_FOUND
     for outcome in outcomes:
-        # Wrapped between words: the terminal cut the verdict mid-word at 80 columns.
         if outcome.verdict is not None:
             verdict = outcome.verdict.headline_in(words())
-            print(wrapped(_("verdict: {verdict}").format(verdict=verdict)))
+            tell(_("verdict: {verdict}").format(verdict=verdict))
         else:
-            print(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
+            tell(_("end: {end}").format(end=end_term(outcome.ending.end).in_words(words())))
         if outcome.log_path is not None:
-            print(_("log: {path}").format(path=outcome.log_path))
+            tell_copyable(_("log: {path}"), str(outcome.log_path))
     last = outcomes[-1]
     judged = last.judged
     return _exit_status(judged.end if judged else None, last.failure, last.failure_text)
@@ -1082,10 +1068,10 @@ async def _followed_on_screen(player: Player, link: DaemonLink, *, invite: str =
         said = _(
             "statki: the daemon plays on the game you left; a side nobody moves for loses on time"
         )
-        print(wrapped(said), file=sys.stderr)
+        tell(said, to=sys.stderr)
     no_guest = link.session.role is Role.HOST and not link.session.transcript.frames
     if closed is None or no_guest:  # as in-process: no game began without a guest
-        print(_("statki: you left before the game began"), file=sys.stderr)
+        tell_error(_("statki: you left before the game began"))
         return EXIT_FOUND
     return told_followed_end(closed, link)
 
@@ -1108,12 +1094,12 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
 
 def _tell_closed(closed: Closed) -> None:
     if closed.verdict is not None:
-        print(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
+        tell(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
     else:
         end = end_term(closed.end or End.NO_GAME).in_words(words())
-        print(_("end: {end}").format(end=end))
+        tell(_("end: {end}").format(end=end))
     if closed.log is not None:
-        print(_("log: {path}").format(path=closed.log))
+        tell_copyable(_("log: {path}"), str(closed.log))
 
 
 @dataclass(frozen=True)
@@ -1224,16 +1210,14 @@ def _front(
 def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> int:
     """0 for a game played out (or declined); 1, with one line on stderr, for any other."""
     if failure is not None and failure.code in (Code.WRONG_KEY, Code.NO_INVITE):
-        print(f"statki: {failure.detail_in(words())}", file=sys.stderr)
+        tell_error(f"statki: {failure.detail_in(words())}")
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
-        print(
-            _(
-                "statki: the host turned this guest away (not-invited):"
-                " check that you have the whole invite line, secret included"
-            ),
-            file=sys.stderr,
+        said = _(
+            "statki: the host turned this guest away (not-invited):"
+            " check that you have the whole invite line, secret included"
         )
+        tell_error(said)
         return EXIT_FOUND
     if end not in FINISHED:
         # This side's own failure in the player's words; the daemon's (``why``) too, where
@@ -1241,6 +1225,6 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         if failure is not None:
             why = f"{failure.code_text}: {failure.detail_in(words())}"
         said = end_term(end).in_words(words()) if end else _("no ending")
-        print(_("statki: the game did not finish: {why}").format(why=why or said), file=sys.stderr)
+        tell_error(_("statki: the game did not finish: {why}").format(why=why or said))
         return EXIT_FOUND
     return EXIT_OK

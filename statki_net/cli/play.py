@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from statki_net.ai.computer import STRATEGIES
 from statki_net.cli.common import (
+    EXIT_OK,
     Subcommands,
     home_argument,
     name_argument,
@@ -15,6 +17,7 @@ from statki_net.cli.common import (
     stdin_is_terminal,
     strength_argument,
 )
+from statki_net.cli.told import tell_copyable
 from statki_net.game.rules import ruleset_named
 from statki_net.store.home import home_dir
 from statki_net.store.language import _
@@ -59,20 +62,21 @@ def _play(args: argparse.Namespace) -> int:
 
     rules = ruleset_named(args.rules or "classic")
     home = home_dir(args.home)
-    return int(
-        play_computer(
-            rules,
-            home=home,
-            strategy=chosen_player(args.strength, args.bot),
-            placement=args.placement,
-            choose_strength=args.bot is None,
-            name=player_name(args.name, home, may_ask=stdin_is_terminal()),
-            plain=args.plain,
-            seed=args.seed,
-            choose_rules=args.rules is None,
-            fleet_text=_fleet_text(args.fleet),
-        )
+    log = play_computer(
+        rules,
+        home=home,
+        strategy=chosen_player(args.strength, args.bot),
+        placement=args.placement,
+        choose_strength=args.bot is None,
+        name=player_name(args.name, home, may_ask=stdin_is_terminal()),
+        plain=args.plain,
+        seed=args.seed,
+        choose_rules=args.rules is None,
+        fleet_text=_fleet_text(args.fleet),
     )
+    if log is not None:
+        tell_copyable(_("statki: log saved at {path}"), str(log), to=sys.stderr)
+    return EXIT_OK
 
 
 def _fleet_text(path: str | None) -> str:

@@ -21,6 +21,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import (
@@ -33,6 +34,9 @@ from statki_net.cli.netplay import (
     told_followed_end,
     told_outcomes,
 )
+from statki_net.cli.told import tell_copyable
+from statki_net.game.errors import UsageError
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.net.admission import Admission
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import ControlClient, UntrustedSocket, daemon_number
@@ -41,7 +45,9 @@ from statki_net.net.listen import default_listen, listen
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import outcome_line
 from statki_net.net.resume import Redial, Rejoin, TakeBack
+from statki_net.protocol.rematch import Rematch
 from statki_net.protocol.replay import told_so_far
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Admit, Role
 from statki_net.store.claim import RESUME_PATIENCE_S, Claim, Claimant, GameTaken, claim
 from statki_net.store.history import History
@@ -101,11 +107,12 @@ def resume_game(player: Player, game: str, *, map_port: bool = False) -> int:
     try:
         restored = restore(player.home, game)
         kept = restored.kept
-        print(
-            _("resuming game {game} as the {role}; log: {log}").format(
-                game=kept.game[:16], role=_(str(kept.role)), log=kept.log
-            ),
-            flush=True,
+        tell_copyable(
+            _("resuming game {game} as the {role}; log: {log}"),
+            str(kept.log),
+            key="log",
+            game=kept.game[:16],
+            role=_(str(kept.role)),
         )
         return asyncio.run(_carry_on(player, restored, claimed, map_port=map_port))
     finally:
@@ -132,11 +139,11 @@ async def _attach(player: Player, game: str) -> int | None:
         # the daemon's frames since then join it as the link attaches.
         restored = restore(player.home, game)
         link = await DaemonLink.attach(restored.session, client, number, clock=player.clock)
-        print(
-            _("following game {game}, which the daemon plays; log: {log}").format(
-                game=game[:16], log=restored.kept.log
-            ),
-            flush=True,
+        tell_copyable(
+            _("following game {game}, which the daemon plays; log: {log}"),
+            str(restored.kept.log),
+            key="log",
+            game=game[:16],
         )
         history = History.in_home(player.home)
         try:
@@ -170,7 +177,7 @@ def _list(player: Player) -> int:
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
             print(f"  {glance_words(seen)}")
-        print("  " + _("log: {path}").format(path=game.log))
+        tell_copyable("  " + _("log: {path}"), str(game.log))
     # A new player saw the list and not what to type next; stdout stays the list alone.
     print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
     return EXIT_OK
@@ -204,8 +211,10 @@ async def _carry_on(
         def connect(history: History) -> GameConnection:
             return resumed_connection(player, restored, rejoin, history, claimed)
 
-        def reunion(history: History) -> HostReunion | GuestReunion | None:
-            return reunion_of(player, kept, history, before=lambda: _close_all(servers))
+        def reunion(history: History) -> HostReunion | GuestReunion | NoReunion:
+            return reunion_of(
+                player, kept, history, before=lambda: _close_all(servers), session=session
+            )
 
         if player.on_screen:  # where the game stood, then on to its end, as statki join's
             return await _on_screen(player, restored, connect, reunion)
@@ -219,21 +228,64 @@ async def _carry_on(
 
 
 def reunion_of(
-    player: Player, kept: Unfinished, history: History, *, before: Callable[[], None]
-) -> HostReunion | GuestReunion | None:
+    player: Player,
+    kept: Unfinished,
+    history: History,
+    *,
+    before: Callable[[], None],
+    session: Session,
+) -> HostReunion | GuestReunion | NoReunion:
     """How a game picked up meets its opponent again for a rematch, as the game begun here
     would: the host on its port by its invite (``before``: the listeners of the pick-up give
-    the port up), the guest at the invite's address.  None for a host's game kept before
-    hosts kept their invite: its secret is gone, and no rematch is offered."""
+    the port up), the guest at the invite's address.  A host's game kept before hosts kept
+    their invite (an older statki) meets its guest again all the same when it was open to
+    anyone (``session``'s hello says whom it admitted: the guest's invite holds no secret);
+    one whose guest came by an invite's secret cannot, that secret gone: ``NoReunion``."""
     if kept.role is Role.GUEST:
         invite = parse_invite(kept.invite)
         return GuestReunion(player, invite, invite.addresses[0], history)
-    if not kept.invite or not kept.port:
-        return None
-    secret = parse_invite(kept.invite).secret
-    door = Door(Admit.INVITE, secret) if secret is not None else Door(Admit.OPEN, None)
+    if kept.port and kept.invite:
+        secret = parse_invite(kept.invite).secret
+        door = Door(Admit.INVITE, secret) if secret is not None else Door(Admit.OPEN, None)
+    elif kept.port and not _admitted_by_invite(session):
+        door = Door(Admit.OPEN, None)
+    else:
+        return NoReunion(
+            phrase(
+                N_(
+                    "An older statki kept this game without its invite, which your opponent"
+                    " needs to come back for a rematch; host a new game and give them its"
+                    " invite"
+                )
+            )
+        )
     addresses = default_listen(kept.port)
     return HostReunion(player, addresses, history, door=door, before=before, invite=kept.invite)
+
+
+def _admitted_by_invite(session: Session) -> bool:
+    """Whether the host's hello of ``session``'s game admitted only the guest it invited."""
+    hello = session.transcript.sides[Role.HOST].hello
+    return hello is None or hello.admit is Admit.INVITE
+
+
+@dataclass(frozen=True)
+class NoReunion:
+    """The rematch of a game picked up whose opponent cannot be met again: ``r`` on its end
+    screen says why (``why``, in the player's words) as a rematch nobody came to does."""
+
+    why: Phrase
+
+    async def reopen(self) -> None:
+        raise UsageError(self.why)
+
+    async def connect(
+        self, session: Session, who: str, terms: Rematch | None = None
+    ) -> GameConnection:
+        raise UsageError(self.why)
+
+    def hear_the_door(self, watcher: Callable[[int], None]) -> None:
+        return None  # nobody comes to it
 
 
 def _close_all(servers: list[asyncio.Server]) -> None:
@@ -276,7 +328,7 @@ async def _on_screen(
     player: Player,
     restored: Restored,
     connect: Callable[[History], GameConnection],
-    reunion: Callable[[History], HostReunion | GuestReunion | None],
+    reunion: Callable[[History], HostReunion | GuestReunion | NoReunion],
 ) -> int:
     from statki_client.run import play_picked_up_on_screen
 

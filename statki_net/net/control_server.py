@@ -389,7 +389,7 @@ def game_state(game: DaemonGame, words: Words = ENGLISH) -> Message:
         "status": game.status,
         "bot": game.bot,
         "invite": game.invite or None,
-        "failure": game.failure,
+        "failure": str(game.failure) if game.failure is not None else None,
     }
     if game.conn is not None:
         info.update(connection_state(game.conn, words))

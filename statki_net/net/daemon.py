@@ -34,7 +34,7 @@ from statki_net.ai.computer import ComputerPlayer, check_placement, check_strate
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, SILENCE, Phrase, phrase
+from statki_net.game.words import N_, Phrase, phrase
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
@@ -52,7 +52,7 @@ from statki_net.net.listen import (
 )
 from statki_net.net.portmap import PortMapping
 from statki_net.net.reach import Outcome, invite_addresses
-from statki_net.net.rematch import not_back, redial
+from statki_net.net.rematch import RematchMissed, not_back, redial
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.rematch import Rematch, rematch_of
@@ -93,7 +93,9 @@ class DaemonGame:
     """waiting (for a guest, or for the connection out), playing, over."""
     conn: GameConnection | None = None
     """The game being played; dropped once it is over, when ``summary`` stands for it."""
-    failure: str | None = None
+    failure: Phrase | None = None
+    """Why it ended without a game, if it did: said in the reader's words where a person
+    reads it, in English (``str``) where a machine does (the game state's ``failure``)."""
     summary: dict[str, Any] | None = None
     """Once over: its state as the control socket gave it last (ids, names, result, log)."""
     secret: bytes | None = None
@@ -406,9 +408,14 @@ class Daemon:
         """A hosted rematch's deadline passed: withdrawn, saying why."""
         if self.admission.withdraw(game.name) is None:
             return  # its guest came (or its front end gave it up)
-        game.failure = str(said)
-        self.tell(game, notices.Closed.without_game(game.failure, said))
+        self._fail(game, said)
         self._retire(game)
+
+    def _fail(self, game: DaemonGame, detail: Phrase, said: Phrase | None = None) -> None:
+        """``game`` ends without a game: ``detail`` recorded (its state's ``failure``), and
+        its front ends told why, in their player's words (``said``, or ``detail`` itself)."""
+        game.failure = detail
+        self.tell(game, notices.Closed.without_game(str(detail), said or detail))
 
     def _at_the_door(self, connections: int) -> None:
         """Connections wait for a hello no game can say yet: each game hosted ``deferred``
@@ -421,8 +428,7 @@ class Daemon:
         """A hosted game its front end gave up before a guest came: it waits no more."""
         if self.admission.withdraw(game.name) is None:
             raise UsageError(phrase(N_("the game is not waiting for a guest")))
-        game.failure = "withdrawn before a guest came"
-        self.tell(game, notices.Closed.without_game(game.failure))
+        self._fail(game, phrase(N_("withdrawn before a guest came")))
         self._retire(game)
 
     def _hosting(self, game: DaemonGame) -> Hosting:
@@ -528,10 +534,12 @@ class Daemon:
                     clock=self.clock,
                     hello_within=within,
                 )
+        except RematchMissed as error:  # the precise reason recorded, the player's said
+            self._fail(game, error.detail, error.as_phrase())
+            self._retire(game)
+            return
         except StatkiError as error:
-            game.failure = str(error)
-            why = error.as_phrase() if again is not None else SILENCE
-            self.tell(game, notices.Closed.without_game(game.failure, why))
+            self._fail(game, error.as_phrase())
             self._retire(game)
             return
         session = self._session(game, invite_secret=secret)
@@ -595,9 +603,8 @@ class Daemon:
             raise
         except Exception as error:  # contain it: the other games go on
             said = failed(N_("playing the game"), error)
-            game.failure = str(said)  # English, as the front ends' closed event reads it
             print(failure_line(game.id, said), file=sys.stderr, flush=True)
-            self.tell(game, notices.Closed.without_game(game.failure))
+            self._fail(game, said)
             writer.close()
         finally:
             self._retire(game)

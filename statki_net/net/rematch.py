@@ -104,7 +104,7 @@ async def redial(
     game with a ``join`` signed by ``key`` (at ``clock``'s time) and takes the hello
     that answers it, if it is its game's.  A host that is there may keep the connection
     silent while its player places a fleet, at most ``hello_within`` seconds.  Raises
-    ``UsageError`` with the one line the player reads.
+    ``RematchMissed`` with the one line the player reads.
     """
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -130,16 +130,55 @@ async def redial(
             break
         await asyncio.sleep(REDIAL_PAUSE)
     if isinstance(met, _Elsewhere):
-        raise UsageError(
-            phrase(
-                N_("{who} did not offer the rematch within {seconds} s"),
-                who=who,
-                seconds=f"{give_up - started:g}",
-            )
-        )
-    raise UsageError(
-        phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=met.why)
+        raise _not_offered(who, give_up - started)
+    raise _silent(who, hello_within) if met.silent else _unreachable(who, met.why)
+
+
+class RematchMissed(UsageError):
+    """A guest's rematch whose host never began it: said as the player reads it (the
+    error's phrase), with the precise reason kept for what records it (``detail``: the
+    daemon's ``failure``, in English, as its game state has always given it)."""
+
+    def __init__(self, said: Phrase, detail: Phrase) -> None:
+        super().__init__(said)
+        self.detail = detail
+
+
+def _missed(who: str, said: Phrase, why: Phrase) -> RematchMissed:
+    detail = phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=why)
+    return RematchMissed(said, detail)
+
+
+def _silent(who: str, within: float) -> RematchMissed:
+    # The host's hello waits for its fleet: silent all along, its player never placed one.
+    return _missed(
+        who,
+        phrase(
+            N_("{who} did not place a fleet for the rematch within {seconds} s"),
+            who=who,
+            seconds=f"{within:g}",
+        ),
+        phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}"),
     )
+
+
+def _not_offered(who: str, within: float) -> RematchMissed:
+    # A daemon hosting other games says their hello: this game's host never asked for it.
+    return _missed(
+        who,
+        phrase(
+            N_("{who} did not offer the rematch within {seconds} s"),
+            who=who,
+            seconds=f"{within:g}",
+        ),
+        phrase(N_("the host has not hosted the rematch yet")),
+    )
+
+
+def _unreachable(who: str, error: Phrase) -> RematchMissed:
+    # The dialler's own line names the address and what the system said: the player's words.
+    said = phrase(N_("{who} is not there for the rematch: {error}"), who=who, error=error)
+    return RematchMissed(said, said)
 
 
 async def _hello_of(

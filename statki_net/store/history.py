@@ -28,7 +28,7 @@ SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
-    game_id       TEXT PRIMARY KEY,   -- hex of the protocol's game id
+    game_id       TEXT PRIMARY KEY,   -- hex of the protocol's game id, or "log:" and the log's name
     started       INTEGER NOT NULL,   -- ms since 1970
     ended         INTEGER,            -- NULL while the game is on or if it never ended
     my_role       TEXT NOT NULL,      -- host or guest

@@ -51,6 +51,9 @@ from statki_net.store.logwriter import LogWriter
 
 MAX_PEER = 200
 """Characters of the peer's description kept in the log's header."""
+NO_ID = "log:"
+"""What names a game without a game id in the history, before its log's name (no hex
+game id begins so)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ class GameRecorder:
         self.log: LogWriter | None = None
         self.game_id = ""
         """The protocol's game id (hex) once the history row is written."""
+        self._opened = 0
+        """When the log was started, ms since 1970: a game that never had an id began then."""
         self._ended = False
 
     @property
@@ -129,6 +134,7 @@ class GameRecorder:
         if self.peer:
             header["peer"] = self.peer[:MAX_PEER]
         self.log = LogWriter(self.log_dir / name, header)
+        self._opened = now
         for frame in session.transcript.frames:
             self.log.frame(frame)
 
@@ -175,6 +181,10 @@ class GameRecorder:
         if self.game_id or not session.transcript.game:
             return
         self.game_id = session.transcript.game.hex()
+        self._row(session, now)
+
+    def _row(self, session: Session, now: int) -> None:
+        """The history row of the game ``game_id`` names, begun at ``now``."""
         if self.history is None or self.log is None:
             return  # a history row only for a log that exists
         self.log.sync()  # and is on disk before the row that names it
@@ -213,9 +223,17 @@ class GameRecorder:
         return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
-        """Record how the game ended in its history row (once); a full disk is not an error."""
-        if self._ended or not self.game_id or self.history is None:
+        """Record how the game ended in its history row (once); a full disk is not an error.
+
+        A game that ended before both hellos made its id (a guest whose host closed, or
+        said nothing, before its hello) is in the history too, as every game with a log
+        is: its row is named by its log (``NO_ID``) and begins when the log did."""
+        if self._ended or self.history is None or self.log is None:
             return
+        if not self.game_id:
+            self.game_id = NO_ID + self.log.path.stem
+            with contextlib.suppress(Exception):  # as below: the outcome matters more
+                self._row(session, self._opened)
         self._ended = True
         me = session.role
         t = session.transcript

@@ -186,7 +186,7 @@ def test_statki_play_names_the_game_a_killed_guest_left_unfinished(
     assert listed.returncode == 0 and "  vs Ala, classic, " in listed.stdout, listed.stdout
     assert "statki resume GAME picks one up" in listed.stderr, "and says what to type next"
     first = listed.stdout.splitlines()[0]
-    assert len(first) < 80 and "  log: " in listed.stdout, "the log on a line of its own"
+    assert len(first) < 80 and "  log:" in listed.stdout, "the log on a line of its own"
     kept = next((homes["guest"] / "unfinished").glob("*.json"))
     kept.unlink()  # the game given up: the next start screen says nothing of it
     again = in_home(cli, monkeypatch, homes["guest"], "play", "--plain")

@@ -42,7 +42,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session, public_key_bytes
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import Admit, Limits, Role, game_tag
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History
 from statki_net.store.identity import load_identity
@@ -70,12 +70,13 @@ def kept_game(
     seed: int = 7,
     played_out: bool = False,
     side: Role = Role.GUEST,
+    admit: Admit = Admit.OPEN,
 ) -> str:
     """A classic game played back to back until ``volleys`` were fired and then until
     ``mover`` is to shoot (``played_out``: to its end), with a line of talk each way; the
     guest's log and secrets kept in ``home`` as its program left them when it stopped
     (before it could remove them, for a game played out); ``side``: the host's kept instead,
-    its invite and port with it.  The game's id."""
+    its invite and port with it; ``admit``: whom the host admitted.  The game's id."""
     rules = ruleset_named("classic")
     home.mkdir(parents=True, exist_ok=True)
     mine, theirs = load_identity(home), key_from(seed * 2)
@@ -87,12 +88,15 @@ def kept_game(
         rules=rules,
         limits=LIMITS,
         fleet=random_fleet(rules, random.Random(seed)),
+        admit=admit,
+        tag=game_tag(bytes(16)) if admit is Admit.INVITE else None,
     )
     guest = Session(
         Role.GUEST,
         theirs if side is Role.HOST else mine,
         name="Olek",
         entropy=seeded_entropy(seed * 3 + 1),
+        invite_secret=bytes(16) if admit is Admit.INVITE else None,
     )
     pair = BackToBack(host, guest, now=START)
     play(pair, seed, stop_after=2)
@@ -350,7 +354,7 @@ def test_a_game_picked_up_offers_a_rematch_at_its_end_on_either_side(
     restored = restore(home, game_id)
     session, kept = restored.session, restored.kept
     history = History.in_home(home)
-    reunion = reunion_of(player, kept, history, before=lambda: None)
+    reunion = reunion_of(player, kept, history, before=lambda: None, session=session)
     model, link = picked_up_model(session, told_so_far(session, restored.contents), reunion=reunion)
     rejoin: Rejoin = (
         TakeBack(Admission(clock=clock))

@@ -216,7 +216,8 @@ def test_a_router_behind_carrier_grade_nat_refuses_and_the_message_says_so(
     finally:
         if host.poll() is None:
             stop(host)
-    [router] = [line for line in seen if line.startswith("router: ")]
+    [at] = [n for n, line in enumerate(seen) if line.startswith("router: ")]
+    router = " ".join(seen[at : at + 2])  # wrapped between words at the terminal's width
     assert "refused" in router and "no public address" in router, router
     assert f"forward TCP port {DEFAULT_PORT}" in " ".join(err.split()), err  # wrapped at words
     assert "dnat" not in lab.mappings()

@@ -1,0 +1,65 @@
+"""The lines the command line prints for a person on the terminal, before the full screen
+opens and after it closes: the one place they are printed.
+
+The terminal cuts a line at its width, mid-word ("ships G8-J8 and H7 touch … at H7, G"),
+and a path or an invite broken across two lines cannot be copied whole.  So every line
+is wrapped between words to the terminal's width (``shutil.get_terminal_size``, 80 when
+unknown), and what a person copies (a log's path, an invite) stays whole, on a line of its
+own when the line it is part of would not fit.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from typing import TextIO
+
+FALLBACK = (80, 24)
+"""A terminal's size when it cannot be known (a pipe, a file)."""
+NARROWEST = 20
+"""Columns below which wrapping helps nobody: a terminal that small is taken for this."""
+
+
+def width() -> int:
+    """The terminal's width in columns (``COLUMNS`` first, as the standard library reads it)."""
+    return max(shutil.get_terminal_size(FALLBACK).columns, NARROWEST)
+
+
+def wrapped(text: str) -> str:
+    """``text`` wrapped at word boundaries to the terminal's width, each of its own lines
+    apart; a word longer than the width (a path) is left whole."""
+    columns = width()
+    return "\n".join(
+        textwrap.fill(line, width=columns, break_on_hyphens=False, break_long_words=False)
+        for line in text.split("\n")
+    )
+
+
+def tell(text: str, *, to: TextIO | None = None) -> None:
+    """Print a line a person reads, wrapped between words (stdout, or ``to``)."""
+    print(wrapped(text), file=sys.stdout if to is None else to, flush=True)
+
+
+def tell_error(text: str) -> None:
+    """Print a command's one-line error (or warning) on stderr: wrapped between words on a
+    terminal, whole in a pipe or a file, where a script reads it as the one line it is."""
+    if sys.stderr.isatty():
+        tell(text, to=sys.stderr)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
+def tell_copyable(
+    template: str, copied: str, *, key: str = "path", to: TextIO | None = None, **facts: str
+) -> None:
+    """Print ``template`` (a translated line ending in ``{path}``, or in ``{key}``:
+    ``_("log: {path}")``) with ``copied`` in it, and ``facts`` for its other fields: on one
+    line where it fits, else the words first and ``copied`` alone on the next line, whole,
+    so that it can be copied."""
+    line = template.format(**facts, **{key: copied})
+    if len(line) <= width():
+        tell(line, to=to)
+        return
+    tell(template.format(**facts, **{key: ""}).rstrip(), to=to)
+    print(copied, file=sys.stdout if to is None else to, flush=True)
