@@ -885,9 +885,7 @@ class LocalRematches:
     """A rematch of the game played here, met by the reunion the full screen uses: the host
     listens again with the same invite, the guest dials the same host again."""
 
-    def __init__(
-        self, player: Player, games: GamesHere, reunion: Reunion
-    ) -> None:
+    def __init__(self, player: Player, games: GamesHere, reunion: Reunion) -> None:
         self.player = player
         self.games = games
         self.reunion = reunion
