@@ -90,6 +90,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     """The client's state; see the module docstring."""
 
     first: Role | None = None
+    first_told: bool = False
+    """The notice says who shoots first: a line of the battle's start, stale at its first
+    volley, whoever fires it."""
     resign_pending: bool = False
     quitting: bool = False
     """The player asked to leave; the front end exits once ``done``."""
@@ -298,7 +301,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             return _("you start")
         return _("{Them} starts").format(Them=self._capitalised(self.opponent_label()))
 
-    def _first_words(self, first: Role) -> str:
+    def first_words(self, first: Role) -> str:
         """Who shoots first as the battle begins, and whether a toss or an agreement said so."""
         them = self._capitalised(self.opponent_label())
         you = first is self.session.role
@@ -393,7 +396,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                     self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                self.say(self._first_words(first))
+                self.say(self.first_words(first))
+                self.first_told = True
             case YourTurn(shots=shots):
                 self.marks = []
                 # A hit's extra shot goes on the same turn: only a turn that begins rings.
@@ -406,9 +410,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 volley = Volley(shooter is self.session.role, squares, answer)
                 self.volleys.append(volley)
                 # The last-shot lines tell every volley of the turn; a notice would repeat one.
-                # The player's own shot makes what was said before it stale.
-                if volley.mine:
+                # The player's own shot makes what was said before it stale, and the first
+                # volley, whoever fired it, the line on who shoots first (not a trouble).
+                if volley.mine or (self.first_told and not self.trouble):
                     self.say("")
+                self.first_told = False
             case BattleOver():
                 self.say(_("The battle is over: the fleets are revealed and checked"))
             case TalkHeard() | TalkSaid():

@@ -1,0 +1,76 @@
+"""Leaving a game, and the lines around the start of a battle (issue 14).
+
+Screens are drawn at 80x24 in English and in Polish from the real model: a
+local game against the computer, and a guest's and a host's model over a
+``ConnectionLink`` fed the session's own events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from statki_client.layout import cut_short, plain, screen
+from statki_client.model import Model
+from test_client_model import game
+
+from statki_net.protocol.wire import Role
+from statki_net.store.language import catalog, speak
+
+LANGUAGES = ("en", "pl")
+
+
+@pytest.fixture(params=LANGUAGES)
+def language(request: pytest.FixtureRequest) -> Iterator[str]:
+    speak(request.param)
+    try:
+        yield request.param
+    finally:
+        speak("en")
+
+
+def drawn(model: Model) -> str:
+    """The screen at 80x24, checked to cut nothing."""
+    assert not cut_short(model)
+    return plain(screen(model))
+
+
+def toss_words(language: str) -> tuple[str, str]:
+    """The two lines of a toss as the language says them, each without the name."""
+    said = catalog(language)
+    theirs = said.gettext("{Them} won the toss and shoots first").replace("{Them}", "")
+    return said.gettext("You won the toss: you shoot first"), theirs.strip()
+
+
+COMPUTER_FIRST = 6
+"""A game seed (``test_client_model.game``) whose toss the computer wins."""
+PLAYER_FIRST = 5
+"""One whose toss the player wins."""
+
+
+def homes(tmp_path: Path, *names: str) -> list[Path]:
+    for name in names:
+        (tmp_path / name).mkdir()
+    return [tmp_path / name for name in names]
+
+
+def test_who_won_the_toss_is_said_until_the_first_volley_only(
+    tmp_path: Path, language: str
+) -> None:
+    """The line "Ala won the toss and shoots first" stayed on the screen after the shots began: the
+    computer shot first, and the line was still there on the player's turn."""
+    mine, theirs = toss_words(language)
+    computer_first, player_first = homes(tmp_path, "theirs", "mine")
+    model, history = game(computer_first, seed=COMPUTER_FIRST)
+    model.ready()  # the computer wins the toss and fires at once
+    assert model.first is Role.GUEST and model.volleys and not model.volleys[0].mine
+    assert model.my_turn
+    assert theirs not in drawn(model)
+    history.close()
+
+    model, history = game(player_first, seed=PLAYER_FIRST)
+    model.ready()
+    assert model.first is Role.HOST and not model.volleys
+    assert mine in drawn(model), "the start of the battle says it"
+    history.close()
