@@ -179,6 +179,9 @@ class Transcript:
         self.culprits: frozenset[Role] = frozenset()
         """The sides the ending blames (SPEC.md section 8, "Endings")."""
         self.reason = Phrase()
+        self.undecided_at: int | None = None
+        """The claim that voided the game while the guest decided on the rules (its
+        message number): the reason then reads differently to the guest (``reason_to``)."""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
         self.found_at: list[int] = []
@@ -242,6 +245,17 @@ class Transcript:
         if self.end is None:
             return None
         return Ending(self.end, self.winner, self.culprits, self.reason)
+
+    def reason_to(self, reader: Role) -> Phrase:
+        """The ending's reason as ``reader``'s player reads it: the guest whose decision
+        timed out is told "you did not decide", not of "the guest" (logs, a referee and the
+        host keep ``reason``)."""
+        if self.undecided_at is not None and reader is Role.GUEST:
+            return phrase(
+                N_("you did not decide on the rules in time (message {seq})"),
+                seq=self.undecided_at,
+            )
+        return self.reason
 
     def limit(self, phase: Phase | None = None) -> int:
         """The limit a silence counts against in ``phase`` (now, by default), in ms: the
@@ -836,6 +850,7 @@ class Transcript:
             reason = phrase(
                 N_("the guest did not decide on the rules in time (message {seq})"), seq=seq
             )
+            self.undecided_at = seq
             self._settle(End.NO_GAME, None, frozenset(), reason)
             return
         silent = claimant.other

@@ -7,14 +7,20 @@ local game against the computer, and a guest's and a host's model over a
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peers import make_pair
 from statki_client.layout import cut_short, plain, screen
-from statki_client.model import Model
+from statki_client.model import Model, Stage
+from statki_client.remote import ConnectionLink
 from test_client_model import game
 
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
 from statki_net.store.language import catalog, speak
 
@@ -74,3 +80,41 @@ def test_who_won_the_toss_is_said_until_the_first_volley_only(
     assert model.first is Role.HOST and not model.volleys
     assert mine in drawn(model), "the start of the battle says it"
     history.close()
+
+
+def decision_timed_out() -> BackToBack:
+    """A classic game whose guest never decides on the host's rules: the host claims."""
+    pair = make_pair(PRESETS["classic"], seed=14)
+    pair.record(Role.HOST, pair.host.start(pair.now))
+    pair.pump()
+    assert pair.guest.transcript.phase is Phase.DECISION
+    while pair.wait_out():
+        pass
+    assert pair.host.closed and pair.guest.closed
+    return pair
+
+
+def end_screen_of(pair: BackToBack, role: Role) -> str:
+    session = pair.session(role)
+    model = Model(ConnectionLink(session), random.Random(3))
+    model.handle(pair.events[role])
+    assert model.stage is Stage.OVER
+    return drawn(model)
+
+
+def test_a_rules_decision_that_timed_out_is_worded_for_its_reader(language: str) -> None:
+    """The guest read "gość nie zdecydował na czas o zasadach", told of itself as "the
+    guest"; the host reads of the guest, the guest of itself."""
+    said = catalog(language)
+    pair = decision_timed_out()
+    seq = len(pair.host.transcript.frames) - 1
+    guest_words = said.gettext("you did not decide on the rules in time (message {seq})")
+    host_words = said.gettext("the guest did not decide on the rules in time (message {seq})")
+    guest_screen = " ".join(end_screen_of(pair, Role.GUEST).split())
+    host_screen = " ".join(end_screen_of(pair, Role.HOST).split())
+    assert guest_words.format(seq=seq) in guest_screen, guest_screen
+    assert host_words.format(seq=seq) not in guest_screen
+    assert host_words.format(seq=seq) in host_screen, host_screen
+    # The log and a referee keep the third person.
+    ending = pair.guest.transcript.ending
+    assert ending is not None and str(ending.reason).startswith("the guest did not decide")
