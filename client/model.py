@@ -161,7 +161,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     def quit_consequence(self) -> str:
         """What leaving now means, for the question before it."""
         if self.stage is Stage.BATTLE:
-            return _("Quit now and you resign: the opponent wins. Quit? (y/n)")
+            return _("Resign now? The opponent wins; the end screen then shows both fleets (y/n)")
         if self.stage is Stage.FINISHING:
             return _("The fleets are still being checked; quit anyway? (y/n)")
         if self.must_decide:
@@ -169,12 +169,19 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         return _("Quit? No game has started. (y/n)")
 
     def confirm_quit(self) -> None:
+        """Yes to the question: leave, or in the battle resign.
+
+        A resignation ends on the end screen (its verdict, both fleets revealed), left
+        with q as any end is, whether it is made at once in this side's turn or waits for
+        it: leaving at once in one's own turn skipped the end the other case showed.
+        """
         self.overlay = None
-        self.quitting = True
         if self.stage is Stage.BATTLE:
             self.resign_pending = True
             self._resign_if_possible()
-        elif self.must_decide:
+            return
+        self.quitting = True
+        if self.must_decide:
             self.decline()
 
     def resign_now(self) -> None:

@@ -7,18 +7,24 @@ local game against the computer, and a guest's and a host's model over a
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from netgames import connected, sessions
 from peers import make_pair
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from statki_client.keys import build_app
 from statki_client.layout import cut_short, plain, screen
-from statki_client.model import Model, Stage
+from statki_client.model import Model, Overlay, Stage
 from statki_client.remote import ConnectionLink
 from test_client_model import game
 
-from statki_net.game.rules import PRESETS
+from statki_net.game.rules import PRESETS, ruleset_named
+from statki_net.net.clock import WALL_CLOCK
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.wire import Role
@@ -118,3 +124,69 @@ def test_a_rules_decision_that_timed_out_is_worded_for_its_reader(language: str)
     # The log and a referee keep the third person.
     ending = pair.guest.transcript.ending
     assert ending is not None and str(ending.reason).startswith("the guest did not decide")
+
+
+WAIT = 30.0
+"""Longest wait for a step of a game over loopback (a bound, not a timing)."""
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(WAIT):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+async def resign_with_q_y(tmp_path: Path, first: Role) -> tuple[str, bool]:
+    """The guest's screen over loopback TCP; the host, driven here, shoots first when
+    ``first`` says so.  q y on the guest's screen in the battle (its own turn when it shoots
+    first, else the host's, which then shoots): the end screen, and whether the screen was
+    still running on it."""
+    host, guest = sessions(ruleset_named("alternate"), 14, first=first)
+    async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(None, tmp_path)) as (
+        host_conn,
+        guest_conn,
+        _,
+    ):
+        link = ConnectionLink(guest)
+        model = Model(link, random.Random(3))
+        link.attach(guest_conn)
+        games = asyncio.gather(host_conn.run(), guest_conn.run())
+        with create_pipe_input() as keys:
+            app = build_app(model, input=keys, output=DummyOutput())
+            link.on_change = app.invalidate
+            running = asyncio.ensure_future(app.run_async())
+            try:
+                await until(lambda: model.must_decide)
+                keys.send_text("\r")  # Enter accepts the rules with the fleet placed
+                await until(lambda: model.stage is Stage.BATTLE and model.first is not None)
+                await until(lambda: model.my_turn is (first is Role.GUEST))
+                keys.send_text("q")
+                await until(lambda: model.overlay is Overlay.QUIT)
+                keys.send_text("y")
+                if first is Role.HOST:  # the resignation waits for the guest's turn
+                    await until(lambda: model.resign_pending or running.done())
+                    host_conn.shoot((0,))
+                await until(lambda: model.end_screen is not None and bool(model.end_screen.referee))
+                await asyncio.sleep(0.2)  # a screen that leaves by itself has left by now
+                shown, stayed = drawn(model), not running.done()
+                keys.send_text("q")  # q leaves the end screen at once
+                async with asyncio.timeout(WAIT):
+                    await running
+            finally:
+                if not running.done():
+                    app.exit()
+                await games
+    return shown, stayed
+
+
+@pytest.mark.parametrize("first", [Role.GUEST, Role.HOST], ids=["own-turn", "their-turn"])
+def test_a_resignation_shows_the_end_screen_in_either_turn(
+    tmp_path: Path, language: str, first: Role
+) -> None:
+    """q y in one's own turn left at once, without the end screen; in the opponent's it
+    stayed on it: both now resign onto the end screen, its verdict and the reveal shown."""
+    said = catalog(language)
+    shown, stayed = asyncio.run(resign_with_q_y(tmp_path, first))
+    assert stayed, "the screen left before its end screen was read"
+    assert said.gettext("You resigned: the opponent wins") in shown, shown
+    assert said.gettext(" (never revealed)").strip() not in shown, "the reveal is shown"

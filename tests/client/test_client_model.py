@@ -238,9 +238,11 @@ def test_resigning_mid_game_ends_it_properly(tmp_path: Path) -> None:
     model.ready()
     model.ask_quit()
     assert model.overlay is Overlay.QUIT
-    assert "resign" in model.quit_consequence()
+    assert "Resign" in model.quit_consequence()
     model.confirm_quit()
-    assert model.done
+    assert not model.done, "the end screen shows the resignation, as it shows any end"
+    model.ask_quit()
+    assert model.done, "q leaves the end screen at once"
     end = model.end_screen
     assert end is not None
     assert end.ending.end is End.RESIGNED and end.result is Result.LOST
