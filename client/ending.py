@@ -90,6 +90,11 @@ class EndOfGame(CommonState):
             return _("Connection lost: {detail}; the game goes on in your log").format(
                 detail=detail
             )
+        if failure.code is Code.CLOSED and failure.by_peer and not self.session.transcript.accepted:
+            # Its own stop before anything was at stake: it left (its detail is its English).
+            return _("{Them} left before the battle: there is no game").format(
+                Them=self._capitalised(self.opponent_label())
+            )
         if failure.code is Code.CLOSED and failure.by_peer:
             return _("The opponent stopped the game: {detail}").format(detail=detail)
         if failure.code is Code.CLOSED:

@@ -81,6 +81,9 @@ __all__ = [
 ]
 
 
+BEFORE_THE_BATTLE = (Stage.CONNECTING, Stage.RULES, Stage.PLACING, Stage.WAITING)
+"""The stages a player leaves by ``Link.leave``: the battle has not begun."""
+
 STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
 """The client's stage in each protocol period it draws as a stage of its own."""
 
@@ -166,6 +169,16 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             return _("The fleets are still being checked; quit anyway? (y/n)")
         if self.must_decide:
             return _("Quit and decline the rules? (y/n)")
+        return self._leaving_words()
+
+    def _leaving_words(self) -> str:
+        """The question before leaving a game whose battle has not begun (``Link.leave``)."""
+        t, me = self.session.transcript, self.session.role
+        if t.accepted or (me is Role.GUEST and self.stage is Stage.WAITING):
+            # Committed: from the guest's accept on, a side that stops forfeits.
+            return _("Quit now and you forfeit: the opponent wins. Quit? (y/n)")
+        if self.opponent_key and self.link.person:
+            return _("Quit? The opponent has come, but no game began: it ends, nobody wins (y/n)")
         return _("Quit? No game has started. (y/n)")
 
     def confirm_quit(self) -> None:
@@ -183,6 +196,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         self.quitting = True
         if self.must_decide:
             self.decline()
+        elif self.stage in BEFORE_THE_BATTLE:
+            self.link.leave()
 
     def resign_now(self) -> None:
         """Leave at once (an interrupt): resign the battle if this side may speak."""

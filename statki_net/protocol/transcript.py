@@ -182,6 +182,10 @@ class Transcript:
         self.undecided_at: int | None = None
         """The claim that voided the game while the guest decided on the rules (its
         message number): the reason then reads differently to the guest (``reason_to``)."""
+        self.left_at: tuple[Role, int] | None = None
+        """A side that stopped the game itself (``closed``) before the guest's accept, and
+        its message: the other side reads that it left (``reason_to``), in its own words,
+        not the sender's English detail."""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
         self.found_at: list[int] = []
@@ -248,12 +252,20 @@ class Transcript:
 
     def reason_to(self, reader: Role) -> Phrase:
         """The ending's reason as ``reader``'s player reads it: the guest whose decision
-        timed out is told "you did not decide", not of "the guest" (logs, a referee and the
-        host keep ``reason``)."""
+        timed out is told "you did not decide", not of "the guest"; a side whose opponent
+        stopped before the guest's accept, that it left, not the opponent's own English
+        detail.  Logs, a referee and the other side keep ``reason``."""
         if self.undecided_at is not None and reader is Role.GUEST:
             return phrase(
                 N_("you did not decide on the rules in time (message {seq})"),
                 seq=self.undecided_at,
+            )
+        if self.left_at is not None and self.left_at[0] is not reader:
+            sender, seq = self.left_at
+            return phrase(
+                N_("the {sender} left before the battle: no game began (message {seq})"),
+                sender=role_term(sender),
+                seq=seq,
             )
         return self.reason
 
@@ -886,6 +898,8 @@ class Transcript:
             )
         else:
             loser, named = sender, None
+            if self.phase in OPENING_PHASES and error.code == Code.CLOSED.value:
+                self.left_at = sender, seq
             what = phrase(
                 N_("the {sender} stopped the game at message {seq} ({code}: {detail})"),
                 sender=role_term(sender),

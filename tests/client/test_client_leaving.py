@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from netgames import connected, sessions
-from peers import make_pair
+from peers import deliver_one, make_pair
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from statki_client.keys import build_app
@@ -22,11 +22,16 @@ from statki_client.layout import cut_short, plain, screen
 from statki_client.model import Model, Overlay, Stage
 from statki_client.remote import ConnectionLink
 from test_client_model import game
+from test_client_netscreen import guest_arrives, host_model
 
+from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS, ruleset_named
 from statki_net.net.clock import WALL_CLOCK
+from statki_net.net.connection import LEFT_BEFORE_THE_BATTLE, Outcome
 from statki_net.protocol.backtoback import BackToBack
-from statki_net.protocol.phases import Phase
+from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
+from statki_net.protocol.phases import PHASES, Period, Phase
 from statki_net.protocol.wire import Role
 from statki_net.store.language import catalog, speak
 
@@ -190,3 +195,110 @@ def test_a_resignation_shows_the_end_screen_in_either_turn(
     assert stayed, "the screen left before its end screen was read"
     assert said.gettext("You resigned: the opponent wins") in shown, shown
     assert said.gettext(" (never revealed)").strip() not in shown, "the reveal is shown"
+
+
+def quit_question(model: Model) -> str:
+    """The question q asks, as the 80x24 screen draws it, on one line."""
+    model.ask_quit()
+    assert model.overlay is Overlay.QUIT
+    return " ".join(drawn(model).split())
+
+
+def test_the_hosts_quit_question_says_what_leaving_does_once_a_guest_came(
+    language: str,
+) -> None:
+    """Through a daemon, with a guest already come, q asked "Quit? No game has started."
+    while the daemon played on and the guest waited to claim the game on time."""
+    said = catalog(language)
+    model = host_model()
+    model.ready()
+    assert said.gettext("Quit? No game has started. (y/n)") in quit_question(model)
+    model.cancel_quit()
+    guest_arrives(model)
+    here = said.gettext(
+        "Quit? The opponent has come, but no game began: it ends, nobody wins (y/n)"
+    )
+    assert here in quit_question(model)
+
+
+def in_setup() -> BackToBack:
+    """A classic game whose guest has accepted, its coin toss still to come."""
+    pair = make_pair(PRESETS["classic"], seed=14)
+    pair.record(Role.HOST, pair.host.start(pair.now))
+    rules = PRESETS["classic"]
+    while PHASES[pair.host.transcript.phase].period is not Period.SETUP:
+        if pair.guest.transcript.phase is Phase.DECISION:
+            fleet = random_fleet(rules, random.Random(1))
+            pair.record(Role.GUEST, pair.guest.accept(fleet, pair.now))
+        assert deliver_one(pair), "the game stopped before its coin toss"
+    return pair
+
+
+def test_leaving_once_the_guest_accepted_is_said_to_forfeit(language: str) -> None:
+    said = catalog(language)
+    pair = in_setup()
+    model = Model(ConnectionLink(pair.host), random.Random(3))
+    model.handle(pair.events[Role.HOST])
+    assert said.gettext("Quit now and you forfeit: the opponent wins. Quit? (y/n)") in (
+        quit_question(model)
+    )
+
+
+def left_in_the_decision() -> BackToBack:
+    """The host's player left while the guest decided: the host's error, at once."""
+    pair = make_pair(PRESETS["classic"], seed=14)
+    pair.record(Role.HOST, pair.host.start(pair.now))
+    pair.pump()
+    assert pair.guest.transcript.phase is Phase.DECISION
+    left = LEFT_BEFORE_THE_BATTLE
+    pair.record(Role.HOST, pair.host.abort(Code.CLOSED, str(left), pair.now, said=left))
+    pair.pump()
+    assert pair.guest.closed
+    return pair
+
+
+def test_a_guest_whose_host_left_before_the_battle_is_told_so_in_its_words(
+    language: str,
+) -> None:
+    """The guest read "The opponent stopped the game: the player left before the battle",
+    the host's English detail on a Polish screen."""
+    said = catalog(language)
+    pair = left_in_the_decision()
+    shown = " ".join(end_screen_of(pair, Role.GUEST).split())
+    left = said.gettext("{Them} left before the battle: there is no game").format(Them="Ala")
+    why = said.gettext("the {sender} left before the battle: no game began (message {seq})")
+    host = said.gettext("host")
+    assert left in shown, shown
+    seq = len(pair.guest.transcript.frames) - 1  # the host's error
+    assert why.format(sender=host, seq=seq) in shown, shown
+    assert "the player left before the battle" not in shown or language == "en"
+
+
+def test_a_host_who_quits_while_the_guest_decides_ends_the_game_at_once(
+    tmp_path: Path,
+) -> None:
+    """In-process over loopback: q y on the host's screen stops the game there (no game);
+    the guest no longer waits a move limit for its claim."""
+
+    async def scenario() -> Outcome:
+        host, guest = sessions(ruleset_named("alternate"), 15)
+        async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(tmp_path, None)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            link = ConnectionLink(host)
+            model = Model(link, random.Random(3))
+            link.attach(host_conn)
+            games = asyncio.gather(host_conn.run(), guest_conn.run())
+            await until(lambda: guest.transcript.phase is Phase.DECISION)
+            await until(lambda: bool(model.opponent_key))
+            model.ask_quit()
+            model.confirm_quit()
+            async with asyncio.timeout(WAIT):
+                _, outcome = await games
+            return outcome
+
+    outcome = asyncio.run(scenario())
+    assert outcome.ending.end is End.NO_GAME and outcome.failure is not None
+    assert outcome.failure.by_peer
