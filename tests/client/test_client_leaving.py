@@ -26,7 +26,7 @@ from test_client_netscreen import guest_arrives, host_model
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS, ruleset_named
-from statki_net.net.clock import WALL_CLOCK
+from statki_net.net.clock import WALL_CLOCK, ScaledClock
 from statki_net.net.connection import LEFT_BEFORE_THE_BATTLE, Outcome
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
@@ -302,3 +302,35 @@ def test_a_host_who_quits_while_the_guest_decides_ends_the_game_at_once(
     outcome = asyncio.run(scenario())
     assert outcome.ending.end is End.NO_GAME and outcome.failure is not None
     assert outcome.failure.by_peer
+
+
+def test_the_referees_line_on_a_timed_out_decision_is_worded_for_its_reader(
+    tmp_path: Path, language: str
+) -> None:
+    """Over loopback on a clock 200 times fast, the guest never decides and the host claims:
+    the guest's end screen, the referee's line on its own log included, tells it of itself
+    ("you did not decide"), never as "the guest"."""
+    said = catalog(language)
+    logs = tmp_path / "host", tmp_path / "guest"
+
+    async def scenario() -> str:
+        host, guest = sessions(ruleset_named("alternate"), 16)
+        async with connected(host, guest, clock=ScaledClock(200), log_dirs=logs) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            link = ConnectionLink(guest)
+            model = Model(link, random.Random(3))
+            link.attach(guest_conn)
+            async with asyncio.timeout(WAIT):
+                await asyncio.gather(host_conn.run(), guest_conn.run())
+            await until(lambda: model.end_screen is not None and bool(model.end_screen.referee))
+            return " ".join(drawn(model).split())
+
+    shown = asyncio.run(scenario())
+    mine = said.gettext("you did not decide on the rules in time (message {seq})")
+    theirs = said.gettext("the guest did not decide on the rules in time (message {seq})")
+    assert mine.format(seq=2) in shown, shown
+    assert theirs.format(seq=2) not in shown, shown
+    assert shown.count(mine.format(seq=2)) == 2, "the referee's line and the reason"
