@@ -12,6 +12,8 @@ import re
 import pytest
 from babel.messages.pofile import read_po
 
+from statki_net.ai.analysis import FleetDifficulty
+from statki_net.game.words import decimal
 from statki_net.store.language import LOCALE_DIR, catalog
 
 PO = LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po"
@@ -96,15 +98,17 @@ def test_the_polish_catalog_quotes_the_polish_way() -> None:
     assert not english_quotes, english_quotes
 
 
-def test_the_analysis_names_its_strategy_in_polish() -> None:
-    line = catalog("pl").ngettext(
-        "{share}; density needed {shots:.1f} shots in {games} game against {mean:.1f} for a "
-        "random fleet",
-        "{share}; density needed {shots:.1f} shots in {games} games against {mean:.1f} for a "
-        "random fleet",
-        20,
-    )
-    assert "density" not in line and "strategia gęstości" in line, line
+def test_the_analysis_names_its_strategy_in_polish_with_a_decimal_comma() -> None:
+    difficulty = FleetDifficulty(55.5, (50, 57, 64), (55, 56))
+    polish, english = difficulty.words(catalog("pl")), difficulty.words()
+    assert "density" not in polish and "strategia gęstości" in polish, polish
+    assert "55,5 strzału" in polish and "57,0 dla" in polish, polish
+    assert "55.5 shots" in english and "57.0 for" in english, english
+
+
+def test_a_fraction_is_written_with_the_readers_separator() -> None:
+    assert decimal(0.25, 2, catalog("pl")) == "0,25"
+    assert decimal(-1.5, 1) == "-1.5", "English, the default, as --json and the logs keep it"
 
 
 def test_hit_and_sunk_is_said_one_way() -> None:
