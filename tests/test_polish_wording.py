@@ -13,7 +13,10 @@ import pytest
 from babel.messages.pofile import read_po
 
 from statki_net.ai.analysis import FleetDifficulty
+from statki_net.game.names import COMPUTER_FINGERPRINTS
 from statki_net.game.words import decimal
+from statki_net.protocol.wire import Role
+from statki_net.referee.report import said_side
 from statki_net.store.language import LOCALE_DIR, catalog
 
 PO = LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po"
@@ -109,6 +112,15 @@ def test_the_analysis_names_its_strategy_in_polish_with_a_decimal_comma() -> Non
 def test_a_fraction_is_written_with_the_readers_separator() -> None:
     assert decimal(0.25, 2, catalog("pl")) == "0,25"
     assert decimal(-1.5, 1) == "-1.5", "English, the default, as --json and the logs keep it"
+
+
+def test_the_computer_and_its_role_share_one_pair_of_brackets() -> None:
+    """``komputer (trudny) (gość)`` read as two asides; English keeps its words (--json)."""
+    hard = COMPUTER_FINGERPRINTS["hard"]
+    side = said_side("computer (hard)", hard, Role.GUEST)
+    assert side.in_words(catalog("pl")) == "komputer (trudny, gość)"
+    assert str(side) == "computer (hard) (guest)"
+    assert said_side("Ala", hard, Role.HOST).in_words(catalog("pl")) == "Ala (gospodarz)"
 
 
 def test_hit_and_sunk_is_said_one_way() -> None:
