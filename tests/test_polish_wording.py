@@ -63,6 +63,9 @@ def translations() -> list[str]:
             "{who}: wyciszenie włączone; czat trafia do zapisu gry, ale nie jest pokazywany",
         ),
         ("{standing}: {result}", "{result} (ocena: {standing})"),
+        ("; your fleet was {share}", "; twoja flota była {share}"),
+        ("cannot send {message}: {detail}", "nie można wysłać wiadomości ({message}): {detail}"),
+        ("{winner} won ({end})", "wygrywa {winner} ({end})"),
     ],
 )
 def test_a_line_the_tester_saw_reads_as_a_polish_player_says_it(english: str, polish: str) -> None:
