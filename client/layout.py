@@ -576,14 +576,27 @@ def turn_words(model: Model) -> str:
     )
 
 
-LAST_TURN_LABELS = {
-    (True, False): N_("Your last shot"),
-    (True, True): N_("Your last turn"),
-    (False, False): N_("Their last shot"),
-    (False, True): N_("Their last turn"),
+TurnKind = Literal["shot", "turn", "salvo"]
+"""What one side's last turn was, as its label names it."""
+
+LAST_TURN_LABELS: dict[tuple[bool, TurnKind], str] = {
+    (True, "shot"): N_("Your last shot"),
+    (True, "turn"): N_("Your last turn"),
+    (True, "salvo"): N_("Your last salvo"),
+    (False, "shot"): N_("Their last shot"),
+    (False, "turn"): N_("Their last turn"),
+    (False, "salvo"): N_("Their last salvo"),
 }
-"""Keyed by (mine, more than one volley); padded to one width where shown, so the
-answers line up in either language."""
+"""Keyed by (mine, what the turn was: one shot, several volleys, a salvo of several
+squares); padded to one width where shown, so the answers line up in either language."""
+
+
+def turn_kind(turn: Sequence[Volley]) -> TurnKind:
+    """What a turn was, as its label says it: a salvo is one volley of several squares
+    (not "a shot"), a hit that earned more shots makes a turn of several volleys."""
+    if any(len(volley.squares) > 1 for volley in turn):
+        return "salvo"
+    return "turn" if len(turn) > 1 else "shot"
 
 
 def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
@@ -593,7 +606,7 @@ def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
     for mine in (True, False):
         turn = last_turn(model.volleys, mine=mine)
         words = ", ".join(volley.words(model.size) for volley in turn) or "-"
-        label = _(LAST_TURN_LABELS[mine, len(turn) > 1])
+        label = _(LAST_TURN_LABELS[mine, turn_kind(turn)])
         label = label.ljust(max(len(_(text)) for text in LAST_TURN_LABELS.values()) + 1)
         for index, text in enumerate(textwrap.wrap(words, width - len(label))):
             lines.append([("", (label if index == 0 else " " * len(label)) + text)])

@@ -289,7 +289,7 @@ def test_a_lost_connection_is_told_plainly_and_the_game_goes_on(tmp_path: Path) 
     finish_alone(model)
     assert stage_now(model) is Stage.OVER
     end = model.end_screen
-    assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
+    assert end is not None and end.verdict == "You won on time: the opponent ran out of time"
     assert end.ending.end is End.TIME and end.result is Result.WON
 
 
