@@ -48,7 +48,7 @@ from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
 from statki_net.store.language import _, words
 
-from .aim import Aiming, remaining_lengths, squares_text
+from .aim import Aiming, squares_text
 from .ending import EndOfGame
 from .kinds import (
     ABSENT,
@@ -77,7 +77,6 @@ __all__ = [
     "Placed",
     "Stage",
     "Volley",
-    "remaining_lengths",
     "squares_text",
 ]
 
