@@ -512,18 +512,23 @@ CHAT_PROMPT = N_("Say: ")
 
 
 def with_talk(model: Model, boards: list[Line], width: int = WIDTH) -> list[Line]:
-    """The boards with the last lines of talk beside them, where there is room."""
-    room = width - max(_width(line) for line in boards) - TALK_GAP - 1
+    """The boards with the last lines of talk beside them, where there is room.
+
+    The talk stands beside the boards' rows, not their titles: titles in Polish
+    reach further than the boards do, and must not squeeze the talk off the screen.
+    """
+    titles, rows = boards[0], boards[1:]
+    room = width - max(_width(line) for line in rows) - TALK_GAP - 1
     if room < MIN_TALK_WIDTH or not (model.talk or model.muted):
         return boards
-    return side_by_side(boards, talk_lines(model, room, len(boards)), TALK_GAP)
+    return [titles, *side_by_side(rows, talk_lines(model, room, len(rows)), TALK_GAP)]
 
 
 def talk_lines(model: Model, width: int, height: int) -> list[Line]:
     """The talk as the screen shows it: a heading, then the last lines that fit, wrapped."""
     heading = _("Talk (muted)") if model.muted else _("Talk")
     rows: list[Line] = []
-    them = model.opponent_name or _("them")
+    them = model.opponent_shown() or _("them")
     for line in model.lines_shown():
         who = _("you") if line.mine else them
         said = _("{who}: {text}").format(who=who, text=line.text)
