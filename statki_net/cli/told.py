@@ -26,19 +26,28 @@ def width() -> int:
     return max(shutil.get_terminal_size(FALLBACK).columns, NARROWEST)
 
 
-def wrapped(text: str) -> str:
+def wrapped(text: str, *, indent: str = "") -> str:
     """``text`` wrapped at word boundaries to the terminal's width, each of its own lines
-    apart; a word longer than the width (a path) is left whole."""
+    apart; a word longer than the width (a path) is left whole.  An item of a list is
+    ``indent``-ed, and the lines it runs on to a little more, so that it reads as one."""
     columns = width()
     return "\n".join(
-        textwrap.fill(line, width=columns, break_on_hyphens=False, break_long_words=False)
+        textwrap.fill(
+            line,
+            width=columns,
+            initial_indent=indent,
+            subsequent_indent=indent + "  " if indent else "",
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
         for line in text.split("\n")
     )
 
 
-def tell(text: str, *, to: TextIO | None = None) -> None:
-    """Print a line a person reads, wrapped between words (stdout, or ``to``)."""
-    print(wrapped(text), file=sys.stdout if to is None else to, flush=True)
+def tell(text: str = "", *, to: TextIO | None = None, indent: str = "") -> None:
+    """Print a line a person reads, wrapped between words (stdout, or ``to``); an empty one
+    is a blank line."""
+    print(wrapped(text, indent=indent), file=sys.stdout if to is None else to, flush=True)
 
 
 def tell_error(text: str) -> None:

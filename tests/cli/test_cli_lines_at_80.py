@@ -1,0 +1,75 @@
+"""The lines the commands print for a person fit an 80-column terminal in both languages
+(a tester's finding: ``statki stats`` ran a tally to 101 columns, which the terminal cut
+mid-word, "wygry" / "wasz 0%"), and they still say everything: wrapped, never cut."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Cli
+from test_cli_history import fill
+
+from statki_net.store.language import speak
+
+COLUMNS = 80
+
+
+def _fits(printed: str) -> list[str]:
+    lines = printed.splitlines()
+    assert all(len(line) <= COLUMNS for line in lines), [
+        line for line in lines if len(line) > COLUMNS
+    ]
+    return lines
+
+
+@pytest.fixture(autouse=True)
+def _eighty_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("COLUMNS", str(COLUMNS))
+    yield
+    speak("en")
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_stats_fit_80_columns_and_say_every_tally_whole(
+    cli: Cli, tmp_path: Path, language: str
+) -> None:
+    fill(tmp_path / "home")
+    done = cli("--lang", language, "stats")
+    assert done.returncode == 0, done.stderr
+    lines = _fits(done.stdout)
+    # Zosia's tally, the longest, runs on to an indented line and says all it said.
+    at = next(i for i, line in enumerate(lines) if line.startswith("  Zosia ["))
+    assert lines[at + 1].startswith("    "), lines
+    tally = " ".join(line.strip() for line in lines[at : at + 2])
+    without = "1 without a winner" if language == "en" else "bez zwycięzcy: 1"
+    assert tally.endswith(without), tally
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many"), [("en", "1 game", "5 games"), ("pl", "1 gra", "5 gier")]
+)
+def test_history_counts_its_games_in_the_readers_plural(
+    cli: Cli, tmp_path: Path, language: str, one: str, many: str
+) -> None:
+    """English said "5 game(s)", as a form does, not as a person would."""
+    fill(tmp_path / "home")
+    done = cli("--lang", language, "history")
+    assert done.returncode == 0, done.stderr
+    assert _fits(done.stdout)[-1] == many
+    stats = cli("--lang", language, "stats").stdout
+    assert f"; {one}\n" in stats and "(s)" not in stats, stats
+
+
+def test_resume_names_its_argument_in_the_readers_language(cli: Cli) -> None:
+    """The Polish hint said "statki resume GAME … (GAME to jej identyfikator…)", GAME in
+    English; the hint and the command's help now name it alike, in Polish ID."""
+    from statki_net.store.language import catalog
+
+    hint = catalog("pl").gettext(
+        "statki resume GAME picks one up (its id, or its first characters)"
+    )
+    assert "GAME" not in hint and hint.startswith("statki resume ID "), hint
+    usage = cli("--lang", "pl", "resume", "--help").stdout
+    assert "[ID]" in usage and "GAME" not in usage, usage
