@@ -114,7 +114,7 @@ def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
         verified.stdout
     ), verified.stdout
     said = cli("--lang", "pl", "record", str(log)).stdout
-    assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
+    assert "Gość: komputer (trudny) [80fe7-" in said, said
     assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
     no_english(verified.stdout + said, english_probes)
     kept = cli("--lang", "pl", "history").stdout  # the verdict as the history keeps it
