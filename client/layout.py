@@ -290,7 +290,13 @@ def terminal_screen(
         ).format(width=WIDTH, height=HEIGHT, columns=columns, rows=rows)
         room = max(columns, 1)
         said = wrapped(said_words, room, "class:trouble")
-        said += wrapped(_("Make the terminal larger, or press q and then y to leave."), room)
+        said += wrapped(
+            _(
+                "Make the terminal larger, or press q and then y to leave; with --plain"
+                " statki plays at a line prompt, on a terminal of any size."
+            ),
+            room,
+        )
         return _joined([_clip(line, columns) for line in said[:rows]])
     body = _lines_of(screen(model, click=click, now=now))
     margin: Line = [("", " " * ((columns - WIDTH) // 2))]
@@ -353,20 +359,43 @@ def with_unfinished(model: Model, lines: list[Line]) -> list[Line]:
     return [line, *(lines if blank is None else lines[:blank] + lines[blank + 1 :])]
 
 
+SHORTEST_NAME = 8
+"""Characters a name in the title keeps, at the least, when it is shortened to fit."""
+
+
 def title_line(model: Model, width: int) -> Line:
-    role = model.session.role.value
+    """statki, the rules, this side and the opponent with its key, flush with the body.
+
+    The opponent's key is what the title is for, and is never cut: a long name is
+    shortened ("Małgorzata Brzęcz…") first, this side's and then the opponent's; only
+    then does this side's role go."""
+    role = _(model.session.role.value)
     rules, me = model.rules_name(), model.session.name or _("you")
-    opponent = ""
-    if model.opponent_key:
-        opponent = _("  vs {name}, key {key}").format(
-            name=model.opponent_shown() or "?", key=model.opponent_key
-        )
-    elif model.invite or model.stage is Stage.CONNECTING:
-        opponent = "  " + model.waiting_words()
-    # The opponent's key is what the title is for: a long one leaves out the lesser parts.
-    heads = (f" statki  {rules}  {me} ({_(role)})", f" statki  {rules}  {me}", f" {rules}  {me}")
-    text = next((h + opponent for h in heads if len(h + opponent) <= width), heads[-1] + opponent)
+    them = model.opponent_shown() or "?"
+
+    def opponent(name: str) -> str:
+        if model.opponent_key:
+            return _("  vs {name}, key {key}").format(name=name, key=model.opponent_key)
+        if model.invite or model.stage is Stage.CONNECTING:
+            return "  " + model.waiting_words()
+        return ""
+
+    for with_role in (True, False):
+        head = f"statki  {rules}  {{me}} ({role})" if with_role else f"statki  {rules}  {{me}}"
+        room = width - len(head.format(me="")) - len(opponent(them))
+        if room >= min(len(me), SHORTEST_NAME):
+            text = head.format(me=_shortened(me, room)) + opponent(them)
+            break
+    else:
+        head = f"statki  {rules}  {_shortened(me, SHORTEST_NAME)}"
+        room = width - len(head) - len(opponent(""))
+        text = head + opponent(_shortened(them, max(room, SHORTEST_NAME)))
     return [("class:title", text.ljust(width))]  # cut by the screen, where cut_short sees it
+
+
+def _shortened(name: str, room: int) -> str:
+    """``name`` in ``room`` characters: whole if it fits, else cut with an ellipsis."""
+    return name if len(name) <= room else name[: max(room - 1, 1)].rstrip() + "…"
 
 
 def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:

@@ -1,0 +1,57 @@
+"""The title bar with a long name (a tester's: "…rywal: komputer (trudny), klucz 80fe7-",
+the key cut and "statki" gone): the name is shortened, the key whole; the title flush with
+the body on a bigger terminal (it sat one column off)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from statki_client.layout import WIDTH, plain, screen, terminal_screen, title_line
+from test_client_model import CLASSIC_FLEET, game, place
+
+from statki_net.store.language import speak
+
+LONG = "Małgorzata Brzęczyszczykiewicz"
+KEY = "80fe7-1a2b3-4c5d6-7e8f9"
+
+
+@pytest.fixture(params=["en", "pl"])
+def language(request: pytest.FixtureRequest) -> Iterator[str]:
+    speak(request.param)
+    yield request.param
+    speak("en")
+
+
+@pytest.mark.parametrize("opponent", ["Zosia", "Bartłomiej Szczebrzeszyński-Wąsowicz"])
+def test_a_long_name_is_shortened_and_the_key_and_statki_stay(
+    tmp_path: Path, language: str, opponent: str
+) -> None:
+    model, _ = game(tmp_path)
+    model.session.name = LONG
+    model.opponent_name, model.opponent_key = opponent, KEY
+    text = "".join(fragment[1] for fragment in title_line(model, WIDTH))
+    shown = text.rstrip()
+    assert len(shown) <= WIDTH and shown.startswith("statki  classic  "), shown
+    assert shown.endswith(KEY), shown
+    assert "…" in shown, shown
+    assert plain(screen(model)).split("\n")[0].endswith(KEY)
+
+
+def test_a_short_name_is_whole_with_its_role(tmp_path: Path, language: str) -> None:
+    model, _ = game(tmp_path)
+    model.opponent_name, model.opponent_key = "Zosia", KEY
+    text = "".join(fragment[1] for fragment in title_line(model, WIDTH))
+    role = "host" if language == "en" else "gospodarz"
+    assert text.startswith(f"statki  classic  Ala ({role})  ") and "…" not in text, text
+
+
+def test_the_title_is_flush_with_the_body_on_a_bigger_terminal(tmp_path: Path) -> None:
+    model, _ = game(tmp_path)
+    place(model, CLASSIC_FLEET)
+    lines = plain(terminal_screen(model, 120, 40)).split("\n")
+    title = next(line for line in lines if "statki" in line)
+    body = next(line for line in lines if "Your fleet" in line)
+    indent = len(body) - len(body.lstrip())
+    assert len(title) - len(title.lstrip()) == indent == (120 - WIDTH) // 2, (title, body)
