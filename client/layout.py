@@ -31,6 +31,7 @@ from statki_net.game.rules_words import describe
 from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.protocol.endings import End
+from statki_net.store.history import GameRow
 from statki_net.store.language import _, words
 
 from .clock import clock_words
@@ -801,16 +802,7 @@ def history_lines(model: Model, width: int) -> list[Line]:
     lines: list[Line] = [[("class:box", _("Past games, newest first (result, end, rules, shots)"))]]
     if not games:
         lines.append([("", _("  no games yet"))])
-    for row in games[:9]:
-        when = datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
-        result = _(row.result or "unfinished")
-        reason = _(row.end_reason) if row.end_reason else ""
-        them = shown_name(row.opponent_name, row.opponent_key)
-        text = (
-            f"  {when}  {result:<10} {reason:<9}{row.rules:<12}"
-            f"{row.my_shots:>3}:{row.their_shots:<3} {them}"
-        )
-        lines.append([("", text)])
+    lines += [[("", text)] for text in _past_game_rows(games[:9])]
     if any(row.result is None for row in games[:9]):
         # The screen cannot pick a game up itself: the command line can.
         lines.append([("", _("  an unfinished game may be resumed: statki resume lists them"))])
@@ -824,6 +816,29 @@ def history_lines(model: Model, width: int) -> list[Line]:
         )
         lines.append([("", text)])
     return lines
+
+
+def _past_game_rows(games: Sequence[GameRow]) -> list[str]:
+    """The past games in columns, each as wide as its widest entry in the reader's words
+    and a space at least between two (fixed widths ran Polish words together:
+    "zatopienieclassic"); the opponent last, where the screen may cut a long name."""
+    cells = [
+        (
+            datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M"),
+            _(row.result or "unfinished"),
+            _(row.end_reason) if row.end_reason else "",
+            row.rules,
+            f"{row.my_shots}:{row.their_shots}",
+        )
+        for row in games
+    ]
+    widths = [max((len(cell[at]) for cell in cells), default=0) for at in range(5)]
+    rows = []
+    for row, (when, *told) in zip(games, cells, strict=True):
+        columns = " ".join(text.ljust(width) for text, width in zip(told, widths[1:], strict=True))
+        them = shown_name(row.opponent_name, row.opponent_key)
+        rows.append(f"  {when}  {columns}  {them}".rstrip())
+    return rows
 
 
 @dataclass(frozen=True)

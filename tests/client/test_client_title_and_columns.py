@@ -55,3 +55,44 @@ def test_the_title_is_flush_with_the_body_on_a_bigger_terminal(tmp_path: Path) -
     body = next(line for line in lines if "Your fleet" in line)
     indent = len(body) - len(body.lstrip())
     assert len(title) - len(title.lstrip()) == indent == (120 - WIDTH) // 2, (title, body)
+
+
+def test_past_games_keep_their_columns_apart_in_the_readers_words(
+    tmp_path: Path, language: str
+) -> None:
+    """Polish ran them together: "wygrana    zatopienieclassic 66:65"."""
+    from statki_client.model import Overlay
+
+    from statki_net.game.words import as_is
+    from statki_net.protocol.endings import End, Result
+    from statki_net.store.history import GameRow, History
+
+    ends = [
+        ("won", End.SUNK, "classic"),
+        ("lost", End.RESIGNED, "salvo"),
+        ("won", End.FORFEIT, "classic"),
+        (None, None, "salvo"),
+    ]
+    with History.in_home(tmp_path) as history:
+        for number, (result, end, rules) in enumerate(ends):
+            game_id = f"{number:064x}"
+            history.started(GameRow(game_id, 1 + number, "host", KEY, "Zosia", rules, "/l"))
+            if result is not None and end is not None:
+                history.ended(
+                    game_id,
+                    ended=2 + number,
+                    result=Result(result),
+                    end_reason=end,
+                    my_shots=66,
+                    their_shots=65,
+                    verdict=as_is("valid"),
+                )
+        model, _ = game(tmp_path)
+        model.history = (history.games(), history.tally("opponent"))
+    model.overlay = Overlay.HISTORY
+    rows = [line for line in plain(screen(model)).split("\n") if "Zosia" in line][: len(ends)]
+    assert len(rows) == len(ends), rows
+    starts = {row.index(" classic") if " classic" in row else row.index(" salvo") for row in rows}
+    assert len(starts) == 1, rows  # the rules in one column, after a space in every row
+    shots = {row.index("66:65") for row in rows if "66:65" in row}
+    assert len(shots) == 1 and all(len(row) <= WIDTH for row in rows), rows
