@@ -752,7 +752,44 @@ def analysis_lines(model: Model, width: int) -> list[Line]:
 
 
 def help_lines(model: Model) -> list[Line]:
+    """The keys, by where they work: the screen's own first.  The rules screen has keys of
+    its own and the battle's cannot be pressed there: its help tells its own instead."""
+    keys = _rules_screen_keys(model) if model.stage is Stage.RULES else _play_keys()
+    keys += [
+        (_("Anywhere"), ""),
+        ("  p", _("past games and wins per opponent")),
+        (_("  ? or F1"), _("this help;  Esc closes it")),
+        ("  q", _("quit (asks first; in battle it resigns)")),
+    ]
+    if model.stage is not Stage.RULES:
+        keys.append(
+            (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game"))
+        )
+    if model.link.person:  # the computer reads no talk
+        talk = ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk"))
+        keys.insert(len(keys) - 1, talk)
+    lines: list[Line] = [[("class:box", _("Keys"))]]
+    for key, said in keys:
+        # A space always parts the key from its words, however long the key.
+        lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
+    return lines
+
+
+def _rules_screen_keys(model: Model) -> list[tuple[str, str]]:
     keys = [
+        (_("Choosing the rules"), ""),
+        (_("  up / down"), _("pick the rules")),
+        ("  Enter", _("confirm them and place the fleet")),
+    ]
+    if model.link.timed:
+        keys.append(("  + / -", _("a longer / shorter time for a move")))
+    if model.strength_choices:
+        keys.append((_("  left / right"), _("how well the computer plays")))
+    return keys
+
+
+def _play_keys() -> list[tuple[str, str]]:
+    return [
         (_("Setting up"), ""),
         ("  Tab / Shift-Tab", _("pick the next / previous ship (or click it)")),
         (_("  arrows"), _("move the picked ship")),
@@ -768,20 +805,7 @@ def help_lines(model: Model) -> list[Line]:
         (_("  Space"), _("mark or unmark a square of the salvo")),
         (_("  mouse"), _("click a ship, then a square; in battle click twice to fire")),
         ("  s", _("shade squares where no ship left fits (hints)")),
-        (_("Anywhere"), ""),
-        ("  p", _("past games and wins per opponent")),
-        (_("  ? or F1"), _("this help;  Esc closes it")),
-        ("  q", _("quit (asks first; in battle it resigns)")),
-        (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game")),
     ]
-    if model.link.person:  # the computer reads no talk
-        talk = ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk"))
-        keys.insert(len(keys) - 1, talk)
-    lines: list[Line] = [[("class:box", _("Keys"))]]
-    for key, said in keys:
-        # A space always parts the key from its words, however long the key.
-        lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
-    return lines
 
 
 def pick_lines(model: Model) -> list[Line]:

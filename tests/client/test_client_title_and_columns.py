@@ -96,3 +96,31 @@ def test_past_games_keep_their_columns_apart_in_the_readers_words(
     assert len(starts) == 1, rows  # the rules in one column, after a space in every row
     shots = {row.index("66:65") for row in rows if "66:65" in row}
     assert len(shots) == 1 and all(len(row) <= WIDTH for row in rows), rows
+
+
+def test_the_help_on_the_rules_screen_tells_that_screens_keys(
+    tmp_path: Path, language: str
+) -> None:
+    """``?`` there listed placing's and battle's keys, not its own (+/-, left/right)."""
+    from statki_client.keys import press
+    from statki_client.layout import cut_short
+    from statki_client.model import Overlay
+    from test_client_languages import rules_screen
+    from test_client_netscreen import host_model
+
+    from statki_net.game.rules import PRESETS
+
+    computer = rules_screen(tmp_path)
+    press(computer, "?")
+    assert computer.overlay is Overlay.HELP
+    said = plain(screen(computer))
+    assert ("left / right" if language == "en" else "lewo / prawo") in said, said
+    assert ("up / down" if language == "en" else "góra / dół") in said, said
+    assert "Tab / Shift-Tab" not in said, "placing's keys do not work here"
+    assert not cut_short(computer)
+    host = host_model()
+    host.rule_choices = tuple(PRESETS)
+    host.revisit_rules()
+    host.toggle_overlay(Overlay.HELP)
+    said = plain(screen(host))
+    assert "+ / -" in said and "left / right" not in said and not cut_short(host), said
