@@ -124,3 +124,23 @@ def test_the_help_on_the_rules_screen_tells_that_screens_keys(
     host.toggle_overlay(Overlay.HELP)
     said = plain(screen(host))
     assert "+ / -" in said and "left / right" not in said and not cut_short(host), said
+
+
+def test_the_typed_square_cleared_goes_once_the_next_square_is_typed(
+    tmp_path: Path, language: str
+) -> None:
+    """ "Wpisywane pole wyczyszczone" stayed on screen while the next square was typed."""
+    from statki_client.keys import press
+    from test_client_languages import battle
+
+    model = battle(tmp_path)
+    cleared = "The square you were typing is cleared"
+    said = cleared if language == "en" else "Wpisywane pole wyczyszczone"
+    for key in ("b", "escape"):
+        press(model, key)
+    assert said in plain(screen(model))
+    press(model, "c")
+    assert said not in plain(screen(model)), plain(screen(model))
+    for key in ("k", "d"):  # off the board: said, then gone with the next square begun
+        press(model, key)
+    assert "K " not in model.notice, model.notice
