@@ -29,18 +29,23 @@ def width() -> int:
 def wrapped(text: str, *, indent: str = "") -> str:
     """``text`` wrapped at word boundaries to the terminal's width, each of its own lines
     apart; a word longer than the width (a path) is left whole.  An item of a list is
-    ``indent``-ed, and the lines it runs on to a little more, so that it reads as one."""
-    columns = width()
-    return "\n".join(
-        textwrap.fill(
-            line,
-            width=columns,
-            initial_indent=indent,
-            subsequent_indent=indent + "  " if indent else "",
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
-        for line in text.split("\n")
+    ``indent``-ed (or indented already), and the lines it runs on to a little more, so
+    that it reads as one."""
+    return "\n".join(_wrapped_line(line, width(), indent) for line in text.split("\n"))
+
+
+def _wrapped_line(line: str, columns: int, indent: str) -> str:
+    """One line wrapped; its own indentation kept (a report's ``  result: …``), and what
+    runs on indented two more, so that an item reads as one."""
+    words = line.lstrip(" ")
+    lead = indent + line[: len(line) - len(words)]
+    return textwrap.fill(
+        words,
+        width=columns,
+        initial_indent=lead,
+        subsequent_indent=lead + "  " if lead else "",
+        break_on_hyphens=False,
+        break_long_words=False,
     )
 
 

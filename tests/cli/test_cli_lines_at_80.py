@@ -73,3 +73,18 @@ def test_resume_names_its_argument_in_the_readers_language(cli: Cli) -> None:
     assert "GAME" not in hint and hint.startswith("statki resume ID "), hint
     usage = cli("--lang", "pl", "resume", "--help").stdout
     assert "[ID]" in usage and "GAME" not in usage, usage
+
+
+def test_an_indented_line_keeps_its_indentation_and_runs_on_under_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report's ``  result: …`` line ran on at the left edge, apart from its item."""
+    from statki_net.cli.told import tell
+
+    monkeypatch.setenv("COLUMNS", "40")
+    tell("  result: " + "the opponent went away " * 4 + "\nunindented " * 2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("  result: ") and len(lines) > 3, lines
+    runs_on = lines[1 : lines.index("unindented")]
+    assert runs_on and all(line.startswith("    ") for line in runs_on), lines
+    assert all(len(line) <= 40 for line in lines), lines
