@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
+from statki_net.cli.told import tell
 from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
@@ -364,7 +365,7 @@ def _print_people(
 ) -> None:
     """Each game, then, for more than one path or a directory, how many of each standing."""
     for judgement in judgements:
-        print("\n".join(judgement.lines(words())))
+        tell("\n".join(judgement.lines(words())))  # wrapped between words, each item apart
     logs = sum(len(j.logs) for j in judgements)
     if tally:
         counts = {standing: 0 for standing in Standing}

@@ -88,3 +88,18 @@ def test_an_indented_line_keeps_its_indentation_and_runs_on_under_it(
     runs_on = lines[1 : lines.index("unindented")]
     assert runs_on and all(line.startswith("    ") for line in runs_on), lines
     assert all(len(line) <= 40 for line in lines), lines
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_a_verify_report_fits_80_columns_each_item_indented_under_its_own(
+    cli: Cli, language: str
+) -> None:
+    """The result of a forfeit ran to 110 columns, cut by the terminal mid-word."""
+    log = Path(__file__).parents[2] / "protocol" / "logs" / "aborted.statki"
+    done = cli("--lang", language, "verify", str(log))
+    assert done.returncode == 0, done.stderr
+    lines = _fits(done.stdout)
+    said = "  result: " if language == "en" else "  wynik: "
+    at = next(i for i, line in enumerate(lines) if line.startswith(said))
+    assert lines[at + 1].startswith("    "), lines  # the result runs on under itself
+    assert "(bad-shot: 2" in " ".join(line.strip() for line in lines[at : at + 3]), lines

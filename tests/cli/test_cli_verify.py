@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import Cli, Run
 from gamelogs import claim, log_file_of, played, signed
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
@@ -21,6 +22,13 @@ from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 from statki_net.cli.verify import AHEAD, spread
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.wire import Role, Shot
+
+
+@pytest.fixture(autouse=True)
+def _report_lines_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the report an item a line; that it is wrapped between words at a
+    terminal's width is test_cli_lines_at_80's."""
+    monkeypatch.setenv("COLUMNS", "1000")
 
 
 def honest_log(seed: int, preset: str = "classic", role: Role = Role.HOST) -> bytes:
