@@ -378,11 +378,11 @@ def _print_people(
             for standing, n in counts.items()
             if n or standing is Standing.VALID
         )
-        games = ngettext("{n} game(s)", "{n} game(s)", len(judgements)).format(n=len(judgements))
-        print(
+        games = ngettext("{n} game", "{n} games", len(judgements)).format(n=len(judgements))
+        tell(
             ngettext(
-                "{games} from {n} log(s){where}: {standings}",
-                "{games} from {n} log(s){where}: {standings}",
+                "{games} from {n} log{where}: {standings}",
+                "{games} from {n} logs{where}: {standings}",
                 logs,
             ).format(games=games, n=logs, where=where, standings=standings)
         )
