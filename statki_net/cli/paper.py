@@ -15,6 +15,7 @@ ships in fonts-dejavu-core, embedded in the PDF.
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from fpdf import FPDF
 
 SHEET_FILE = "statki-sheet.pdf"
+MAX_DATE_MS = 253_402_300_799_000
+"""The last moment of year 9999: a header's time past it is no date."""
 MARGIN = 15.0
 """Millimetres of white around the page's content."""
 CELL = 7.0
@@ -192,8 +195,10 @@ def _record(args: argparse.Namespace) -> int:
     started = contents.header.get("started")
     # Unsigned and for people only: a time that is not one is no date.
     when = started if isinstance(started, int) and not isinstance(started, bool) else None
-    when = when if when is not None and when > 0 else None
-    lines = game_record(transcript, judgement, words(), when).lines()
+    played = None
+    if when is not None and 0 < when < MAX_DATE_MS:
+        played = datetime.fromtimestamp(when / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    lines = game_record(transcript, judgement, words(), played).lines()
     if args.pdf:  # the record goes to the file; the terminal is told where it went
         write_user_file(args.pdf, record_pdf(lines))
         tell_copyable(_("wrote the record to {path}"), args.pdf)

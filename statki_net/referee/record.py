@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from statki_net.game.battle import Defence
@@ -72,18 +71,17 @@ class GameRecord:
     shots: tuple[Shot, ...]
     verdict: str
     words: Words = ENGLISH
-    started: int | None = None
-    """When the game began, ms since the epoch, as its log's header says; None if it does
-    not."""
+    played: str | None = None
+    """When the game began, as a person reads it (its log's header says it; the shell
+    puts it in words, the core reads no clock and formats no dates); None if not known."""
     """The language the record was put into words in: its headings follow it."""
 
     def lines(self) -> list[str]:
         """The record as text, a line each: what ``statki record`` prints."""
         _ = self.words.gettext
         out = [self.title]
-        if self.started is not None:
-            when = datetime.fromtimestamp(self.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
-            out.append(_("Played on {date} UTC").format(date=when))
+        if self.played is not None:
+            out.append(_("Played on {date} UTC").format(date=self.played))
         out += ["", *self.rules, "", *self.players, ""]
         for fleet in self.fleets:
             out.append(_("{player}'s fleet:").format(player=fleet.player))
@@ -114,10 +112,10 @@ def game_record(
     transcript: Transcript,
     judgement: Judgement,
     words: Words = ENGLISH,
-    started: int | None = None,
+    played: str | None = None,
 ) -> GameRecord:
     """The record of the game ``transcript`` holds, as ``judgement`` found it, in ``words``;
-    ``started`` is when it began (its log's header), for the record's date."""
+    ``played`` is when it began (from its log's header), for the record's date."""
     _ = words.gettext
     rules = transcript.rules
     names = {role: _player(transcript, role, words) for role in Role}
@@ -149,7 +147,7 @@ def game_record(
         for number, (__, role, volley) in enumerate(volleys, start=1)
     )
     verdict = judgement.headline(words)
-    return GameRecord(title, rule_lines, players, fleets, shots, verdict, words, started)
+    return GameRecord(title, rule_lines, players, fleets, shots, verdict, words, played)
 
 
 def _rows(volley: Volley, size: int, words: Words) -> tuple[tuple[str, str], ...]:
