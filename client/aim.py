@@ -33,6 +33,9 @@ class Aiming(CommonState):
     """A coordinate being typed (``b1`` then ``0``)."""
     typed_from: int = 0
     """Where the cursor was when the coordinate being typed began: Escape puts it back."""
+    typing_said: str = ""
+    """The notice typing last said ("cleared", "not a square"): about the square typed
+    then, so the next square typed takes it away (it stayed while the player typed on)."""
     hints: bool = False
     clicked: int | None = None
     """The square the last click aimed at; a second click on it fires."""
@@ -84,6 +87,8 @@ class Aiming(CommonState):
         if char.isalpha():
             if not self.typed:
                 self.typed_from = self.cursor
+            if self.typing_said and self.notice == self.typing_said:
+                self.say("")
             self.typed = char.upper()
         elif char.isdigit() and self.typed:
             self.typed = (self.typed + char)[:3]
@@ -95,7 +100,7 @@ class Aiming(CommonState):
             else:
                 self.cursor = parse_square(self.typed, self.size)
             return
-        self.say(_("{typed} is not a square of this board").format(typed=self.typed), trouble=True)
+        self._say_typing(_("{typed} is not a square of this board").format(typed=self.typed))
 
     def _column(self) -> int:
         return ord(self.typed) - ord("A")
@@ -118,7 +123,11 @@ class Aiming(CommonState):
         if self.typed:
             self.cursor = self.typed_from
             self.typed = ""
-            self.say(_("The square you were typing is cleared"))
+            self._say_typing(_("The square you were typing is cleared"), trouble=False)
+
+    def _say_typing(self, text: str, *, trouble: bool = True) -> None:
+        self.say(text, trouble=trouble)
+        self.typing_said = text
 
     def aim_click(self, square: int) -> bool:
         """A click on the opponent's sea: aim there; a second click on it fires.

@@ -138,7 +138,7 @@ class Volley:
             name + glyphs[outcome.value]
             for name, outcome in zip(names, self.answer.outcomes, strict=True)
         )
-        hits = ngettext("{n} hit(s)", "{n} hit(s)", self.answer.hits).format(n=self.answer.hits)
+        hits = ngettext("{n} hit", "{n} hits", self.answer.hits).format(n=self.answer.hits)
         return _("{hits}, {sunk} sunk: {shots}").format(
             hits=hits, sunk=self.answer.sunk, shots=shots
         )

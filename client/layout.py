@@ -31,6 +31,7 @@ from statki_net.game.rules_words import describe
 from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
 from statki_net.protocol.endings import End
+from statki_net.store.history import GameRow
 from statki_net.store.language import _, words
 
 from .clock import clock_words
@@ -290,7 +291,13 @@ def terminal_screen(
         ).format(width=WIDTH, height=HEIGHT, columns=columns, rows=rows)
         room = max(columns, 1)
         said = wrapped(said_words, room, "class:trouble")
-        said += wrapped(_("Make the terminal larger, or press q and then y to leave."), room)
+        said += wrapped(
+            _(
+                "Make the terminal larger, or press q and then y to leave; with --plain"
+                " statki plays at a line prompt, on a terminal of any size."
+            ),
+            room,
+        )
         return _joined([_clip(line, columns) for line in said[:rows]])
     body = _lines_of(screen(model, click=click, now=now))
     margin: Line = [("", " " * ((columns - WIDTH) // 2))]
@@ -353,20 +360,43 @@ def with_unfinished(model: Model, lines: list[Line]) -> list[Line]:
     return [line, *(lines if blank is None else lines[:blank] + lines[blank + 1 :])]
 
 
+SHORTEST_NAME = 8
+"""Characters a name in the title keeps, at the least, when it is shortened to fit."""
+
+
 def title_line(model: Model, width: int) -> Line:
-    role = model.session.role.value
+    """statki, the rules, this side and the opponent with its key, flush with the body.
+
+    The opponent's key is what the title is for, and is never cut: a long name is
+    shortened ("Małgorzata Brzęcz…") first, this side's and then the opponent's; only
+    then does this side's role go."""
+    role = _(model.session.role.value)
     rules, me = model.rules_name(), model.session.name or _("you")
-    opponent = ""
-    if model.opponent_key:
-        opponent = _("  vs {name}, key {key}").format(
-            name=model.opponent_shown() or "?", key=model.opponent_key
-        )
-    elif model.invite or model.stage is Stage.CONNECTING:
-        opponent = "  " + model.waiting_words()
-    # The opponent's key is what the title is for: a long one leaves out the lesser parts.
-    heads = (f" statki  {rules}  {me} ({_(role)})", f" statki  {rules}  {me}", f" {rules}  {me}")
-    text = next((h + opponent for h in heads if len(h + opponent) <= width), heads[-1] + opponent)
+    them = model.opponent_shown() or "?"
+
+    def opponent(name: str) -> str:
+        if model.opponent_key:
+            return _("  vs {name}, key {key}").format(name=name, key=model.opponent_key)
+        if model.invite or model.stage is Stage.CONNECTING:
+            return "  " + model.waiting_words()
+        return ""
+
+    for with_role in (True, False):
+        head = f"statki  {rules}  {{me}} ({role})" if with_role else f"statki  {rules}  {{me}}"
+        room = width - len(head.format(me="")) - len(opponent(them))
+        if room >= min(len(me), SHORTEST_NAME):
+            text = head.format(me=_shortened(me, room)) + opponent(them)
+            break
+    else:
+        head = f"statki  {rules}  {_shortened(me, SHORTEST_NAME)}"
+        room = width - len(head) - len(opponent(""))
+        text = head + opponent(_shortened(them, max(room, SHORTEST_NAME)))
     return [("class:title", text.ljust(width))]  # cut by the screen, where cut_short sees it
+
+
+def _shortened(name: str, room: int) -> str:
+    """``name`` in ``room`` characters: whole if it fits, else cut with an ellipsis."""
+    return name if len(name) <= room else name[: max(room - 1, 1)].rstrip() + "…"
 
 
 def placing_lines(model: Model, width: int = WIDTH, click: Click | None = None) -> list[Line]:
@@ -740,7 +770,44 @@ def analysis_lines(model: Model, width: int) -> list[Line]:
 
 
 def help_lines(model: Model) -> list[Line]:
+    """The keys, by where they work: the screen's own first.  The rules screen has keys of
+    its own and the battle's cannot be pressed there: its help tells its own instead."""
+    keys = _rules_screen_keys(model) if model.stage is Stage.RULES else _play_keys()
+    keys += [
+        (_("Anywhere"), ""),
+        ("  p", _("past games and wins per opponent")),
+        (_("  ? or F1"), _("this help;  Esc closes it")),
+        ("  q", _("quit (asks first; in battle it resigns)")),
+    ]
+    if model.stage is not Stage.RULES:
+        keys.append(
+            (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game"))
+        )
+    if model.link.person:  # the computer reads no talk
+        talk = ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk"))
+        keys.insert(len(keys) - 1, talk)
+    lines: list[Line] = [[("class:box", _("Keys"))]]
+    for key, said in keys:
+        # A space always parts the key from its words, however long the key.
+        lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
+    return lines
+
+
+def _rules_screen_keys(model: Model) -> list[tuple[str, str]]:
     keys = [
+        (_("Choosing the rules"), ""),
+        (_("  up / down"), _("pick the rules")),
+        ("  Enter", _("confirm them and place the fleet")),
+    ]
+    if model.link.timed:
+        keys.append(("  + / -", _("a longer / shorter time for a move")))
+    if model.strength_choices:
+        keys.append((_("  left / right"), _("how well the computer plays")))
+    return keys
+
+
+def _play_keys() -> list[tuple[str, str]]:
+    return [
         (_("Setting up"), ""),
         ("  Tab / Shift-Tab", _("pick the next / previous ship (or click it)")),
         (_("  arrows"), _("move the picked ship")),
@@ -756,20 +823,7 @@ def help_lines(model: Model) -> list[Line]:
         (_("  Space"), _("mark or unmark a square of the salvo")),
         (_("  mouse"), _("click a ship, then a square; in battle click twice to fire")),
         ("  s", _("shade squares where no ship left fits (hints)")),
-        (_("Anywhere"), ""),
-        ("  p", _("past games and wins per opponent")),
-        (_("  ? or F1"), _("this help;  Esc closes it")),
-        ("  q", _("quit (asks first; in battle it resigns)")),
-        (_("  r / a at the end"), _("a rematch (the other side starts) / analyse the game")),
     ]
-    if model.link.person:  # the computer reads no talk
-        talk = ("  t / m", _("talk (Enter says it, Esc closes) / mute the opponent's talk"))
-        keys.insert(len(keys) - 1, talk)
-    lines: list[Line] = [[("class:box", _("Keys"))]]
-    for key, said in keys:
-        # A space always parts the key from its words, however long the key.
-        lines.append([("class:box" if not said else "", f"{key:<19} {said}")])
-    return lines
 
 
 def pick_lines(model: Model) -> list[Line]:
@@ -790,16 +844,7 @@ def history_lines(model: Model, width: int) -> list[Line]:
     lines: list[Line] = [[("class:box", _("Past games, newest first (result, end, rules, shots)"))]]
     if not games:
         lines.append([("", _("  no games yet"))])
-    for row in games[:9]:
-        when = datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M")
-        result = _(row.result or "unfinished")
-        reason = _(row.end_reason) if row.end_reason else ""
-        them = shown_name(row.opponent_name, row.opponent_key)
-        text = (
-            f"  {when}  {result:<10} {reason:<9}{row.rules:<12}"
-            f"{row.my_shots:>3}:{row.their_shots:<3} {them}"
-        )
-        lines.append([("", text)])
+    lines += [[("", text)] for text in _past_game_rows(games[:9])]
     if any(row.result is None for row in games[:9]):
         # The screen cannot pick a game up itself: the command line can.
         lines.append([("", _("  an unfinished game may be resumed: statki resume lists them"))])
@@ -813,6 +858,29 @@ def history_lines(model: Model, width: int) -> list[Line]:
         )
         lines.append([("", text)])
     return lines
+
+
+def _past_game_rows(games: Sequence[GameRow]) -> list[str]:
+    """The past games in columns, each as wide as its widest entry in the reader's words
+    and a space at least between two (fixed widths ran Polish words together:
+    "zatopienieclassic"); the opponent last, where the screen may cut a long name."""
+    cells = [
+        (
+            datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M"),
+            _(row.result or "unfinished"),
+            _(row.end_reason) if row.end_reason else "",
+            row.rules,
+            f"{row.my_shots}:{row.their_shots}",
+        )
+        for row in games
+    ]
+    widths = [max((len(cell[at]) for cell in cells), default=0) for at in range(5)]
+    rows = []
+    for row, (when, *told) in zip(games, cells, strict=True):
+        columns = " ".join(text.ljust(width) for text, width in zip(told, widths[1:], strict=True))
+        them = shown_name(row.opponent_name, row.opponent_key)
+        rows.append(f"  {when}  {columns}  {them}".rstrip())
+    return rows
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from statki_client.computer import shown_name
 
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
+from statki_net.cli.told import tell
 from statki_net.game.words import N_
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
 from statki_net.store.home import home_path
@@ -47,12 +48,12 @@ def _history(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([game.to_json() for game in games], indent=2))
     elif not games:
-        print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
+        tell(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
     else:
         width = max(shutil.get_terminal_size((WIDTH, 24)).columns, MIN_WIDTH)
         for game in games:
             print("\n".join(_game_lines(game, width)))
-        print(ngettext("{n} game(s)", "{n} game(s)", len(games)).format(n=len(games)))
+        tell(_games(len(games)))
     return EXIT_OK
 
 
@@ -162,22 +163,22 @@ def _stats(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=2))
         return EXIT_OK
     if not rules:
-        print(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
+        tell(_("no games recorded yet (history: {path})").format(path=home / DB_FILE))
         return EXIT_OK
-    print(_("all games: {score}").format(score=_score(_total(rules))))
-    print()
-    print(_("per opponent (you : them):"))
+    tell(_("all games: {score}").format(score=_score(_total(rules))))
+    tell()
+    tell(_("per opponent (you : them):"))
     for tally in opponents:
         if not tally.key:  # the games that ended before an opponent's hello named them
             nobody = _("someone not known")
-            print(f"  {nobody}: {_score(tally)}")
+            tell(f"{nobody}: {_score(tally)}", indent="  ")
             continue
         opponent = shown_name(tally.label, tally.key) or _("someone")
-        print(f"  {opponent} [{tally.key}]: {_score(tally)}")
-    print()
-    print(_("per rules (you : them):"))
+        tell(f"{opponent} [{tally.key}]: {_score(tally)}", indent="  ")
+    tell()
+    tell(_("per rules (you : them):"))
     for tally in rules:
-        print(f"  {_rules_words(tally.label)}: {_score(tally)}")
+        tell(f"{_rules_words(tally.label)}: {_score(tally)}", indent="  ")
     return EXIT_OK
 
 
@@ -202,5 +203,9 @@ def _score(tally: Tally) -> str:
         lead = _("level")
     share = _(", you win {percent}%").format(percent=100 * tally.won // decided) if decided else ""
     open_ = _(", {n} without a winner").format(n=tally.unfinished) if tally.unfinished else ""
-    games = ngettext("{n} game(s)", "{n} game(s)", tally.games).format(n=tally.games)
-    return f"{tally.won} : {tally.lost} ({lead}{share}); {games}{open_}"
+    return f"{tally.won} : {tally.lost} ({lead}{share}); {_games(tally.games)}{open_}"
+
+
+def _games(n: int) -> str:
+    """How many games, in the reader's plural ("1 game", "2 games"; "2 gry", "5 gier")."""
+    return ngettext("{n} game", "{n} games", n).format(n=n)

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TextIO, TypeVar
 
 from statki_net.cli.common import stdin_is_terminal
+from statki_net.cli.told import tell, tell_copyable
 from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
@@ -481,10 +482,12 @@ class PromptPlayer:
                 self.closed = notice
                 self.say(result_words(notice))
                 verdict = notice.verdict_in(words())
+                # Told as the game without a daemon is: the verdict wrapped between words,
+                # the log's path whole (the terminal cut "zatopiona; cla" / "ssic").
                 if verdict:
-                    self.say(_("verdict: {verdict}").format(verdict=verdict))
+                    tell(_("verdict: {verdict}").format(verdict=verdict), to=self.out)
                 if log:
-                    self.say(_("log: {path}").format(path=log))
+                    tell_copyable(_("log: {path}"), str(log), to=self.out)
                 if notice.failure_said:  # a game that never began: the daemon said why
                     self.say(f"! {notice.failure_said.in_words(words())}")
 

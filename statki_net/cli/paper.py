@@ -15,10 +15,12 @@ ships in fonts-dejavu-core, embedded in the PDF.
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
+from statki_net.cli.common import EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+from statki_net.cli.told import tell_copyable, tell_error
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.game.rules_words import describe
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from fpdf import FPDF
 
 SHEET_FILE = "statki-sheet.pdf"
+MAX_DATE_MS = 253_402_300_799_000
+"""The last moment of year 9999: a header's time past it is no date."""
 MARGIN = 15.0
 """Millimetres of white around the page's content."""
 CELL = 7.0
@@ -59,7 +63,7 @@ def add(commands: Subcommands) -> None:
     sheet.set_defaults(run=_sheet)
     record = commands.add_parser("record")
     record.add_argument("log", metavar="LOG", help=_("the log of a game"))
-    record.add_argument("--pdf", metavar="FILE", help=_("also write the record to FILE, on A4"))
+    record.add_argument("--pdf", metavar="FILE", help=_("write the record to FILE, on A4, instead"))
     record.set_defaults(run=_record)
 
 
@@ -186,17 +190,34 @@ def _record(args: argparse.Namespace) -> int:
     from statki_net.referee.verify import NamedLog, judge_game, replay_log
 
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
-    transcript, _ = replay_log(contents)
+    transcript, __ = replay_log(contents)
     judgement = judge_game([NamedLog(args.log, contents)])
-    lines = game_record(transcript, judgement, words()).lines()
-    print("\n".join(lines))
-    if args.pdf:
+    started = contents.header.get("started")
+    # Unsigned and for people only: a time that is not one is no date.
+    when = started if isinstance(started, int) and not isinstance(started, bool) else None
+    played = None
+    if when is not None and 0 < when < MAX_DATE_MS:
+        played = datetime.fromtimestamp(when / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    lines = game_record(transcript, judgement, words(), played).lines()
+    if args.pdf:  # the record goes to the file; the terminal is told where it went
         write_user_file(args.pdf, record_pdf(lines))
-    return EXIT_OK
+        tell_copyable(_("wrote the record to {path}"), args.pdf)
+    else:
+        print("\n".join(lines))
+    if judgement.ending is not None and contents.damage is None:
+        return EXIT_OK  # a finished game, cheats and all: its record is whole
+    # What could be read is recorded; a referee must not take it for a finished game.
+    tell_error(
+        _("statki: {log}: not the record of a finished game: {standing}").format(
+            log=args.log, standing=judgement.standing_words(words())
+        )
+    )
+    return EXIT_FOUND
 
 
 def record_pdf(lines: list[str]) -> bytes:
-    """The record's lines on A4 pages, in a typewriter's font so the boards keep their squares."""
+    """The record's lines on A4 pages, in a typewriter's font so the boards keep their
+    squares and the shots their columns: each line as it is, never justified."""
     pdf = _a4()
     pdf.add_page()
     pdf.set_font("sans", "B", 13)
@@ -204,7 +225,7 @@ def record_pdf(lines: list[str]) -> bytes:
     pdf.ln(2)
     pdf.set_font("mono", "", 9)
     for line in lines[1:]:
-        pdf.multi_cell(0, 4, line or " ", new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(0, 4, line or " ", align="L", new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from statki_net.cli.netplay import (
     told_followed_end,
     told_outcomes,
 )
-from statki_net.cli.told import tell_copyable
+from statki_net.cli.told import tell, tell_copyable, tell_error
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, phrase
 from statki_net.net.admission import Admission
@@ -68,7 +67,7 @@ from statki_net.store.unfinished import (
 def add(commands: Subcommands) -> None:
     resume = commands.add_parser("resume")
     resume.add_argument(
-        "game", nargs="?", metavar="GAME", help=_("the game's id, or its first characters")
+        "game", nargs="?", metavar=_("GAME"), help=_("the game's id, or its first characters")
     )
     player_arguments(resume)
     map_argument(resume)
@@ -168,18 +167,18 @@ def _list(player: Player) -> int:
 
     games = unfinished_games(player.home)
     if not games:
-        print(_("no unfinished games"))
+        tell(_("no unfinished games"))
         return EXIT_OK
     for game in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
         # The log on a line of its own: beside the rest it ran past 80 columns.
-        print(f"{game.game[:16]}  {_(game.role.value)}  {when}")
+        tell(f"{game.game[:16]}  {_(game.role.value)}  {when}")
         seen = glance(game)
         if seen is not None:  # which game it is, for a player choosing among several
-            print(f"  {glance_words(seen)}")
+            tell(glance_words(seen), indent="  ")
         tell_copyable("  " + _("log: {path}"), str(game.log))
     # A new player saw the list and not what to type next; stdout stays the list alone.
-    print(_("statki resume GAME picks one up (its id, or its first characters)"), file=sys.stderr)
+    tell_error(_("statki resume GAME picks one up (its id, or its first characters)"))
     return EXIT_OK
 
 

@@ -26,19 +26,33 @@ def width() -> int:
     return max(shutil.get_terminal_size(FALLBACK).columns, NARROWEST)
 
 
-def wrapped(text: str) -> str:
+def wrapped(text: str, *, indent: str = "") -> str:
     """``text`` wrapped at word boundaries to the terminal's width, each of its own lines
-    apart; a word longer than the width (a path) is left whole."""
-    columns = width()
-    return "\n".join(
-        textwrap.fill(line, width=columns, break_on_hyphens=False, break_long_words=False)
-        for line in text.split("\n")
+    apart; a word longer than the width (a path) is left whole.  An item of a list is
+    ``indent``-ed (or indented already), and the lines it runs on to a little more, so
+    that it reads as one."""
+    return "\n".join(_wrapped_line(line, width(), indent) for line in text.split("\n"))
+
+
+def _wrapped_line(line: str, columns: int, indent: str) -> str:
+    """One line wrapped; its own indentation kept (a report's ``  result: …``), and what
+    runs on indented two more, so that an item reads as one."""
+    words = line.lstrip(" ")
+    lead = indent + line[: len(line) - len(words)]
+    return textwrap.fill(
+        words,
+        width=columns,
+        initial_indent=lead,
+        subsequent_indent=lead + "  " if lead else "",
+        break_on_hyphens=False,
+        break_long_words=False,
     )
 
 
-def tell(text: str, *, to: TextIO | None = None) -> None:
-    """Print a line a person reads, wrapped between words (stdout, or ``to``)."""
-    print(wrapped(text), file=sys.stdout if to is None else to, flush=True)
+def tell(text: str = "", *, to: TextIO | None = None, indent: str = "") -> None:
+    """Print a line a person reads, wrapped between words (stdout, or ``to``); an empty one
+    is a blank line."""
+    print(wrapped(text, indent=indent), file=sys.stdout if to is None else to, flush=True)
 
 
 def tell_error(text: str) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
+from statki_net.cli.told import tell
 from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
@@ -364,7 +365,7 @@ def _print_people(
 ) -> None:
     """Each game, then, for more than one path or a directory, how many of each standing."""
     for judgement in judgements:
-        print("\n".join(judgement.lines(words())))
+        tell("\n".join(judgement.lines(words())))  # wrapped between words, each item apart
     logs = sum(len(j.logs) for j in judgements)
     if tally:
         counts = {standing: 0 for standing in Standing}
@@ -377,11 +378,11 @@ def _print_people(
             for standing, n in counts.items()
             if n or standing is Standing.VALID
         )
-        games = ngettext("{n} game(s)", "{n} game(s)", len(judgements)).format(n=len(judgements))
-        print(
+        games = ngettext("{n} game", "{n} games", len(judgements)).format(n=len(judgements))
+        tell(
             ngettext(
-                "{games} from {n} log(s){where}: {standings}",
-                "{games} from {n} log(s){where}: {standings}",
+                "{games} from {n} log{where}: {standings}",
+                "{games} from {n} logs{where}: {standings}",
                 logs,
             ).format(games=games, n=logs, where=where, standings=standings)
         )

@@ -61,22 +61,28 @@ class Answer:
                 return _("sunk: {name}").format(name=_(self.names[0]))
             return outcome_words(self.outcomes[0], words)
         if self.outcomes:
-            # Each sinking shot says the ship it sank (the names come in the order sunk), so
-            # a named sink is said once: "hit, sunk: cruiser", not "hit, sunk, sunk: cruiser".
-            names = iter(self.names)
-            return ", ".join(
-                _("sunk: {name}").format(name=_(name))
-                if o is Outcome.SUNK and (name := next(names, None))
-                else outcome_words(o, words)
-                for o in self.outcomes
-            )
-        parts = [words.ngettext("{n} hit(s)", "{n} hit(s)", self.hits).format(n=self.hits)]
+            return ", ".join(self.each_in_words(words))
+        parts = [words.ngettext("{n} hit", "{n} hits", self.hits).format(n=self.hits)]
         if self.sunk:
             if self.names:
                 parts.append(_("sunk: {name}").format(name=", ".join(map(_, self.names))))
             else:
                 parts.append(_("{n} sunk").format(n=self.sunk))
         return ", ".join(parts)
+
+    def each_in_words(self, words: Words = ENGLISH) -> tuple[str, ...]:
+        """Each shot's answer, in the order fired (none under ``report = count``): a record
+        lists a salvo's squares one under another, each beside its own answer."""
+        _ = words.gettext
+        # Each sinking shot says the ship it sank (the names come in the order sunk), so
+        # a named sink is said once: "hit, sunk: cruiser", not "hit, sunk, sunk: cruiser".
+        names = iter(self.names)
+        return tuple(
+            _("sunk: {name}").format(name=_(name))
+            if o is Outcome.SUNK and (name := next(names, None))
+            else outcome_words(o, words)
+            for o in self.outcomes
+        )
 
 
 def outcome_words(outcome: Outcome, words: Words = ENGLISH) -> str:

@@ -26,6 +26,8 @@ GLYPHS = {
 }
 LEGEND = N_("# ship  o miss  x hit  @ sunk  - known empty  ? shot, result untold")
 """English; a text front end shows ``words.gettext(LEGEND)``."""
+DEFENCE_LEGEND = N_("# ship  x hit  @ sunk  o miss  - known empty  . not shot at")
+"""What ``defence_lines`` draws, for a record that shows a finished game's fleets."""
 
 
 def grid(size: int, glyph: Callable[[int], str]) -> list[str]:

@@ -14,12 +14,14 @@ from typing import Any
 from statki_net.game.battle import Defence
 from statki_net.game.board import square_name
 from statki_net.game.fleet import ship_text
-from statki_net.game.picture import defence_lines
+from statki_net.game.names import said_name
+from statki_net.game.picture import DEFENCE_LEGEND, defence_lines
+from statki_net.game.replay import Volley
 from statki_net.game.rules_words import describe
 from statki_net.game.words import ENGLISH, Words
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
-from statki_net.referee.report import Judgement, fingerprint, said_side
+from statki_net.referee.report import UNNAMED, Judgement, fingerprint, said_side
 
 WIDTH = 80
 """The record's widest line of words: a terminal's, so the verdict is not cut (it was 110)."""
@@ -30,18 +32,23 @@ VERDICT_WRAP: dict[str, Any] = {
 }
 """Wrapped between words only: a name or a fingerprint stays whole."""
 
-SHOT_WIDTH = 8
-"""Columns for the squares of one volley in the list of shots (a salvo wraps past them)."""
+SHOT_WIDTH = 4
+"""Columns for a square in the list of shots (``J10``, and one between it and its answer)."""
+COUNTED_PER_ROW = 5
+"""Squares on a row of a volley answered only by its count (``report = count``)."""
 
 
 @dataclass(frozen=True)
 class Shot:
-    """One volley of the game, numbered in the order it was fired."""
+    """One volley of the game, numbered in the order it was fired: a row for each square
+    and its answer, so that a salvo's squares and answers stay in their columns (in one
+    line they ran past the page, "trafiony / zatopiony" split across two)."""
 
     number: int
     shooter: str
-    squares: str
-    answer: str
+    rows: tuple[tuple[str, str], ...]
+    """The squares and the answer of each row; a volley answered by its count has its
+    squares on rows of ``COUNTED_PER_ROW``, the count beside the first."""
 
 
 @dataclass(frozen=True)
@@ -64,12 +71,18 @@ class GameRecord:
     shots: tuple[Shot, ...]
     verdict: str
     words: Words = ENGLISH
+    played: str | None = None
+    """When the game began, as a person reads it (its log's header says it; the shell
+    puts it in words, the core reads no clock and formats no dates); None if not known."""
     """The language the record was put into words in: its headings follow it."""
 
     def lines(self) -> list[str]:
         """The record as text, a line each: what ``statki record`` prints."""
         _ = self.words.gettext
-        out = [self.title, "", *self.rules, "", *self.players, ""]
+        out = [self.title]
+        if self.played is not None:
+            out.append(_("Played on {date} UTC").format(date=self.played))
+        out += ["", *self.rules, "", *self.players, ""]
         for fleet in self.fleets:
             out.append(_("{player}'s fleet:").format(player=fleet.player))
             if fleet.board:
@@ -78,21 +91,31 @@ class GameRecord:
             else:
                 out.append(_("  The fleet was never revealed."))
             out.append("")
+        if any(fleet.board for fleet in self.fleets):
+            out += [_("On the boards:"), "  " + _(DEFENCE_LEGEND), ""]
         out.append(_("Shots ({n}), each with its answer:").format(n=len(self.shots)))
         width = max((len(shot.shooter) for shot in self.shots), default=0)
+        squares = max((len(row[0]) for shot in self.shots for row in shot.rows), default=0)
+        squares = max(squares, SHOT_WIDTH - 1)
         for shot in self.shots:
-            out.append(
-                f"  {shot.number:>3}. {shot.shooter:<{width}}  "
-                f"{shot.squares:<{SHOT_WIDTH}} {shot.answer}"
-            )
+            head = f"  {shot.number:>3}. {shot.shooter:<{width}}  "
+            for at, (square, answer) in enumerate(shot.rows):
+                lead = head if at == 0 else " " * len(head)
+                out.append(f"{lead}{square:<{squares}} {answer}".rstrip())
         if not self.shots:
             out.append(_("  No shot was fired."))
         verdict = _("Verdict: {verdict}").format(verdict=self.verdict)
         return [*out, "", *textwrap.wrap(verdict, WIDTH, **VERDICT_WRAP)]
 
 
-def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENGLISH) -> GameRecord:
-    """The record of the game ``transcript`` holds, as ``judgement`` found it, in ``words``."""
+def game_record(
+    transcript: Transcript,
+    judgement: Judgement,
+    words: Words = ENGLISH,
+    played: str | None = None,
+) -> GameRecord:
+    """The record of the game ``transcript`` holds, as ``judgement`` found it, in ``words``;
+    ``played`` is when it began (from its log's header), for the record's date."""
     _ = words.gettext
     rules = transcript.rules
     names = {role: _player(transcript, role, words) for role in Role}
@@ -105,12 +128,13 @@ def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENG
             _("Rules: {name}.").format(name=described.name),
             *(f"  {line}" for line in described.lines),
         )
+    # The heading says the role: "Host: Ala (host)" said it twice.
     players = (
         _("Host: {player} [{key}]").format(
-            player=names[Role.HOST], key=_key(transcript, Role.HOST, words)
+            player=_name(transcript, Role.HOST, words), key=_key(transcript, Role.HOST, words)
         ),
         _("Guest: {player} [{key}]").format(
-            player=names[Role.GUEST], key=_key(transcript, Role.GUEST, words)
+            player=_name(transcript, Role.GUEST, words), key=_key(transcript, Role.GUEST, words)
         ),
     )
     fleets = (_fleet(transcript, Role.HOST, names), _fleet(transcript, Role.GUEST, names))
@@ -119,16 +143,25 @@ def game_record(transcript: Transcript, judgement: Judgement, words: Words = ENG
         (volley.move, role, volley) for role in Role for volley in transcript.sides[role].volleys
     )
     shots = tuple(
-        Shot(
-            number,
-            names[role],
-            " ".join(square_name(square, size) for square in volley.shots),
-            volley.answer.words(words),
-        )
+        Shot(number, names[role], _rows(volley, size, words))
         for number, (__, role, volley) in enumerate(volleys, start=1)
     )
     verdict = judgement.headline(words)
-    return GameRecord(title, rule_lines, players, fleets, shots, verdict, words)
+    return GameRecord(title, rule_lines, players, fleets, shots, verdict, words, played)
+
+
+def _rows(volley: Volley, size: int, words: Words) -> tuple[tuple[str, str], ...]:
+    """A volley's rows: each square beside its answer, or, answered by its count, the
+    squares a few a row and the count beside the first."""
+    squares = [square_name(square, size) for square in volley.shots]
+    answers = volley.answer.each_in_words(words)
+    if len(answers) == len(squares):
+        return tuple(zip(squares, answers, strict=True))
+    rows = [
+        " ".join(squares[at : at + COUNTED_PER_ROW])
+        for at in range(0, len(squares), COUNTED_PER_ROW)
+    ]
+    return ((rows[0], volley.answer.words(words)), *((row, "") for row in rows[1:]))
 
 
 def _player(transcript: Transcript, role: Role, words: Words) -> str:
@@ -136,6 +169,14 @@ def _player(transcript: Transcript, role: Role, words: Words) -> str:
     if hello is None:
         return said_side("", "", role).in_words(words)
     return said_side(hello.name, fingerprint(hello.key), role).in_words(words)
+
+
+def _name(transcript: Transcript, role: Role, words: Words) -> str:
+    """A side's name alone, where its role is said beside it."""
+    hello = transcript.sides[role].hello
+    if hello is None or not hello.name:
+        return words.gettext(UNNAMED)
+    return said_name(hello.name, fingerprint(hello.key)).in_words(words)
 
 
 def _key(transcript: Transcript, role: Role, words: Words) -> str:

@@ -61,7 +61,7 @@ def test_empty_history_says_so(cli: Cli) -> None:
     for command in ("history", "stats"):
         done = cli(command)
         assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith("no games recorded yet (history: ")
+        assert done.stdout.startswith("no games recorded yet (history:")
     assert json.loads(cli("history", "--json").stdout) == []
     empty = json.loads(cli("stats", "--json").stdout)
     assert empty["opponents"] == [] and empty["total"]["games"] == 0
@@ -84,7 +84,7 @@ def test_history_lists_every_game_newest_first(cli: Cli, tmp_path: Path) -> None
     assert f"    against Olek the Great [{OLEK}]" in lines
     assert "    log: /l/3" in lines
     assert "    no verdict: the game never ended" in lines
-    assert lines[-1] == "5 game(s)"
+    assert lines[-1] == "5 games"
     rows = json.loads(cli("history", "--json", "--limit", "2").stdout)
     assert [r["log_path"] for r in rows] == ["/l/5", "/l/4"]
 
@@ -134,17 +134,20 @@ def test_history_fits_80_columns_and_keeps_the_log_path_whole(
     assert all("  " not in line.strip() or line.startswith("20") for line in lines[1:3])
 
 
-def test_stats_keep_score_per_opponent_and_rules(cli: Cli, tmp_path: Path) -> None:
+def test_stats_keep_score_per_opponent_and_rules(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fill(tmp_path / "home")
+    monkeypatch.setenv("COLUMNS", "200")  # each tally on its line (at 80 they are wrapped)
     done = cli("stats")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "all games: 2 : 2 (level, you win 50%); 5 game(s), 1 without a winner" in out
+    assert "all games: 2 : 2 (level, you win 50%); 5 games, 1 without a winner" in out
     # An opponent is a key: Olek's new name does not make him someone else.
-    assert f"  Olek the Great [{OLEK}]: 2 : 1 (you lead, you win 66%); 3 game(s)" in out
-    assert f"  Zosia [{ZOSIA}]: 0 : 1 (they lead, you win 0%); 2 game(s), 1 without" in out
-    assert "  classic: 2 : 1 (you lead, you win 66%); 4 game(s), 1 without a winner" in out
-    assert "  salvo: 0 : 1 (they lead, you win 0%); 1 game(s)" in out
+    assert f"  Olek the Great [{OLEK}]: 2 : 1 (you lead, you win 66%); 3 games" in out
+    assert f"  Zosia [{ZOSIA}]: 0 : 1 (they lead, you win 0%); 2 games, 1 without" in out
+    assert "  classic: 2 : 1 (you lead, you win 66%); 4 games, 1 without a winner" in out
+    assert "  salvo: 0 : 1 (they lead, you win 0%); 1 game" in out
     as_json = json.loads(cli("stats", "--json").stdout)
     assert as_json["total"] == {
         "label": "all",
@@ -162,7 +165,7 @@ def test_home_option_points_elsewhere(cli: Cli, tmp_path: Path) -> None:
     fill(other)
     assert cli("history").stdout.startswith("no games recorded yet")
     done = cli("history", "--home", str(other))
-    assert done.stdout.splitlines()[-1] == "5 game(s)"
+    assert done.stdout.splitlines()[-1] == "5 games"
     assert cli("stats", "--home", str(other)).stdout.startswith("all games: 2 : 2")
 
 

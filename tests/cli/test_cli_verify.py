@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import Cli, Run
 from gamelogs import claim, log_file_of, played, signed
 from peers import LiesAboutFirstHit, log_bytes, make_pair, play
@@ -21,6 +22,13 @@ from peers import LiesAboutFirstHit, log_bytes, make_pair, play
 from statki_net.cli.verify import AHEAD, spread
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.wire import Role, Shot
+
+
+@pytest.fixture(autouse=True)
+def _report_lines_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the report an item a line; that it is wrapped between words at a
+    terminal's width is test_cli_lines_at_80's."""
+    monkeypatch.setenv("COLUMNS", "1000")
 
 
 def honest_log(seed: int, preset: str = "classic", role: Role = Role.HOST) -> bytes:
@@ -143,7 +151,7 @@ def test_both_sides_of_a_lost_connection_are_one_disputed_game(cli: Cli, tmp_pat
         "time, Ala (host) wins"
     )
     assert fork[1].startswith(f"    guest shot (in {paths[1]}; ")
-    assert lines[-1] == "1 game(s) from 2 log(s): 0 valid, 1 disputed"
+    assert lines[-1] == "1 game from 2 logs: 0 valid, 1 disputed"
     [report] = json.loads(cli("verify", "--json", *paths).stdout)
     assert report["standing"] == "disputed" and report["result"]["winner"] is None
     assert [b["logs"] for b in report["fork"]["branches"]] == [[0], [1]]
@@ -161,7 +169,7 @@ def test_copies_of_a_log_count_as_one_game(cli: Cli, tmp_path: Path) -> None:
         str(tmp_path / "b.statki"),
     ]
     again = cli("verify", str(tmp_path / "a.statki"), str(tmp_path / "a.statki"))
-    assert again.stdout.splitlines()[-1] == "1 game(s) from 1 log(s): 1 valid"
+    assert again.stdout.splitlines()[-1] == "1 game from 1 log: 1 valid"
 
 
 def test_every_signature_finds_the_signature_the_shortcut_cannot_see(
@@ -208,7 +216,7 @@ def test_a_directory_is_judged_game_by_game(cli: Cli, tmp_path: Path) -> None:
     done = cli("verify", str(logs))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == f"3 game(s) from 4 log(s) under {logs}: 2 valid, 1 invalid"
+    assert lines[-1] == f"3 games from 4 logs under {logs}: 2 valid, 1 invalid"
     assert lines.count("  standing: valid") == 2
     together = f"  logs: {logs / 'a.statki'} (host, "
     assert any(line.startswith(together) and "a-guest.log (guest, " in line for line in lines)
@@ -248,7 +256,7 @@ def test_verify_as_a_process_exits_by_the_worst_game(statki: Run, tmp_path: Path
     (bad / "guest.statki").write_bytes(guest)
     fine = statki("verify", str(good))
     assert (fine.returncode, fine.stderr) == (0, "")
-    assert fine.stdout.splitlines()[-1] == f"3 game(s) from 3 log(s) under {good}: 3 valid"
+    assert fine.stdout.splitlines()[-1] == f"3 games from 3 logs under {good}: 3 valid"
     disputed = statki("verify", "--jobs", "2", str(good), str(bad))
     assert disputed.returncode == 1
     assert disputed.stdout.splitlines()[-1].endswith(": 3 valid, 1 disputed")
@@ -325,9 +333,7 @@ def test_a_statki_file_with_a_damaged_start_counts_as_a_damaged_log(
     (logs / "broken.statki").write_bytes(b"\0" * 8 + broken[8:])
     done = cli("verify", str(logs))
     assert done.returncode == 1, done.stderr
-    assert done.stdout.splitlines()[-1] == (
-        f"2 game(s) from 2 log(s) under {logs}: 1 valid, 1 invalid"
-    )
+    assert done.stdout.splitlines()[-1] == (f"2 games from 2 logs under {logs}: 1 valid, 1 invalid")
     assert "  damaged: the log's header is damaged: the file does not begin" in done.stdout
 
 

@@ -92,8 +92,8 @@ def _battle_resigned(host: Prompt, guest: Prompt, *, polish_guest: bool) -> bool
         host.type("resign")
     else:
         guest.type("poddaj" if polish_guest else "resign")
-    host.line_with("log: ")
-    guest.line_with("zapis: " if polish_guest else "log: ")
+    host.line_with("log:")
+    guest.line_with("zapis:" if polish_guest else "log:")
     return host_first
 
 

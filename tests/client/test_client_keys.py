@@ -131,7 +131,7 @@ def test_a_bigger_terminal_has_the_screen_in_its_middle_and_the_keys_at_the_bott
     assert len(lines) == 40
     assert lines[-1] == keys_line(model, 120).center(120).rstrip()
     title = next(line for line in lines if "statki" in line)
-    assert lines.index(title) == 8 and title.startswith(" " * 20 + " statki  ")
+    assert lines.index(title) == 8 and title.startswith(" " * 20 + "statki  ")
     assert plain(terminal_screen(model, 80, 24)) == plain(screen(model))
 
 
@@ -144,6 +144,7 @@ def test_a_terminal_too_small_says_so(tmp_path: Path) -> None:
         text.split()
     )
     assert all(len(line) <= 60 for line in text.split("\n"))
+    assert "with --plain statki plays at a line prompt" in " ".join(text.split()), text
 
 
 def test_enter_on_a_typed_square_off_the_board_fires_nowhere(tmp_path: Path) -> None:
