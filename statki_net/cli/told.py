@@ -3,13 +3,15 @@ opens and after it closes: the one place they are printed.
 
 The terminal cuts a line at its width, mid-word ("ships G8-J8 and H7 touch … at H7, G"),
 and a path or an invite broken across two lines cannot be copied whole.  So every line
-is wrapped between words to the terminal's width (``shutil.get_terminal_size``, 80 when
-unknown), and what a person copies (a log's path, an invite) stays whole, on a line of its
-own when the line it is part of would not fit.
+is wrapped between words to the terminal's width, and what a person copies (a log's path,
+an invite) stays whole, on a line of its own when the line it is part of would not fit.
+Into a pipe or a file, where a script reads the lines (``statki … | grep '^log: '``), they
+go whole, unless ``COLUMNS`` asks for a width.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import textwrap
@@ -21,17 +23,29 @@ NARROWEST = 20
 """Columns below which wrapping helps nobody: a terminal that small is taken for this."""
 
 
-def width() -> int:
-    """The terminal's width in columns (``COLUMNS`` first, as the standard library reads it)."""
-    return max(shutil.get_terminal_size(FALLBACK).columns, NARROWEST)
+def width(stream: TextIO | None = None) -> int | None:
+    """The columns to wrap lines for ``stream`` (stdout) at: ``COLUMNS`` where it is set, as
+    the standard library reads it, else the terminal's own width; None for a pipe or a
+    file, whose lines go whole."""
+    stream = sys.stdout if stream is None else stream
+    if "COLUMNS" in os.environ:
+        return max(shutil.get_terminal_size(FALLBACK).columns, NARROWEST)
+    try:
+        if not stream.isatty():
+            return None
+        return max(os.get_terminal_size(stream.fileno()).columns, NARROWEST)
+    except (OSError, ValueError):  # no descriptor (a StringIO), or one closed
+        return None
 
 
-def wrapped(text: str, *, indent: str = "") -> str:
-    """``text`` wrapped at word boundaries to the terminal's width, each of its own lines
-    apart; a word longer than the width (a path) is left whole.  An item of a list is
-    ``indent``-ed (or indented already), and the lines it runs on to a little more, so
-    that it reads as one."""
-    return "\n".join(_wrapped_line(line, width(), indent) for line in text.split("\n"))
+def wrapped(text: str, *, indent: str = "", columns: int | None = None) -> str:
+    """``text`` wrapped at word boundaries to ``columns`` (None: only ``indent`` added), each
+    of its own lines apart; a word longer than the width (a path) is left whole.  An item
+    of a list is ``indent``-ed (or indented already), and the lines it runs on to a little
+    more, so that it reads as one."""
+    if columns is None:
+        return "\n".join(indent + line for line in text.split("\n"))
+    return "\n".join(_wrapped_line(line, columns, indent) for line in text.split("\n"))
 
 
 def _wrapped_line(line: str, columns: int, indent: str) -> str:
@@ -52,7 +66,8 @@ def _wrapped_line(line: str, columns: int, indent: str) -> str:
 def tell(text: str = "", *, to: TextIO | None = None, indent: str = "") -> None:
     """Print a line a person reads, wrapped between words (stdout, or ``to``); an empty one
     is a blank line."""
-    print(wrapped(text, indent=indent), file=sys.stdout if to is None else to, flush=True)
+    stream = sys.stdout if to is None else to
+    print(wrapped(text, indent=indent, columns=width(stream)), file=stream, flush=True)
 
 
 def tell_error(text: str) -> None:
@@ -72,7 +87,8 @@ def tell_copyable(
     line where it fits, else the words first and ``copied`` alone on the next line, whole,
     so that it can be copied."""
     line = template.format(**facts, **{key: copied})
-    if len(line) <= width():
+    columns = width(to)
+    if columns is None or len(line) <= columns:
         tell(line, to=to)
         return
     tell(template.format(**facts, **{key: ""}).rstrip(), to=to)

@@ -118,3 +118,31 @@ def test_a_commands_error_is_wrapped_on_a_terminal_and_one_line_in_a_pipe(
     lines = shown.stderr.splitlines()
     assert len(lines) > 1 and all(len(line) <= 40 for line in lines), lines
     assert " ".join(lines) == refused.stderr.strip()
+
+
+def test_into_a_pipe_lines_go_whole_unless_columns_asks(tmp_path: Path) -> None:
+    """A script reading ``statki … | grep '^log: '`` found the path on the next line: in a
+    pipe, with no ``COLUMNS``, a line and a log's path go whole; ``COLUMNS`` still asks for
+    a width (as the tests at 80 columns do)."""
+    import os
+    import subprocess
+
+    script = (
+        "from statki_net.cli.told import tell, tell_copyable\n"
+        f"tell({('word ' * 40).strip()!r})\n"
+        f"tell_copyable('log: {{path}}', {str(DEEP)!r})\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    piped = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=30
+    )
+    assert piped.stdout.splitlines() == [("word " * 40).rstrip(), f"log: {DEEP}"]
+    asked = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**env, "COLUMNS": "40"},
+        timeout=30,
+    )
+    lines = asked.stdout.splitlines()
+    assert all(len(line) <= 40 for line in lines[:-1]) and lines[-2:] == ["log:", str(DEEP)]
