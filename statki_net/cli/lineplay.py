@@ -379,6 +379,10 @@ class PromptPlayer:
         """The volley last warned of; typed again, it is fired."""
         self._their_turn_was_last = True
         """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
+        self._held_back: list[str] = []
+        """A person's lines typed in the opponent's turn that were no command: not fired."""
+        self._in_battle = False
+        """The battle is on (started, not over): ``resign`` typed any time gives it up."""
         self.muted = muted
         """The player muted the opponent's talk: not shown (it is still in the log)."""
         self.remember_mute = remember_mute
@@ -439,6 +443,7 @@ class PromptPlayer:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
+                self._in_battle = True
                 if self.muted and self.remember_mute is not None:
                     self.remember_mute(True)  # a rematch's: kept with it, as the last game's
                 self.say(_("you shoot first") if you_first else _("your opponent shoots first"))
@@ -467,6 +472,7 @@ class PromptPlayer:
             case notices.Reconnecting() | notices.Reconnected():
                 self.say(notice.words_in(words()))
             case notices.Over(result=result, end=end):
+                self._in_battle = False
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
             case Failed(by_peer=by_peer):
@@ -478,6 +484,7 @@ class PromptPlayer:
                     )
                 )
             case notices.Closed(log=log):
+                self._in_battle = False
                 self.closed = notice
                 self.say(result_words(notice))
                 verdict = notice.verdict_in(words())
@@ -524,25 +531,50 @@ class PromptPlayer:
         return await task
 
     async def _between_turns(self) -> Shown | None:
-        """The next notice; a talk command typed meanwhile is carried out at once.
+        """The next notice; a command typed meanwhile (talk, resigning) is carried out at once.
 
-        Any other line typed now waits for the next question, as before (and a
-        person's is dropped there as typed out of turn).
+        A shot typed now is no command: a script's waits for the next question, as
+        before; a person's is held back, and said as not fired when the turn comes,
+        while the lines typed after it are still read (a ``mute`` acts at once).
         """
         notice = self._upcoming()
         while self.lines is not None and not notice.done():
             line = self.lines.next_line()
-            if line.done():
-                break  # a line for the next question: it waits for it
-            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-            if line.done() and await self._carried_out(line.result()):
+            if not line.done():
+                await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            if not line.done():
+                continue  # the notice came first
+            typed = line.result()
+            if await self._carried_out(typed):
                 self.lines.take()
+            elif self.lines.interactive and self._in_battle and typed is not None:
+                self.lines.take()
+                self._held_back.append(typed)
+            else:
+                break  # a line for the next question: it waits for it
         return await notice
 
     async def _carried_out(self, line: str | None) -> bool:
-        """Carry out ``line`` if it is a command for any moment (talk, or leaving a rematch
-        not met yet)."""
-        return await self._talked(line) or await self._left_before_meeting(line)
+        """Carry out ``line`` if it is a command for any moment (talk, resigning the battle,
+        or leaving a rematch not met yet)."""
+        return (
+            await self._talked(line)
+            or await self._left_before_meeting(line)
+            or await self._resigned_out_of_turn(line)
+        )
+
+    async def _resigned_out_of_turn(self, line: str | None) -> bool:
+        """Carry out ``line`` if it resigns the battle while the opponent is to move: the
+        resignation goes in place of this side's next message (SPEC.md section 8).  A
+        script's lines are meant in order: its ``resign`` waits for the next question."""
+        if line is None or not self._in_battle or not typed_as(line, Command.RESIGN):
+            return False
+        if self.lines is None or not self.lines.interactive:
+            return False
+        self._owed = None
+        self.say(_("resigning: it is sent in place of your answer to the opponent's next shot"))
+        await self._quietly(self.handle.resign())
+        return True
 
     async def _left_before_meeting(self, line: str | None) -> bool:
         """Carry out ``line`` if it leaves a rematch its opponent has not come to yet."""
@@ -671,7 +703,9 @@ class PromptPlayer:
     async def _discard_typed_out_of_turn(self) -> None:
         """What was typed during the opponent's turn is not fired now: it is dropped and said."""
         assert self.lines is not None
-        dropped = [line for line in await self.lines.discard_typed() if line]
+        typed = self._held_back + await self.lines.discard_typed()
+        self._held_back = []
+        dropped = [line for line in typed if line and not await self._carried_out(line)]
         if dropped:
             self.say(
                 _(
