@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TextIO, TypeVar
 
 from statki_net.cli.common import stdin_is_terminal
+from statki_net.cli.told import wrapped
 from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
@@ -206,6 +207,13 @@ class LineInput:
         if self._pending is not None and not self._pending.done():
             self._pending.cancel()
             self._pending = None  # cancelling, not cancelled yet: next_line reads anew
+
+
+def _is_terminal(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (OSError, ValueError):  # closed
+        return False
 
 
 def _stdin_stream() -> TextIO | None:
@@ -393,9 +401,21 @@ class PromptPlayer:
         """The opponent said hello: there is somebody to offer a rematch with."""
         self.leave = leave
         """Gives up a rematch its opponent has not come to (``quit`` typed meanwhile)."""
+        self._wraps = _is_terminal(out)
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """Print a line for the player: on a terminal wrapped between words to its width, as
+        ``told`` wraps the command line's (a cut word is lost to a screen reader); whole in
+        a pipe or a file, where a script reads it as the one line it is."""
+        print(wrapped(text) if self._wraps else text, file=self.out, flush=True)
+
+    def _draw(self, boards: str) -> None:
+        """The boards as drawn (a row is never wrapped), their legend below them wrapped as
+        any line is."""
+        grid, _newline, legend = boards.rpartition("\n")
+        if grid:
+            print(grid, file=self.out, flush=True)
+        self.say(legend)
 
     async def play(self) -> notices.Closed:
         try:
@@ -450,7 +470,7 @@ class PromptPlayer:
                 if self.lines is not None and not self.quiet:
                     self.say(_(TALK_HINT))
                 if not self.quiet:
-                    self.say(boards)
+                    self._draw(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
                 self._owed = shots
                 if self._their_turn_was_last:
@@ -464,7 +484,7 @@ class PromptPlayer:
                         else _("they fired {squares}: {answer}")
                     ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
-                self.say(boards)
+                self._draw(boards)
             case notices.Lost(wait_ms=wait_ms):
                 self.say(_("connection lost: {detail}").format(detail=notice.words_in(words())))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
