@@ -42,6 +42,7 @@ from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, end_term
@@ -54,6 +55,9 @@ REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
+MOVE_WARNINGS = (30, 10)
+"""Seconds left at which the side to move is warned, as the full screen warns
+(``statki_client.clock.WARNINGS``): the last one the most urgent."""
 TYPED_AHEAD_WAIT = 0.01
 """Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
 
@@ -362,6 +366,8 @@ class PromptPlayer:
         muted: bool = False,
         remember_mute: Callable[[bool], None] | None = None,
         leave: Callable[[], Awaitable[None]] | None = None,
+        move_ms: int | None = None,
+        bell: bool = True,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -402,6 +408,17 @@ class PromptPlayer:
         self.leave = leave
         """Gives up a rematch its opponent has not come to (``quit`` typed meanwhile)."""
         self._wraps = _is_terminal(out)
+        self.move_ms = move_ms
+        """This side's time for a move (the rules' limit), when the game's session is not
+        here to say when its move is due (a daemon's game; the guest learns it from the
+        rules)."""
+        self.bell = bell
+        """Ring the terminal's bell when this side's turn begins (``--no-bell``: not)."""
+        self._clock: Clock = handle.conn.clock if isinstance(handle, LocalHandle) else WALL_CLOCK
+        self._deadline: int | None = None
+        """When this side's move is due (ms on ``_clock``), during its turn."""
+        self._warnings: list[int] = []
+        """The warnings (seconds left) still to be given in this turn."""
 
     def say(self, text: str) -> None:
         """Print a line for the player: on a terminal wrapped between words to its width, as
@@ -452,6 +469,7 @@ class PromptPlayer:
                 else:
                     self.say(_("{name} says: {text}").format(name=self.opponent, text=text))
             case notices.Rules():
+                self.move_ms = notice.limits.move_ms
                 for line in describe_rules(notice):
                     self.say(line)
                 if self.lines is None:
@@ -475,6 +493,7 @@ class PromptPlayer:
                 self._owed = shots
                 if self._their_turn_was_last:
                     await self._discard_typed_out_of_turn()
+                self._start_clock()
                 await self._turn(shots)
             case notices.Volley(mine=mine, squares=squares) if not self.quiet:
                 self.say(
@@ -641,7 +660,16 @@ class PromptPlayer:
         print(prompt, end="", file=self.out, flush=True)
         while True:
             line, notice = self.lines.next_line(), self._upcoming()
-            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            waiting = self._until_warning()
+            await asyncio.wait({line, notice}, timeout=waiting, return_when=asyncio.FIRST_COMPLETED)
+            if not (line.done() or notice.done()):
+                # A warning is due: said on its own line, and the same question asked again
+                # (what the player has typed so far stays in the terminal's line).
+                due = self._warnings.pop(0)
+                print(file=self.out, flush=True)
+                self.say(self._warning(due))
+                print(prompt, end="", file=self.out, flush=True)
+                continue
             if line.done():
                 self.lines.take()
                 return line.result()
@@ -655,6 +683,49 @@ class PromptPlayer:
                 print(file=self.out, flush=True)
                 await self._on(told.notice, told.boards)
                 print(prompt, end="", file=self.out, flush=True)
+
+    def _start_clock(self) -> None:
+        """This side's turn begins: its time left said (and the bell rung), the warnings
+        to come set.  The deadline is the session's (``turn_clock``, what the full screen
+        counts down) where it is played here, else the move limit from now."""
+        self._deadline, self._warnings = None, []
+        deadline = self._move_deadline()
+        if deadline is None:
+            return  # no time limit known: no clock to tell
+        self._deadline = deadline
+        left = self._seconds_left()
+        self._warnings = [warning for warning in MOVE_WARNINGS if left > warning]
+        if self.bell and self._wraps:
+            print("\a", end="", file=self.out, flush=True)  # a terminal's bell, not a script's
+        self.say(self._warning())
+
+    def _move_deadline(self) -> int | None:
+        if isinstance(self.handle, LocalHandle):
+            session = self.handle.conn.session
+            clock = session.turn_clock()
+            return clock[1] if clock is not None and clock[0] is session.role else None
+        return self._clock.now() + self.move_ms if self.move_ms else None
+
+    def _seconds_left(self) -> int:
+        assert self._deadline is not None
+        return max(0, -(-(self._deadline - self._clock.now()) // 1000))  # rounded up
+
+    def _until_warning(self) -> float | None:
+        """Seconds (of the event loop) until the next warning of this turn is due."""
+        if self._owed is None or self._deadline is None or not self._warnings:
+            return None
+        return self._clock.delay(self._deadline - self._warnings[0] * 1000)
+
+    def _warning(self, due: int | None = None) -> str:
+        """The time left, as the full screen says it (``statki_client.clock``'s words); the
+        warning ``due``'s words when it is given (the loop may wake a moment early)."""
+        left = self._seconds_left()
+        level = left if due is None else min(left, due)
+        if level <= MOVE_WARNINGS[-1]:
+            return _("Only {left} s left: move now, or you lose on time!").format(left=left)
+        if level <= MOVE_WARNINGS[0]:
+            return _("{left} s left for your move: hurry.").format(left=left)
+        return _("You have {left} s left for your move.").format(left=left)
 
     def _shows(self, talk: notices.Talk) -> bool:
         """Whether a line of talk is printed: this side's always, the opponent's unless muted

@@ -128,7 +128,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-bell",
         dest="bell",
         action="store_false",
-        help=_("no terminal bell when your turn begins on the full screen"),
+        help=_("no terminal bell when your turn begins"),
     )
 
 
@@ -1202,6 +1202,8 @@ def _front(
         custom_rules=player.custom_rules,
         muted=muted or (muting is not None and muting.muted()),
         remember_mute=muting.remember if muting is not None else None,
+        move_ms=(player.limits or Limits()).move_ms,  # a guest's: the host's rules say it
+        bell=player.bell,
     )
 
 
