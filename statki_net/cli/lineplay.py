@@ -35,7 +35,8 @@ from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.fleet import Fleet, FleetProblem, random_fleet, typed_fleet
+from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import Ruleset
 from statki_net.game.rules_words import describe
 from statki_net.game.words import N_, phrase
@@ -51,6 +52,8 @@ from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
 TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
+PLACEMENT_PROMPT = N_("fleet (Enter starts, new, your ships, q)> ")
+"""The placement's prompt, as ``play --plain`` asks it."""
 REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
@@ -239,6 +242,43 @@ def _stdin_at_once() -> bytes:
         return sys.stdin.buffer.read(MAX_INPUT) if sys.stdin is not None else b""
     except (OSError, ValueError):  # opened for writing only, say
         return b""
+
+
+async def placed_at_prompt(
+    rules: Ruleset,
+    rng: random.Random,
+    ask: Callable[[str], Awaitable[str | Interrupted | None]],
+    say: Callable[[str], None],
+) -> Fleet | Interrupted | None:
+    """The player's fleet placed at the line prompt, as ``play --plain`` places it: drawn at
+    random and shown; Enter (or ``ok``) plays it, ``new`` draws another, ships typed on one
+    line (``B2-E2 G2-G4 ... J1``) are placed as typed; ``q``, a resigning word or the end
+    of the input gives up (None).  ``INTERRUPTED`` when the game moved on meanwhile."""
+    fleet = random_fleet(rules, rng)
+    say(
+        _(
+            "Your fleet is drawn at random: Enter starts, 'new' draws another,"
+            " or type your ships, like B2-E2 G2-G4 J1"
+        )
+    )
+    while True:
+        say(_("your fleet") + "\n" + fleet_picture(rules.size, fleet))
+        answer = await ask(_(PLACEMENT_PROMPT))
+        if isinstance(answer, Interrupted) or answer is None:
+            return answer
+        if typed_as(answer, Command.QUIT) or typed_as(answer, Command.RESIGN):
+            return None
+        if typed_as(answer, Command.START):
+            return fleet
+        if typed_as(answer, Command.NEW):
+            fleet = random_fleet(rules, rng)
+            continue
+        typed = typed_fleet(rules, answer, words())
+        if isinstance(typed, FleetProblem):
+            say(_("That fleet does not fit: {message}").format(message=typed.message))
+            continue
+        fleet = typed
+        say(_("Your fleet is placed as typed: Enter starts the battle"))
 
 
 def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
@@ -494,7 +534,10 @@ class PromptPlayer:
                 if self._their_turn_was_last:
                     await self._discard_typed_out_of_turn()
                 self._start_clock()
-                await self._turn(shots)
+                try:
+                    await self._turn(shots)
+                finally:
+                    self._deadline = None  # the turn is over: no warning is due
             case notices.Volley(mine=mine, squares=squares) if not self.quiet:
                 self.say(
                     (
@@ -684,7 +727,7 @@ class PromptPlayer:
                 await self._on(told.notice, told.boards)
                 print(prompt, end="", file=self.out, flush=True)
 
-    def _start_clock(self) -> None:
+    def _start_clock(self, *, ring: bool = True) -> None:
         """This side's turn begins: its time left said (and the bell rung), the warnings
         to come set.  The deadline is the session's (``turn_clock``, what the full screen
         counts down) where it is played here, else the move limit from now."""
@@ -695,7 +738,7 @@ class PromptPlayer:
         self._deadline = deadline
         left = self._seconds_left()
         self._warnings = [warning for warning in MOVE_WARNINGS if left > warning]
-        if self.bell and self._wraps:
+        if ring and self.bell and self._wraps:
             print("\a", end="", file=self.out, flush=True)  # a terminal's bell, not a script's
         self.say(self._warning())
 
@@ -712,7 +755,7 @@ class PromptPlayer:
 
     def _until_warning(self) -> float | None:
         """Seconds (of the event loop) until the next warning of this turn is due."""
-        if self._owed is None or self._deadline is None or not self._warnings:
+        if self._deadline is None or not self._warnings:
             return None
         return self._clock.delay(self._deadline - self._warnings[0] * 1000)
 
@@ -752,9 +795,33 @@ class PromptPlayer:
                     self.say(_("your fleet does not fit these rules: {error}").format(error=said))
                     await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
                     return
+                if chosen is None and self.lines is not None and self.lines.interactive:
+                    placed = await self._placed(rules)  # a person places it, as play --plain
+                    if isinstance(placed, Interrupted):
+                        return
+                    if placed is None:
+                        await self._quietly(self.handle.refuse(NO_REASON))
+                        return
+                    chosen = placed
                 await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
                 return
             self.say(_("answer y or n"))
+
+    async def _placed(self, rules: Ruleset) -> Fleet | Interrupted | None:
+        """The fleet placed at the prompt before it is committed, in the time the rules give
+        for it (told and warned of as a move's); None if the player gives up."""
+        self._start_clock(ring=False)
+        try:
+            return await placed_at_prompt(rules, self.rng, self._ask_talking, self.say)
+        finally:
+            self._deadline = None
+
+    async def _ask_talking(self, prompt: str) -> str | Interrupted | None:
+        """``_ask``, a talk command typed at the question carried out and the question asked
+        again."""
+        while isinstance(answer := await self._ask(prompt), str) and await self._talked(answer):
+            pass
+        return answer
 
     async def _turn(self, due: int) -> None:
         """Ask for a volley until one is fired; give up asking if the game moves on."""
