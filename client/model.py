@@ -256,7 +256,13 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             )
             return False
         self.cancel_analysis()
-        fresh = Model(link, self.rng, self.history_source, background=self.background)
+        fresh = Model(
+            link,
+            self.rng,
+            self.history_source,
+            background=self.background,
+            at_prompt=self.at_prompt,  # a rematch at the prompt is placed at the prompt
+        )
         fresh.hints, fresh.is_rematch, fresh.bell = self.hints, True, self.bell
         fresh.opponent_name, fresh.opponent_key = self.opponent_name, self.opponent_key
         fresh.fleet_text, fresh.custom_rules = self.fleet_text, self.custom_rules

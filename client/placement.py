@@ -20,6 +20,7 @@ from statki_net.game.fleet import (
     fleet_problems,
     random_fleet,
     read_fleet_text,
+    typed_fleet,
 )
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.session import NO_REASON
@@ -142,16 +143,10 @@ class Placing(CommonState):
         if self.stage is not Stage.PLACING or self.rules is None:
             return False
         rules = self.rules
-        try:
-            typed = "\n".join(text.replace(",", " ").split())
-            fleet, problems = read_fleet_text(rules, typed, words(), typed=True)
-        except FleetTextError as error:
-            fleet, problems = Fleet(()), [FleetProblem("shape", error.in_words(words()))]
-        problems = problems or fleet_problems(rules, fleet, words())
-        if problems:
+        fleet = typed_fleet(rules, text, words())
+        if isinstance(fleet, FleetProblem):
             self.say(
-                _("That fleet does not fit: {message}").format(message=problems[0].message),
-                trouble=True,
+                _("That fleet does not fit: {message}").format(message=fleet.message), trouble=True
             )
             return False
         self.ships = [Placed.of(ship, rules.size) for ship in fleet.ships]

@@ -187,7 +187,20 @@ def _analyse(model: Model, write: Write) -> None:
 def _write_analysis(model: Model, write: Write) -> None:
     opponent = model.opponent_label()
     lines = model.analysis.lines(model.size, opponent[:1].upper() + opponent[1:])
-    write("\n".join(lines).rstrip())
+    write("\n".join(_between_words(line) for line in lines).rstrip())
+
+
+def _between_words(line: str) -> str:
+    """``line`` wrapped between words to the screen's width, as the screen wraps its notices
+    (a terminal cuts it mid-word), its indent kept and its continuation indented further."""
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.fill(
+        line,
+        WIDTH,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _end_of_input(model: Model) -> None:

@@ -30,18 +30,20 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TextIO, TypeVar
 
 from statki_net.cli.common import stdin_is_terminal
-from statki_net.cli.told import tell, tell_copyable
+from statki_net.cli.told import tell, tell_copyable, width, wrapped
 from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import Fleet, random_fleet
+from statki_net.game.fleet import Fleet, FleetProblem, random_fleet, typed_fleet
+from statki_net.game.picture import fleet_picture
 from statki_net.game.rules import Ruleset
 from statki_net.game.rules_words import describe
 from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
+from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, end_term
@@ -50,10 +52,15 @@ from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 
 TALK_HINT = N_("talk: say TEXT; mute / unmute the opponent")
+PLACEMENT_PROMPT = N_("fleet (Enter starts, new, your ships, q)> ")
+"""The placement's prompt, as ``play --plain`` asks it."""
 REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
+MOVE_WARNINGS = (30, 10)
+"""Seconds left at which the side to move is warned, as the full screen warns
+(``statki_client.clock.WARNINGS``): the last one the most urgent."""
 TYPED_AHEAD_WAIT = 0.01
 """Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
 
@@ -209,6 +216,13 @@ class LineInput:
             self._pending = None  # cancelling, not cancelled yet: next_line reads anew
 
 
+def _is_terminal(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (OSError, ValueError):  # closed
+        return False
+
+
 def _stdin_stream() -> TextIO | None:
     """Standard input when the event loop can wait on it (a pipe, socket or terminal)."""
     stdin = sys.stdin
@@ -228,6 +242,43 @@ def _stdin_at_once() -> bytes:
         return sys.stdin.buffer.read(MAX_INPUT) if sys.stdin is not None else b""
     except (OSError, ValueError):  # opened for writing only, say
         return b""
+
+
+async def placed_at_prompt(
+    rules: Ruleset,
+    rng: random.Random,
+    ask: Callable[[str], Awaitable[str | Interrupted | None]],
+    say: Callable[[str], None],
+) -> Fleet | Interrupted | None:
+    """The player's fleet placed at the line prompt, as ``play --plain`` places it: drawn at
+    random and shown; Enter (or ``ok``) plays it, ``new`` draws another, ships typed on one
+    line (``B2-E2 G2-G4 ... J1``) are placed as typed; ``q``, a resigning word or the end
+    of the input gives up (None).  ``INTERRUPTED`` when the game moved on meanwhile."""
+    fleet = random_fleet(rules, rng)
+    say(
+        _(
+            "Your fleet is drawn at random: Enter starts, 'new' draws another,"
+            " or type your ships, like B2-E2 G2-G4 J1"
+        )
+    )
+    while True:
+        say(_("your fleet") + "\n" + fleet_picture(rules.size, fleet))
+        answer = await ask(_(PLACEMENT_PROMPT))
+        if isinstance(answer, Interrupted) or answer is None:
+            return answer
+        if typed_as(answer, Command.QUIT) or typed_as(answer, Command.RESIGN):
+            return None
+        if typed_as(answer, Command.START):
+            return fleet
+        if typed_as(answer, Command.NEW):
+            fleet = random_fleet(rules, rng)
+            continue
+        typed = typed_fleet(rules, answer, words())
+        if isinstance(typed, FleetProblem):
+            say(_("That fleet does not fit: {message}").format(message=typed.message))
+            continue
+        fleet = typed
+        say(_("Your fleet is placed as typed: Enter starts the battle"))
 
 
 def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
@@ -355,6 +406,8 @@ class PromptPlayer:
         muted: bool = False,
         remember_mute: Callable[[bool], None] | None = None,
         leave: Callable[[], Awaitable[None]] | None = None,
+        move_ms: int | None = None,
+        bell: bool = True,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -380,6 +433,10 @@ class PromptPlayer:
         """The volley last warned of; typed again, it is fired."""
         self._their_turn_was_last = True
         """The opponent moved last (or nobody has): lines typed meanwhile were out of turn."""
+        self._held_back: list[str] = []
+        """A person's lines typed in the opponent's turn that were no command: not fired."""
+        self._in_battle = False
+        """The battle is on (started, not over): ``resign`` typed any time gives it up."""
         self.muted = muted
         """The player muted the opponent's talk: not shown (it is still in the log)."""
         self.remember_mute = remember_mute
@@ -390,9 +447,33 @@ class PromptPlayer:
         """The opponent said hello: there is somebody to offer a rematch with."""
         self.leave = leave
         """Gives up a rematch its opponent has not come to (``quit`` typed meanwhile)."""
+        self._wraps = _is_terminal(out)
+        self.move_ms = move_ms
+        """This side's time for a move (the rules' limit), when the game's session is not
+        here to say when its move is due (a daemon's game; the guest learns it from the
+        rules)."""
+        self.bell = bell
+        """Ring the terminal's bell when this side's turn begins (``--no-bell``: not)."""
+        self._clock: Clock = handle.conn.clock if isinstance(handle, LocalHandle) else WALL_CLOCK
+        self._deadline: int | None = None
+        """When this side's move is due (ms on ``_clock``), during its turn."""
+        self._warnings: list[int] = []
+        """The warnings (seconds left) still to be given in this turn."""
 
     def say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """Print a line for the player: on a terminal wrapped between words to its width, as
+        ``told`` wraps the command line's (a cut word is lost to a screen reader); whole in
+        a pipe or a file, where a script reads it as the one line it is."""
+        columns = width(self.out) if self._wraps else None
+        print(wrapped(text, columns=columns), file=self.out, flush=True)
+
+    def _draw(self, boards: str) -> None:
+        """The boards as drawn (a row is never wrapped), their legend below them wrapped as
+        any line is."""
+        grid, _newline, legend = boards.rpartition("\n")
+        if grid:
+            print(grid, file=self.out, flush=True)
+        self.say(legend)
 
     async def play(self) -> notices.Closed:
         try:
@@ -429,6 +510,7 @@ class PromptPlayer:
                 else:
                     self.say(_("{name} says: {text}").format(name=self.opponent, text=text))
             case notices.Rules():
+                self.move_ms = notice.limits.move_ms
                 for line in describe_rules(notice):
                     self.say(line)
                 if self.lines is None:
@@ -440,18 +522,23 @@ class PromptPlayer:
                     await self._decide(notice)
             case notices.Started(you_first=you_first, size=size):
                 self.size = size
+                self._in_battle = True
                 if self.muted and self.remember_mute is not None:
                     self.remember_mute(True)  # a rematch's: kept with it, as the last game's
                 self.say(_("you shoot first") if you_first else _("your opponent shoots first"))
                 if self.lines is not None and not self.quiet:
                     self.say(_(TALK_HINT))
                 if not self.quiet:
-                    self.say(boards)
+                    self._draw(boards)
             case notices.Turn(shots=shots) if self.lines is not None:
                 self._owed = shots
                 if self._their_turn_was_last:
                     await self._discard_typed_out_of_turn()
-                await self._turn(shots)
+                self._start_clock()
+                try:
+                    await self._turn(shots)
+                finally:
+                    self._deadline = None  # the turn is over: no warning is due
             case notices.Volley(mine=mine, squares=squares) if not self.quiet:
                 self.say(
                     (
@@ -460,7 +547,7 @@ class PromptPlayer:
                         else _("they fired {squares}: {answer}")
                     ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
-                self.say(boards)
+                self._draw(boards)
             case notices.Lost(wait_ms=wait_ms):
                 self.say(_("connection lost: {detail}").format(detail=notice.words_in(words())))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
@@ -468,6 +555,7 @@ class PromptPlayer:
             case notices.Reconnecting() | notices.Reconnected():
                 self.say(notice.words_in(words()))
             case notices.Over(result=result, end=end):
+                self._in_battle = False
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
             case Failed(by_peer=by_peer):
@@ -479,6 +567,7 @@ class PromptPlayer:
                     )
                 )
             case notices.Closed(log=log):
+                self._in_battle = False
                 self.closed = notice
                 self.say(result_words(notice))
                 verdict = notice.verdict_in(words())
@@ -527,25 +616,50 @@ class PromptPlayer:
         return await task
 
     async def _between_turns(self) -> Shown | None:
-        """The next notice; a talk command typed meanwhile is carried out at once.
+        """The next notice; a command typed meanwhile (talk, resigning) is carried out at once.
 
-        Any other line typed now waits for the next question, as before (and a
-        person's is dropped there as typed out of turn).
+        A shot typed now is no command: a script's waits for the next question, as
+        before; a person's is held back, and said as not fired when the turn comes,
+        while the lines typed after it are still read (a ``mute`` acts at once).
         """
         notice = self._upcoming()
         while self.lines is not None and not notice.done():
             line = self.lines.next_line()
-            if line.done():
-                break  # a line for the next question: it waits for it
-            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-            if line.done() and await self._carried_out(line.result()):
+            if not line.done():
+                await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            if not line.done():
+                continue  # the notice came first
+            typed = line.result()
+            if await self._carried_out(typed):
                 self.lines.take()
+            elif self.lines.interactive and self._in_battle and typed is not None:
+                self.lines.take()
+                self._held_back.append(typed)
+            else:
+                break  # a line for the next question: it waits for it
         return await notice
 
     async def _carried_out(self, line: str | None) -> bool:
-        """Carry out ``line`` if it is a command for any moment (talk, or leaving a rematch
-        not met yet)."""
-        return await self._talked(line) or await self._left_before_meeting(line)
+        """Carry out ``line`` if it is a command for any moment (talk, resigning the battle,
+        or leaving a rematch not met yet)."""
+        return (
+            await self._talked(line)
+            or await self._left_before_meeting(line)
+            or await self._resigned_out_of_turn(line)
+        )
+
+    async def _resigned_out_of_turn(self, line: str | None) -> bool:
+        """Carry out ``line`` if it resigns the battle while the opponent is to move: the
+        resignation goes in place of this side's next message (SPEC.md section 8).  A
+        script's lines are meant in order: its ``resign`` waits for the next question."""
+        if line is None or not self._in_battle or not typed_as(line, Command.RESIGN):
+            return False
+        if self.lines is None or not self.lines.interactive:
+            return False
+        self._owed = None
+        self.say(_("resigning: it is sent in place of your answer to the opponent's next shot"))
+        await self._quietly(self.handle.resign())
+        return True
 
     async def _left_before_meeting(self, line: str | None) -> bool:
         """Carry out ``line`` if it leaves a rematch its opponent has not come to yet."""
@@ -592,7 +706,16 @@ class PromptPlayer:
         print(prompt, end="", file=self.out, flush=True)
         while True:
             line, notice = self.lines.next_line(), self._upcoming()
-            await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
+            waiting = self._until_warning()
+            await asyncio.wait({line, notice}, timeout=waiting, return_when=asyncio.FIRST_COMPLETED)
+            if not (line.done() or notice.done()):
+                # A warning is due: said on its own line, and the same question asked again
+                # (what the player has typed so far stays in the terminal's line).
+                due = self._warnings.pop(0)
+                print(file=self.out, flush=True)
+                self.say(self._warning(due))
+                print(prompt, end="", file=self.out, flush=True)
+                continue
             if line.done():
                 self.lines.take()
                 return line.result()
@@ -606,6 +729,49 @@ class PromptPlayer:
                 print(file=self.out, flush=True)
                 await self._on(told.notice, told.boards)
                 print(prompt, end="", file=self.out, flush=True)
+
+    def _start_clock(self, *, ring: bool = True) -> None:
+        """This side's turn begins: its time left said (and the bell rung), the warnings
+        to come set.  The deadline is the session's (``turn_clock``, what the full screen
+        counts down) where it is played here, else the move limit from now."""
+        self._deadline, self._warnings = None, []
+        deadline = self._move_deadline()
+        if deadline is None:
+            return  # no time limit known: no clock to tell
+        self._deadline = deadline
+        left = self._seconds_left()
+        self._warnings = [warning for warning in MOVE_WARNINGS if left > warning]
+        if ring and self.bell and self._wraps:
+            print("\a", end="", file=self.out, flush=True)  # a terminal's bell, not a script's
+        self.say(self._warning())
+
+    def _move_deadline(self) -> int | None:
+        if isinstance(self.handle, LocalHandle):
+            session = self.handle.conn.session
+            clock = session.turn_clock()
+            return clock[1] if clock is not None and clock[0] is session.role else None
+        return self._clock.now() + self.move_ms if self.move_ms else None
+
+    def _seconds_left(self) -> int:
+        assert self._deadline is not None
+        return max(0, -(-(self._deadline - self._clock.now()) // 1000))  # rounded up
+
+    def _until_warning(self) -> float | None:
+        """Seconds (of the event loop) until the next warning of this turn is due."""
+        if self._deadline is None or not self._warnings:
+            return None
+        return self._clock.delay(self._deadline - self._warnings[0] * 1000)
+
+    def _warning(self, due: int | None = None) -> str:
+        """The time left, as the full screen says it (``statki_client.clock``'s words); the
+        warning ``due``'s words when it is given (the loop may wake a moment early)."""
+        left = self._seconds_left()
+        level = left if due is None else min(left, due)
+        if level <= MOVE_WARNINGS[-1]:
+            return _("Only {left} s left: move now, or you lose on time!").format(left=left)
+        if level <= MOVE_WARNINGS[0]:
+            return _("{left} s left for your move: hurry.").format(left=left)
+        return _("You have {left} s left for your move.").format(left=left)
 
     def _shows(self, talk: notices.Talk) -> bool:
         """Whether a line of talk is printed: this side's always, the opponent's unless muted
@@ -632,9 +798,33 @@ class PromptPlayer:
                     self.say(_("your fleet does not fit these rules: {error}").format(error=said))
                     await self._quietly(self.handle.refuse("the guest's fleet does not fit"))
                     return
+                if chosen is None and self.lines is not None and self.lines.interactive:
+                    placed = await self._placed(rules)  # a person places it, as play --plain
+                    if isinstance(placed, Interrupted):
+                        return
+                    if placed is None:
+                        await self._quietly(self.handle.refuse(NO_REASON))
+                        return
+                    chosen = placed
                 await self._quietly(self.handle.accept(chosen or random_fleet(rules, self.rng)))
                 return
             self.say(_("answer y or n"))
+
+    async def _placed(self, rules: Ruleset) -> Fleet | Interrupted | None:
+        """The fleet placed at the prompt before it is committed, in the time the rules give
+        for it (told and warned of as a move's); None if the player gives up."""
+        self._start_clock(ring=False)
+        try:
+            return await placed_at_prompt(rules, self.rng, self._ask_talking, self.say)
+        finally:
+            self._deadline = None
+
+    async def _ask_talking(self, prompt: str) -> str | Interrupted | None:
+        """``_ask``, a talk command typed at the question carried out and the question asked
+        again."""
+        while isinstance(answer := await self._ask(prompt), str) and await self._talked(answer):
+            pass
+        return answer
 
     async def _turn(self, due: int) -> None:
         """Ask for a volley until one is fired; give up asking if the game moves on."""
@@ -674,7 +864,9 @@ class PromptPlayer:
     async def _discard_typed_out_of_turn(self) -> None:
         """What was typed during the opponent's turn is not fired now: it is dropped and said."""
         assert self.lines is not None
-        dropped = [line for line in await self.lines.discard_typed() if line]
+        typed = self._held_back + await self.lines.discard_typed()
+        self._held_back = []
+        dropped = [line for line in typed if line and not await self._carried_out(line)]
         if dropped:
             self.say(
                 _(

@@ -41,7 +41,13 @@ from statki_net.cli.common import (
     wants_map,
 )
 from statki_net.cli.fleet import read_fleet_file
-from statki_net.cli.lineplay import GameHandle, LineInput, LocalHandle, PromptPlayer
+from statki_net.cli.lineplay import (
+    GameHandle,
+    LineInput,
+    LocalHandle,
+    PromptPlayer,
+    placed_at_prompt,
+)
 from statki_net.cli.told import tell, tell_copyable, tell_error
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, fleet_problems, read_fleet_text
@@ -128,7 +134,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-bell",
         dest="bell",
         action="store_false",
-        help=_("no terminal bell when your turn begins on the full screen"),
+        help=_("no terminal bell when your turn begins"),
     )
 
 
@@ -296,12 +302,16 @@ async def _host_game(
     *,
     map_port: bool = False,
 ) -> int:
+    lines: LineInput | None = None
     client = await _daemon_of(player.home)
     if client is not None:
         try:
             if player.on_screen:
                 door = Door.of(open_to_anyone)
                 return await _host_through_daemon(player, client, rules, advertise, door.admit)
+            fleet, lines = await _person_places(player, rules, fleet)
+            if fleet is None and lines is not None and lines.interactive:
+                return _left_before_the_game()
             request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
             request.update(_remote_options(player, fleet))
             request["advertise"] = advertise
@@ -311,10 +321,14 @@ async def _host_game(
             handle = RemoteHandle(client, reply["game"])
             muting = MuteKept.of_daemon_game(player.home, handle)
             again = DaemonRematches(player, handle, Role.HOST, rules)
-            return await _play(player, handle, rules, muting=muting, rematches=again)
+            return await _play(player, handle, rules, muting=muting, rematches=again, lines=lines)
         finally:
             await client.close()
     key = load_identity(player.home)
+    if not player.on_screen:
+        fleet, lines = await _person_places(player, rules, fleet)
+        if fleet is None and lines is not None and lines.interactive:
+            return _left_before_the_game()
     door = Door.of(open_to_anyone)
     arrived: Arrivals = asyncio.Queue()
     admission: Admission[str] = Admission(clock=player.clock)
@@ -360,12 +374,40 @@ async def _host_game(
         def reunion(history: History) -> HostReunion:
             return HostReunion(player, bound, history, door=door, before=close_first, invite=invite)
 
-        return await play_here(player, first_game, rules, reunion=reunion)
+        return await play_here(player, first_game, rules, reunion=reunion, lines=lines)
     finally:
         for server in servers:
             server.close()
         if mapping is not None:
             await mapping.close()
+
+
+async def _person_places(
+    player: Player, rules: Ruleset, fleet: Fleet | None
+) -> tuple[Fleet | None, LineInput | None]:
+    """A person hosting at the line prompt places the fleet before the game is offered (the
+    invite printed), as ``play --plain``'s prompt places it: nobody waits for it yet.  The
+    fleet (None: the person left, or nobody places it here) and the lines read, which the
+    game's prompt goes on reading."""
+    if player.bot or fleet is not None:
+        return fleet, None
+    lines = await LineInput.from_stdin()
+    if not lines.interactive:
+        return None, lines  # a script's fleet: --fleet, or drawn when the guest has come
+
+    async def ask(prompt: str) -> str | None:
+        print(prompt, end="", flush=True)
+        line = await lines.next_line()
+        lines.take()
+        return line
+
+    placed = await placed_at_prompt(rules, random.SystemRandom(), ask, tell)
+    return (placed if isinstance(placed, Fleet) else None), lines
+
+
+def _left_before_the_game() -> int:
+    tell_error(_("statki: you left before the game began"))
+    return EXIT_FOUND
 
 
 async def _placed(player: Player, rules: Ruleset) -> Fleet:
@@ -803,16 +845,20 @@ async def play_here(
     rules: Ruleset | None,
     *,
     reunion: Callable[[History], Reunion | None] | None = None,
+    lines: LineInput | None = None,
 ) -> int:
     """Play a game in this process at the line prompt (or by the computer); with
-    ``reunion``, each rematch the player asks for at its end, with the same opponent."""
+    ``reunion``, each rematch the player asks for at its end, with the same opponent.
+    ``lines``: standard input, when it was read already (the host's placement)."""
     history = History.in_home(player.home)
     games = GamesHere(player)
     met = reunion(history) if reunion is not None else None
     try:
         handle = games.start(connect(history))
         again = LocalRematches(player, games, met) if met is not None else None
-        return await _play(player, handle, rules, muting=games.muting(), rematches=again)
+        return await _play(
+            player, handle, rules, muting=games.muting(), rematches=again, lines=lines
+        )
     finally:
         await games.stop()
         if isinstance(met, HostReunion):
@@ -1135,10 +1181,12 @@ async def _play(
     *,
     muting: MuteKept | None = None,
     rematches: Rematches | None = None,
+    lines: LineInput | None = None,
 ) -> int:
     """Play ``handle``'s game at the line prompt, then each rematch the player asks for;
     the exit status tells how the last game that began ended."""
-    lines = None if player.bot else await LineInput.from_stdin()
+    if lines is None and not player.bot:
+        lines = await LineInput.from_stdin()
     front = _front(player, handle, rules, lines, muting)
     closed = await front.play()
     status = _exit_status(closed.end, front.failure, closed.failure_in(words()))
@@ -1202,6 +1250,8 @@ def _front(
         custom_rules=player.custom_rules,
         muted=muted or (muting is not None and muting.muted()),
         remember_mute=muting.remember if muting is not None else None,
+        move_ms=(player.limits or Limits()).move_ms,  # a guest's: the host's rules say it
+        bell=player.bell,
     )
 
 

@@ -401,6 +401,18 @@ def read_fleet_text(
     return Fleet(_in_rules_order(rules, ships)), problems
 
 
+def typed_fleet(rules: Ruleset, text: str, words: Words = ENGLISH) -> Fleet | FleetProblem:
+    """Ships typed on one line at a prompt (``B2-E2 G2-G4 ... J1``, in any order): the
+    fleet if it is legal, else the first thing wrong with it (every prompt reads them so)."""
+    try:
+        typed = "\n".join(text.replace(",", " ").split())
+        fleet, problems = read_fleet_text(rules, typed, words, typed=True)
+    except FleetTextError as error:
+        return FleetProblem("shape", error.in_words(words))
+    problems = problems or fleet_problems(rules, fleet, words)
+    return problems[0] if problems else fleet
+
+
 def _read_ship(rules: Ruleset, spec: str, number: int, said_as: dict[str, str]) -> tuple[Ship, str]:
     size = rules.size
     parts = spec.replace("-", " - ").split()

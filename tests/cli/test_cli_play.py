@@ -118,3 +118,13 @@ def test_plays_help_names_the_strategies_bot_takes(cli: Cli) -> None:
 
     shown = " ".join(cli("play", "--help").stdout.split())
     assert f"({', '.join(STRATEGIES)})" in shown
+
+
+def test_a_rematch_at_the_line_prompt_is_placed_as_at_the_prompt(cli: Cli) -> None:
+    """The rematch's placement tells what applies at a prompt, as the first game's does."""
+    done = cli("play", "--plain", "--seed", "3", stdin="\n" + EVERY_SQUARE + "r\n")
+    assert done.returncode == 0, done.stderr
+    rematch = done.stdout.split("Rematch:", 1)[1]
+    assert "Place your fleet" in rematch
+    for full_screen_only in ("Tab picks", "picked ship", "[ ] cursor"):
+        assert full_screen_only not in rematch, full_screen_only

@@ -289,6 +289,23 @@ def test_the_line_prompt_prints_it_at_the_end(tmp_path: Path) -> None:
     assert model.analysis.status is AnalysisStatus.DONE
 
 
+def test_the_line_prompt_wraps_it_between_words_in_polish(tmp_path: Path) -> None:
+    """The Polish analysis' long lines were cut by the terminal mid-word ("najlepszy / ch")."""
+    speak("pl")
+    try:
+        model, _ = small_game(tmp_path)
+        squares = [f"{column}{row}" for row in range(1, 7) for column in "ABCDEF"]
+        lines = iter(["", *squares, "a", "q"])
+        out: list[str] = []
+        run_plain(model, lambda prompt: next(lines, None), out.append)
+    finally:
+        speak("en")
+    text = "\n".join(out)
+    assert "trudniejsza do znalezienia niż" in text, text
+    too_wide = [line for line in text.split("\n") if len(line) > 80]
+    assert not too_wide, too_wide
+
+
 def test_a_failure_of_this_sides_own_is_not_blamed_on_the_opponent(tmp_path: Path) -> None:
     """A local ``internal`` stop (the system refused a file) read as "The opponent broke the
     protocol: internal: …"; it is this side's, in the player's words."""

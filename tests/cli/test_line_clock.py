@@ -1,0 +1,83 @@
+"""The line front end's clock: the side to move is told its time when its turn begins (the
+bell rung on a terminal, unless switched off), then warned at 30 s and 10 s left, at the
+prompt, as the full screen warns; a real game over loopback on a hurried clock."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import re
+
+from netgames import connected, sessions
+
+from statki_net.ai.computer import ComputerPlayer
+from statki_net.cli.lineplay import LineInput, LocalHandle, PromptPlayer
+from statki_net.game.rules import ruleset_named
+from statki_net.net.bot import attach_computer
+from statki_net.net.clock import ScaledClock
+from statki_net.protocol.endings import End
+from statki_net.protocol.wire import Role
+from statki_net.store.language import speak
+
+SPEED = 30
+"""The clock runs this many times faster: a minute's move limit passes in two seconds."""
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def silent_guest(out: io.StringIO, *, bell: bool = True) -> End:
+    """The guest agrees to the rules, then types nothing more: it loses on time."""
+    host, guest = sessions(ruleset_named("classic"), 51, first=Role.GUEST)
+
+    async def game() -> End:
+        clock = ScaledClock(SPEED)
+        async with connected(host, guest, clock=clock, log_dirs=(None, None)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            attach_computer(host_conn, ComputerPlayer("random", random.Random(1)))
+            reader = asyncio.StreamReader()
+            reader.feed_data(b"t\n")
+            front = PromptPlayer(LocalHandle(guest_conn), LineInput(reader), out, bell=bell)
+            _, outcome, _ = await asyncio.gather(host_conn.run(), guest_conn.run(), front.play())
+            return outcome.ending.end
+
+    speak("pl")
+    try:
+        return asyncio.run(game())
+    finally:
+        speak("en")
+
+
+def test_the_side_to_move_is_told_its_time_and_warned_twice() -> None:
+    out = Terminal()
+    end = silent_guest(out)
+    printed = out.getvalue()
+    assert end is End.TIME
+    said = [
+        printed.index("Na twój ruch zostało "),
+        printed.index("s: pospiesz się."),
+        printed.index("Zostało tylko"),
+        printed.index("koniec bitwy"),
+    ]
+    assert said == sorted(said), printed
+    told = re.search(r"Na twój ruch zostało (\d+) s\.", printed)
+    assert told is not None and 50 <= int(told.group(1)) <= 60, "the limit is a minute"
+    assert printed.count("pospiesz się") == 1 and printed.count("Zostało tylko") == 1
+    assert printed.index("\a") < said[0], "the bell rings as the turn begins"
+    prompt = "twój strzał (1) albo poddaj: "
+    assert f"\n{prompt}\nNa twój ruch zostało" in printed, "a warning on a line of its own"
+
+
+def test_no_bell_when_switched_off_nor_in_a_pipe() -> None:
+    quiet = Terminal()
+    silent_guest(quiet, bell=False)
+    piped = io.StringIO()
+    silent_guest(piped)
+    assert "\a" not in quiet.getvalue() and "\a" not in piped.getvalue()
+    assert "pospiesz się" in piped.getvalue()
