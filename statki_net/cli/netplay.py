@@ -1212,7 +1212,7 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
         said = _(
-            "statki: the host turned this guest away (not-invited):"
+            "statki: the host turned this guest away:"
             " check that you have the whole invite line, secret included"
         )
         tell_error(said)

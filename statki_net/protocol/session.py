@@ -258,6 +258,49 @@ class Failed:
         """The code as it is written in logs and notices."""
         return self.code.value if self.code is not None else self.unknown_code
 
+    @property
+    def turned_away(self) -> bool:
+        """No game could begin with this host: it is not the one the invite names, it admits
+        only the guest it invited and this side holds no invite, or it turned this guest
+        away.  A player is told so in one line, nothing of a game."""
+        if self.code is Code.NOT_INVITED:
+            return self.by_peer
+        return self.code in (Code.WRONG_KEY, Code.NO_INVITE)
+
+    def plainly(self) -> Phrase:
+        """This failure in the player's words, as every front end tells it: a code by what it
+        means to the player where that is known, else the code and its detail."""
+        detail = self.said if self.said else as_is(self.detail)
+        by_peer = self.by_peer
+        match self.code:
+            case Code.LOST:
+                return phrase(
+                    N_("Connection lost: {detail}; the game goes on in your log"), detail=detail
+                )
+            case Code.CLOSED if by_peer:
+                return phrase(N_("The opponent stopped the game: {detail}"), detail=detail)
+            case Code.CLOSED:
+                return phrase(N_("You stopped the game: {detail}"), detail=detail)
+            case Code.TIMEOUT:
+                return phrase(N_("The opponent did not answer in time: the game ends here"))
+            case Code.WRONG_KEY:
+                return phrase(N_("Not the host your invite names: {detail}"), detail=detail)
+            case Code.NO_INVITE:
+                return detail
+            case Code.NOT_INVITED if by_peer:
+                return phrase(
+                    N_("The host turned you away: check that you have the whole invite line")
+                )
+            case Code.INTERNAL if not by_peer:  # this side's own failure
+                return phrase(N_("The game stopped on this side: {detail}"), detail=detail)
+        who = N_("The opponent reported") if by_peer else N_("The opponent broke the protocol:")
+        return phrase(
+            N_("{who} {code_text}: {detail}"),
+            who=phrase(who),
+            code_text=self.code_text,
+            detail=detail,
+        )
+
 
 @dataclass(frozen=True)
 class GameClosed:

@@ -183,3 +183,11 @@ def test_a_connection_lost_mid_game_is_said_and_the_game_is_won_on_time(tmp_path
     end = model.end_screen
     assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
     assert end.referee, "the referee's line on this side's log"
+
+
+def test_a_declined_game_counts_no_shots_on_its_end_screen() -> None:
+    """No game was played: "Shots: you 0, opponent 0" would read as one that was."""
+    model, _, end = asyncio.run(guest_facing(ruleset_named("classic"), custom_rules=True))
+    assert end is End.REFUSED and model.stage is Stage.OVER
+    shown = plain(screen(model))
+    assert "Shots" not in shown and "shots host" not in shown, shown

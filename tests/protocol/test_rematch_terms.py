@@ -1,0 +1,45 @@
+"""The rematch's terms (``statki_net.protocol.rematch``): only a game that began has one."""
+
+import random
+
+from peers import make_pair, play
+
+from statki_net.game.fleet import random_fleet
+from statki_net.game.rules import PRESETS
+from statki_net.protocol.rematch import rematch_of
+from statki_net.protocol.wire import Role
+
+
+def test_a_game_played_has_a_rematch_on_both_sides() -> None:
+    pair = make_pair(PRESETS["classic"], seed=31)
+    play(pair, seed=32)
+    assert rematch_of(pair.host) is not None and rematch_of(pair.guest) is not None
+
+
+def test_a_declined_game_has_no_rematch() -> None:
+    pair = make_pair(PRESETS["classic"], seed=33)
+    pair.record(Role.HOST, pair.host.start(0))
+    pair.pump()
+    pair.record(Role.GUEST, pair.guest.refuse("no", 0))
+    pair.pump()
+    assert pair.host.closed and pair.guest.closed
+    assert rematch_of(pair.host) is None and rematch_of(pair.guest) is None
+
+
+def test_a_game_stopped_before_the_rules_were_accepted_has_no_rematch() -> None:
+    pair = make_pair(PRESETS["classic"], seed=34)
+    pair.record(Role.HOST, pair.host.start(0))
+    pair.pump()
+    pair.cut()
+    assert rematch_of(pair.host) is None and rematch_of(pair.guest) is None
+
+
+def test_a_game_stopped_once_accepted_has_a_rematch() -> None:
+    rules = PRESETS["classic"]
+    pair = make_pair(rules, seed=35)
+    pair.record(Role.HOST, pair.host.start(0))
+    pair.pump()
+    pair.record(Role.GUEST, pair.guest.accept(random_fleet(rules, random.Random(36)), 0))
+    pair.pump()
+    pair.cut()
+    assert rematch_of(pair.host) is not None and rematch_of(pair.guest) is not None
