@@ -1221,7 +1221,8 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         # This side's own failure in the player's words; the daemon's (``why``) too, where
         # it said it as a phrase, else as it came.
         if failure is not None:
-            why = f"{failure.code_text}: {failure.detail_in(words())}"
+            said = failure.plainly().in_words(words())
+            why = said[:1].lower() + said[1:]
         said = end_term(end).in_words(words()) if end else _("no ending")
         tell_error(_("statki: the game did not finish: {why}").format(why=why or said))
         return EXIT_FOUND

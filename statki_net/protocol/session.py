@@ -120,9 +120,10 @@ def public_key_bytes(key: Ed25519PrivateKey) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-NO_REASON = "no reason given"
-"""A front end's reason for declining the rules when the player gave none: the ending
-already says "the guest declined the rules", which the reason repeated."""
+NO_REASON = ""
+"""A front end's reason for declining the rules when the player gave none: no words, so
+that each reader's ending says "the guest declined the rules" in their own language (an
+English "no reason given" on the wire stood in every Polish verdict)."""
 
 # ---------------------------------------------------------------- events
 

@@ -551,7 +551,7 @@ class Transcript:
                     End.REFUSED,
                     None,
                     frozenset(),
-                    phrase(N_("the guest declined the rules: {reason}"), reason=message.reason),
+                    _declined(message.reason),
                 )
             case Commit():
                 side.commit = message
@@ -869,6 +869,11 @@ class Transcript:
                 code=error.code,
                 detail=detail,
             )
+        elif self.phase in OPENING_PHASES and error.code == Code.CLOSED.value:
+            # Before the rules were accepted a stop is only a side leaving: its code and
+            # detail (kept in the log) would read as damage to a player.
+            loser, named = sender, None
+            what = phrase(N_("the {sender} left before the game began"), sender=role_term(sender))
         else:
             loser, named = sender, None
             what = phrase(
@@ -1021,6 +1026,14 @@ def _fits(lengths: list[int], fleet: tuple[int, ...]) -> bool:
             return False
         left.remove(length)
     return True
+
+
+def _declined(reason: str) -> Phrase:
+    """Why the game ended refused: the guest's own words, when it gave some (``NO_REASON``,
+    none, is said in the reader's words)."""
+    if not reason.strip():
+        return phrase(N_("the guest declined the rules"))
+    return phrase(N_("the guest declined the rules: {reason}"), reason=reason)
 
 
 def _held(ship: bool) -> Phrase:

@@ -1,4 +1,5 @@
-"""The rematch's terms (``statki_net.protocol.rematch``): only a game that began has one."""
+"""A game that never began: no rematch terms (``statki_net.protocol.rematch``), and a
+decline said in the reader's words."""
 
 import random
 
@@ -6,8 +7,11 @@ from peers import make_pair, play
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
+from statki_net.protocol.endings import End
 from statki_net.protocol.rematch import rematch_of
+from statki_net.protocol.session import NO_REASON
 from statki_net.protocol.wire import Role
+from statki_net.store.language import catalog
 
 
 def test_a_game_played_has_a_rematch_on_both_sides() -> None:
@@ -43,3 +47,17 @@ def test_a_game_stopped_once_accepted_has_a_rematch() -> None:
     pair.pump()
     pair.cut()
     assert rematch_of(pair.host) is not None and rematch_of(pair.guest) is not None
+
+
+def test_a_game_declined_without_a_reason_says_so_in_the_readers_words() -> None:
+    """Nothing English inside a Polish ending: the reason the player never gave is none."""
+    pair = make_pair(PRESETS["classic"], seed=37)
+    pair.record(Role.HOST, pair.host.start(0))
+    pair.pump()
+    pair.record(Role.GUEST, pair.guest.refuse(NO_REASON, 0))
+    pair.pump()
+    for side in (pair.host, pair.guest):
+        ending = side.transcript.ending
+        assert ending is not None and ending.end is End.REFUSED
+        assert ending.reason.in_words(catalog("pl")) == "gość odrzucił zasady"
+        assert str(ending.reason) == "the guest declined the rules"
