@@ -8,6 +8,7 @@ from peers import make_pair, play
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.endings import End
+from statki_net.protocol.errors import Code
 from statki_net.protocol.rematch import rematch_of
 from statki_net.protocol.session import NO_REASON
 from statki_net.protocol.wire import Role
@@ -61,3 +62,17 @@ def test_a_game_declined_without_a_reason_says_so_in_the_readers_words() -> None
         assert ending is not None and ending.end is End.REFUSED
         assert ending.reason.in_words(catalog("pl")) == "gość odrzucił zasady"
         assert str(ending.reason) == "the guest declined the rules"
+
+
+def test_a_side_that_leaves_before_the_rules_are_accepted_left_before_the_game() -> None:
+    """Its stop (``closed``) is no damage and no code to a player: it left, nothing more."""
+    pair = make_pair(PRESETS["classic"], seed=38)
+    pair.record(Role.HOST, pair.host.start(0))
+    pair.pump()
+    pair.record(Role.GUEST, pair.guest.abort(Code.CLOSED, "the player quit", 0))
+    pair.pump()
+    ending = pair.host.transcript.ending
+    assert ending is not None and ending.end is End.NO_GAME
+    assert str(ending.reason) == "the guest left before the game began"
+    assert ending.reason.in_words(catalog("pl")) == "gość odszedł, zanim gra się zaczęła"
+    assert rematch_of(pair.host) is None
