@@ -31,6 +31,7 @@ pending it resigns at its next shot or answer, and at the deadline stops with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -1053,7 +1054,15 @@ class Session:
             code=self.failure.code_text,
             detail=self.failure.detail,
         )
-        self._close(t.ending_if_stopped(self.peer, place, what))
+        ending = t.ending_if_stopped(self.peer, place, what)
+        if ending.end is End.NO_GAME and self.failure.code is Code.CLOSED:
+            # Its stop before the rules were accepted is only the peer leaving (as in
+            # ``Transcript``): no code, no detail for a player to read as damage.
+            left = phrase(
+                N_("the {sender} left before the game began"), sender=role_term(self.peer)
+            )
+            ending = dataclasses.replace(ending, reason=left)
+        self._close(ending)
 
     def _lose(self, code: Code, detail: str, now: int, data: bytes = b"") -> None:
         """The connection is lost: from here on this side plays alone (or, before a game
@@ -1064,6 +1073,10 @@ class Session:
         self._events.append(self.lost)
         if self.transcript.phase in HELLO_PHASES:
             reason = phrase(N_("the connection was lost: {detail}"), detail=detail)
+            if code is Code.LOST:  # the peer closed (or the network failed): nothing to damage
+                reason = phrase(
+                    N_("the {sender} left before the game began"), sender=role_term(self.peer)
+                )
             self._close(Ending(End.NO_GAME, reason=reason))
 
     # ------------------------------------------------------------ internals
