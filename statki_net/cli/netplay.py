@@ -741,6 +741,8 @@ async def _join_game(player: Player, invite: Invite) -> int:
     reader, writer, dialled = await dial(invite.addresses)
     address = dialled.address
     tell(dialled.text(words()))
+    if not player.on_screen and player.bot is None:  # a person's host may still be placing
+        tell(_("waiting for the host's rules"))
     session = player.session(Role.GUEST, key, invite_secret=invite.secret)
     # A lost connection is dialled again, at every address of the invite.
     resuming = CarryOn(

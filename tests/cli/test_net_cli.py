@@ -145,6 +145,7 @@ def test_a_person_with_a_wrong_secret_is_told_one_line_in_their_words(tmp_path: 
     assert turned.stderr.startswith("statki: gospodarz nie wpuścił tego gościa"), said
     assert "not-invited" not in said and "this host" not in said, said
     assert "werdykt" not in turned.stdout and "rewanż" not in turned.stdout, said
+    assert "czekam na zasady gospodarza" in turned.stdout, "the wait for the host is said"
 
 
 def test_a_bare_address_gets_one_clear_line_unless_the_host_is_open(
