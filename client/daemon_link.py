@@ -95,6 +95,9 @@ class DaemonLink:
         self.over = asyncio.Event()
         """Set once the game's last notice came (or it ended without one)."""
         self.is_rematch = False
+        self.leaving = False
+        """The player left before the battle (``leave``): the game ends soon, its last
+        notice on the way."""
         self._numbered = asyncio.Event()
         """Set once the daemon numbered the game (or refused the rematch): requests wait."""
         if game is not None:
@@ -225,10 +228,12 @@ class DaemonLink:
     def say(self, text: str) -> None:
         self._send("say", text=text)
 
-    def withdraw(self) -> None:
-        """The player left before a guest came: the daemon stops waiting for one."""
-        if self._session.role is Role.HOST and not self._session.transcript.frames:
-            self._send("cancel")
+    def leave(self) -> None:
+        """The player leaves before the battle: the daemon withdraws the game, or ends it
+        (the control request ``leave``), rather than play on a game nobody moves for; once."""
+        if not self.leaving:
+            self.leaving = True
+            self._send("leave")
 
     def _send(self, op: str, **fields: Any) -> None:
         """One request for the game, in order with the others; a refusal is the player's

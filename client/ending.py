@@ -9,10 +9,12 @@ cancels the analysis job (``statki_client.review``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from statki_net.game.words import Phrase, as_is
 from statki_net.protocol.endings import End, Ending, Result
+from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed, GameClosed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, words
@@ -83,6 +85,11 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
+        if failure.code is Code.CLOSED and failure.by_peer and not self.session.transcript.accepted:
+            # Its own stop before anything was at stake: it left (its detail is its English).
+            return _("{Them} left before the battle: there is no game").format(
+                Them=self._capitalised(self.opponent_label())
+            )
         if failure.code is ABSENT:
             return failure.detail_in(words())
         said = failure.plainly().in_words(words())
@@ -95,9 +102,10 @@ class EndOfGame(CommonState):
         host the invite did not name, no opponent for a rematch) ended ``CLOSED``,
         with the failure's words as its reason.
         """
-        ending = self.session.transcript.ending
-        if ending is not None:
-            return ending
+        t = self.session.transcript
+        ending = t.ending
+        if ending is not None:  # its reason as this side's player reads it
+            return dataclasses.replace(ending, reason=t.reason_to(self.session.role))
         said = self._failure_words(self.failure) if self.failure else ""
         return Ending(End.NO_GAME, reason=as_is(said) if said else Phrase())
 

@@ -74,6 +74,11 @@ class Link(Protocol):
 
     def resign(self) -> None: ...
 
+    def leave(self) -> None:
+        """The player leaves before the battle: the game ends now, as SPEC.md says (no game
+        before the guest's accept, this side's forfeit after it), not on the opponent's
+        time claim; nothing to do where no opponent waits."""
+
     def say(self, text: str) -> None:
         """Say a line to the opponent, outside the game; raises ``UsageError`` when it
         cannot be said (a bound, or nobody to hear it)."""

@@ -861,7 +861,8 @@ def bar_keys(model: Model) -> list[Key]:
             Key(" " + count, needed=True),
         ]
     if model.overlay is Overlay.QUIT:
-        return [Key(_("y quit"), needed=True), Key(_("n stay"), needed=True)]
+        yes = _("y resign") if model.stage is Stage.BATTLE else _("y quit")
+        return [Key(yes, needed=True), Key(_("n stay"), needed=True)]
     if model.overlay is Overlay.ANALYSIS:
         return [Key(_("a or Esc back"), needed=True), quit_key]
     if model.overlay is Overlay.PICK:

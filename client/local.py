@@ -206,6 +206,9 @@ class LocalGame:
     def resign(self) -> None:
         self._run(self._session.resign(self.clock()))
 
+    def leave(self) -> None:
+        """Before the battle against the computer nothing is at stake: nobody waits."""
+
     def say(self, text: str) -> None:
         """The computer never talks: what it is told is kept in the player's log, unanswered."""
         self._run(self._session.say(text, self.clock()))

@@ -82,6 +82,9 @@ __all__ = [
 ]
 
 
+BEFORE_THE_BATTLE = (Stage.CONNECTING, Stage.RULES, Stage.PLACING, Stage.WAITING)
+"""The stages a player leaves by ``Link.leave``: the battle has not begun."""
+
 STAGE_OF_PERIOD = {Period.BATTLE: Stage.BATTLE, Period.CLOSING: Stage.FINISHING}
 """The client's stage in each protocol period it draws as a stage of its own."""
 
@@ -91,6 +94,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     """The client's state; see the module docstring."""
 
     first: Role | None = None
+    first_told: bool = False
+    """The notice says who shoots first: a line of the battle's start, stale at its first
+    volley, whoever fires it."""
     resign_pending: bool = False
     quitting: bool = False
     """The player asked to leave; the front end exits once ``done``."""
@@ -159,21 +165,40 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     def quit_consequence(self) -> str:
         """What leaving now means, for the question before it."""
         if self.stage is Stage.BATTLE:
-            return _("Quit now and you resign: the opponent wins. Quit? (y/n)")
+            return _("Resign now? The opponent wins; the end screen then shows both fleets (y/n)")
         if self.stage is Stage.FINISHING:
             return _("The fleets are still being checked; quit anyway? (y/n)")
         if self.must_decide:
             return _("Quit and decline the rules? (y/n)")
+        return self._leaving_words()
+
+    def _leaving_words(self) -> str:
+        """The question before leaving a game whose battle has not begun (``Link.leave``)."""
+        t, me = self.session.transcript, self.session.role
+        if t.accepted or (me is Role.GUEST and self.stage is Stage.WAITING):
+            # Committed: from the guest's accept on, a side that stops forfeits.
+            return _("Quit now and you forfeit: the opponent wins. Quit? (y/n)")
+        if self.opponent_key and self.link.person:
+            return _("Quit? The opponent has come, but no game began: it ends, nobody wins (y/n)")
         return _("Quit? No game has started. (y/n)")
 
     def confirm_quit(self) -> None:
+        """Yes to the question: leave, or in the battle resign.
+
+        A resignation ends on the end screen (its verdict, both fleets revealed), left
+        with q as any end is, whether it is made at once in this side's turn or waits for
+        it: leaving at once in one's own turn skipped the end the other case showed.
+        """
         self.overlay = None
-        self.quitting = True
         if self.stage is Stage.BATTLE:
             self.resign_pending = True
             self._resign_if_possible()
-        elif self.must_decide:
+            return
+        self.quitting = True
+        if self.must_decide:
             self.decline()
+        elif self.stage in BEFORE_THE_BATTLE:
+            self.link.leave()
 
     def resign_now(self) -> None:
         """Leave at once (an interrupt): resign the battle if this side may speak."""
@@ -305,7 +330,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         them = self._capitalised(self.opponent_label())
         return who_starts(self.agreed_first(), self.session.role, them).in_words(words())
 
-    def _first_words(self, first: Role) -> str:
+    def first_words(self, first: Role) -> str:
         """Who shoots first as the battle begins, and whether a toss or an agreement said so."""
         them = self._capitalised(self.opponent_label())
         you = first is self.session.role
@@ -401,7 +426,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                     self._start_placing(rules)
             case GameStarted(first=first):
                 self.first = first
-                self.say(self._first_words(first))
+                self.say(self.first_words(first))
+                self.first_told = True
             case YourTurn(shots=shots):
                 self.marks = []
                 # A hit's extra shot goes on the same turn: only a turn that begins rings.
@@ -414,9 +440,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 volley = Volley(shooter is self.session.role, squares, answer)
                 self.volleys.append(volley)
                 # The last-shot lines tell every volley of the turn; a notice would repeat one.
-                # The player's own shot makes what was said before it stale.
-                if volley.mine:
+                # The player's own shot makes what was said before it stale, and the first
+                # volley, whoever fired it, the line on who shoots first (not a trouble).
+                if volley.mine or (self.first_told and not self.trouble):
                     self.say("")
+                self.first_told = False
             case BattleOver():
                 self.say(_("The battle is over: the fleets are revealed and checked"))
             case TalkHeard() | TalkSaid():

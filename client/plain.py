@@ -198,3 +198,4 @@ def _end_of_input(model: Model) -> None:
     model.ask_quit()
     if model.overlay is Overlay.QUIT:
         model.confirm_quit()
+    model.quitting = True  # nobody is left to read the end: leave once it is made

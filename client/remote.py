@@ -22,6 +22,7 @@ the host listens again on its invite's port, the guest dials the same host.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -210,6 +211,13 @@ class ConnectionLink:
 
     def resign(self) -> None:
         self._connection().resign()
+
+    def leave(self) -> None:
+        """A game under way stops at once (``GameConnection.leave``); without a connection
+        yet (no guest came) there is nothing to stop."""
+        if self.conn is not None and not self.session.closed:
+            with contextlib.suppress(UsageError):  # the battle began meanwhile: it resigns
+                self.conn.leave()
 
     def say(self, text: str) -> None:
         self._connection().say(text)

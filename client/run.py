@@ -34,7 +34,7 @@ from .daemon_link import DaemonLink, follow_games, last_link
 from .keys import build_app
 from .kinds import Link, Told
 from .local import Chooser, LocalGame
-from .model import HistorySource, Model, Stage
+from .model import BEFORE_THE_BATTLE, HistorySource, Model, Stage
 from .pickup import KeptGame, PickUp, unfinished_words
 from .plain import run_plain
 from .remote import CLOSE_GRACE, ConnectionLink, Reunion, play_over_connection
@@ -386,8 +386,9 @@ async def play_followed_on_screen(
 
     The same screen as ``play_connection_on_screen`` (the options mean the
     same), over a ``DaemonLink``; the game's last notice, None when it never
-    came (the player left first).  A host who leaves before a guest came
-    withdraws the game; a player who quits the battle resigns, and the reveal
+    came (the player left first).  A player who leaves before the battle ends the game
+    (``leave``: withdrawn without a guest, else no game, or a forfeit once the guest
+    accepted); a player who quits the battle resigns, and the reveal
     and the verdict are waited for as in-process.  ``r`` at the end asks the daemon for a
     rematch, followed on the same screen (the link's ``successor``).  A mute is kept in
     ``mutes_in`` (the home), as a screen opened on the game again (``statki resume``)
@@ -432,13 +433,16 @@ async def _followed(model: Model, link: DaemonLink, **app_options: Any) -> Close
     try:
         await app.run_async()
         current = last_link(link)
-        current.withdraw()
+        if model.stage in BEFORE_THE_BATTLE:  # q y, or u for a kept game: the game ends
+            current.leave()
         await current.settled()
-        # Only a battle left (a resignation), a reveal, or a game just over (its verdict,
-        # printed after the screen, follows its last frame) settles soon; before the battle
-        # the daemon plays on alone, and waiting left the terminal blank for the whole grace.
+        # A game left before its battle, a battle left (a resignation), a reveal, or a game
+        # just over (its verdict, printed after the screen, follows its last frame) settles
+        # soon: its last notice is waited for (a game the daemon played on alone, once,
+        # left the terminal blank for the whole grace).
         settling = model.stage in (Stage.BATTLE, Stage.FINISHING, Stage.OVER)
-        if settling and current.session.transcript.frames and not current.over.is_set():
+        played = settling and bool(current.session.transcript.frames)
+        if (played or current.leaving) and not current.over.is_set():
             over = asyncio.ensure_future(current.over.wait())
             await asyncio.wait(
                 {following, over}, timeout=CLOSE_GRACE, return_when=asyncio.FIRST_COMPLETED

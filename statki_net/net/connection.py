@@ -60,9 +60,9 @@ from statki_net.net.notices import (
     notice_of,
 )
 from statki_net.net.resume import Rejoin, Rejoined
-from statki_net.protocol.endings import Ending, Result
+from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.phases import PHASES
+from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.session import (
     ConnectionLost,
     Event,
@@ -85,6 +85,10 @@ READ_SIZE = 64 * 1024
 """Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
+BEFORE_THE_BATTLE = (Period.OPENING, Period.SETUP)
+"""The periods a player may leave a game in (``GameConnection.leave``)."""
+LEFT_BEFORE_THE_BATTLE = phrase(N_("the player left before the battle"))
+"""The detail of the ``error`` a game left before its battle is stopped with."""
 
 
 class GameOverError(UsageError):
@@ -234,6 +238,20 @@ class GameConnection:
         """
         if not self.session.closed:
             self._stop_locally(Code.CLOSED, said)
+
+    def leave(self) -> End:
+        """The player leaves before the battle: this side stops the game at once, rather
+        than leave the opponent to claim it on time.  How it ends is section 8's: no game
+        before the guest's accept, this side's forfeit after it.  Refused once the battle
+        has begun (a player leaves it by resigning) or the game is over."""
+        session = self.session
+        if session.closed:
+            raise GameOverError(phrase(N_("the game is over")))
+        if PHASES[session.transcript.phase].period not in BEFORE_THE_BATTLE:
+            raise UsageError(phrase(N_("the battle has begun: a player leaves it by resigning")))
+        self.stop(LEFT_BEFORE_THE_BATTLE)
+        ending = session.transcript.ending
+        return ending.end if ending is not None else End.NO_GAME
 
     # ------------------------------------------------------------ the game, start to end
 

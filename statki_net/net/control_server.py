@@ -301,6 +301,9 @@ class ControlServer:
         self.daemon.cancel(self._game(request))
         return {}
 
+    async def op_leave(self, peer: ControlPeer, request: Message) -> Message:
+        return {"end": self.daemon.leave(self._game(request)).value}
+
     async def op_connect(self, peer: ControlPeer, request: Message) -> Message:
         # Only text: the words of any other value (1.5 reads as 1.0.0.5) are no invite.
         invite = parse_invite(_text(request["invite"], "invite") or "")

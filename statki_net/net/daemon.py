@@ -55,6 +55,7 @@ from statki_net.net.reach import Outcome, invite_addresses
 from statki_net.net.rematch import RematchMissed, not_back, redial
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
+from statki_net.protocol.endings import End
 from statki_net.protocol.rematch import Rematch, rematch_of
 from statki_net.protocol.session import Event, Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
@@ -114,6 +115,9 @@ class DaemonGame:
     """A rematch's: the terms it was made on, whose opponent it waits for."""
     deadline: asyncio.TimerHandle | None = None
     """A hosted rematch's: when it stops waiting for its guest (``Daemon.rematch``)."""
+    dialling: asyncio.Task[None] | None = None
+    """A joined game's: the task that dials its host and plays it (``leave`` cancels it
+    while no connection has come of it)."""
 
     @property
     def name(self) -> str:
@@ -273,10 +277,11 @@ class Daemon:
             local += visible_addresses(port) if host in WILDCARDS else [(host, port)]
         return invite_addresses(advertise, self.reach, local)
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coroutine)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task
 
     def _track_this_task(self) -> None:
         """Let shutdown cancel the task we run in (a listener's, for one peer)."""
@@ -367,7 +372,7 @@ class Daemon:
                 Role.GUEST, rules=None, limits=old.limits, fleet=None, bot=old.bot
             )
             game.player, game.host_invite, game.awaited = old.player, old.host_invite, again
-            self._spawn(self._connect_out(game, old.host_invite, again))
+            game.dialling = self._spawn(self._connect_out(game, old.host_invite, again))
             return game
         # A bot places at once, as ``host`` does; a player's fleet comes with ``propose``.
         fleet = random_fleet(old.rules, self.rng) if old.bot and old.rules else None
@@ -428,7 +433,31 @@ class Daemon:
         """A hosted game its front end gave up before a guest came: it waits no more."""
         if self.admission.withdraw(game.name) is None:
             raise UsageError(phrase(N_("the game is not waiting for a guest")))
-        self._fail(game, phrase(N_("withdrawn before a guest came")))
+        self._withdrawn(game)
+
+    def leave(self, game: DaemonGame) -> End:
+        """Its player leaves ``game`` before the battle (SPEC.md, "The control socket",
+        ``leave``): the daemon plays on no game nobody will move for.  Withdrawn while no
+        guest came or its host is still being dialled; with a connection, stopped by this
+        side's ``error``, which decides as section 8 says (no game before the guest's
+        accept, this side's forfeit after it); refused once the battle began."""
+        if game.status == "over":
+            raise UsageError(phrase(N_("the game is over")))
+        if game.conn is not None:
+            return game.conn.leave()
+        dialling = game.dialling
+        if self.admission.withdraw(game.name) is None and (dialling is None or dialling.done()):
+            raise UsageError(phrase(N_("the game is not waiting for a guest")))
+        if dialling is not None:
+            dialling.cancel()  # no connection came of it: nothing was said
+        if game.deadline is not None:
+            game.deadline.cancel()
+        self._withdrawn(game)
+        return End.NO_GAME
+
+    def _withdrawn(self, game: DaemonGame) -> None:
+        """The game ends before any connection became it: its front end gave it up."""
+        self._fail(game, phrase(N_("withdrawn: the player left before the game began")))
         self._retire(game)
 
     def _hosting(self, game: DaemonGame) -> Hosting:
@@ -442,7 +471,7 @@ class Daemon:
         """A game as the guest of the host ``invite`` names; connecting starts at once."""
         game = self._new_game(Role.GUEST, rules=None, limits=limits, fleet=None, bot=bot)
         game.player, game.host_invite = player, invite
-        self._spawn(self._connect_out(game, invite))
+        game.dialling = self._spawn(self._connect_out(game, invite))
         return game
 
     def _game_on_demand(self) -> tuple[str, DaemonGame] | None:

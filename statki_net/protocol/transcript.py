@@ -179,6 +179,13 @@ class Transcript:
         self.culprits: frozenset[Role] = frozenset()
         """The sides the ending blames (SPEC.md section 8, "Endings")."""
         self.reason = Phrase()
+        self.undecided_at: int | None = None
+        """The claim that voided the game while the guest decided on the rules (its
+        message number): the reason then reads differently to the guest (``reason_to``)."""
+        self.left_at: tuple[Role, int] | None = None
+        """A side that stopped the game itself (``closed``) before the guest's accept, and
+        its message: the other side reads that it left (``reason_to``), in its own words,
+        not the sender's English detail."""
         self.first_revealer: Role | None = None
         self.findings: list[Finding] = []
         self.found_at: list[int] = []
@@ -242,6 +249,25 @@ class Transcript:
         if self.end is None:
             return None
         return Ending(self.end, self.winner, self.culprits, self.reason)
+
+    def reason_to(self, reader: Role) -> Phrase:
+        """The ending's reason as ``reader``'s player reads it: the guest whose decision
+        timed out is told "you did not decide", not of "the guest"; a side whose opponent
+        stopped before the guest's accept, that it left, not the opponent's own English
+        detail.  Logs, a referee and the other side keep ``reason``."""
+        if self.undecided_at is not None and reader is Role.GUEST:
+            return phrase(
+                N_("you did not decide on the rules in time (message {seq})"),
+                seq=self.undecided_at,
+            )
+        if self.left_at is not None and self.left_at[0] is not reader:
+            sender, seq = self.left_at
+            return phrase(
+                N_("the {sender} left before the battle: no game began (message {seq})"),
+                sender=role_term(sender),
+                seq=seq,
+            )
+        return self.reason
 
     def limit(self, phase: Phase | None = None) -> int:
         """The limit a silence counts against in ``phase`` (now, by default), in ms: the
@@ -836,6 +862,7 @@ class Transcript:
             reason = phrase(
                 N_("the guest did not decide on the rules in time (message {seq})"), seq=seq
             )
+            self.undecided_at = seq
             self._settle(End.NO_GAME, None, frozenset(), reason)
             return
         silent = claimant.other
@@ -869,13 +896,10 @@ class Transcript:
                 code=error.code,
                 detail=detail,
             )
-        elif self.phase in OPENING_PHASES and error.code == Code.CLOSED.value:
-            # Before the rules were accepted a stop is only a side leaving: its code and
-            # detail (kept in the log) would read as damage to a player.
-            loser, named = sender, None
-            what = phrase(N_("the {sender} left before the game began"), sender=role_term(sender))
         else:
             loser, named = sender, None
+            if self.phase in OPENING_PHASES and error.code == Code.CLOSED.value:
+                self.left_at = sender, seq
             what = phrase(
                 N_("the {sender} stopped the game at message {seq} ({code}: {detail})"),
                 sender=role_term(sender),

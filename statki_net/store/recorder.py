@@ -30,6 +30,7 @@ row.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import Note, Signed, header_record
 from statki_net.protocol.session import Session
 from statki_net.protocol.transcript import Transcript
-from statki_net.protocol.wire import Frame
+from statki_net.protocol.wire import Frame, Role
 from statki_net.referee.verify import Judgement, fingerprint, judge_log, judge_own_log
 from statki_net.store.failures import system_words
 from statki_net.store.history import GameRow, History
@@ -118,6 +119,8 @@ class GameRecorder:
         """The protocol's game id (hex) once the history row is written."""
         self._opened = 0
         """When the log was started, ms since 1970: a game that never had an id began then."""
+        self.reader: Role | None = None
+        """The side whose log it is, once open: its player reads the verdict (``judge``)."""
         self._ended = False
 
     @property
@@ -128,6 +131,7 @@ class GameRecorder:
         """Start the log file (once), with every frame the transcript already holds."""
         if self.log_dir is None or self.log is not None:
             return
+        self.reader = session.role
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now / 1000))
         name = f"{stamp}-{session.role.value}-{secrets.token_hex(4)}.statki"
         header = header_record(session.role.value, session.software, now)
@@ -144,6 +148,7 @@ class GameRecorder:
         on, and its history row is the one written when it started."""
         recorder = cls(log.parent, history)
         recorder.log = LogWriter.appending(log)
+        recorder.reader = session.role
         recorder.game_id = session.transcript.game.hex()
         return recorder
 
@@ -220,6 +225,10 @@ class GameRecorder:
             inner = error.as_phrase() if isinstance(error, StatkiError) else system_words(error)
             said = phrase(N_("cannot judge the log: {error}"), error=inner)
             return LogVerdict(False, str(said), said=said)
+        if played is not None and self.reader is not None and judgement.reason == played.reason:
+            # Its own player reads the line: the reason as that side reads it ("you did not
+            # decide ...", not "the guest did not ..."); a referee of the file says the latter.
+            judgement = dataclasses.replace(judgement, reason=played.reason_to(self.reader))
         return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:

@@ -28,7 +28,7 @@ def run_keys(model: Model, keys: str) -> list[str]:
             on_key=lambda: screens.append(plain(screen(model))),
         )
         pipe.send_text(keys)
-        pipe.send_text("qy")  # leave, whatever state the keys left
+        pipe.send_text("qyq")  # leave, whatever state the keys left (a battle: resign, then q)
         app.run()
     return screens
 
@@ -65,7 +65,7 @@ def test_quit_asks_first_and_n_stays(tmp_path: Path) -> None:
         pipe.send_text("qn")
         pipe.send_text("p")
         pipe.send_text("p")
-        pipe.send_text("sqy")
+        pipe.send_text("sqyq")  # resign onto the end screen, then leave it
         app.run()
     assert model.hints
     assert model.overlay is None
@@ -78,7 +78,7 @@ def test_a_polish_player_answers_the_quit_question_with_t(tmp_path: Path) -> Non
     model.ready()
     with create_pipe_input() as pipe:
         app = build_app(model, input=pipe, output=DummyOutput())
-        pipe.send_text("qt")
+        pipe.send_text("qtq")  # tak: resigned onto the end screen; q leaves it
         app.run()
     assert model.end_screen is not None and "resigned" in model.end_screen.verdict
 

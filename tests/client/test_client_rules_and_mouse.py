@@ -294,7 +294,7 @@ def test_clicks_through_the_application_choose_place_and_fire(tmp_path: Path) ->
             assert model.shots_fired(True) == 0
             pipe.send_text(e5)
             await until(lambda: model.shots_fired(True) == 1)
-            pipe.send_text("qy")
+            pipe.send_text("qyq")  # resign onto the end screen, then leave it
             await running
 
     asyncio.run(drive())

@@ -48,9 +48,10 @@ def test_the_line_prompts_quit_question_asks_again_on_an_answer_that_is_neither(
     out: list[str] = []
     run_plain(model, read, out.append)
     assert out.count("answer y or n") == 2, out[-6:]
-    quits = [prompt for prompt in asked if "Quit" in prompt]
+    quits = [prompt for prompt in asked if "Resign now?" in prompt]
     assert len(quits) == 4, "asked, asked again: no; asked, asked again: yes"
-    assert model.stage is Stage.OVER and len(asked) == 7, "tak quit: nothing read after"
+    assert model.stage is Stage.OVER and len(asked) == 8, "tak resigned: then the end's prompt"
+    assert "q quit" in asked[-1], asked[-1]
 
 
 def test_a_battle_key_that_is_no_command_says_what_the_keys_are(tmp_path: Path) -> None:

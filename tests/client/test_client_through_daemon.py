@@ -516,29 +516,45 @@ async def host_on_screen_and_guest(
             await control.close()
 
 
-def test_a_host_who_leaves_a_committed_fleet_before_the_battle_is_told_at_once(
+def test_a_host_who_leaves_a_committed_fleet_before_the_battle_ends_it_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Played through a daemon: the host committed, the guest was deciding, the host quit,
-    and the terminal stayed blank for the whole close grace (30 s) before it said nothing of
-    the game the daemon plays on.  Nothing settles before the battle: it returns at once."""
+    """Played through a daemon: the host committed, the guest was deciding, the host quit.
+    The terminal stayed blank for the whole close grace (30 s), then said the daemon played
+    on, while the guest waited a move limit to claim a game nobody would play: now the
+    screen's ``leave`` ends it at once, no game, and the guest is told the host left."""
     bob = tmp_path / "guest"
     bob.mkdir()
 
-    async def scenario(home: Path) -> int:
-        async with host_on_screen_and_guest(home, tmp_path, bob) as (run, keys, _, _, guest):
+    async def scenario(home: Path) -> tuple[int, Model]:
+        hosting = host_on_screen_and_guest(home, tmp_path, bob)
+        async with hosting as (run, keys, control, number, guest):
             keys.send_text("\r")  # the host commits its fleet
             async with asyncio.timeout(WAIT):
                 while not guest.must_decide:
                     await asyncio.sleep(0.01)
+                # Admitted (its hello in): before that, leaving withdraws the game instead.
+                while (await control.request("state", game=number))["state"].get(
+                    "phase"
+                ) != "decision":
+                    await asyncio.sleep(0.01)
             keys.send_text("qy")
             async with asyncio.timeout(CLOSE_GRACE / 3):  # not the grace of a resignation
-                return await run
+                status = await run
+                while guest.stage is not Stage.OVER:  # not the guest's move limit either
+                    await asyncio.sleep(0.01)
+            return status, guest
 
     with daemon_in(tmp_path / "host") as home:
-        status = asyncio.run(scenario(home))
-    err = capsys.readouterr().err
-    assert status == 1 and "the daemon plays on the game you left" in err, err
+        status, guest = asyncio.run(scenario(home))
+    out, err = capsys.readouterr()
+    assert "the daemon plays on" not in err, err
+    assert "verdict: valid: no game" in out, (status, out, err)
+    end = guest.end_screen
+    assert end is not None and end.ending.end is End.NO_GAME
+    assert guest.notice == "Ala left before the battle: there is no game", guest.notice
+    assert end.why_unfinished.startswith("the host left before the battle"), end
+    assert status == 1, (status, out, err)
 
 
 async def resign_at_its_first_turn(guest: Model) -> None:

@@ -188,8 +188,10 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
     quitter = next(name for name in ("host", "guest") if "YOUR TURN" in screens[name])
     winner = other[quitter]
     tmux.keys(quitter, "q")
-    tmux.wait(quitter, "Quit now and you resign: the opponent wins. Quit? (y/n)")
+    tmux.wait(quitter, "Resign now? The opponent wins; the end screen then shows both fleets")
     tmux.keys(quitter, "y")
+    resigned = tmux.wait(quitter, "You resigned: the opponent wins")
+    assert "never revealed" not in resigned, "the resignation's end screen shows the reveal"
 
     # The end: the verdict, both fleets revealed whole, and the log.
     end = tmux.wait(winner, "You won: the opponent resigned")
@@ -205,6 +207,7 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
         if not line.startswith(" " * len("Log: ")):  # the path's next piece is indented
             break
         log_line += line.strip()
+    tmux.keys(quitter, "q")  # q leaves the end screen at once
     left = tmux.wait(quitter, "statki-exit-0", joined=True)
     assert "verdict: valid" in left and "resigned" in left, left
     tmux.keys(winner, "q")

@@ -97,6 +97,7 @@ def test_a_game_withdrawn_before_a_guest_came_is_said_in_the_players_words(
             return closed, state
 
     closed, state = asyncio.run(scenario())
-    assert closed["failure"] == state["failure"] == "withdrawn before a guest came", closed
+    expected = "withdrawn: the player left before the game began"
+    assert closed["failure"] == state["failure"] == expected, closed
     said = phrase_from_map(closed["failure_said"])
-    assert said.in_words(POLISH) == "wycofana, zanim przyszedł gość"
+    assert said.in_words(POLISH) == "wycofana: gracz opuścił grę, zanim się zaczęła"
