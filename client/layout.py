@@ -647,7 +647,7 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     if model.rules is not None and model.view is not None:  # no boards if no battle began
         lines = end_boards(model, end)
     lines.append([("class:title", f" {end.verdict} ")])
-    if end.referee and end.ending.end.played:  # of no game, its log tells nothing more
+    if end.referee:
         lines += wrapped(_("Referee: {verdict}").format(verdict=end.referee), width)
     if end.why_unfinished:
         lines += wrapped(end.why_unfinished, width, "class:trouble")
