@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.ai.density import ship_room
 from statki_net.game.battle import Defence, Sea, tells_cells
-from statki_net.game.board import bit, parse_square, row_col, square_name, squares_of
+from statki_net.game.board import bit, full_board, parse_square, row_col, square_name, squares_of
 from statki_net.game.errors import UsageError
-from statki_net.game.fleet import placements
 from statki_net.game.rules import Turns
 from statki_net.game.rules_words import describe
 from statki_net.store.language import _, ngettext, words
@@ -248,39 +248,15 @@ class Aiming(CommonState):
         return True
 
     def hint_squares(self) -> int:
-        """Unknown squares of the opponent's sea where no ship still afloat fits."""
+        """Unknown squares of the opponent's sea where no ship still afloat may stand."""
         view = self.view
         if view is None or self.rules is None or not tells_cells(self.rules):
             return 0
-        open_squares = ((1 << self.size**2) - 1) & ~view.known | (view.hit & ~view.sunk)
-        fits = 0
-        for length in set(remaining_lengths(view)):
-            for ship, _placed in placements(self.rules, length):
-                if ship & open_squares == ship:
-                    fits |= ship
-        return ((1 << self.size**2) - 1) & ~view.known & ~fits
+        return full_board(self.size) & ~view.known & ~ship_room(view)
 
     def toggle_hints(self) -> None:
         self.hints = not self.hints
         self.say(_("Hints on: shaded squares cannot hold a ship") if self.hints else _("Hints off"))
-
-
-def remaining_lengths(view: Sea) -> list[int]:
-    """The lengths of the opponent's ships not yet sunk, as far as the view tells."""
-    rules = view.rules
-    left = list(rules.fleet)
-    if view.sunk_names and rules.names:
-        for name in view.sunk_names:
-            length = rules.fleet[rules.names.index(name)]
-            if length in left:
-                left.remove(length)
-        return left
-    for ship in view.sunk_ships:
-        if len(ship) in left:
-            left.remove(len(ship))
-        elif left:
-            left.remove(min(left))
-    return left
 
 
 def squares_text(squares: int, size: int) -> str:

@@ -146,7 +146,7 @@ class EndOfGame(CommonState):
             case End.RESIGNED, _:
                 return _("You resigned: the opponent wins")
             case End.TIME, Result.WON:
-                return _("You won on time: the opponent stopped answering")
+                return _("You won on time: the opponent ran out of time")
             case End.TIME, _:
                 return _("You lost on time: you did not move within the time limit")
             case End.FORFEIT, Result.WON:

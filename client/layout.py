@@ -511,18 +511,23 @@ CHAT_PROMPT = N_("Say: ")
 
 
 def with_talk(model: Model, boards: list[Line], width: int = WIDTH) -> list[Line]:
-    """The boards with the last lines of talk beside them, where there is room."""
-    room = width - max(_width(line) for line in boards) - TALK_GAP - 1
+    """The boards with the last lines of talk beside them, where there is room.
+
+    The talk stands beside the boards' rows, not their titles: titles in Polish
+    reach further than the boards do, and must not squeeze the talk off the screen.
+    """
+    titles, rows = boards[0], boards[1:]
+    room = width - max(_width(line) for line in rows) - TALK_GAP - 1
     if room < MIN_TALK_WIDTH or not (model.talk or model.muted):
         return boards
-    return side_by_side(boards, talk_lines(model, room, len(boards)), TALK_GAP)
+    return [titles, *side_by_side(rows, talk_lines(model, room, len(rows)), TALK_GAP)]
 
 
 def talk_lines(model: Model, width: int, height: int) -> list[Line]:
     """The talk as the screen shows it: a heading, then the last lines that fit, wrapped."""
     heading = _("Talk (muted)") if model.muted else _("Talk")
     rows: list[Line] = []
-    them = model.opponent_name or _("them")
+    them = model.opponent_shown() or _("them")
     for line in model.lines_shown():
         who = _("you") if line.mine else them
         said = _("{who}: {text}").format(who=who, text=line.text)
@@ -575,14 +580,27 @@ def turn_words(model: Model) -> str:
     )
 
 
-LAST_TURN_LABELS = {
-    (True, False): N_("Your last shot"),
-    (True, True): N_("Your last turn"),
-    (False, False): N_("Their last shot"),
-    (False, True): N_("Their last turn"),
+TurnKind = Literal["shot", "turn", "salvo"]
+"""What one side's last turn was, as its label names it."""
+
+LAST_TURN_LABELS: dict[tuple[bool, TurnKind], str] = {
+    (True, "shot"): N_("Your last shot"),
+    (True, "turn"): N_("Your last turn"),
+    (True, "salvo"): N_("Your last salvo"),
+    (False, "shot"): N_("Their last shot"),
+    (False, "turn"): N_("Their last turn"),
+    (False, "salvo"): N_("Their last salvo"),
 }
-"""Keyed by (mine, more than one volley); padded to one width where shown, so the
-answers line up in either language."""
+"""Keyed by (mine, what the turn was: one shot, several volleys, a salvo of several
+squares); padded to one width where shown, so the answers line up in either language."""
+
+
+def turn_kind(turn: Sequence[Volley]) -> TurnKind:
+    """What a turn was, as its label says it: a salvo is one volley of several squares
+    (not "a shot"), a hit that earned more shots makes a turn of several volleys."""
+    if any(len(volley.squares) > 1 for volley in turn):
+        return "salvo"
+    return "turn" if len(turn) > 1 else "shot"
 
 
 def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
@@ -592,7 +610,7 @@ def last_lines(model: Model, width: int = WIDTH) -> list[Line]:
     for mine in (True, False):
         turn = last_turn(model.volleys, mine=mine)
         words = ", ".join(volley.words(model.size) for volley in turn) or "-"
-        label = _(LAST_TURN_LABELS[mine, len(turn) > 1])
+        label = _(LAST_TURN_LABELS[mine, turn_kind(turn)])
         label = label.ljust(max(len(_(text)) for text in LAST_TURN_LABELS.values()) + 1)
         for index, text in enumerate(textwrap.wrap(words, width - len(label))):
             lines.append([("", (label if index == 0 else " " * len(label)) + text)])

@@ -48,7 +48,7 @@ from statki_net.referee.verify import fingerprint
 from statki_net.store.history import GameRow, Tally
 from statki_net.store.language import _, words
 
-from .aim import Aiming, remaining_lengths, squares_text
+from .aim import Aiming, squares_text
 from .ending import EndOfGame
 from .kinds import (
     ABSENT,
@@ -77,7 +77,6 @@ __all__ = [
     "Placed",
     "Stage",
     "Volley",
-    "remaining_lengths",
     "squares_text",
 ]
 
@@ -111,6 +110,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     """A game picked up from its log (``statki resume``): the events its session told so far
     (``statki_net.protocol.replay``), handled as they came, so the screen starts where the
     game stood."""
+    followed: bool = False
+    """The game replayed is one the daemon plays on (its screen was closed), not one picked
+    up from its log: nobody left it, unless the daemon says its connection is lost."""
 
     def __post_init__(self) -> None:
         self.link.listen(self.handle)
@@ -140,11 +142,15 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         self.stage = Stage.WAITING
         self.handle(self.replayed)
         if self.stage is not Stage.OVER:
-            self.say(
-                _("Game picked up from its log: waiting for {them} to come back").format(
-                    them=self.opponent_label()
-                )
-            )
+            self.say(self._picked_up_words().format(them=self.opponent_label()))
+
+    def _picked_up_words(self) -> str:
+        """Where a game picked up stands, with ``{them}`` to fill in."""
+        if not self.followed:
+            return _("Game picked up from its log: waiting for {them} to come back")
+        if self.session.lost is not None:
+            return _("Back on the game the daemon plays: it waits for {them} to come back")
+        return _("Back on the game the daemon plays: {them} is still there")
 
     # ------------------------------------------------------------ overlays and leaving
 

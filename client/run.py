@@ -353,6 +353,7 @@ def _replayed_model(
         source,
         bell=bell,
         replayed=tuple(told),
+        followed=isinstance(link, DaemonLink),
         muted=home is not None and kept_muted(home, game),
         remember_mute=muting_in(home) if home is not None else None,
     )
@@ -392,14 +393,25 @@ async def play_followed_on_screen(
     and the verdict are waited for as in-process.  ``r`` at the end asks the daemon for a
     rematch, followed on the same screen (the link's ``successor``).  A mute is kept in
     ``mutes_in`` (the home), as a screen opened on the game again (``statki resume``)
-    finds it.
+    finds it; with it the first screen names the games kept there, and ``u`` picks one up
+    (``ChosenToResume``, raised once the screen is closed), as in-process.
     """
+    playing = await games_the_daemon_plays(mutes_in) if mutes_in is not None else frozenset()
     model = _game_model(
-        link, history, invite, fleet_text, choose_rules, custom_rules, bell, unfinished, None
+        link,
+        history,
+        invite,
+        fleet_text,
+        choose_rules,
+        custom_rules,
+        bell,
+        unfinished,
+        mutes_in,
+        playing,
     )
-    if mutes_in is not None:
-        model.remember_mute = muting_in(mutes_in)
-    return await _followed(model, link, **app_options)
+    closed = await _followed(model, link, **app_options)
+    left_to_resume(model)
+    return closed
 
 
 async def play_attached_on_screen(

@@ -106,11 +106,17 @@ class Talking(CommonState):
         return shown[-SHOWN_LINES:]
 
     def hear(self, event: TalkHeard | TalkSaid) -> None:
-        """A line said or heard (the session's event); a line heard is the notice too, where
-        no talk is drawn (placing the fleet), unless muted or a problem is being told."""
+        """A line said or heard (the session's event).  It is the notice too, for the
+        screens that draw no talk (placing the fleet, a board too large for the talk
+        beside it): one's own line as well, unless a problem is being told; a line heard
+        not while muted."""
         mine = isinstance(event, TalkSaid)
         self.talk.append(TalkLine(mine, event.say.text))
-        if not mine and not self.muted and not self.trouble:
+        if self.trouble or (self.muted and not mine):
+            return
+        if mine:
+            self.say(_("You: {text}").format(text=event.say.text))
+        else:
             who = self._capitalised(self.opponent_label())
             self.say(_("{name} says: {text}").format(name=who, text=event.say.text))
 

@@ -21,7 +21,7 @@ from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import ENGLISH, Words
+from statki_net.game.words import ENGLISH, Words, decimal
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while an analysis runs."""
@@ -168,16 +168,16 @@ class FleetDifficulty:
     def words(self, words: Words = ENGLISH) -> str:
         games = len(self.games) or 1
         return words.ngettext(
-            "{share}; density needed {shots:.1f} shots in {games} game"
-            " against {mean:.1f} for a random fleet",
-            "{share}; density needed {shots:.1f} shots in {games} games"
-            " against {mean:.1f} for a random fleet",
+            "{share}; density needed {shots} shots in {games} game"
+            " against {mean} for a random fleet",
+            "{share}; density needed {shots} shots in {games} games"
+            " against {mean} for a random fleet",
             games,
         ).format(
             share=self.share_words(words),
-            shots=self.shots,
+            shots=decimal(self.shots, 1, words),
             games=games,
-            mean=statistics.fmean(self.reference),
+            mean=decimal(statistics.fmean(self.reference), 1, words),
         )
 
     def to_map(self) -> dict[str, Any]:

@@ -163,6 +163,28 @@ def _ship_fits(rules: Ruleset, ship: int, halo: int, free: int, targets: int) ->
     return rules.touching is Touching.ANY or not (halo & ~ship & targets)
 
 
+def ship_room(sea: Sea) -> int:
+    """Unknown squares where some ship still afloat may stand, as the view tells.
+
+    Each ship is judged on its own (as ``per_ship_scores`` counts them), so
+    this may keep a square no whole fleet can use, never drop one some fleet
+    does: a square left out is surely empty.  Where ships may not touch, a
+    ship beside a hit it does not hold is no position at all, so the squares
+    diagonal to a hit, and those beside a line of hits off its ends, are out.
+    """
+    rules = sea.rules
+    free = full_board(rules.size) & ~sea.known
+    if not tells_cells(rules):
+        return free
+    targets = target_hits(sea)
+    room = 0
+    for length in set(afloat_lengths(sea)):
+        for ship, halo in placements(rules, length):
+            if _ship_fits(rules, ship, halo, free, targets):
+                room |= ship
+    return room & free
+
+
 LINED_UP = 10.0
 """How much more a position counts for each more target hit it explains.
 

@@ -39,7 +39,7 @@ from statki_net.ai.density import (
     read_view,
     target_hits,
 )
-from statki_net.game.battle import Answer, Defence, Sea, volley_size
+from statki_net.game.battle import Answer, Defence, Sea, tells_cells, volley_size
 from statki_net.game.board import bit, bitboard_of, full_board, row_col, side_neighbours, squares_of
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, forbidden_around, random_fleet
@@ -96,10 +96,39 @@ def per_ship_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
     return choose_best(sea, per_ship_scores(sea), count, rng)
 
 
+NEAR_BEST = 0.02
+"""How far below the likeliest square a square's chance may be and still count as as likely.
+
+Where ships may touch (five-ships), the hunt's best chances lie within the
+sample's noise of each other, and the pick among them was the noise's.
+Letting ``per-ship``'s counts (exact, no sampling) choose among the squares
+within this of the best, on 900 five-ships fleets: density 44.95 -> 44.11
+shots, paired -0.84 +- 0.40, all of it misses in the hunt; on 1,496 fleets
+-0.57 +- 0.30, and -0.39 +- 0.30 leaving out the 300 it was chosen on
+(README, "Five-ships: the hunt's near ties").
+"""
+
+
 def density_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
     """Fire at the squares most likely to hold a ship, over whole consistent fleets."""
     chances = hit_probabilities(sea, rng, samples=DEFAULT_SAMPLES).squares
+    if sea.rules.touching is Touching.ANY and tells_cells(sea.rules) and not target_hits(sea):
+        chances = near_ties_by_counts(chances, per_ship_scores(sea))
     return choose_best(sea, chances, count, rng)
+
+
+def near_ties_by_counts(chances: Sequence[float], counts: Sequence[float]) -> tuple[float, ...]:
+    """Scores that put the squares within ``NEAR_BEST`` of the likeliest first, by ``counts``.
+
+    The other squares keep their chances (below 1), so they follow in the
+    chances' order, as a salvo's later shots need.
+    """
+    best = max(chances, default=0.0)
+    most = max(counts, default=0.0) or 1.0
+    return tuple(
+        1.0 + counts[square] / most if 0 < chance >= best - NEAR_BEST else chance
+        for square, chance in enumerate(chances)
+    )
 
 
 def hunt_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:
@@ -319,6 +348,7 @@ def place_fleet(rules: Ruleset, placement: str, rng: Random) -> Fleet:
 __all__ = [
     "DEFAULT_SAMPLES",
     "EXACT_LIMIT",
+    "NEAR_BEST",
     "PLACEMENTS",
     "STRATEGIES",
     "Chooser",
@@ -334,6 +364,7 @@ __all__ = [
     "hard_fleet",
     "hit_probabilities",
     "hunt_strategy",
+    "near_ties_by_counts",
     "per_ship_scores",
     "per_ship_strategy",
     "place_fleet",

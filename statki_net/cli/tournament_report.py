@@ -17,7 +17,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from statki_net.game.names import said_name
-from statki_net.game.words import ENGLISH, N_, Words
+from statki_net.game.words import ENGLISH, N_, Words, decimal
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
 from statki_net.referee.tournament import (
@@ -402,7 +402,7 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         r = line.rating
         out.append(
             f"{rank:>3}  {shown(_said(line.name, line.key), 16):<16}"
-            f" {r.rating:>7.1f} {r.deviation:>6.1f}"
+            f" {decimal(r.rating, 1, words()):>7} {decimal(r.deviation, 1, words()):>6}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
     out += ["", *_crosstable_text(table), ""]

@@ -46,11 +46,29 @@ def said_name(name: str, key: str) -> Phrase:
     """A player's ``name`` as a person reads it, ``key`` their fingerprint: statki's own
     computer's in the reader's words, anyone else's as it is (its English, ``str()``,
     is ``name`` either way)."""
+    strength = computer_strength(name, key)
+    if strength is None:
+        return as_is(name)
+    return phrase(N_("computer ({strength})"), strength=strength)
+
+
+def said_with_role(name: str, key: str, role: Fact) -> Phrase:
+    """A player's name and role, ``Ala (host)``: statki's computer's brackets said as one
+    where the language can (Polish ``komputer (trudny, gość)``, not ``(trudny) (gość)``)."""
+    strength = computer_strength(name, key)
+    if strength is None:
+        # Names and roles only: no words of its own for a catalog to hold.
+        return phrase("{name} ({role})", name=as_is(name), role=role)
+    return phrase(N_("computer ({strength}) ({role})"), strength=strength, role=role)
+
+
+def computer_strength(name: str, key: str) -> Fact | None:
+    """The strength (a word of the catalog) or strategy (typed as it is) statki's own
+    computer plays, known by its name and key; None for anyone else."""
     strategy = _COMPUTERS.get((name, key))
     if strategy is None:
-        return as_is(name)
-    strength: Fact = Term(strategy) if strategy in STRENGTH_WORDS else strategy
-    return phrase(N_("computer ({strength})"), strength=strength)
+        return None
+    return Term(strategy) if strategy in STRENGTH_WORDS else strategy
 
 
 _COMPUTERS = {(computer_name(s), key): s for s, key in COMPUTER_FINGERPRINTS.items()}

@@ -100,6 +100,16 @@ def listed(parts: Sequence[Fact]) -> Phrase:
     return phrase(N_("{first} and {second}"), first=listed(before), second=last)
 
 
+def decimal(value: float, places: int, words: Words = ENGLISH) -> str:
+    """A fractional number as its reader writes it: ``55.5`` in English, ``55,5`` in Polish.
+
+    The one place a number with a fraction is put into words for a person; the
+    separator is the catalog's, so ``--json``, logs and CSV (``ENGLISH``) keep the point.
+    """
+    point = words.pgettext("decimal separator", ".")
+    return f"{value:.{places}f}".replace(".", point)
+
+
 def as_is(text: str) -> Phrase:
     """Words no catalog holds, shown as they are: a peer's own detail, a writer's note."""
     return phrase("{text}", text=text)

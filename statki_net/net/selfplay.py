@@ -21,13 +21,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import Ruleset
+from statki_net.game.words import decimal
 from statki_net.net.bot import attach_computer
 from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.bounds import MIN_MOVE_MS, MIN_REVEAL_MS
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Limits, Role
-from statki_net.store.language import _
+from statki_net.store.language import _, words
 
 MOVE_LIMIT = Limits(move_ms=MIN_MOVE_MS, reveal_ms=MIN_REVEAL_MS)
 """The shortest limits SPEC allows: a game two bots stall in ends soonest."""
@@ -54,11 +55,11 @@ class SelfplayReport:
                     host=self.wins[Role.HOST], guest=self.wins[Role.GUEST], none=self.wins[None]
                 ),
                 _("mean shots per game: host {host}, guest {guest}").format(
-                    host=f"{self.shots['host'] / per_game:.1f}",
-                    guest=f"{self.shots['guest'] / per_game:.1f}",
+                    host=decimal(self.shots["host"] / per_game, 1, words()),
+                    guest=decimal(self.shots["guest"] / per_game, 1, words()),
                 ),
                 _("games per second: {rate} ({seconds} s in all)").format(
-                    rate=f"{rate:.2f}", seconds=f"{self.seconds:.2f}"
+                    rate=decimal(rate, 2, words()), seconds=decimal(self.seconds, 2, words())
                 ),
             ]
         )

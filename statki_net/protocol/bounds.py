@@ -30,6 +30,10 @@ MAX_FINDINGS = 64
 """Findings a verdict keeps, the first found, so an honest verdict always fits a frame
 (SPEC.md section 6, "verdict")."""
 
+RESUME_WINDOW_MS = 20_000
+"""The least a side back after its program stopped waits for the peer's move (SPEC.md,
+"Resume", "After the program stopped"): a guest's redial rounds (at most 8 s apart) and a
+resume handshake (at most 10 s), so that a move made while apart arrives before a claim."""
 CLAIM_SLACK_MS = 2_000
 """How much earlier than its own reckoning a receiver still takes a time claim
 (SPEC.md section 12, "The receiver's check"): network delay and clock drift."""

@@ -45,7 +45,12 @@ from statki_net.game.fleet import Fleet, fleet_from_lists, fleet_problems
 from statki_net.game.rules import Ruleset
 from statki_net.game.words import N_, SILENCE, Phrase, Term, Words, as_is, joined, phrase
 from statki_net.protocol.behaviour import Behaviour
-from statki_net.protocol.bounds import CLAIM_SLACK_MS, MAX_FINDINGS, proposal_problems
+from statki_net.protocol.bounds import (
+    CLAIM_SLACK_MS,
+    MAX_FINDINGS,
+    RESUME_WINDOW_MS,
+    proposal_problems,
+)
 from statki_net.protocol.commitment import (
     SECRET_SIZE,
     FleetCommitment,
@@ -553,6 +558,12 @@ class Session:
                 # side came back: its turn's clock runs from then (SPEC.md, "Resume").
                 self.last_heard = min(now, self.transcript.last_at(self.peer) or now)
                 self._speak(now)
+            elif self.transcript.frames[-1].header.sender is self.role:
+                # The peer's turn began with this side's last message, by this side's own
+                # clock (its log holds it): the peer counts from then too, so both screens
+                # show one clock.  Never less than RESUME_WINDOW_MS from now, for a move
+                # the peer made while apart to arrive by the resume.
+                self.last_heard = min(now, now + RESUME_WINDOW_MS - self.transcript.limit())
         elif self.role is Role.HOST:
             self._speak(now)
         return self._take_events()

@@ -13,12 +13,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from statki_net.game.names import said_name
+from statki_net.game.names import said_with_role
 from statki_net.game.words import (
     ENGLISH,
     N_,
     SILENCE,
-    Fact,
     Phrase,
     Term,
     Words,
@@ -45,9 +44,10 @@ STANDING_WORDS = (N_("valid"), N_("invalid"), N_("disputed"), N_("unfinished"))
 def said_side(name: str, key: str, role: Role) -> Phrase:
     """A side as a person reads it: its name (``said_name``: the computer's in the reader's
     words) and its role, ``Ala (host)``; ``unnamed (host)`` when its hello gave no name."""
-    named: Fact = said_name(name, key) if name else Term(UNNAMED)
-    # Names and roles only: no words of its own for a catalog to hold.
-    return phrase("{name} ({role})", name=named, role=Term(role.value))
+    if not name:
+        # Names and roles only: no words of its own for a catalog to hold.
+        return phrase("{name} ({role})", name=Term(UNNAMED), role=Term(role.value))
+    return said_with_role(name, key, Term(role.value))
 
 
 def fingerprint(public_key: bytes) -> str:

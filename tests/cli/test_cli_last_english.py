@@ -107,22 +107,22 @@ def test_a_verdict_names_the_computer_in_polish_and_the_json_keeps_its_english(
         stdin="\nA1\nq\nt\n",
     )  # fmt: skip
     assert played.returncode == 0, played.stderr
-    assert "Sędzia: ważna: komputer (trudny) (gość) wygrywa" in played.stdout, played.stdout
+    assert "Sędzia: komputer (trudny, gość) wygrywa" in played.stdout, played.stdout
     (log,) = (tmp_path / "home" / "logs").glob("*.statki")
     verified = cli("--lang", "pl", "verify", str(log))
-    assert "wynik: komputer (trudny) (gość) wygrywa: Ala (gospodarz) się poddaje" in (
+    assert "wynik: komputer (trudny, gość) wygrywa: Ala (gospodarz) się poddaje" in (
         verified.stdout
     ), verified.stdout
     said = cli("--lang", "pl", "record", str(log)).stdout
-    assert "Gość: komputer (trudny) (gość) [80fe7-" in said, said
-    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in said, said
+    assert "Gość: komputer (trudny, gość) [80fe7-" in said, said
+    assert "Werdykt: komputer (trudny, gość) wygrywa" in said, said
     no_english(verified.stdout + said, english_probes)
     kept = cli("--lang", "pl", "history").stdout  # the verdict as the history keeps it
-    assert "ważna: komputer (trudny) (gość) wygrywa" in kept, kept
+    assert "komputer (trudny, gość) wygrywa" in kept, kept
     pdf = tmp_path / "record.pdf"
     assert cli("--lang", "pl", "record", "--pdf", str(pdf), str(log)).returncode == 0
     printed = "".join(page.extract_text() for page in PdfReader(pdf).pages)
-    assert "Werdykt: ważna: komputer (trudny) (gość) wygrywa" in printed, printed
+    assert "Werdykt: komputer (trudny, gość) wygrywa" in printed, printed
     report = json.loads(cli("--lang", "pl", "verify", "--json", str(log)).stdout)
     assert "computer (hard) (guest) won" in json.dumps(report), "tools read English"
 

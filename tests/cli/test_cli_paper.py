@@ -126,7 +126,7 @@ def test_the_polish_sheet_speaks_the_players_words_with_their_letters(
         in flat
     )
     assert "statki nigdy się nie stykają, nawet rogami" in flat
-    assert "„trafiony, zatopiony”" in flat and "Zatopione statki:" in flat
+    assert "„trafiony zatopiony”" in flat and "Zatopione statki:" in flat
     assert {letter for letter in POLISH_LETTERS if letter in text} >= set("ąęłóźż")
 
 
@@ -144,8 +144,8 @@ def test_the_polish_record_on_paper_keeps_every_line_and_letter(cli: Cli, tmp_pa
     shots = [line for line in lines if re.match(r"\s+\d+\. ", line)]
     assert all(line.split()[-1] in ("pudło", "trafiony", "zatopiony") for line in shots)
     assert lines[-2:] == [
-        "Werdykt: ważna: Olek (gość) wygrywa: Ala (gospodarz) się poddaje; classic;",
-        "  strzały: gospodarz 2, gość 2",
+        "Werdykt: Olek (gość) wygrywa: Ala (gospodarz) się poddaje (ocena: ważna);",
+        "  classic; strzały: gospodarz 2, gość 2",
     ], "wrapped at 80 columns, between words"
     text = " ".join(" ".join(text for _, text in pages(pdf)).split())
     for line in (lines[0], *shots, *lines[-2:]):

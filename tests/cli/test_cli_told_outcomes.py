@@ -42,4 +42,4 @@ def test_the_verdict_after_a_full_screen_game_is_said_in_the_players_language(
     assert len(verdict) > 1 and all(len(line) <= 60 for line in verdict), printed
     lines = [" ".join(verdict), printed[-1]]
     assert [line[: len(start)] for line, start in zip(lines, said, strict=True)] == said, lines
-    assert (language == "pl") == ("ważna:" in lines[0] and "wygrywa" in lines[0]), lines
+    assert (language == "pl") == ("(ocena: ważna)" in lines[0] and "wygrywa" in lines[0]), lines

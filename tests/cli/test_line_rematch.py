@@ -116,9 +116,9 @@ def test_both_players_ask_for_a_rematch_and_the_other_side_starts(tmp_path: Path
         ), said
         said = guest.line_with("rewanż: ")
         assert said.endswith(
-            "rewanż: zaczynasz ty; ponownie łączę z przeciwnikiem (Ala)"
+            "rewanż: zaczynasz ty; ponownie łączę się z przeciwnikiem (Ala)"
             if host_first
-            else "rewanż: Ala zaczyna; ponownie łączę z przeciwnikiem (Ala)"
+            else "rewanż: Ala zaczyna; ponownie łączę się z przeciwnikiem (Ala)"
         ), said
         agreed = guest.line_with("kto zaczyna: ")
         assert agreed.endswith("(ustalone, bez rzutu monetą)"), agreed
@@ -257,7 +257,7 @@ def test_a_host_whose_guest_never_comes_back_is_told_in_its_words(
     assert status == 0, out
     starter = "Ola zaczyna" if "\nzaczynasz ty\n" in out else "zaczynasz ty"  # the other side
     assert f"rewanż: {starter}; czekam, aż Ola też poprosi o rewanż" in out, out
-    assert "! Ola nie wraca na rewanż w ciągu 120 s" in out, out
+    assert "! Ola: brak powrotu na rewanż w ciągu 120 s" in out, out
 
 
 @pytest.mark.timeout(90)

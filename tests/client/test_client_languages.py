@@ -44,6 +44,8 @@ CATALOG = LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po"
 
 SAME_IN_BOTH = {"statki", "Enter", "Tab", "Esc", "OK", "classic", "alternate", "salvo"}
 """Words a Polish screen shares with the English one: key names, preset names."""
+SAID = {"powodzenia", "nawzajem"}
+"""Words the players said in the games shown: their talk reads the same in both languages."""
 
 ALA_TO_MOVE = Glance("Ala-the-longest-name", ruleset_named("salvo-count"), my_move=False)
 """A kept game as its log reads: the longest words the line can hold (the name is cut)."""
@@ -290,7 +292,7 @@ def english_messages() -> list[tuple[str, str]]:
 
 def wordy(line: str) -> bool:
     """Whether a line holds words a person reads (not a board row, a key, a name)."""
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", line) if w not in SAME_IN_BOTH]
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", line) if w not in SAME_IN_BOTH | SAID]
     return len(words) >= 2
 
 

@@ -289,7 +289,7 @@ def test_a_lost_connection_is_told_plainly_and_the_game_goes_on(tmp_path: Path) 
     finish_alone(model)
     assert stage_now(model) is Stage.OVER
     end = model.end_screen
-    assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
+    assert end is not None and end.verdict == "You won on time: the opponent ran out of time"
     assert end.ending.end is End.TIME and end.result is Result.WON
 
 
@@ -319,6 +319,23 @@ def test_hints_shade_squares_where_no_ship_left_fits(tmp_path: Path) -> None:
     sea = sea.apply((a2,), Answer.single(Outcome.MISS))
     model.session.transcript.sides[Role.HOST].sea = sea
     assert model.hint_squares() == bit(0), "only A1 is walled in, and no ship is 1 long"
+
+
+def test_hints_shade_the_sides_and_corners_of_a_line_of_hits(tmp_path: Path) -> None:
+    # The tester's sea under classic: B1, C1, D1 hit.  No ship can touch them without
+    # being part of their line, so row 2 from A to E is shaded; the line's ends are not.
+    model, _ = game(tmp_path, "classic")
+    model.ready()
+    sea = Sea(ruleset_named("classic"))
+    for name in ("B1", "C1", "D1"):
+        sea = sea.apply((parse_square(name),), Answer.single(Outcome.HIT))
+    model.session.transcript.sides[Role.HOST].sea = sea
+    shaded = model.hint_squares()
+    assert [
+        name
+        for name in ("A1", "E1", "A2", "B2", "C2", "D2", "E2", "F2")
+        if shaded >> parse_square(name) & 1
+    ] == ["A2", "B2", "C2", "D2", "E2"]
 
 
 def test_every_volley_of_the_computers_turn_is_told_once(tmp_path: Path) -> None:

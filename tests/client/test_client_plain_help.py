@@ -92,7 +92,7 @@ PROMPT_COMMANDS = (
 def _quoted(language: str) -> set[str]:
     speak(language)
     try:
-        return set(re.findall(r'"([^"]+)"', _(HELP)))
+        return set(re.findall(r'["„]([^"„”]+)["”]', _(HELP)))
     finally:
         speak("en")
 

@@ -181,7 +181,7 @@ def test_a_connection_lost_mid_game_is_said_and_the_game_is_won_on_time(tmp_path
         text.startswith("Connection lost: ") and " s for the opponent" in text for text in said
     )
     end = model.end_screen
-    assert end is not None and end.verdict == "You won on time: the opponent stopped answering"
+    assert end is not None and end.verdict == "You won on time: the opponent ran out of time"
     assert end.referee, "the referee's line on this side's log"
 
 

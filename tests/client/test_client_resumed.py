@@ -333,7 +333,7 @@ def test_a_picked_up_game_whose_opponent_does_not_come_back_is_won_on_time(
         history.close()
     end = model.end_screen
     assert end is not None
-    assert end.verdict == "You won on time: the opponent stopped answering"
+    assert end.verdict == "You won on time: the opponent ran out of time"
     assert "You won on time" in plain(screen(model))
     assert judge_log(kept.log.read_bytes()).valid
     assert not unfinished_games(home), "the game is over: listed no more"

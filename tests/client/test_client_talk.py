@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import test_client_model
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from statki_client.keys import press
 from statki_client.layout import HEIGHT, WIDTH, plain, screen
@@ -12,10 +14,12 @@ from statki_client.model import Model, Stage
 from test_client_keys import run_keys
 from test_client_model import game
 
+from statki_net.game.rules import Ruleset
 from statki_net.protocol.logformat import read_log
 from statki_net.protocol.talk import TalkHeard
 from statki_net.protocol.wire import Role, Say, sign_say
 from statki_net.referee.verify import judge_log
+from statki_net.store.language import speak
 
 
 def fits(shown: str) -> None:
@@ -41,7 +45,7 @@ def test_a_line_typed_on_the_chat_line_is_said_shown_and_logged(tmp_path: Path) 
     assert "Enter say  Esc close" in typing
     fits(typing)
     fits(said)
-    assert "Talk" in said.split("\n")[1], "the talk's heading beside the boards"
+    assert "Talk" in said.split("\n")[2], "the talk's heading beside the boards"
     assert "you: quick b4," in said and "Say:" not in said
     assert model.shots_fired(True) == 0, "b4 on the chat line is talk, never a shot"
     assert model.stage is Stage.OVER, "then q y left the game"
@@ -104,3 +108,40 @@ def test_many_lines_show_the_last_that_fit_beside_the_boards(tmp_path: Path) -> 
     assert "line number 20 " not in shown, "only the last lines fit"
     rows = shown.split("\n")
     assert rows[2].startswith("   A B C D E F G H I J"), "the boards are where they were"
+
+
+def test_polish_talk_shows_both_sides_beside_the_boards(tmp_path: Path) -> None:
+    # Polish titles reach further than the boards: the talk stood beside them and found no
+    # room, so nothing one said was ever shown (and a line heard only on the notice).
+    speak("pl")
+    model, _ = game(tmp_path)
+    model.ready()
+    model.link.say("moja linia")
+    heard(model, "pierwsza linia")
+    shown = plain(screen(model))
+    fits(shown)
+    rows = shown.split("\n")
+    assert "Czat" in rows[2], "the talk's heading beside the boards' letters"
+    assert "ty: moja linia" in shown and "pierwsza linia" in shown
+    press(model, "m")
+    heard(model, "wyciszona linia")
+    shown = plain(screen(model))
+    assert "Czat (wyciszony)" in shown and "ty: moja linia" in shown
+    assert "wyciszona linia" not in shown and "pierwsza linia" not in shown
+
+
+def test_ones_own_line_is_the_notice_where_no_talk_fits_beside_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 12-square board leaves too few columns for the talk: the last line, one's own
+    # included, is still on the screen, as the notice.
+    monkeypatch.setattr(test_client_model, "ruleset_named", lambda _: Ruleset(size=12))
+    model, _ = game(tmp_path)
+    model.ready()
+    model.link.say("my own line")
+    shown = plain(screen(model))
+    fits(shown)
+    assert "Talk" not in shown, "no room beside a 12-square board"
+    assert "You: my own line" in shown
+    heard(model, "their line")
+    assert "their line" in plain(screen(model))

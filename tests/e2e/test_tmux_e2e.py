@@ -172,13 +172,13 @@ def _play(tmux: Tmux, tmp_path: Path) -> None:
         tmux.keys(shooter, *target, "Enter")
         name = target.upper()
         # A hit earns another shot: the line then tells the whole turn, this shot last.
-        said = re.compile(rf"Your last (?:shot|turn)  (?:.*, )?{name}: (\w+)")
+        said = re.compile(rf"Your last (?:shot|turn) +(?:.*, )?{name}: (\w+)")
         after = tmux.wait(shooter, showing(said))
         answer = said.search(after)
         assert answer is not None
         mark = GLYPH_OF_ANSWER[answer.group(1)]
         assert square(after, RIGHT, name) == mark, after
-        told = re.compile(rf"Their last (?:shot|turn) (?:.*, )?{name}: {answer.group(1)}")
+        told = re.compile(rf"Their last (?:shot|turn) +(?:.*, )?{name}: {answer.group(1)}")
         seen = tmux.wait(other[shooter], showing(told))
         assert square(seen, LEFT, name) == mark, seen
         screens[shooter] = after

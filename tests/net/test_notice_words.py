@@ -27,6 +27,6 @@ def test_a_lost_connection_says_what_was_recorded_and_how_long_the_wait_is() -> 
     )
     said = lost_phrase(60_000, Claim.WINS_THE_GAME, ("shot", "answer"))
     assert Lost(str(said), said=said).words_in(POLISH) == (
-        "twoje wiadomości strzał i odpowiedź są w twoim zapisie gry; "
+        "twoje wiadomości (strzał i odpowiedź) są w twoim zapisie gry; "
         "czekam 60 s na przeciwnika, potem wygrywasz na czas"
     )

@@ -65,7 +65,7 @@ def test_a_host_that_closes_before_its_hello_did_not_offer_the_rematch(
     monkeypatch.setattr(rematch, "REDIAL_PAUSE", 0.05)
     missed = asyncio.run(_missed_at(b""))
     assert str(missed) == "Ala did not offer the rematch within 0.3 s"
-    assert missed.in_words(POLISH) == "Ala nie proponuje rewanżu w ciągu 0.3 s"
+    assert missed.in_words(POLISH) == "Ala: brak propozycji rewanżu w ciągu 0.3 s"
     assert "hello" not in missed.in_words(POLISH)
     # What a machine records keeps the precise reason.
     expected = "Ala is not there for the rematch: the host has not hosted the rematch yet"
