@@ -85,38 +85,15 @@ class EndOfGame(CommonState):
             self._job = None
 
     def _failure_words(self, failure: Failed) -> str:
-        detail = failure.detail_in(words())  # this side's words in Polish; a peer's as sent
-        if failure.code is Code.LOST:
-            return _("Connection lost: {detail}; the game goes on in your log").format(
-                detail=detail
-            )
         if failure.code is Code.CLOSED and failure.by_peer and not self.session.transcript.accepted:
             # Its own stop before anything was at stake: it left (its detail is its English).
             return _("{Them} left before the battle: there is no game").format(
                 Them=self._capitalised(self.opponent_label())
             )
-        if failure.code is Code.CLOSED and failure.by_peer:
-            return _("The opponent stopped the game: {detail}").format(detail=detail)
-        if failure.code is Code.CLOSED:
-            return _("You stopped the game: {detail}").format(detail=detail)
-        if failure.code is Code.TIMEOUT:
-            return _("The opponent did not answer in time: the game ends here")
-        if failure.code is Code.WRONG_KEY:
-            return _("Not the host your invite names: {detail}").format(detail=detail)
-        if failure.code is Code.NO_INVITE:
-            return detail[:1].upper() + detail[1:]
-        if failure.code is Code.NOT_INVITED and failure.by_peer:
-            return _("The host turned you away: check that you have the whole invite line")
         if failure.code is ABSENT:
-            return detail
-        if failure.code is Code.INTERNAL and not failure.by_peer:  # this side's own failure
-            return _("The game stopped on this side: {detail}").format(detail=detail)
-        who = (
-            _("The opponent reported") if failure.by_peer else _("The opponent broke the protocol:")
-        )
-        return _("{who} {code_text}: {detail}").format(
-            who=who, code_text=failure.code_text, detail=detail
-        )
+            return failure.detail_in(words())
+        said = failure.plainly().in_words(words())
+        return said[:1].upper() + said[1:]  # a detail said first begins a sentence
 
     def _how_it_ended(self) -> Ending:
         """The transcript's ending, as the session's ``GameClosed`` tells it.

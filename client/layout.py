@@ -30,7 +30,6 @@ from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.game.rules_words import describe
 from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
-from statki_net.protocol.endings import End
 from statki_net.store.history import GameRow
 from statki_net.store.language import _, words
 
@@ -709,8 +708,8 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     if len(end.findings) > 2:
         more = len(end.findings) - 2
         lines.append([("class:trouble", _("... and {n} more in the log").format(n=more))])
-    if end.ending.end is not End.NO_GAME:  # none were shot; after a rematch nobody came to,
-        # "Shots: you 0, opponent 0" read as a count of the game just played
+    if end.ending.end.played:  # none were shot; after a declined game, or a rematch nobody
+        # came to, "Shots: you 0, opponent 0" read as a count of a game played
         shots = _("Shots: you {mine}, opponent {theirs}")
         lines.append([("", shots.format(mine=end.my_shots, theirs=end.their_shots))])
     if end.log_path is not None:

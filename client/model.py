@@ -410,8 +410,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             case ConnectionLost() if not self.lost:  # the session's, when no words came
                 self.lost = True
                 # Closed already: no game began, so none goes on in the log (its end says so).
-                if self.session.closed:
-                    self.say(_("Connection lost"), trouble=True)
+                if self.session.closed and (ending := self.session.ending) is not None:
+                    said = ending.reason.in_words(words())  # the peer left before the game
+                    self.say(self._capitalised(said), trouble=True)
                 else:
                     self.say(_("Connection lost: the game goes on in your log"), trouble=True)
             case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):

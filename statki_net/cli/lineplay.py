@@ -558,14 +558,13 @@ class PromptPlayer:
                 self._in_battle = False
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
-            case Failed(by_peer=by_peer):
+            case Failed():
                 self.failure = notice
-                who = _("the opponent") if by_peer else _("this side")
-                self.say(
-                    _("the game stopped: {who} reported {code_text}: {detail}").format(
-                        who=who, code_text=notice.code_text, detail=notice.detail_in(words())
-                    )
-                )
+                if not notice.turned_away:  # said once, as the command's one line
+                    said = notice.plainly().in_words(words())
+                    self.say(_("the game stopped: {why}").format(why=said[:1].lower() + said[1:]))
+            case notices.Closed() if self.failure is not None and self.failure.turned_away:
+                self.closed = notice  # no game to tell of: the command's one line says why
             case notices.Closed(log=log):
                 self._in_battle = False
                 self.closed = notice

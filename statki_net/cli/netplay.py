@@ -783,6 +783,8 @@ async def _join_game(player: Player, invite: Invite) -> int:
     reader, writer, dialled = await dial(invite.addresses)
     address = dialled.address
     tell(dialled.text(words()))
+    if not player.on_screen and player.bot is None:  # a person's host may still be placing
+        tell(_("waiting for the host's rules"))
     session = player.session(Role.GUEST, key, invite_secret=invite.secret)
     # A lost connection is dialled again, at every address of the invite.
     resuming = CarryOn(
@@ -1262,7 +1264,7 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         return EXIT_FOUND
     if failure is not None and failure.code is Code.NOT_INVITED and failure.by_peer:
         said = _(
-            "statki: the host turned this guest away (not-invited):"
+            "statki: the host turned this guest away:"
             " check that you have the whole invite line, secret included"
         )
         tell_error(said)
@@ -1271,7 +1273,8 @@ def _exit_status(end: End | None, failure: Failed | None, why: str | None) -> in
         # This side's own failure in the player's words; the daemon's (``why``) too, where
         # it said it as a phrase, else as it came.
         if failure is not None:
-            why = f"{failure.code_text}: {failure.detail_in(words())}"
+            said = failure.plainly().in_words(words())
+            why = said[:1].lower() + said[1:]
         said = end_term(end).in_words(words()) if end else _("no ending")
         tell_error(_("statki: the game did not finish: {why}").format(why=why or said))
         return EXIT_FOUND

@@ -36,6 +36,12 @@ class End(enum.StrEnum):
     NO_GAME = "no-game"
     """The game stopped before the guest's accept: nobody wins."""
 
+    @property
+    def played(self) -> bool:
+        """Whether there was a game: the guest accepted the rules.  A declined game and one
+        stopped before had no shots to count and none to play again."""
+        return self not in (End.REFUSED, End.NO_GAME)
+
 
 class Result(enum.StrEnum):
     """An ending as one side sees it."""

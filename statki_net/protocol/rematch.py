@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from statki_net.game.words import N_, Phrase, phrase
-from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import REMATCH_SECRET, Admit, Limits, Role, rematch_secret
 
@@ -43,12 +42,12 @@ class Rematch:
 
 
 def rematch_of(session: Session) -> Rematch | None:
-    """The terms of a rematch after ``session``'s game; None when there is nobody to meet
-    again: the opponent never said hello, or the host was not the one the invite names."""
+    """The terms of a rematch after ``session``'s game; None when there was no game to play
+    again: the guest never accepted the rules.  It declined them, or one side left or was
+    turned away before (a host the invite does not name included), so nothing was played."""
     transcript = session.transcript
     hello = transcript.sides[session.peer].hello
-    failure = session.failure
-    if hello is None or (failure is not None and failure.code is Code.WRONG_KEY):
+    if not transcript.accepted or hello is None:
         return None
     first = transcript.first.other if transcript.first is not None else None
     return Rematch(hello.name, hello.key, first, transcript.limits, _secret(session))

@@ -31,6 +31,7 @@ pending it resigns at its next shot or answer, and at the deadline stops with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -125,9 +126,10 @@ def public_key_bytes(key: Ed25519PrivateKey) -> bytes:
     return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
-NO_REASON = "no reason given"
-"""A front end's reason for declining the rules when the player gave none: the ending
-already says "the guest declined the rules", which the reason repeated."""
+NO_REASON = ""
+"""A front end's reason for declining the rules when the player gave none: no words, so
+that each reader's ending says "the guest declined the rules" in their own language (an
+English "no reason given" on the wire stood in every Polish verdict)."""
 
 # ---------------------------------------------------------------- events
 
@@ -262,6 +264,49 @@ class Failed:
     def code_text(self) -> str:
         """The code as it is written in logs and notices."""
         return self.code.value if self.code is not None else self.unknown_code
+
+    @property
+    def turned_away(self) -> bool:
+        """No game could begin with this host: it is not the one the invite names, it admits
+        only the guest it invited and this side holds no invite, or it turned this guest
+        away.  A player is told so in one line, nothing of a game."""
+        if self.code is Code.NOT_INVITED:
+            return self.by_peer
+        return self.code in (Code.WRONG_KEY, Code.NO_INVITE)
+
+    def plainly(self) -> Phrase:
+        """This failure in the player's words, as every front end tells it: a code by what it
+        means to the player where that is known, else the code and its detail."""
+        detail = self.said if self.said else as_is(self.detail)
+        by_peer = self.by_peer
+        match self.code:
+            case Code.LOST:
+                return phrase(
+                    N_("Connection lost: {detail}; the game goes on in your log"), detail=detail
+                )
+            case Code.CLOSED if by_peer:
+                return phrase(N_("The opponent stopped the game: {detail}"), detail=detail)
+            case Code.CLOSED:
+                return phrase(N_("You stopped the game: {detail}"), detail=detail)
+            case Code.TIMEOUT:
+                return phrase(N_("The opponent did not answer in time: the game ends here"))
+            case Code.WRONG_KEY:
+                return phrase(N_("Not the host your invite names: {detail}"), detail=detail)
+            case Code.NO_INVITE:
+                return detail
+            case Code.NOT_INVITED if by_peer:
+                return phrase(
+                    N_("The host turned you away: check that you have the whole invite line")
+                )
+            case Code.INTERNAL if not by_peer:  # this side's own failure
+                return phrase(N_("The game stopped on this side: {detail}"), detail=detail)
+        who = N_("The opponent reported") if by_peer else N_("The opponent broke the protocol:")
+        return phrase(
+            N_("{who} {code_text}: {detail}"),
+            who=phrase(who),
+            code_text=self.code_text,
+            detail=detail,
+        )
 
 
 @dataclass(frozen=True)
@@ -1020,7 +1065,15 @@ class Session:
             code=self.failure.code_text,
             detail=self.failure.detail,
         )
-        self._close(t.ending_if_stopped(self.peer, place, what))
+        ending = t.ending_if_stopped(self.peer, place, what)
+        if ending.end is End.NO_GAME and self.failure.code is Code.CLOSED:
+            # Its stop before the rules were accepted is only the peer leaving (as in
+            # ``Transcript``): no code, no detail for a player to read as damage.
+            left = phrase(
+                N_("the {sender} left before the game began"), sender=role_term(self.peer)
+            )
+            ending = dataclasses.replace(ending, reason=left)
+        self._close(ending)
 
     def _lose(self, code: Code, detail: str, now: int, data: bytes = b"") -> None:
         """The connection is lost: from here on this side plays alone (or, before a game
@@ -1031,6 +1084,10 @@ class Session:
         self._events.append(self.lost)
         if self.transcript.phase in HELLO_PHASES:
             reason = phrase(N_("the connection was lost: {detail}"), detail=detail)
+            if code is Code.LOST:  # the peer closed (or the network failed): nothing to damage
+                reason = phrase(
+                    N_("the {sender} left before the game began"), sender=role_term(self.peer)
+                )
             self._close(Ending(End.NO_GAME, reason=reason))
 
     # ------------------------------------------------------------ internals

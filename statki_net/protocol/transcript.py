@@ -577,7 +577,7 @@ class Transcript:
                     End.REFUSED,
                     None,
                     frozenset(),
-                    phrase(N_("the guest declined the rules: {reason}"), reason=message.reason),
+                    _declined(message.reason),
                 )
             case Commit():
                 side.commit = message
@@ -1050,6 +1050,14 @@ def _fits(lengths: list[int], fleet: tuple[int, ...]) -> bool:
             return False
         left.remove(length)
     return True
+
+
+def _declined(reason: str) -> Phrase:
+    """Why the game ended refused: the guest's own words, when it gave some (``NO_REASON``,
+    none, is said in the reader's words)."""
+    if not reason.strip():
+        return phrase(N_("the guest declined the rules"))
+    return phrase(N_("the guest declined the rules: {reason}"), reason=reason)
 
 
 def _held(ship: bool) -> Phrase:

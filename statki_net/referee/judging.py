@@ -281,6 +281,10 @@ def _result(
         ending = branch.ending if branch else None
         if ending is not None:
             return Result(ending, Phrase())
+        if read and all(r.role is None and not r.frames for r in read):
+            # Not even a header: no log to say when it stopped (a file of anything else).
+            reason = phrase(N_("nothing in the file reads as a statki log"))
+            return Result(Ending(End.NO_GAME, reason=reason), Phrase())
         if branch is None or not any(n.type == Accept.TYPE for n in branch.path):
             reason = phrase(N_("the log stops before the guest's accept"))
             return Result(Ending(End.NO_GAME, reason=reason), Phrase())

@@ -382,3 +382,15 @@ def test_spread_hands_out_no_more_than_the_items_in_flight_it_is_given() -> None
         assert result == given
     assert read == 2_000
     assert 32 <= most <= 64, f"{most} items in flight"  # 9 chunks of 7: 8 ahead, 1 read
+
+
+def test_a_statki_file_that_is_no_log_at_all_is_not_said_to_stop_short(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Judged as a log whose start is damaged, it was said to stop before the guest's
+    accept, as if a game had begun to be written there."""
+    garbage = tmp_path / "garbage.statki"
+    garbage.write_text("garbage\n")
+    done = cli("verify", "--lang", "pl", str(garbage))
+    assert "wynik: gry nie było: nic w tym pliku nie jest zapisem gry w statki" in done.stdout
+    assert "zapis urywa się" not in done.stdout, done.stdout

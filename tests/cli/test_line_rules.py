@@ -19,7 +19,7 @@ from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.net.bot import CUSTOM_RULES_REFUSED, attach_computer
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.protocol.endings import End
-from statki_net.protocol.session import Session
+from statki_net.protocol.session import NO_REASON, Session
 from statki_net.protocol.wire import Refuse, Role
 
 CUSTOM = Ruleset(size=8, fleet=(3, 2, 2))
@@ -65,7 +65,7 @@ def test_with_custom_rules_admitted_the_guest_is_asked() -> None:
     host, guest = sessions(CUSTOM, 6)
     out, end, reason = asyncio.run(guest_at_the_prompt(host, guest, "n\n", custom_rules=True))
     assert "board: 8x8 (classic: 10x10)" in out and "play by these rules? [y/n]" in out
-    assert end is End.REFUSED and reason == "no reason given"
+    assert end is End.REFUSED and reason == NO_REASON == ""
 
 
 def test_a_combination_needs_no_words_and_an_agreed_start_is_said() -> None:

@@ -125,12 +125,32 @@ def test_a_wrong_secret_is_turned_away_and_the_invited_guest_then_plays(
     wrong = invite[:-32] + "0" * 32
     turned = joined_here(cli, monkeypatch, tmp_path / "mallory", wrong, "--bot", "random")
     assert turned.returncode == 1 and turned.stderr.count("\n") == 1, turned.stderr
-    assert "the host turned this guest away (not-invited)" in turned.stderr
+    assert "the host turned this guest away: check" in turned.stderr
     assert host.poll() is None, "a guest with a wrong invite does not end the hosting"
     played = run(tmp_path / "guest", "join", invite, "--bot", "random")
     status, _, err = finish(host)
     assert played.returncode == 0 and status == 0, (played.stderr, err)
     assert judge_log(_only_log(tmp_path / "host").read_bytes()).valid, "one game, one log"
+
+
+def test_a_person_with_a_wrong_secret_is_told_one_line_in_their_words(tmp_path: Path) -> None:
+    """At the line prompt, in Polish: no code, no English detail, no verdict of a game that
+    never was, and no rematch of it; the one line says the host turned this guest away."""
+    host, invite = _host(tmp_path / "host", "--bot", "random")
+    wrong = invite[:-32] + "0" * 32
+    # Nothing typed (stdin open, silent): the refusal ends the prompt by itself.
+    guest = start(tmp_path / "mallory", "join", wrong, "--plain", "--lang", "pl", stdin="")
+    try:
+        guest.wait(timeout=60)
+    finally:
+        status, out, err = finish(guest)
+        stop(host)
+    said = out + err
+    assert status == 1, said
+    assert err.startswith("statki: gospodarz nie wpuścił tego gościa"), said
+    assert "not-invited" not in said and "this host" not in said, said
+    assert "werdykt" not in out and "rewanż" not in out, said
+    assert "czekam na zasady gospodarza" in out, "the wait for the host is said"
 
 
 def test_a_bare_address_gets_one_clear_line_unless_the_host_is_open(

@@ -108,7 +108,7 @@ def test_a_connection_lost_before_any_game_does_not_say_the_game_goes_on() -> No
     assert stage_now(model) is Stage.OVER
     text = plain(screen(model))
     assert "No game: it stopped before the rules were accepted" in text
-    assert "Connection lost" in text and "goes on" not in text
+    assert "The host left before the game began" in text and "goes on" not in text
     assert "Shots:" not in text, "no shots were fired in no game (after a rematch: misread)"
 
 

@@ -183,3 +183,44 @@ def test_a_connection_lost_mid_game_is_said_and_the_game_is_won_on_time(tmp_path
     end = model.end_screen
     assert end is not None and end.verdict == "You won on time: the opponent ran out of time"
     assert end.referee, "the referee's line on this side's log"
+
+
+def test_a_declined_game_counts_no_shots_on_its_end_screen() -> None:
+    """No game was played: "Shots: you 0, opponent 0" would read as one that was."""
+    model, _, end = asyncio.run(guest_facing(ruleset_named("classic"), custom_rules=True))
+    assert end is End.REFUSED and model.stage is Stage.OVER
+    shown = plain(screen(model))
+    assert "Shots" not in shown and "shots host" not in shown, shown
+
+
+def test_a_host_that_leaves_before_its_hello_left_before_the_game() -> None:
+    """The host quit on its rules screen: its guest reads that it left, not of a lost
+    connection."""
+
+    async def scenario() -> str:
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.close()  # the host's player quit before the hello went out
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        guest = Session(
+            Role.GUEST, Ed25519PrivateKey.generate(), name="Ola", entropy=random.Random(1).randbytes
+        )
+        link = ConnectionLink(guest)
+        model = Model(link, random.Random(3))
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        conn = ClientConnection(guest, reader, writer, log_dir=None)
+        link.attach(conn)
+        try:
+            await asyncio.wait_for(conn.run(), timeout=30)
+            async with asyncio.timeout(10):
+                while model.end_screen is None:
+                    await asyncio.sleep(0.01)
+        finally:
+            server.close()
+            await server.wait_closed()
+        return plain(screen(model))
+
+    shown = asyncio.run(scenario())
+    assert "The host left before the game began" in shown, shown
+    assert "Connection lost" not in shown, shown

@@ -42,6 +42,7 @@ from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
+from statki_net.game.words import N_, phrase
 from statki_net.net import notices, rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
@@ -639,9 +640,9 @@ def test_a_host_through_the_daemon_and_a_guest_without_one_play_a_rematch(
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
-async def refusing_guest(invite_text: str) -> Outcome:
-    """A guest that joins and declines the rules at once: a game with an opponent met,
-    over in a moment."""
+async def leaving_guest(invite_text: str) -> Outcome:
+    """A guest that joins, accepts the rules and stops once the battle begins: a game played
+    (one declined has no rematch), over in a moment."""
     invite = parse_invite(invite_text)
     reader, writer, _ = await dial(invite.addresses)
     session = Session(
@@ -654,8 +655,11 @@ async def refusing_guest(invite_text: str) -> Outcome:
     conn = GameConnection(session, reader, writer, log_dir=None, expect_key=invite.key)
 
     def heard(notice: notices.Notice) -> None:
+        loop = asyncio.get_running_loop()
         if isinstance(notice, notices.Rules):
-            asyncio.get_running_loop().call_soon(conn.refuse, "not today")
+            loop.call_soon(conn.accept, random_fleet(notice.rules, random.Random(4)))
+        if isinstance(notice, notices.Started):
+            loop.call_soon(conn.stop, phrase(N_("this side stopped the game")))
 
     conn.listeners.append(heard)
     return await conn.run()
@@ -684,9 +688,9 @@ def test_a_rematch_the_guest_never_comes_to_ends_in_one_line_and_no_further_rema
             model = Model(link, random.Random(3))
             following = asyncio.ensure_future(follow_games(link))
             try:
-                guest = asyncio.ensure_future(refusing_guest(reply["invite"]))
+                guest = asyncio.ensure_future(leaving_guest(reply["invite"]))
                 press(model, "enter")  # the host's fleet: its hello goes out
-                assert (await guest).ending.end is End.REFUSED
+                assert (await guest).ending.end is End.FORFEIT
                 await until(lambda: model.can_rematch, "the end, with a rematch offered")
                 press(model, "r")
                 press(model, "enter")  # a new fleet for the rematch; nobody comes for it
@@ -828,9 +832,12 @@ def test_a_rematch_whose_host_is_not_there_ends_in_one_line(
             reply = await control.request("connect", invite=f"127.0.0.1:{port}", subscribe=True)
             number = int(reply["game"])
             await event_of(control, number, "rules")
-            await control.request("refuse", game=number)
+            fleet = random_fleet(ruleset_named("classic"), random.Random(1)).to_lists()
+            await control.request("accept", game=number, fleet=fleet)
+            await event_of(control, number, "started")
+            await control.request("resign", game=number)  # a game played: it has a rematch
             await event_of(control, number, "closed")
-            assert (await host).ending.end is End.REFUSED
+            assert (await host).ending.end is End.RESIGNED
             again = await control.request("rematch", game=number, subscribe=True)
             closed = await event_of(control, int(again["game"]), "closed")
             refusals = []

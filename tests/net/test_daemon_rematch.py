@@ -67,16 +67,18 @@ async def event_of(control: ControlClient, number: int, event: str) -> Message:
                 return message
 
 
-async def a_refused_game(
+async def a_resigned_game(
     ala: ControlClient, bob: ControlClient, *, open_to_anyone: bool = False
 ) -> tuple[int, int]:
-    """Ala hosts, Bob joins through his daemon and refuses the rules: a game over, whose
-    numbers on Ala's daemon and on Bob's are returned."""
+    """Ala hosts, Bob joins through his daemon, accepts and resigns: a game over (one
+    declined has no rematch), whose numbers on Ala's daemon and on Bob's are returned."""
     hosted = await ala.request("host", subscribe=True, name="Ala", open=open_to_anyone)
     joined = await bob.request("connect", invite=hosted["invite"], subscribe=True, name="Bob")
     ours, theirs = int(hosted["game"]), int(joined["game"])
     await event_of(bob, theirs, "rules")
-    await bob.request("refuse", game=theirs)
+    await bob.request("accept", game=theirs, fleet=FLEET)
+    await event_of(bob, theirs, "started")
+    await bob.request("resign", game=theirs)
     await event_of(bob, theirs, "closed")
     await event_of(ala, ours, "closed")
     return ours, theirs
@@ -102,7 +104,7 @@ async def rematch_past_others(
 ) -> list[str]:
     """``rematch_past`` with a game for someone else for each of ``others`` (open to
     anyone or not): the other games' statuses."""
-    ours, theirs = await a_refused_game(ala, bob, open_to_anyone=open_first)
+    ours, theirs = await a_resigned_game(ala, bob, open_to_anyone=open_first)
     hosted = [await ala.request("host", open=each, subscribe=True, name="Ala") for each in others]
     bobs = await bob.request("rematch", game=theirs, subscribe=True)
     await asyncio.sleep(0.5)  # Bob's daemon dials meanwhile, more than once
@@ -215,7 +217,7 @@ def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) ->
             daemon_here(tmp_path / "bob") as bob,
             daemon_here(tmp_path / "ewa") as ewa,
         ):
-            ours, theirs = await a_refused_game(ala, bob)
+            ours, theirs = await a_resigned_game(ala, bob)
             alas = await ala.request("rematch", game=ours, subscribe=True)
             await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
             ewas = await ewa.request("connect", invite=alas["invite"], subscribe=True)
@@ -242,7 +244,7 @@ def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
             daemon_here(tmp_path / "bob") as bob,
             daemon_here(tmp_path / "ewa") as ewa,
         ):
-            ours, theirs = await a_refused_game(ala, bob)
+            ours, theirs = await a_resigned_game(ala, bob)
             games = (await ala.request("games"))["games"]
             played = bytes.fromhex(next(str(g["game"]) for g in games if g["id"] == ours))
             alas = await ala.request("rematch", game=ours, subscribe=True)
@@ -267,7 +269,7 @@ def test_a_rematch_never_proposed_is_withdrawn_after_a_move(tmp_path: Path) -> N
 
     async def scenario() -> Message:
         async with daemon_here(tmp_path / "ala") as ala, daemon_here(tmp_path / "bob") as bob:
-            ours, _ = await a_refused_game(ala, bob)
+            ours, _ = await a_resigned_game(ala, bob)
             alas = await ala.request("rematch", game=ours, subscribe=True)
             return await event_of(ala, int(alas["game"]), "closed")
 
@@ -312,7 +314,9 @@ def test_a_rematch_hosted_for_a_bot_places_at_once_and_takes_its_guest_back(
             joined = await bob.request("connect", invite=hosted["invite"], subscribe=True)
             ours, theirs = int(hosted["game"]), int(joined["game"])
             await event_of(bob, theirs, "rules")
-            await bob.request("refuse", game=theirs)
+            await bob.request("accept", game=theirs, fleet=FLEET)
+            await event_of(bob, theirs, "started")
+            await bob.request("resign", game=theirs)
             await event_of(ala, ours, "closed")
             alas = await ala.request("rematch", game=ours)  # no propose: the bot placed
             bobs = await bob.request("rematch", game=theirs, subscribe=True)
