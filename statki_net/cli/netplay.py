@@ -942,7 +942,8 @@ class DaemonRematches:
         self.handle = handle
         muting = MuteKept.of_daemon_game(self.player.home, handle)
         if self.role is not Role.HOST:
-            return Rematched(handle, muting)  # its daemon dials for 10 s at most
+            # Its daemon dials for up to a move: ``leave`` stops the dialling at once.
+            return Rematched(handle, muting, lambda: _left(client, handle.game))
         return Rematched(handle, muting, lambda: _cancelled(client, handle.game))
 
     async def _propose(self, game: int, rules: Ruleset) -> None:
@@ -957,6 +958,11 @@ class DaemonRematches:
 async def _cancelled(client: ControlClient, game: int) -> None:
     """The daemon's rematch given up before its guest came: it waits no more (``cancel``)."""
     await client.request("cancel", game=game)
+
+
+async def _left(client: ControlClient, game: int) -> None:
+    """The daemon's rematch given up while it still dials the host (``leave``)."""
+    await client.request("leave", game=game)
 
 
 def _connection(
