@@ -100,7 +100,10 @@ class DaemonGame:
     summary: dict[str, Any] | None = None
     """Once over: its state as the control socket gave it last (ids, names, result, log)."""
     secret: bytes | None = None
-    """The invite's secret its guest must prove; None: open to anyone."""
+    """The secret its guest must prove (the invite's, or a rematch's); None: open to anyone."""
+    invited_by: bytes | None = None
+    """A host's: its invite's own secret, kept apart from a rematch's ``secret``: every
+    rematch's is drawn from it, and a rematch that cannot draw one admits by it."""
     player: str | None = None
     """The name its hello gives, from the front end that asked for it; None: the daemon's."""
     first: Role | None = None
@@ -339,6 +342,7 @@ class Daemon:
         game = self._new_game(Role.HOST, rules=rules, limits=limits, fleet=fleet, bot=bot)
         game.player = player
         game.secret = None if open_to_anyone else secrets.token_bytes(INVITE_SECRET_SIZE)
+        game.invited_by = game.secret
         addresses = self.invite_addresses(advertise)
         game.invite = format_invite(addresses, public_key_bytes(self.key), game.secret)
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
@@ -379,7 +383,8 @@ class Daemon:
         game = self._new_game(
             Role.HOST, rules=old.rules, limits=old.limits, fleet=fleet, bot=old.bot
         )
-        game.player, game.secret, game.invite = old.player, again.admitting(old.secret), old.invite
+        game.player, game.invite, game.invited_by = old.player, old.invite, old.invited_by
+        game.secret = again.admitting(old.invited_by)
         game.first, game.awaited = again.first, again
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         if fleet is not None:
