@@ -334,3 +334,32 @@ def test_the_referees_line_on_a_timed_out_decision_is_worded_for_its_reader(
     assert mine.format(seq=2) in shown, shown
     assert theirs.format(seq=2) not in shown, shown
     assert shown.count(mine.format(seq=2)) == 2, "the referee's line and the reason"
+
+
+def test_leaving_once_the_battle_began_meanwhile_resigns(tmp_path: Path) -> None:
+    """q y pressed before the battle reaches the link only once it has begun (the race of
+    the toss): ``leave`` is refused there, so the player resigns instead of playing on."""
+
+    async def scenario() -> Outcome:
+        host, guest = sessions(ruleset_named("alternate"), 14, first=Role.GUEST)
+        async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(None, tmp_path)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            link = ConnectionLink(guest)
+            Model(link, random.Random(3))
+            link.attach(guest_conn)
+            games = asyncio.gather(host_conn.run(), guest_conn.run())
+            await until(lambda: guest.transcript.phase is Phase.DECISION)
+            guest_conn.accept(random_fleet(ruleset_named("alternate"), random.Random(4)))
+            await until(lambda: PHASES[guest.transcript.phase].period is Period.BATTLE)
+            await until(lambda: guest.transcript.speaker() is Role.GUEST)
+            link.leave()
+            async with asyncio.timeout(WAIT):
+                _, outcome = await games
+            return outcome
+
+    outcome = asyncio.run(scenario())
+    assert outcome.ending.end is End.RESIGNED, outcome.ending
+    assert outcome.ending.winner is Role.HOST
