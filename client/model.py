@@ -292,8 +292,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     def door_words(self) -> str:
         """The host's screen, once a guest has come before the rules were said: what to do."""
         if self.is_rematch:
+            # Nobody's key is proven at the door (the guest's hello follows the host's): the
+            # rematch admits only its opponent, but whoever connected may be anyone.
             return _(
-                "{Who} is back for the rematch and waits for your fleet: place it, Enter starts"
+                "Someone has connected for the rematch (only {Who} is admitted):"
+                " place your fleet, Enter starts"
             ).format(Who=self._capitalised(self.opponent_label()))
         if self.can_pick_up:
             return _(
