@@ -607,6 +607,8 @@ class GuestReunion:
         # The host places its fleet before it says hello: a move's time at most.  The
         # rematch's session proves the rematch's secret (``next_session``), as redial names it.
         within = session.proposed_limits.move_ms / 1000
+        # A bare HOST:PORT names no key: the last game's host is the one met again.
+        host_key = self.invite.key or (terms.opponent_key if terms else None)
         reader, writer, said = await redial(
             [self.address],
             who,
@@ -614,6 +616,7 @@ class GuestReunion:
             key=session.key,
             clock=self.player.clock,
             hello_within=within,
+            host_key=host_key,
         )
         # Kept, as the first game is, so that it can be picked up if this program stops.
         resuming = CarryOn(
@@ -626,8 +629,7 @@ class GuestReunion:
             reader,
             writer,
             self.history,
-            # A bare HOST:PORT names no key: the last game's host is the one met again.
-            expect_key=self.invite.key or (terms.opponent_key if terms else None),
+            expect_key=host_key,
             received=said,
             resuming=resuming,
         )

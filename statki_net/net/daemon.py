@@ -555,6 +555,8 @@ class Daemon:
         """Dial the host (again, for a rematch: ``again``) and play the game."""
         said = b""
         secret = again.admitting(invite.secret) if again is not None else invite.secret
+        # A rematch is with the same host: its key, if the invite names none.
+        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         try:
             if again is None:
                 reader, writer, _ = await dial(invite.addresses)
@@ -567,6 +569,7 @@ class Daemon:
                     key=self.key,
                     clock=self.clock,
                     hello_within=within,
+                    host_key=expect_key,
                 )
         except RematchMissed as error:  # the precise reason recorded, the player's said
             self._fail(game, error.detail, error.as_phrase())
@@ -577,8 +580,6 @@ class Daemon:
             self._retire(game)
             return
         session = self._session(game, invite_secret=secret)
-        # A rematch is with the same host: its key, if the invite names none.
-        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         # A lost connection is dialled again (SPEC.md, "Resume").
         resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
         await self._play(
