@@ -605,7 +605,10 @@ class GuestReunion:
         self, session: Session, who: str, terms: Rematch | None = None
     ) -> GameConnection:
         # The host places its fleet before it says hello: a move's time at most.  The
-        # rematch's session proves the rematch's secret (``next_session``), as redial names it.
+        # rematch's secret is drawn from the invite's, which this reunion holds even where
+        # the session was picked up from its log (and so holds none): its hello proves it.
+        if terms is not None:
+            session.invite_secret = terms.admitting(self.invite.secret)
         within = session.proposed_limits.move_ms / 1000
         # A bare HOST:PORT names no key: the last game's host is the one met again.
         host_key = self.invite.key or (terms.opponent_key if terms else None)
