@@ -6,9 +6,9 @@ so either side may play through a daemon or not:
 
 - the host listens again on its invite's port, with the same key, admitting
   by the rematch's secret (``Rematch.admitting``: drawn from the game just
-  played, else the invite's), and waits for its guest at most a move of the
-  last game's limits once its fleet is committed (``not_back`` says it when the
-  guest never comes);
+  played and the invite's secret, else the invite's own), and waits for its
+  guest at most a move of the last game's limits once its fleet is committed
+  (``not_back`` says it when the guest never comes);
 - the guest dials the same host again (``redial``): a host not listening yet
   refuses the connection, and is dialled again for up to ``REDIAL_SECONDS``;
   a daemon whose rematch is not hosted yet closes the connection without a
