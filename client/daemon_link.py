@@ -233,7 +233,22 @@ class DaemonLink:
         (the control request ``leave``), rather than play on a game nobody moves for; once."""
         if not self.leaving:
             self.leaving = True
-            self._send("leave")
+            self._spawn(self._leave())
+
+    async def _leave(self) -> None:
+        """``leave``, and where the daemon refuses it for a game not over (the battle began
+        meanwhile: a player leaves it by resigning, SPEC.md section 8), ``resign``."""
+        await self._numbered.wait()
+        if self.game is None:
+            return
+        try:
+            await self.client.request("leave", game=self.game)
+        except StatkiError as error:
+            if self.closed is not None or self._session.closed:
+                self.on_trouble(error.in_words(words()))
+                self.on_change()
+                return
+            await self._request("resign")
 
     def _send(self, op: str, **fields: Any) -> None:
         """One request for the game, in order with the others; a refusal is the player's

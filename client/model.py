@@ -170,6 +170,8 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
 
     def quit_consequence(self) -> str:
         """What leaving now means, for the question before it."""
+        if self.stage is Stage.BATTLE and self.resign_pending:
+            return _("Leave now? Your resignation still goes out when your turn comes (y/n)")
         if self.stage is Stage.BATTLE:
             return _("Resign now? The opponent wins; the end screen then shows both fleets (y/n)")
         if self.stage is Stage.FINISHING:
@@ -196,6 +198,9 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
         it: leaving at once in one's own turn skipped the end the other case showed.
         """
         self.overlay = None
+        if self.stage is Stage.BATTLE and self.resign_pending:
+            self._leave_resigning()
+            return
         if self.stage is Stage.BATTLE:
             self.resign_pending = True
             self._resign_if_possible()
@@ -205,6 +210,16 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
             self.decline()
         elif self.stage in BEFORE_THE_BATTLE:
             self.link.leave()
+
+    def _leave_resigning(self) -> None:
+        """Asked again while the resignation waits for this side's turn: leave without the
+        end screen.  The link resigns now, which its session (or the daemon's) sends as this
+        side's next word; in this process only while the screen's close grace lasts, after
+        which the connection closes and the opponent wins on time instead."""
+        self.resign_pending = False
+        self.quitting = True
+        with contextlib.suppress(UsageError):
+            self.link.resign()
 
     def resign_now(self) -> None:
         """Leave at once (an interrupt): resign the battle if this side may speak."""
@@ -304,8 +319,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
     def door_words(self) -> str:
         """The host's screen, once a guest has come before the rules were said: what to do."""
         if self.is_rematch:
+            # Nobody's key is proven at the door (the guest's hello follows the host's): the
+            # rematch admits only its opponent, but whoever connected may be anyone.
             return _(
-                "{Who} is back for the rematch and waits for your fleet: place it, Enter starts"
+                "Someone has connected for the rematch (only {Who} is admitted):"
+                " place your fleet, Enter starts"
             ).format(Who=self._capitalised(self.opponent_label()))
         if self.can_pick_up:
             return _(

@@ -216,8 +216,13 @@ class ConnectionLink:
         """A game under way stops at once (``GameConnection.leave``); without a connection
         yet (no guest came) there is nothing to stop."""
         if self.conn is not None and not self.session.closed:
-            with contextlib.suppress(UsageError):  # the battle began meanwhile: it resigns
+            try:
                 self.conn.leave()
+            except UsageError:
+                # The battle began meanwhile: a player leaves it by resigning (SPEC.md
+                # section 8), sent now or, in the opponent's turn, as this side's next word.
+                with contextlib.suppress(UsageError):
+                    self.conn.resign()
 
     def say(self, text: str) -> None:
         self._connection().say(text)

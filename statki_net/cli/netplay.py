@@ -647,8 +647,13 @@ class GuestReunion:
         self, session: Session, who: str, terms: Rematch | None = None
     ) -> GameConnection:
         # The host places its fleet before it says hello: a move's time at most.  The
-        # rematch's session proves the rematch's secret (``next_session``), as redial names it.
+        # rematch's secret is drawn from the invite's, which this reunion holds even where
+        # the session was picked up from its log (and so holds none): its hello proves it.
+        if terms is not None:
+            session.invite_secret = terms.admitting(self.invite.secret)
         within = session.proposed_limits.move_ms / 1000
+        # A bare HOST:PORT names no key: the last game's host is the one met again.
+        host_key = self.invite.key or (terms.opponent_key if terms else None)
         reader, writer, said = await redial(
             [self.address],
             who,
@@ -656,6 +661,7 @@ class GuestReunion:
             key=session.key,
             clock=self.player.clock,
             hello_within=within,
+            host_key=host_key,
         )
         # Kept, as the first game is, so that it can be picked up if this program stops.
         resuming = CarryOn(
@@ -668,8 +674,7 @@ class GuestReunion:
             reader,
             writer,
             self.history,
-            # A bare HOST:PORT names no key: the last game's host is the one met again.
-            expect_key=self.invite.key or (terms.opponent_key if terms else None),
+            expect_key=host_key,
             received=said,
             resuming=resuming,
         )
@@ -990,7 +995,8 @@ class DaemonRematches:
         self.handle = handle
         muting = MuteKept.of_daemon_game(self.player.home, handle)
         if self.role is not Role.HOST:
-            return Rematched(handle, muting)  # its daemon dials for 10 s at most
+            # Its daemon dials for up to a move: ``leave`` stops the dialling at once.
+            return Rematched(handle, muting, lambda: _left(client, handle.game))
         return Rematched(handle, muting, lambda: _cancelled(client, handle.game))
 
     async def _propose(self, game: int, rules: Ruleset) -> None:
@@ -1005,6 +1011,11 @@ class DaemonRematches:
 async def _cancelled(client: ControlClient, game: int) -> None:
     """The daemon's rematch given up before its guest came: it waits no more (``cancel``)."""
     await client.request("cancel", game=game)
+
+
+async def _left(client: ControlClient, game: int) -> None:
+    """The daemon's rematch given up while it still dials the host (``leave``)."""
+    await client.request("leave", game=game)
 
 
 def _connection(

@@ -100,7 +100,10 @@ class DaemonGame:
     summary: dict[str, Any] | None = None
     """Once over: its state as the control socket gave it last (ids, names, result, log)."""
     secret: bytes | None = None
-    """The invite's secret its guest must prove; None: open to anyone."""
+    """The secret its guest must prove (the invite's, or a rematch's); None: open to anyone."""
+    invited_by: bytes | None = None
+    """A host's: its invite's own secret, kept apart from a rematch's ``secret``: every
+    rematch's is drawn from it, and a rematch that cannot draw one admits by it."""
     player: str | None = None
     """The name its hello gives, from the front end that asked for it; None: the daemon's."""
     first: Role | None = None
@@ -339,6 +342,7 @@ class Daemon:
         game = self._new_game(Role.HOST, rules=rules, limits=limits, fleet=fleet, bot=bot)
         game.player = player
         game.secret = None if open_to_anyone else secrets.token_bytes(INVITE_SECRET_SIZE)
+        game.invited_by = game.secret
         addresses = self.invite_addresses(advertise)
         game.invite = format_invite(addresses, public_key_bytes(self.key), game.secret)
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
@@ -379,7 +383,8 @@ class Daemon:
         game = self._new_game(
             Role.HOST, rules=old.rules, limits=old.limits, fleet=fleet, bot=old.bot
         )
-        game.player, game.secret, game.invite = old.player, again.admitting(old.secret), old.invite
+        game.player, game.invite, game.invited_by = old.player, old.invite, old.invited_by
+        game.secret = again.admitting(old.invited_by)
         game.first, game.awaited = again.first, again
         self.admission.offer(game.name, game, self._hosting(game) if fleet else None)
         if fleet is not None:
@@ -550,6 +555,8 @@ class Daemon:
         """Dial the host (again, for a rematch: ``again``) and play the game."""
         said = b""
         secret = again.admitting(invite.secret) if again is not None else invite.secret
+        # A rematch is with the same host: its key, if the invite names none.
+        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         try:
             if again is None:
                 reader, writer, _ = await dial(invite.addresses)
@@ -562,6 +569,7 @@ class Daemon:
                     key=self.key,
                     clock=self.clock,
                     hello_within=within,
+                    host_key=expect_key,
                 )
         except RematchMissed as error:  # the precise reason recorded, the player's said
             self._fail(game, error.detail, error.as_phrase())
@@ -572,8 +580,6 @@ class Daemon:
             self._retire(game)
             return
         session = self._session(game, invite_secret=secret)
-        # A rematch is with the same host: its key, if the invite names none.
-        expect_key = invite.key if invite.key is not None or again is None else again.opponent_key
         # A lost connection is dialled again (SPEC.md, "Resume").
         resume = GuestResume(Redial(invite.addresses), _invite_text(invite))
         await self._play(

@@ -6,9 +6,9 @@ so either side may play through a daemon or not:
 
 - the host listens again on its invite's port, with the same key, admitting
   by the rematch's secret (``Rematch.admitting``: drawn from the game just
-  played, else the invite's), and waits for its guest at most a move of the
-  last game's limits once its fleet is committed (``not_back`` says it when the
-  guest never comes);
+  played and the invite's secret, else the invite's own), and waits for its
+  guest at most a move of the last game's limits once its fleet is committed
+  (``not_back`` says it when the guest never comes);
 - the guest dials the same host again (``redial``): a host not listening yet
   refuses the connection, and is dialled again for up to ``REDIAL_SECONDS``;
   a daemon whose rematch is not hosted yet closes the connection without a
@@ -18,7 +18,7 @@ so either side may play through a daemon or not:
   tag, to be refused while the rematch is not offered.  Such a host is there:
   its player may not have asked yet, and it is dialled again for up to a move.
   In each case the guest dials again rather than land in someone else's game,
-  at most ``REDIAL_ATTEMPTS`` times.
+  until one deadline, every wait given the time left of it.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ REDIAL_PAUSE = 0.25
 """Seconds between two such attempts (each attempt is bounded by ``REDIAL_CONNECT``)."""
 REDIAL_CONNECT = 2.0
 REDIAL_ATTEMPTS = 600
-"""Connections a redial makes at most, whatever its deadline: a host that answers at once
-cannot keep a guest dialling without end (a move of 120 s is 480 pauses)."""
+"""Connections a redial makes at most: a host that answers at once cannot spin a guest.
+Its pauses grow with the deadline so that this is never reached before it."""
 READ_SIZE = 64 * 1024
 
 
@@ -92,6 +92,7 @@ async def redial(
     key: Ed25519PrivateKey,
     clock: Clock,
     hello_within: float,
+    host_key: bytes | None = None,
     seconds: float | None = None,
 ) -> Met:
     """Dial the host ``who`` at ``addresses`` again until it says the hello of the game
@@ -99,39 +100,60 @@ async def redial(
 
     A refused connection is dialled again for up to ``seconds`` (``REDIAL_SECONDS``); a
     host that closes the connection before a word, or says the hello of another game, is
-    there, and is dialled again for up to ``hello_within`` seconds too (its player has a
-    move to ask for the rematch): where that hello says others wait, the guest names its
-    game with a ``join`` signed by ``key`` (at ``clock``'s time) and takes the hello
-    that answers it, if it is its game's.  A host that is there may keep the connection
-    silent while its player places a fleet, at most ``hello_within`` seconds.  Raises
-    ``RematchMissed`` with the one line the player reads.
+    there, and is dialled again until ``hello_within`` seconds from the start (its player
+    has a move to ask for the rematch): where that hello says others wait, and is under
+    ``host_key`` (the last game's host's), the guest names its game with a ``join`` signed
+    by ``key`` (at ``clock``'s time) and takes the hello that answers it, if it is its
+    game's.  A host that is there may keep the connection silent while its player places a
+    fleet.  Every wait gets only the time left of one deadline, and the attempts are spaced
+    so that ``REDIAL_ATTEMPTS`` is never reached before it.  Raises ``RematchMissed`` with
+    the one line the player reads, saying the time it waited.
     """
     loop = asyncio.get_running_loop()
     started = loop.time()
     give_up = started + (REDIAL_SECONDS if seconds is None else seconds)
+    there = started + hello_within
+    # Spaced with the move: half the cap's attempts, a pause each, outlast the deadline.
+    pause = max(REDIAL_PAUSE, 2 * (max(give_up, there) - started) / REDIAL_ATTEMPTS)
     tag = game_tag(secret) if secret is not None else None
     met: _Elsewhere | _Gone = _Elsewhere()
+    offered_elsewhere = False  # a wait cut short by the deadline is no host silent all along
     for _attempt in range(REDIAL_ATTEMPTS):
+        left = give_up - loop.time()
         try:
-            reader, writer, _ = await dial(addresses, timeout=REDIAL_CONNECT)
+            reader, writer, _ = await dial(addresses, timeout=max(min(REDIAL_CONNECT, left), 0.01))
         except UsageError as error:
             met = _Gone(error.as_phrase())
         else:
-            said = await _hello_of(reader, writer, tag, key, clock, hello_within)
+            give_up = max(give_up, there)  # there: its player has a move to ask
+            ours = _Ours(tag, host_key, key, clock)
+            said = await _hello_of(reader, writer, ours, give_up - loop.time())
             if isinstance(said, bytes):
                 return reader, writer, said
             writer.close()
             met = said
-            if isinstance(said, _Elsewhere):  # there: its player has a move to ask
-                give_up = max(give_up, started + hello_within)
-            elif said.silent:  # there, and silent all along: no use dialling again
+            offered_elsewhere = offered_elsewhere or isinstance(said, _Elsewhere)
+            if isinstance(said, _Gone) and said.silent:  # silent all along: no use again
                 break
-        if loop.time() >= give_up:
+        left = give_up - loop.time()
+        if left <= 0:
             break
-        await asyncio.sleep(REDIAL_PAUSE)
-    if isinstance(met, _Elsewhere):
-        raise _not_offered(who, give_up - started)
-    raise _silent(who, hello_within) if met.silent else _unreachable(who, met.why)
+        await asyncio.sleep(min(pause, left))
+    waited = round(min(loop.time(), give_up) - started, 1)  # the time it really waited
+    if offered_elsewhere or isinstance(met, _Elsewhere):
+        raise _not_offered(who, waited)
+    raise _silent(who, waited) if met.silent else _unreachable(who, met.why)
+
+
+@dataclass(frozen=True)
+class _Ours:
+    """What tells the rematch's hello from another's, and how to name it by a ``join``."""
+
+    tag: bytes | None
+    host_key: bytes | None
+    """The last game's host's key; None: any (the session checks it)."""
+    key: Ed25519PrivateKey
+    clock: Clock
 
 
 class RematchMissed(UsageError):
@@ -182,16 +204,13 @@ def _unreachable(who: str, error: Phrase) -> RematchMissed:
 
 
 async def _hello_of(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    tag: bytes | None,
-    key: Ed25519PrivateKey,
-    clock: Clock,
-    within: float,
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, ours: _Ours, within: float
 ) -> bytes | _Elsewhere | _Gone:
     """The host's bytes from the rematch's hello on (or whatever the session is to judge
     instead), once the hello of another game is passed by, with a ``join`` where it says
-    others wait; else what was met."""
+    others wait; else what was met.  Both waits share ``within`` seconds."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + within
     said = await _first_frame(reader, within)
     if said is None:
         why = phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}")
@@ -200,7 +219,12 @@ async def _hello_of(
         return _Elsewhere()
     first, end = _frame_in(said)
     hello = first.message if first is not None else None
-    if not isinstance(hello, Hello) or hello.tag == tag:
+    if not isinstance(hello, Hello) or hello.tag == ours.tag:
+        return said
+    if ours.host_key is not None and hello.key != ours.host_key:
+        # Not the host the last game was with: no game of ours, whatever it offers.  The
+        # session reads it and ends with wrong-key, as it does for a first game's host,
+        # rather than sign a join for a stranger or dial it for a whole move.
         return said
     if not hello.join:
         return _Elsewhere()
@@ -208,11 +232,11 @@ async def _hello_of(
     # ours here; the session then reads the named game's hello as its first (SPEC.md,
     # section 3, "Naming the game": nothing of a hello joined is kept).
     assert first is not None
-    join = Join(public_key_bytes(key), first.digest, tag, clock.now())
-    writer.write(sign_join(key, join).encode())
-    answer = await _first_frame(reader, within, said[end:])
+    join = Join(public_key_bytes(ours.key), first.digest, ours.tag, ours.clock.now())
+    writer.write(sign_join(ours.key, join).encode())
+    answer = await _first_frame(reader, max(until - loop.time(), 0), said[end:])
     named = _frame_in(answer)[0] if answer else None
-    if named is not None and isinstance(named.message, Hello) and named.message.tag == tag:
+    if named is not None and isinstance(named.message, Hello) and named.message.tag == ours.tag:
         return answer or b""
     return _Elsewhere()  # refused (``not-invited``): the rematch is not offered yet
 

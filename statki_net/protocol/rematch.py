@@ -30,15 +30,19 @@ class Rematch:
     never began."""
     limits: Limits
     """The game's agreed limits: a host waits for its guest at most a move of them."""
-    secret: bytes | None = None
-    """The secret the rematch admits by, drawn from the game just played
-    (``rematch_secret``) where both its hellos list ``REMATCH_SECRET``; None where one
-    does not: the rematch admits as its game did (``admitting``)."""
+    drawn_from: bytes | None = None
+    """The id of the game just played, where both its hellos list ``REMATCH_SECRET``: the
+    rematch admits by a secret drawn from it and the invite's (``admitting``); None where
+    one does not: the rematch admits by the invite's secret itself."""
 
-    def admitting(self, own: bytes | None) -> bytes | None:
-        """The secret the rematch's guest proves and its hello's tag is of, given the one
-        the game just played admitted by (``own``: its invite's; None: open to anyone)."""
-        return self.secret if self.secret is not None else own
+    def admitting(self, invite: bytes | None) -> bytes | None:
+        """The secret the rematch's guest proves and its hello's tag is of, given the
+        invite's secret that the first game with this opponent admitted by (None: open to
+        anyone).  Always the invite's, never a rematch's: a rematch of a rematch that lost
+        the capability still admits by the invite's secret (SPEC.md, section 14)."""
+        if self.drawn_from is None:
+            return invite
+        return rematch_secret(self.drawn_from, invite)
 
 
 def rematch_of(session: Session) -> Rematch | None:
@@ -54,13 +58,13 @@ def rematch_of(session: Session) -> Rematch | None:
 
 
 def _secret(session: Session) -> bytes | None:
-    """The rematch's own secret, where both sides know to draw it from the game's id: a
-    game open to anyone has no tag, and its rematch would have none to be told apart by
-    from another open game on the same host."""
+    """The game's id, where both sides know to draw the rematch's secret from it: a game
+    open to anyone has no tag, and its rematch would have none to be told apart by from
+    another open game on the same host."""
     sides = session.transcript.sides
     hellos = [sides[role].hello for role in Role]
     if all(hello is not None and REMATCH_SECRET in hello.caps for hello in hellos):
-        return rematch_secret(session.transcript.game)
+        return session.transcript.game
     return None
 
 
@@ -72,10 +76,10 @@ def next_session(session: Session) -> Session:
     if session.role is not Role.HOST:
         fresh = session.anew(rules=None, first=None)
         if terms is not None:
-            fresh.invite_secret = terms.admitting(session.invite_secret)
+            fresh.invite_secret = terms.admitting(session.invited_by)
         return fresh
     fresh = session.anew(rules=session.rules, first=terms.first if terms else None)
-    if terms is not None and terms.secret is not None:
+    if terms is not None and terms.drawn_from is not None:
         fresh.admit = Admit.INVITE
     return fresh
 

@@ -208,13 +208,14 @@ class Screening:
             detail = f"protocol {str(protocol)[:20]} is not supported (this is {PROTOCOL_VERSION})"
             return NotAdmitted(Code.VERSION, detail, Refusal.VERSION)
         proof = envelope.fields.get("proof")
-        if self.secret is not None and not proof_holds(
-            self.secret, self.host_hello.body, key, proof
-        ):
-            detail = "this host admits only the guest it invited: the hello proves no invite"
-            return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
-        if self.only is not None and key != self.only:
+        invited = self.secret is None or proof_holds(self.secret, self.host_hello.body, key, proof)
+        if self.only is not None and (key != self.only or not invited):
+            # One detail for a wrong key and a wrong secret: a stranger learns neither
+            # whether the secret it tried was right nor which half of it failed.
             detail = "this game is a rematch: it admits only the last game's opponent"
+            return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
+        if not invited:
+            detail = "this host admits only the guest it invited: the hello proves no invite"
             return NotAdmitted(Code.NOT_INVITED, detail, Refusal.NOT_INVITED)
         return GuestProven(bytes(self._received))
 

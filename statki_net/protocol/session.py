@@ -379,6 +379,7 @@ class Session:
         admit: Admit = Admit.OPEN,
         invite_secret: bytes | None = None,
         tag: bytes | None = None,
+        invited_by: bytes | None = None,
     ) -> None:
         self.proposed_limits = limits or Limits()
         if role is Role.HOST:
@@ -405,7 +406,11 @@ class Session:
         self.admit = admit
         """Host only: what its hello says of whom it admits (the admission checks the proof)."""
         self.invite_secret = invite_secret
-        """Guest only: the invite's one-time secret, proved in its hello, never sent."""
+        """Guest only: the secret proved in its hello, never sent: the invite's, or a
+        rematch's drawn from it."""
+        self.invited_by = invited_by if invited_by is not None else invite_secret
+        """Guest only: the invite's own secret, which every rematch's is drawn from (a
+        rematch's session proves the rematch's, but keeps this one for the next)."""
         self.tag = tag
         """Host only: the game tag its hello carries (``game_tag`` of the invite's secret; the
         admission sets it, from the secret it admits by)."""
@@ -522,6 +527,7 @@ class Session:
             admit=self.admit,
             invite_secret=self.invite_secret,
             tag=self.tag,
+            invited_by=self.invited_by,
         )
 
     def set_fleet(self, fleet: Fleet) -> None:

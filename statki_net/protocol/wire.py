@@ -58,14 +58,15 @@ JOIN_LABEL = b"statki/v5/join\x00"
 so no join can pass for a message of the game, nor a message for a join."""
 JOIN_TYPE = "join"
 MAX_JOIN = 256
+"""Largest ``join`` body in bytes."""
 REMATCH_SECRET = "rematch-secret"
 """The capability of a side that admits a rematch by a secret drawn from the game just
 played (SPEC.md, section 14): every statki hello lists it."""
 CAPS = (REMATCH_SECRET,)
 """The capabilities a statki side lists in its hello."""
 REMATCH_LABEL = b"statki/v5/rematch\x00"
-"""What a rematch's secret is an HMAC of, under the id of the game just played."""
-"""Largest ``join`` body in bytes."""
+"""What a rematch's secret is an HMAC of, before the id of the game just played, under the
+invite's secret (or, for a game open to anyone, an HMAC of alone, under that id)."""
 GENESIS = bytes(HASH_SIZE)
 """The ``prev`` of the first message: 32 zero bytes."""
 MAX_TEXT = 200
@@ -382,12 +383,15 @@ def proof_holds(secret: bytes, host_hello: bytes, guest_key: bytes, proof: objec
     return hmac.compare_digest(proof, guest_proof(secret, host_hello, guest_key))
 
 
-def rematch_secret(game: bytes) -> bytes:
+def rematch_secret(game: bytes, invite: bytes | None) -> bytes:
     """The secret a rematch admits by, after the game whose id is ``game``, where both
-    sides list ``REMATCH_SECRET`` (SPEC.md, "The control socket", the rematch): both
-    sides hold the id, and another guest of the same host does not, so the rematch's tag
-    names it alone even where the game before it was open to anyone."""
-    return hmac.new(game, REMATCH_LABEL, hashlib.sha256).digest()[:INVITE_SECRET_SIZE]
+    sides list ``REMATCH_SECRET`` (SPEC.md, section 14): keyed by the ``invite``'s secret,
+    which an observer of the hellos does not hold, so that only the two players can prove
+    it; for a game open to anyone (``invite`` None) keyed by the game id alone, which names
+    the rematch apart from the host's other games but keeps nobody out."""
+    if invite is None:
+        return hmac.new(game, REMATCH_LABEL, hashlib.sha256).digest()[:INVITE_SECRET_SIZE]
+    return hmac.new(invite, REMATCH_LABEL + game, hashlib.sha256).digest()[:INVITE_SECRET_SIZE]
 
 
 def game_tag(secret: bytes) -> bytes:

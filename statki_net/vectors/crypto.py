@@ -261,18 +261,24 @@ def _rematch_example(host_hello: bytes, guest_hello: bytes) -> dict[str, Any]:
     """The secret and tag a rematch of that game admits by: both its hellos list the
     capability ``rematch-secret`` (SPEC.md section 14 and "The control socket")."""
     game = game_id(host_hello, guest_hello)
-    secret = rematch_secret(game)
+    secret = rematch_secret(game, INVITE_SECRET)
+    opened = rematch_secret(game, None)
     return {
         "about": "both hellos above list the capability 'rematch-secret', so the rematch of "
-        "their game admits by secret = first 16 bytes of HMAC-SHA256(key = game id, msg = "
-        "REMATCH_LABEL), game id = frames.json's game_id; the rematch's host hello carries "
-        "admit 'invite' and tag = the tag of that secret (as 'join' computes it), and its "
-        "guest proves that secret as 'proof' does.",
+        "their game admits by secret = first 16 bytes of HMAC-SHA256(key = the invite's "
+        "secret above, msg = REMATCH_LABEL || game id), game id = frames.json's game_id; "
+        "the rematch's host hello carries admit 'invite' and tag = the tag of that secret "
+        "(as 'join' computes it), and its guest proves that secret as 'proof' does.  Were "
+        "the game open to anyone (no invite's secret), its rematch would admit by "
+        "open_secret = first 16 bytes of HMAC-SHA256(key = game id, msg = REMATCH_LABEL), "
+        "with tag open_tag.",
         "capability": REMATCH_SECRET,
         "REMATCH_LABEL": REMATCH_LABEL.hex(),
         "game_id": game.hex(),
         "secret": secret.hex(),
         "tag": game_tag(secret).hex(),
+        "open_secret": opened.hex(),
+        "open_tag": game_tag(opened).hex(),
     }
 
 

@@ -292,3 +292,36 @@ def test_a_host_waiting_for_the_rematch_leaves_when_it_types_quit(
             stop(daemon)
     assert host.process.returncode == 0, err
     assert "did not come back" not in out and "Traceback" not in err, out + err
+
+
+@pytest.mark.timeout(90)
+def test_a_guest_through_its_daemon_leaves_a_rematch_never_offered_when_it_types_quit(
+    tmp_path: Path,
+) -> None:
+    """The host leaves instead, its daemon still listening (it closes each connection
+    without a word: no rematch offered); the guest's daemon dials it again for a move
+    (120 s) unless the guest types ``q``: then it leaves at once, and its daemon dials
+    no more."""
+    daemons = [_daemon(tmp_path / "host"), _daemon(tmp_path / "guest")]
+    try:
+        host, invite = _host(tmp_path / "host", "--name", "Ala")
+        guest = _guest(tmp_path / "guest", invite)
+        try:
+            guest.type("y")
+            _battle_resigned(host, guest, polish_guest=False)
+            host.type("q")
+            assert finish(host.process)[0] == 0
+            guest.type("r")
+            guest.line_with("rematch: ")
+            guest.type("q")
+            out, err = guest.process.communicate(timeout=30)  # not the move's 120 s
+        finally:
+            stop(host.process)
+            stop(guest.process)
+        statuses = asyncio.run(_daemon_statuses(tmp_path / "guest"))
+    finally:
+        for daemon in daemons:
+            stop(daemon)
+    assert guest.process.returncode == 0, err
+    assert "waiting" not in statuses and len(statuses) == 2, statuses
+    assert "Traceback" not in err, out + err

@@ -334,3 +334,90 @@ def test_the_referees_line_on_a_timed_out_decision_is_worded_for_its_reader(
     assert mine.format(seq=2) in shown, shown
     assert theirs.format(seq=2) not in shown, shown
     assert shown.count(mine.format(seq=2)) == 2, "the referee's line and the reason"
+
+
+def test_leaving_once_the_battle_began_meanwhile_resigns(tmp_path: Path) -> None:
+    """q y pressed before the battle reaches the link only once it has begun (the race of
+    the toss): ``leave`` is refused there, so the player resigns instead of playing on."""
+
+    async def scenario() -> Outcome:
+        host, guest = sessions(ruleset_named("alternate"), 14, first=Role.GUEST)
+        async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(None, tmp_path)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            link = ConnectionLink(guest)
+            Model(link, random.Random(3))
+            link.attach(guest_conn)
+            games = asyncio.gather(host_conn.run(), guest_conn.run())
+            await until(lambda: guest.transcript.phase is Phase.DECISION)
+            guest_conn.accept(random_fleet(ruleset_named("alternate"), random.Random(4)))
+            await until(lambda: PHASES[guest.transcript.phase].period is Period.BATTLE)
+            await until(lambda: guest.transcript.speaker() is Role.GUEST)
+            link.leave()
+            async with asyncio.timeout(WAIT):
+                _, outcome = await games
+            return outcome
+
+    outcome = asyncio.run(scenario())
+    assert outcome.ending.end is End.RESIGNED, outcome.ending
+    assert outcome.ending.winner is Role.HOST
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_second_q_y_while_the_resignation_waits_leaves_and_it_still_goes_out(
+    tmp_path: Path, language: str
+) -> None:
+    """q y in the opponent's turn held the player on the screen until its turn came, a
+    second q only repeating that it resigns then: now a second q y leaves at once, and
+    the resignation goes out as this side's next word all the same."""
+    speak(language)
+    said = catalog(language)
+
+    async def scenario() -> tuple[str, Outcome]:
+        host, guest = sessions(ruleset_named("alternate"), 14, first=Role.HOST)
+        async with connected(host, guest, clock=WALL_CLOCK, log_dirs=(None, tmp_path)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            link = ConnectionLink(guest)
+            model = Model(link, random.Random(3))
+            link.attach(guest_conn)
+            games = asyncio.gather(host_conn.run(), guest_conn.run())
+            with create_pipe_input() as keys:
+                app = build_app(model, input=keys, output=DummyOutput())
+                link.on_change = app.invalidate
+                running = asyncio.ensure_future(app.run_async())
+                try:
+                    await until(lambda: model.must_decide)
+                    keys.send_text("\r")
+                    await until(lambda: model.stage is Stage.BATTLE and model.first is not None)
+                    keys.send_text("q")
+                    await until(lambda: model.overlay is Overlay.QUIT)
+                    keys.send_text("y")
+                    await until(lambda: model.resign_pending)
+                    keys.send_text("q")
+                    await until(lambda: model.overlay is Overlay.QUIT)
+                    question = drawn(model)
+                    keys.send_text("y")
+                    async with asyncio.timeout(WAIT):  # it leaves before its turn comes
+                        await running
+                    host_conn.shoot((0,))
+                    async with asyncio.timeout(WAIT):
+                        _, outcome = await games
+                finally:
+                    if not running.done():
+                        app.exit()
+                    games.cancel()
+                    await asyncio.gather(games, return_exceptions=True)
+        return question, outcome
+
+    try:
+        question, outcome = asyncio.run(scenario())
+    finally:
+        speak("en")
+    leave = said.gettext("Leave now? Your resignation still goes out when your turn comes (y/n)")
+    assert leave in " ".join(question.split()), question
+    assert outcome.ending.end is End.RESIGNED and outcome.ending.winner is Role.HOST

@@ -229,7 +229,10 @@ def test_the_hosts_rematch_screen_says_the_guest_is_at_the_door(
     try:
         waiting, text = asyncio.run(rematch_door(tmp_path))
         said = " ".join(text.split())
-        door = _("{Who} is back for the rematch and waits for your fleet: place it, Enter starts")
+        door = _(
+            "Someone has connected for the rematch (only {Who} is admitted):"
+            " place your fleet, Enter starts"
+        )
         assert waiting == 1
         assert door.format(Who="Ola") in said, text
     finally:

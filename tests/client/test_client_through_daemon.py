@@ -1022,3 +1022,50 @@ def test_a_daemon_gone_is_told_in_the_players_words_at_the_prompt_and_on_the_scr
         stop(daemon)
     assert at_prompt == on_screen == "demon się rozłączył"
     assert "the daemon went away" in in_english, "the log's words stay English"
+
+
+def test_a_host_through_the_daemon_who_leaves_as_the_battle_begins_resigns(
+    tmp_path: Path,
+) -> None:
+    """q y before the battle reaches the daemon once the battle has begun (the race of the
+    toss): the daemon refuses ``leave`` there, so the link resigns instead, rather than
+    leave the game to run out of time."""
+
+    async def scenario(home: Path) -> Outcome:
+        async with daemon_here(home) as (daemon, control):
+            reply = await control.request(
+                "host", rules="alternate", follow=True, name="Ala", move_ms=600_000
+            )
+            session = Session(
+                Role.HOST,
+                Ed25519PrivateKey.generate(),
+                name="Ala",
+                entropy=random.Random(2).randbytes,
+                rules=ruleset_named("alternate"),
+                limits=Limits(600_000, 600_000),
+                admit=Admit.INVITE,
+            )
+            link = DaemonLink(session, control, reply["game"], clock=daemon.clock)
+            following = asyncio.ensure_future(follow_games(link))
+            try:
+                guest = asyncio.ensure_future(guest_opponent(reply["invite"]))
+
+                async def phase() -> object:
+                    state = await control.request("state", game=reply["game"])
+                    return state["state"].get("phase")
+
+                async with asyncio.timeout(WAIT):
+                    while await phase() not in ("shoot", "answer"):
+                        if guest.done():
+                            break
+                        await asyncio.sleep(0.01)
+                link.leave()
+                async with asyncio.timeout(WAIT):  # not the ten minutes of a move
+                    return await guest
+            finally:
+                following.cancel()
+                await asyncio.gather(following, return_exceptions=True)
+
+    outcome = asyncio.run(scenario(tmp_path / "host"))
+    assert outcome.ending.end is End.RESIGNED, outcome.ending
+    assert outcome.ending.winner is Role.GUEST, outcome.ending

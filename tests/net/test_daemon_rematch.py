@@ -27,6 +27,7 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.control import ControlClient, ControlError, Message
 from statki_net.net.daemon import Daemon
 from statki_net.net.invite import format_invite, parse_invite
+from statki_net.protocol.rematch import Rematch
 from statki_net.protocol.wire import Limits, rematch_secret
 
 WAIT = 20.0
@@ -228,15 +229,22 @@ def test_a_hosted_rematch_admits_only_the_last_games_opponent(tmp_path: Path) ->
 
     refused, status = asyncio.run(scenario())
     assert refused["code"] == "not-invited", refused
-    assert "admits only the guest it invited" in refused["detail"], refused
+    assert refused["detail"] == REFUSED, refused
     assert status == "playing"
 
 
-def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
-    tmp_path: Path,
+REFUSED = "this game is a rematch: it admits only the last game's opponent"
+"""The one detail of every guest a rematch turns away, whatever it got wrong: a stranger
+learns nothing of whether the secret it tried was the right one."""
+
+
+@pytest.mark.parametrize("keyed", [True, False], ids=["by-the-invite", "by-the-id-alone"])
+def test_a_rematch_refuses_a_stranger_with_its_secret_or_the_id_alone_in_one_way(
+    tmp_path: Path, keyed: bool
 ) -> None:
-    """Whoever saw the game's hellos can draw the rematch's secret (SPEC.md section 17):
-    Ewa proves it, under her own key, and is still refused; Bob is not."""
+    """Ewa holds the invite, so she can draw the rematch's secret (SPEC.md section 17):
+    she proves it under her own key and is refused, as any other guest is; an observer of
+    the hellos alone (the id, without the invite) cannot draw it at all.  Bob is not."""
 
     async def scenario() -> tuple[Message, str]:
         async with (
@@ -251,8 +259,9 @@ def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
             await ala.request("propose", game=int(alas["game"]), rules="classic", fleet=FLEET)
             invite = parse_invite(str(alas["invite"]))
             assert invite.key is not None
-            drawn = format_invite(invite.addresses, invite.key, rematch_secret(played))
-            ewas = await ewa.request("connect", invite=drawn, subscribe=True)
+            drawn = rematch_secret(played, invite.secret if keyed else None)
+            tried = format_invite(invite.addresses, invite.key, drawn)
+            ewas = await ewa.request("connect", invite=tried, subscribe=True)
             refused = await event_of(ewa, int(ewas["game"]), "failed")
             bobs = await bob.request("rematch", game=theirs, subscribe=True)
             await event_of(bob, int(bobs["game"]), "rules")
@@ -260,8 +269,19 @@ def test_a_rematch_admits_only_the_last_games_opponent_by_its_own_secret_too(
 
     refused, status = asyncio.run(scenario())
     assert refused["code"] == "not-invited", refused
-    assert "admits only the last game's opponent" in refused["detail"], refused
+    assert refused["detail"] == REFUSED, refused
     assert status == "playing"
+
+
+def test_a_rematch_of_an_invite_game_is_keyed_by_the_invite_not_the_id_alone() -> None:
+    """The secret of an invite game's rematch is one an observer of its hellos cannot
+    compute: the id alone gives another (SPEC.md section 14)."""
+    game, invite = bytes(range(32)), bytes(range(16))
+    terms = Rematch("Bob", bytes(32), None, Limits(), drawn_from=game)
+    assert terms.admitting(invite) == rematch_secret(game, invite)
+    assert terms.admitting(invite) != rematch_secret(game, None)
+    assert terms.admitting(None) == rematch_secret(game, None)
+    assert Rematch("Bob", bytes(32), None, Limits()).admitting(invite) == invite
 
 
 def test_a_rematch_never_proposed_is_withdrawn_after_a_move(tmp_path: Path) -> None:

@@ -358,7 +358,8 @@ def test_the_game_tag_and_the_join_follow_the_spec() -> None:
 
 def test_a_rematchs_secret_and_tag_follow_the_spec() -> None:
     """Recomputed with hashlib and hmac alone from SPEC.md section 14 ("Capabilities"): the
-    game id of the sample hellos, both listing ``rematch-secret``, keys the secret."""
+    invite's secret keys an HMAC of the label and the game id of the sample hellos, both
+    listing ``rematch-secret``; for a game open to anyone, the game id keys the label."""
     vector = load("admission.json")
     rematch = vector["rematch"]
     label = b"statki/v5/rematch\x00"
@@ -371,7 +372,15 @@ def test_a_rematchs_secret_and_tag_follow_the_spec() -> None:
     hashed = [hashlib.sha256(b"statki/v1/msg\x00" + body).digest() for body in bodies]
     game = hashlib.sha256(b"statki/v1/game\x00" + hashed[0] + hashed[1]).digest()
     assert game.hex() == rematch["game_id"] == load("frames.json")["game_id"]["game"]
-    secret = hmac.new(game, label, hashlib.sha256).digest()[:16]
+    invite = bytes.fromhex(vector["secret"])
+    secret = hmac.new(invite, label + game, hashlib.sha256).digest()[:16]
     assert secret.hex() == rematch["secret"]
     tag = hmac.new(secret, b"statki/v5/tag\x00", hashlib.sha256).digest()[:16]
     assert tag.hex() == rematch["tag"]
+    # Open to anyone, there is no invite's secret: the game id alone keys it.
+    opened = hmac.new(game, label, hashlib.sha256).digest()[:16]
+    assert opened.hex() == rematch["open_secret"] != rematch["secret"]
+    assert (
+        hmac.new(opened, b"statki/v5/tag\x00", hashlib.sha256).digest()[:16].hex()
+        == (rematch["open_tag"])
+    )
