@@ -121,10 +121,19 @@ class EndOfGame(CommonState):
             for f in closed.findings
         )
         absent = self.failure is not None and self.failure.code is ABSENT
+        # A battle stopped before its end is no game that never began: its log is kept
+        # and ``statki resume`` picks it up (a daemon gone, a connection lost for good).
+        unfinished = t.ending is None and t.accepted
+        if absent:
+            verdict = _("No rematch")
+        elif unfinished:
+            verdict = _("The game stopped unfinished: statki resume picks it up")
+        else:
+            verdict = self._verdict(ending.end, result)
         return EndScreen(
             ending=ending,
             result=result,
-            verdict=_("No rematch") if absent else self._verdict(ending.end, result),
+            verdict=verdict,
             findings=findings,
             my_fleet=self.session.fleet,
             their_fleet=t.sides[self.session.peer].fleet,
@@ -132,6 +141,7 @@ class EndOfGame(CommonState):
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
             why_unfinished=ending.reason.in_words(words()) if ending.end is End.NO_GAME else "",
+            unfinished=unfinished,
         )
 
     @staticmethod

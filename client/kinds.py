@@ -164,6 +164,9 @@ class EndScreen:
     log_path: Path | None
     why_unfinished: str = ""
     """Why the game stopped before its end, in words; empty when it was played out."""
+    unfinished: bool = False
+    """The battle began and stopped before its end (a lost connection, a daemon gone): the
+    game is not over, and ``statki resume`` picks it up."""
     referee: str = ""
     """The referee's line on this side's log (the result and the standing), once judged."""
 

@@ -708,8 +708,8 @@ def end_lines(model: Model, end: EndScreen, width: int) -> list[Line]:
     if len(end.findings) > 2:
         more = len(end.findings) - 2
         lines.append([("class:trouble", _("... and {n} more in the log").format(n=more))])
-    if end.ending.end.played:  # none were shot; after a declined game, or a rematch nobody
-        # came to, "Shots: you 0, opponent 0" read as a count of a game played
+    if end.ending.end.played or end.unfinished:  # none were shot; after a declined game,
+        # or a rematch nobody came to, "Shots: you 0, opponent 0" read as a game played
         shots = _("Shots: you {mine}, opponent {theirs}")
         lines.append([("", shots.format(mine=end.my_shots, theirs=end.their_shots))])
     if end.log_path is not None:

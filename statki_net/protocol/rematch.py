@@ -48,11 +48,13 @@ class Rematch:
 def rematch_of(session: Session) -> Rematch | None:
     """The terms of a rematch after ``session``'s game; None when there was no game to play
     again: the guest never accepted the rules.  It declined them, or one side left or was
-    turned away before (a host the invite does not name included), so nothing was played."""
+    turned away before (a host the invite does not name included), so nothing was played.
+    None too for a game not over (a battle stopped by a lost connection or a daemon gone):
+    it is picked up again (``statki resume``), not played again."""
     transcript = session.transcript
     hello = transcript.sides[session.peer].hello
-    if not transcript.accepted or hello is None:
-        return None
+    if not transcript.accepted or not transcript.ended or hello is None:
+        return None  # no game, or one not over: stopped mid-battle, it is resumed, not replayed
     first = transcript.first.other if transcript.first is not None else None
     return Rematch(hello.name, hello.key, first, transcript.limits, _secret(session))
 

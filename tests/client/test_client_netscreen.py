@@ -247,3 +247,27 @@ def test_both_sides_say_what_they_wait_for_once_the_guest_has_connected(language
         assert _("waiting for the host's rules") in said[-1]
     finally:
         speak("en")
+
+
+def test_a_battle_stopped_before_its_end_is_unfinished_not_no_game() -> None:
+    """The daemon killed mid-battle: the screen said "No game: it stopped before the rules
+    were accepted" and offered a rematch, while ``statki resume`` picked the game up."""
+    from peers import make_pair, play
+
+    from statki_net.game.rules import PRESETS
+    from statki_net.protocol.rematch import rematch_of
+
+    pair = make_pair(PRESETS["classic"], seed=12)
+    play(pair, seed=13, stop_after=4)
+    session = pair.guest
+    assert session.transcript.accepted and not session.transcript.ended
+    link = ConnectionLink(session)
+    model = Model(link, random.Random(2))
+    model.handle(pair.events[Role.GUEST])
+    session.failure = Failed(Code.CLOSED, "the daemon went away", False)
+    link.connection_ended()
+    assert stage_now(model) is Stage.OVER and model.end_screen is not None
+    text = plain(screen(model))
+    assert "The game stopped unfinished: statki resume picks it up" in text, text
+    assert "No game" not in text and "Shots: you" in text, text
+    assert rematch_of(session) is None and not model.can_rematch

@@ -39,7 +39,9 @@ def test_a_game_stopped_before_the_rules_were_accepted_has_no_rematch() -> None:
     assert rematch_of(pair.host) is None and rematch_of(pair.guest) is None
 
 
-def test_a_game_stopped_once_accepted_has_a_rematch() -> None:
+def test_a_game_stopped_once_accepted_is_picked_up_not_played_again() -> None:
+    """Cut after the accept, the game is not over: ``statki resume`` picks it up; a rematch
+    is for a game that ended (the guest's screen offered one after its daemon died)."""
     rules = PRESETS["classic"]
     pair = make_pair(rules, seed=35)
     pair.record(Role.HOST, pair.host.start(0))
@@ -47,7 +49,9 @@ def test_a_game_stopped_once_accepted_has_a_rematch() -> None:
     pair.record(Role.GUEST, pair.guest.accept(random_fleet(rules, random.Random(36)), 0))
     pair.pump()
     pair.cut()
-    assert rematch_of(pair.host) is not None and rematch_of(pair.guest) is not None
+    assert rematch_of(pair.host) is None and rematch_of(pair.guest) is None
+    pair.record(Role.HOST, pair.host.resign(pair.now))  # ended alone: a resignation
+    assert pair.host.transcript.ended and rematch_of(pair.host) is not None
 
 
 def test_a_game_declined_without_a_reason_says_so_in_the_readers_words() -> None:
