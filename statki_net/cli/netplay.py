@@ -1138,10 +1138,10 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
     rematches' that began), said on stdout as ``told_outcomes`` says it; the exit status
     tells how the last one ended."""
     last, current = link, link.successor
-    _tell_closed(closed)
+    _tell_closed(closed, link.session)
     while current is not None and current.closed is not None:
         if current.session.transcript.frames:  # not a rematch nobody came to
-            _tell_closed(current.closed)
+            _tell_closed(current.closed, current.session)
             last = current
         current = current.successor
     assert last.closed is not None
@@ -1149,9 +1149,14 @@ def told_followed_end(closed: Closed, link: DaemonLink) -> int:
     return _exit_status(closed.end, last.session.failure, closed.failure_in(words()))
 
 
-def _tell_closed(closed: Closed) -> None:
+def _tell_closed(closed: Closed, session: Session | None = None) -> None:
+    """The line on how a game ``closed``; ``session``, the screen's copy of its session,
+    tells a battle stopped before its end (the daemon gone) from a game that never began."""
+    t = session.transcript if session is not None else None
     if closed.verdict is not None:
         tell(_("verdict: {verdict}").format(verdict=closed.verdict_in(words())))
+    elif closed.end is End.NO_GAME and t is not None and t.accepted and not t.ended:
+        tell(_("The game stopped unfinished: statki resume picks it up"))
     else:
         end = end_term(closed.end or End.NO_GAME).in_words(words())
         tell(_("end: {end}").format(end=end))

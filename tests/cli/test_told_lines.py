@@ -146,3 +146,21 @@ def test_into_a_pipe_lines_go_whole_unless_columns_asks(tmp_path: Path) -> None:
     )
     lines = asked.stdout.splitlines()
     assert all(len(line) <= 40 for line in lines[:-1]) and lines[-2:] == ["log:", str(DEEP)]
+
+
+def test_a_battle_the_daemon_left_unfinished_is_told_so_not_no_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A guest whose daemon was killed mid-battle read "end: no game" as the screen closed,
+    though ``statki resume`` picked the game up."""
+    from peers import make_pair, play
+
+    from statki_net.game.rules import PRESETS
+
+    pair = make_pair(PRESETS["classic"], seed=12)
+    play(pair, seed=13, stop_after=4)
+    closed = notices.Closed.without_game("the daemon went away")
+    tell_closed(closed, pair.guest)
+    assert _printed(capsys) == ["The game stopped unfinished: statki resume picks it up"]
+    tell_closed(closed)  # a game that never began stays no game
+    assert _printed(capsys) == ["end: no-game"]
