@@ -37,7 +37,7 @@ from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
 from statki_net.protocol.session import Failed
-from statki_net.protocol.wire import Limits, Role
+from statki_net.protocol.wire import Limits, Role, packed
 from statki_net.store.failures import failed
 
 SOCKET_NAME = "control.sock"
@@ -51,7 +51,7 @@ def socket_path(home: Path) -> Path:
 
 
 def pack(message: dict[str, Any]) -> bytes:
-    return bytes(msgpack.packb(message, use_bin_type=True))
+    return packed(message)
 
 
 def unpacker() -> msgpack.Unpacker:

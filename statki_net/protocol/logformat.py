@@ -29,7 +29,7 @@ import msgpack
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_, Phrase, phrase
 from statki_net.protocol.errors import Code, ProtocolError
-from statki_net.protocol.wire import MAX_FRAME, Frame, Role, decode_frame, read_body
+from statki_net.protocol.wire import MAX_FRAME, Frame, Role, decode_frame, packed, read_body
 
 MAGIC = b"\x89STATKI\r\n\x1a\n"
 LOG_VERSION = 1
@@ -144,7 +144,7 @@ def header_record(role: str, software: str, started_at: int) -> dict[str, Any]:
 
 
 def frame_record(frame: Signed) -> bytes:
-    return bytes(msgpack.packb({"body": frame.body, "sig": frame.signature}, use_bin_type=True))
+    return packed({"body": frame.body, "sig": frame.signature})
 
 
 def evidence_record(frame: Signed, code: Code | None = None, at: int | None = None) -> bytes:
@@ -153,15 +153,15 @@ def evidence_record(frame: Signed, code: Code | None = None, at: int | None = No
         record["code"] = code.value
     if at is not None:
         record["at"] = at
-    return bytes(msgpack.packb(record, use_bin_type=True))
+    return packed(record)
 
 
 def resume_record(frame: Signed) -> bytes:
-    return bytes(msgpack.packb({"resume": frame.body, "sig": frame.signature}, use_bin_type=True))
+    return packed({"resume": frame.body, "sig": frame.signature})
 
 
 def talk_record(frame: Signed) -> bytes:
-    return bytes(msgpack.packb({"say": frame.body, "sig": frame.signature}, use_bin_type=True))
+    return packed({"say": frame.body, "sig": frame.signature})
 
 
 def whole_records_length(data: bytes) -> int:
@@ -186,12 +186,12 @@ def note_record(note: Note) -> bytes:
     record: dict[str, Any] = {"note": note.text[:MAX_NOTE], "at": note.at}
     if note.data:
         record["data"] = note.data[:MAX_FRAME]
-    return bytes(msgpack.packb(record, use_bin_type=True))
+    return packed(record)
 
 
 def log_file(header: dict[str, Any], records: Iterable[bytes]) -> bytes:
     """A whole log file: the magic value, the header record, then ``records`` as written."""
-    return MAGIC + bytes(msgpack.packb(header, use_bin_type=True)) + b"".join(records)
+    return MAGIC + packed(header) + b"".join(records)
 
 
 def is_log(start: bytes) -> bool:

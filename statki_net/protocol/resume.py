@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from statki_net.game.errors import UsageError
 from statki_net.protocol.commitment import HASH_SIZE
 from statki_net.protocol.errors import Check, Code, ProtocolError
-from statki_net.protocol.wire import Role, read_body
+from statki_net.protocol.wire import Role, packed, read_body
 
 RESUME_LABEL = b"statki/v3/resume\x00"
 """What a resume's signature is over, before its body: never a message's ``SIGN_LABEL``."""
@@ -88,7 +88,7 @@ class ResumeFrame:
     resume: Resume
 
     def encode(self) -> bytes:
-        return bytes(msgpack.packb([self.body, self.signature], use_bin_type=True))
+        return packed([self.body, self.signature])
 
 
 class ResumeError(ProtocolError):
@@ -126,19 +126,16 @@ class NotRestored(UsageError):
 
 def encode_resume(resume: Resume) -> bytes:
     """The body: a msgpack map in this key order (any order reads)."""
-    return bytes(
-        msgpack.packb(
-            {
-                "type": RESUME_TYPE,
-                "from": resume.sender.value,
-                "game": resume.game,
-                "nonce": resume.nonce,
-                "have": resume.have,
-                "last": resume.last,
-                "at": resume.at,
-            },
-            use_bin_type=True,
-        )
+    return packed(
+        {
+            "type": RESUME_TYPE,
+            "from": resume.sender.value,
+            "game": resume.game,
+            "nonce": resume.nonce,
+            "have": resume.have,
+            "last": resume.last,
+            "at": resume.at,
+        }
     )
 
 

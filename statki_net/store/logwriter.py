@@ -14,8 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-import msgpack
-
 from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import (
     MAGIC,
@@ -28,6 +26,7 @@ from statki_net.protocol.logformat import (
     talk_record,
     whole_records_length,
 )
+from statki_net.protocol.wire import packed
 from statki_net.store.home import private_folder
 
 _datasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
@@ -51,7 +50,7 @@ class LogWriter:
         """Records were written since the last ``sync``: flushed, not yet surely on disk."""
         self.syncs = 0
         """How many times the file was put on disk (the benchmark counts them)."""
-        self._write(MAGIC + msgpack.packb(header, use_bin_type=True))
+        self._write(MAGIC + packed(header))
         self.sync()
         sync_folder(path.parent)
 
