@@ -252,7 +252,7 @@ def log_of(events: list[Event], role: Role) -> bytes:
     records = []
     for event in events:
         if isinstance(event, FrameAdded):
-            records.append(frame_record(event.frame))
+            records.append(frame_record(event.frame, event.got))
         elif isinstance(event, Evidence):
             records.append(evidence_record(event.frame, event.code, event.at))
         elif isinstance(event, TalkHeard | TalkSaid):

@@ -455,7 +455,7 @@ class GameConnection:
                     # Kept before the commit is sent: a side that commits must be able
                     # to reveal, even after its program stopped.
                     self.keeper.keep(self.session, self.log_path)
-                self.recorder.frame(event.frame)
+                self.recorder.frame(event.frame, event.got)
                 continue
             if isinstance(event, Resumed):
                 self._note(f"resumed: the peer had {event.have} messages; {event.sent} sent again")

@@ -159,6 +159,11 @@ def _hello(value: Mapping[str, Any]) -> Hello:
     )
 
 
+def _got(value: object) -> int | None:
+    """A frame's ``got`` as pushed: an int, or nothing."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _code(text: str) -> Code:
     code = Code.of(text)
     if code is None:
@@ -169,8 +174,9 @@ def _code(text: str) -> Code:
 def event_map(event: Event) -> Message:
     """``event`` as the map a ``session`` push carries, its ``kind`` first."""
     match event:
-        case FrameAdded(frame=frame, outgoing=outgoing):
-            return {"kind": "frame", "frame": frame.encode(), "outgoing": outgoing}
+        case FrameAdded(frame=frame, outgoing=outgoing, got=got):
+            pushed: Message = {"kind": "frame", "frame": frame.encode(), "outgoing": outgoing}
+            return pushed if got is None else {**pushed, "got": got}
         case Evidence(frame=envelope, code=code, at=at):
             return {"kind": "evidence", "frame": envelope.encode(), "code": code.value, "at": at}
         case PeerHello(role=role, hello=hello):
@@ -245,7 +251,9 @@ def _evidence(value: Mapping[str, Any]) -> Evidence:
 
 
 READERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
-    "frame": lambda v: FrameAdded(frame_from_bytes(v["frame"]), bool(v["outgoing"])),
+    "frame": lambda v: FrameAdded(
+        frame_from_bytes(v["frame"]), bool(v["outgoing"]), _got(v.get("got"))
+    ),
     "evidence": _evidence,
     "peer-hello": lambda v: PeerHello(Role(v["role"]), _hello(v["hello"])),
     "rules-proposed": _rules_proposed,

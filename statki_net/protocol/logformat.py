@@ -5,6 +5,7 @@ Layout (SPEC.md section 15, "The log file")::
     MAGIC                         11 bytes: 89 'STATKI' 0d 0a 1a 0a
     {"log": 1, ...}               the header record
     {"body": bin, "sig": bin}     a frame of the transcript, in transcript order
+                                  (+ "got": int, the writer's clock when a peer's frame came)
     {"evidence": bin, "sig": bin, "code": str, "at": int}
                                   the peer's word that did not join the transcript
     {"note": str, "at": int}      something the writer saw that is not a signed message
@@ -59,6 +60,9 @@ class FrameRecord:
 
     body: bytes
     signature: bytes
+    got: int | None = None
+    """For a frame from the other side, the writer's clock when it joined the transcript:
+    where its turn's clock began, kept for picking the game up (SPEC.md, "Resume")."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,11 @@ class LogContents:
         return [(r.body, r.signature) for r in self.records if isinstance(r, FrameRecord)]
 
     @property
+    def got(self) -> list[int | None]:
+        """Each frame record's ``got``, in the order of ``frames``."""
+        return [r.got for r in self.records if isinstance(r, FrameRecord)]
+
+    @property
     def evidence(self) -> list[EvidenceRecord]:
         return [r for r in self.records if isinstance(r, EvidenceRecord)]
 
@@ -143,8 +152,13 @@ def header_record(role: str, software: str, started_at: int) -> dict[str, Any]:
     return {"log": LOG_VERSION, "role": role, "software": software, "started": started_at}
 
 
-def frame_record(frame: Signed) -> bytes:
-    return packed({"body": frame.body, "sig": frame.signature})
+def frame_record(frame: Signed, got: int | None = None) -> bytes:
+    """A frame record; ``got``, for a frame from the other side, when it came by this side's
+    clock."""
+    record: dict[str, Any] = {"body": frame.body, "sig": frame.signature}
+    if got is not None:
+        record["got"] = got
+    return packed(record)
 
 
 def evidence_record(frame: Signed, code: Code | None = None, at: int | None = None) -> bytes:
@@ -257,7 +271,13 @@ def _add_record(contents: LogContents, record: Any) -> None:
         body, signature = record.get("body"), record.get("sig")
         if not isinstance(body, bytes) or not isinstance(signature, bytes):
             raise ValueError("a frame record holds two bins")
-        contents.records.append(FrameRecord(body, signature))
+        got = record.get("got")
+        # Only this side's resume reads it: of another type, it is as if absent.
+        contents.records.append(
+            FrameRecord(
+                body, signature, got if isinstance(got, int) and not isinstance(got, bool) else None
+            )
+        )
     elif "evidence" in record:
         body, signature = record.get("evidence"), record.get("sig")
         if not isinstance(body, bytes) or not isinstance(signature, bytes):
@@ -293,6 +313,15 @@ def _add_record(contents: LogContents, record: Any) -> None:
 def frames_of(contents: LogContents) -> list[Frame]:
     """Decode the frames; raises ProtocolError at the first that is not well formed."""
     return [decode_frame([body, signature]) for body, signature in contents.frames]
+
+
+def heard_at(contents: LogContents, frames: list[Frame], role: Role) -> int | None:
+    """When the last frame from ``role``'s peer came, by the writer's clock (its record's
+    ``got``), for ``frames`` decoded from ``contents``; None where the log does not say."""
+    for frame, got in zip(reversed(frames), reversed(contents.got), strict=True):
+        if frame.header.sender is not role:
+            return got
+    return None
 
 
 def next_say(contents: LogContents, role: Role) -> int:

@@ -141,6 +141,8 @@ class FrameAdded:
     frame: Frame
     outgoing: bool
     """This side's own: sent, or, once the connection is lost, written as if sent."""
+    got: int | None = None
+    """For the peer's frame, this side's clock when it joined the transcript."""
 
 
 @dataclass(frozen=True)
@@ -446,6 +448,8 @@ class Session:
         """When the peer last spoke (or the session started), in ms."""
         self.waiting_since = 0
         """When this side last spoke, in ms: the peer's turn began at the later of the two."""
+        self.heard_at: int | None = None
+        """A restored session's: when the peer's last frame came, by this side's clock."""
         self.talk = Talk(role)
         """The players' talk: outside the transcript, which it never touches."""
         if fleet is not None:
@@ -559,17 +563,25 @@ class Session:
         self.started = True
         self.last_heard = now
         if self.transcript.frames:
+            window = now + RESUME_WINDOW_MS - self.transcript.limit()
             if self.transcript.speaker() is self.role:
                 # The peer has waited for this side since the last message, not since this
-                # side came back: its turn's clock runs from then (SPEC.md, "Resume").
-                self.last_heard = min(now, self.transcript.last_at(self.peer) or now)
+                # side came back: its turn's clock runs from then (SPEC.md, "Resume"), by
+                # this side's clock where the log says when that message came.
+                heard = self.heard_at or self.transcript.last_at(self.peer)
+                self.last_heard = min(now, heard or now)
                 self._speak(now)
             elif self.transcript.frames[-1].header.sender is self.role:
                 # The peer's turn began with this side's last message, by this side's own
                 # clock (its log holds it): the peer counts from then too, so both screens
                 # show one clock.  Never less than RESUME_WINDOW_MS from now, for a move
                 # the peer made while apart to arrive by the resume.
-                self.last_heard = min(now, now + RESUME_WINDOW_MS - self.transcript.limit())
+                self.last_heard = min(now, window)
+            elif self.heard_at is not None:
+                # The peer's turn began with its own last message, which reached this side
+                # at ``heard_at`` by this side's clock (the log's ``got``): counted from
+                # then, as the peer counts, with the same window.
+                self.last_heard = max(min(now, self.heard_at), window)
         elif self.role is Role.HOST:
             self._speak(now)
         return self._take_events()
@@ -665,10 +677,13 @@ class Session:
         entropy: Entropy,
         software: str = SOFTWARE,
         said: int = 0,
+        heard_at: int | None = None,
     ) -> Session:
         """This side's session of a game its program stopped in, from the frames of its log
         and its secrets: apart from the peer, until a new connection resumes the game.
-        ``said`` is the number of its next line of talk (``logformat.next_say``).
+        ``said`` is the number of its next line of talk (``logformat.next_say``);
+        ``heard_at``, when the log holds it, this side's clock when the peer's last frame
+        came (its record's ``got``), which is where the peer's turn began.
 
         Every frame is checked again as it is replayed.  Raises ``UsageError`` when
         the frames are no game of this key's, or the secrets do not fit them.
@@ -724,6 +739,7 @@ class Session:
                 RestoreRefusal.NO_SECRETS, "this side's secrets of that game are not kept"
             )
         session.waiting_since = t.last_at(role) or 0
+        session.heard_at = heard_at
         session.lost = ConnectionLost(Code.LOST, "this side's program stopped")
         return session
 
@@ -928,7 +944,7 @@ class Session:
         # Only a whole accepted message counts as speaking: a peer that trickles
         # bytes never reaches one, and its time runs out.
         self.last_heard = now
-        self._events.append(FrameAdded(frame, outgoing=False))
+        self._events.append(FrameAdded(frame, outgoing=False, got=now))
         self._after(frame, now)
 
     def _equivocates(self, envelope: Envelope) -> bool:

@@ -74,9 +74,10 @@ class LogWriter:
         """A resume said on a new connection, this side's or the peer's."""
         self._write(resume_record(frame))
 
-    def frame(self, frame: Signed) -> None:
-        """A frame of this side's transcript, sent, received or written as if sent."""
-        self._write(frame_record(frame))
+    def frame(self, frame: Signed, got: int | None = None) -> None:
+        """A frame of this side's transcript, sent, received or written as if sent; ``got``,
+        for a received one, when it came by this side's clock."""
+        self._write(frame_record(frame, got))
 
     def evidence(self, frame: Signed, code: Code | None = None, at: int | None = None) -> None:
         """The peer's word that did not join the transcript; written as soon as it is checked,

@@ -152,9 +152,9 @@ class GameRecorder:
         recorder.game_id = session.transcript.game.hex()
         return recorder
 
-    def frame(self, frame: Frame) -> None:
+    def frame(self, frame: Frame, got: int | None = None) -> None:
         if self.log:
-            self.log.frame(frame)
+            self.log.frame(frame, got)
 
     def sync(self) -> None:
         """Everything logged so far on disk: called before this side's words leave."""

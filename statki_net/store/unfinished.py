@@ -29,7 +29,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset
 from statki_net.game.words import N_, phrase
 from statki_net.protocol.errors import ProtocolError
-from statki_net.protocol.logformat import LogContents, frames_of, next_say, read_log
+from statki_net.protocol.logformat import LogContents, frames_of, heard_at, next_say, read_log
 from statki_net.protocol.resume import NotRestored, RestoreRefusal
 from statki_net.protocol.session import Session, SideSecrets
 from statki_net.protocol.transcript import Transcript
@@ -269,6 +269,7 @@ def restore(home: Path, game: str) -> Restored:
             name=kept.name,
             entropy=secrets.token_bytes,
             said=next_say(contents, kept.role),
+            heard_at=heard_at(contents, frames, kept.role),
         )
     except NotRestored as error:
         if error.refusal is RestoreRefusal.OVER:

@@ -246,8 +246,8 @@ def records_of(events: list[Event]) -> list[bytes]:
     records = []
     for event in events:
         match event:
-            case FrameAdded(frame=frame):
-                records.append(frame_record(frame))
+            case FrameAdded(frame=frame, got=got):
+                records.append(frame_record(frame, got))
             case Evidence(frame=frame, code=code, at=at):
                 records.append(evidence_record(frame, code, at))
             case ConnectionLost(code=code, detail=detail, data=data):

@@ -10,14 +10,17 @@ stopped"); only a short window for a move made while apart is kept.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import msgpack
 import pytest
 from statki_client.layout import plain, screen
 from statki_client.run import picked_up_model
 from test_client_resumed import kept_game
 
 from statki_net.protocol.bounds import RESUME_WINDOW_MS
+from statki_net.protocol.logformat import MAGIC, heard_at
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
@@ -66,13 +69,68 @@ def test_the_host_back_on_the_guests_move_counts_from_its_last_message(
     assert f"Olek has {left_s} s left to move." in shown, shown
 
 
-def test_where_the_guest_spoke_last_the_host_counts_from_when_it_came_back(
-    tmp_path: Path,
+def clock_moved(home: Path, by_ms: int) -> None:
+    """The kept log's ``got`` times moved ``by_ms``: the host's clock that much ahead of the
+    guest's, as two machines' clocks may be."""
+    [kept] = unfinished_games(home)
+    data = kept.log.read_bytes()
+    records = list(msgpack.Unpacker(io.BytesIO(data[len(MAGIC) :]), raw=False))
+    assert any("got" in r for r in records), "the host's log says when the guest's came"
+    moved = [{**r, "got": r["got"] + by_ms} if "got" in r else r for r in records]
+    kept.log.write_bytes(MAGIC + b"".join(msgpack.packb(r, use_bin_type=True) for r in moved))
+
+
+def got_last(home: Path) -> int:
+    """When the host's log says the guest's last message came, by the host's clock."""
+    [kept] = unfinished_games(home)
+    restored = restore(home, kept.game)
+    heard = heard_at(restored.contents, restored.session.transcript.frames, Role.HOST)
+    assert heard is not None
+    return heard
+
+
+@pytest.mark.parametrize("ahead_ms", [0, 7_000])
+@pytest.mark.parametrize(("back_after_s", "left_s"), [(4, 56), (26, 34), (50, 20)])
+def test_where_the_guest_spoke_last_the_host_counts_from_when_it_came(
+    tmp_path: Path, back_after_s: int, left_s: int, ahead_ms: int
 ) -> None:
-    """The host's log holds the guest's last message with the guest's clock only, not when
-    the host read it: a whole move from when the host came back, never earlier."""
+    """The guest's turn began with its own last message, which the host's log says reached
+    the host at ``got`` by the host's own clock: the host counts from then, as the guest
+    does from sending it, whatever the two clocks say; never sooner than the window."""
     speak("en")
     home = tmp_path / host_kept_on_the_guests_move(tmp_path, host_last=False)
-    session, now, shown = picked_up_at(home, 26)
-    assert session.deadline() == now + MOVE_MS
-    assert "Olek has 60 s left to move." in shown, shown
+    clock_moved(home, ahead_ms)
+    came = got_last(home)
+    [kept] = unfinished_games(home)
+    restored = restore(home, kept.game)
+    session = restored.session
+    model, _link = picked_up_model(session, told_so_far(session, restored.contents))
+    now = came + back_after_s * 1000
+    model.handle(session.start(now))
+    due = max(came + MOVE_MS, now + RESUME_WINDOW_MS)
+    assert session.turn_clock() == (Role.GUEST, due) and session.deadline() == due
+    assert f"Olek has {left_s} s left to move." in plain(screen(model, now=now))
+
+
+@pytest.mark.parametrize("ahead_ms", [0, 7_000])
+def test_back_on_its_own_move_the_host_counts_from_when_the_guests_message_came(
+    tmp_path: Path, ahead_ms: int
+) -> None:
+    """The host's own turn began when the guest's last message reached it: by the host's
+    clock (the log's ``got``), not the guest's ``at``, which another clock wrote."""
+    speak("en")
+    for volleys in range(12, 40):
+        home = tmp_path / str(volleys)
+        game = kept_game(home, side=Role.HOST, mover=Role.HOST, volleys=volleys)
+        frames = restore(home, game).session.transcript.frames
+        if frames[-1].header.sender is Role.GUEST:
+            break
+    else:
+        raise AssertionError("no such game among those tried")
+    clock_moved(home, ahead_ms)
+    came = got_last(home)
+    [kept] = unfinished_games(home)
+    session = restore(home, kept.game).session
+    now = came + 26_000
+    session.start(now)
+    assert session.turn_clock() == (Role.HOST, came + MOVE_MS)
