@@ -42,20 +42,39 @@ def clock_words(model: CommonState, now: int) -> ClockWords | None:
     mover, deadline = clock
     left = max(0, -(-(deadline - now) // 1000))  # whole seconds, rounded up
     if mover is not model.session.role:
-        who = model.opponent_label()
-        who = who[:1].upper() + who[1:]
-        if left == 0:
-            return ClockWords(
-                _("{who}'s time is up: the game is claimed on time.").format(who=who), False
-            )
-        return ClockWords(_("{who} has {left} s left to move.").format(who=who, left=left), False)
-    if left <= WARNINGS[-1]:
+        return their_time_words(model.opponent_label(), left)
+    return your_time_words(left)
+
+
+def your_time_words(left: int, warning: int | None = None) -> ClockWords:
+    """The clock's words to the side to move with ``left`` s left; ``warning``: the mark
+    (one of ``WARNINGS``) just reached, for a front end whose timer may wake a moment early."""
+    level = left if warning is None else min(left, warning)
+    if level <= WARNINGS[-1]:
         return ClockWords(
             _("Only {left} s left: move now, or you lose on time!").format(left=left), True
         )
-    if left <= WARNINGS[0]:
+    if level <= WARNINGS[0]:
         return ClockWords(_("{left} s left for your move: hurry.").format(left=left), True)
     return ClockWords(_("You have {left} s left for your move.").format(left=left), False)
+
+
+def their_time_words(who: str, left: int, warning: int | None = None) -> ClockWords:
+    """The clock's words to the waiting side: ``who`` (the opponent) has ``left`` s left to
+    move.  ``warning``: the mark (one of ``WARNINGS``) just reached, said as a warning (the
+    line prompt says each once; the screen, which counts down, says the time alone)."""
+    who = who[:1].upper() + who[1:]
+    if left == 0:
+        return ClockWords(
+            _("{who}'s time is up: the game is claimed on time.").format(who=who), False
+        )
+    if warning is not None and min(left, warning) <= WARNINGS[-1]:
+        said = _("{who} has only {left} s left to move, then the game is yours on time.")
+    elif warning is not None:
+        said = _("{who} has only {left} s left to move.")
+    else:
+        said = _("{who} has {left} s left to move.")
+    return ClockWords(said.format(who=who, left=left), False)
 
 
 def limit_choices(current_ms: int) -> tuple[int, ...]:

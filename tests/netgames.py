@@ -75,7 +75,7 @@ class CuttingProxy:
         return port
 
     async def close(self) -> None:
-        self._cut_now()
+        self.cut_now()
         for writer in self._writers:
             writer.close()
         if self.server is not None:
@@ -94,7 +94,7 @@ class CuttingProxy:
             return
         self._writers = [guest_writer, host_writer]
         if self.cut_after == 0:
-            self._cut_now()
+            self.cut_now()
             return
         await asyncio.gather(
             self._pump(host_reader, guest_writer, Role.HOST),
@@ -116,7 +116,7 @@ class CuttingProxy:
                     end = frames.tell()
                     if self.cut_after is not None and self.forwarded >= self.cut_after:
                         self.senders.append(sender)
-                        self._cut_now()
+                        self.cut_now()
                         return
                     writer.write(buffered[: end - passed])
                     buffered = buffered[end - passed :]
@@ -124,9 +124,10 @@ class CuttingProxy:
                     self.forwarded += 1
                     self.senders.append(sender)
                 await writer.drain()
-        self._cut_now()
+        self.cut_now()
 
-    def _cut_now(self) -> None:
+    def cut_now(self) -> None:
+        """Cut now, whatever the frame count (a test that cuts at a moment of the game)."""
         self.cut.set()
         for writer in self._writers[:1] if self.silent_host else self._writers:
             writer.close()

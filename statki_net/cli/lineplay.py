@@ -29,10 +29,12 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TextIO, TypeVar
 
+from statki_client.clock import WARNINGS, their_time_words, your_time_words
+
 from statki_net.cli.common import stdin_is_terminal
 from statki_net.cli.told import tell, tell_copyable, width, wrapped
 from statki_net.game.answers import Command, typed_as, yes_or_no
-from statki_net.game.battle import Cell
+from statki_net.game.battle import Cell, Score
 from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, FleetProblem, random_fleet, typed_fleet
@@ -58,9 +60,6 @@ REMATCH_PROMPT = N_("rematch (r, the other side shoots first), or quit (q): ")
 MAX_LINE = 1000
 MAX_INPUT = 1024 * 1024
 """Bytes of a standard input that is a file read at most: far more than a game's shots."""
-MOVE_WARNINGS = (30, 10)
-"""Seconds left at which the side to move is warned, as the full screen warns
-(``statki_client.clock.WARNINGS``): the last one the most urgent."""
 TYPED_AHEAD_WAIT = 0.01
 """Seconds to wait for a line already typed: a whole line in the buffer comes at once."""
 
@@ -198,6 +197,14 @@ class LineInput:
 
     def take(self) -> None:
         self._pending = None
+
+    async def asked(self, prompt: str, out: TextIO) -> str | None:
+        """The line typed at ``prompt``, when nothing else can cut the question short (no game
+        under way); None at the end of the input."""
+        print(prompt, end="", file=out, flush=True)
+        line = await self.next_line()
+        self.take()
+        return line
 
     async def _read(self) -> str | None:
         try:
@@ -408,6 +415,7 @@ class PromptPlayer:
         leave: Callable[[], Awaitable[None]] | None = None,
         move_ms: int | None = None,
         bell: bool = True,
+        rules: Ruleset | None = None,
     ) -> None:
         self.handle = handle
         self.lines = lines
@@ -456,9 +464,17 @@ class PromptPlayer:
         """Ring the terminal's bell when this side's turn begins (``--no-bell``: not)."""
         self._clock: Clock = handle.conn.clock if isinstance(handle, LocalHandle) else WALL_CLOCK
         self._deadline: int | None = None
-        """When this side's move is due (ms on ``_clock``), during its turn."""
+        """When the move counted down is due (ms on ``_clock``): this side's in its turn,
+        the opponent's in theirs."""
+        self._counting_mine = True
+        """The clock counts this side's move down (else the opponent's)."""
         self._warnings: list[int] = []
-        """The warnings (seconds left) still to be given in this turn."""
+        """The warnings (seconds left) still to be given of the move counted down."""
+        self.rules = rules
+        """The game's rules, once known (the host's own; a guest's from the host's hello)."""
+        self._score: Score | None = None
+        """Who moves next and whether the battle is over, from the answers told so far
+        (player 0 is this side): when the opponent's move begins."""
 
     def say(self, text: str) -> None:
         """Print a line for the player: on a terminal wrapped between words to its width, as
@@ -494,6 +510,8 @@ class PromptPlayer:
             self._their_turn_was_last = not notice.mine
             if notice.mine:
                 self.fired.update(parse_square(name, self.size) for name in notice.squares)
+            if self._score is not None and not self._score.over:
+                self._score = self._score.after(notice.answer)
         match notice:
             case notices.Hello(name=name, key=key, address=address):
                 said = (
@@ -511,6 +529,7 @@ class PromptPlayer:
                     self.say(_("{name} says: {text}").format(name=self.opponent, text=text))
             case notices.Rules():
                 self.move_ms = notice.limits.move_ms
+                self.rules = notice.rules
                 for line in describe_rules(notice):
                     self.say(line)
                 if self.lines is None:
@@ -530,15 +549,13 @@ class PromptPlayer:
                     self.say(_(TALK_HINT))
                 if not self.quiet:
                     self._draw(boards)
+                self._score = self._first_score(you_first)
+                self._their_move_begins()
             case notices.Turn(shots=shots) if self.lines is not None:
                 self._owed = shots
                 if self._their_turn_was_last:
                     await self._discard_typed_out_of_turn()
-                self._start_clock()
-                try:
-                    await self._turn(shots)
-                finally:
-                    self._deadline = None  # the turn is over: no warning is due
+                await self._clocked_turn(shots)
             case notices.Volley(mine=mine, squares=squares) if not self.quiet:
                 self.say(
                     (
@@ -548,14 +565,26 @@ class PromptPlayer:
                     ).format(squares=" ".join(squares), answer=notice.words_in(words()))
                 )
                 self._draw(boards)
+                self._their_move_begins()
             case notices.Lost(wait_ms=wait_ms):
+                self._deadline = None  # the opponent's move: the wait said is the clock now
                 self.say(_("connection lost: {detail}").format(detail=notice.words_in(words())))
                 if wait_ms is None and self._owed is not None and self.lines is not None:
-                    await self._turn(self._owed)  # the question was cut short: ask again
-            case notices.Reconnecting() | notices.Reconnected():
+                    # The question was cut short: asked again, with the time left.
+                    await self._clocked_turn(self._owed, ring=False)
+            case notices.Reconnecting():
                 self.say(notice.words_in(words()))
+            case notices.Reconnected():
+                self.say(notice.words_in(words()))
+                # The game goes on where it stood: this side's turn (cut short by the loss)
+                # asked again, or the opponent's counted down, with the time left of it.
+                if self._owed is not None and self.lines is not None:
+                    await self._clocked_turn(self._owed, ring=False)
+                else:
+                    self._their_move_begins()
             case notices.Over(result=result, end=end):
                 self._in_battle = False
+                self._deadline = None
                 # Not a result yet: a finding at the reveal may still change it.
                 self.say(battle_over_words(result, end))
             case Failed():
@@ -622,20 +651,26 @@ class PromptPlayer:
         while the lines typed after it are still read (a ``mute`` acts at once).
         """
         notice = self._upcoming()
-        while self.lines is not None and not notice.done():
-            line = self.lines.next_line()
-            if not line.done():
-                await asyncio.wait({line, notice}, return_when=asyncio.FIRST_COMPLETED)
-            if not line.done():
-                continue  # the notice came first
-            typed = line.result()
-            if await self._carried_out(typed):
-                self.lines.take()
-            elif self.lines.interactive and self._in_battle and typed is not None:
-                self.lines.take()
-                self._held_back.append(typed)
-            else:
-                break  # a line for the next question: it waits for it
+        reading = self.lines is not None
+        while not notice.done():
+            line = self.lines.next_line() if self.lines is not None and reading else None
+            if line is not None and line.done():
+                assert self.lines is not None
+                typed = line.result()
+                if await self._carried_out(typed):
+                    self.lines.take()
+                elif self.lines.interactive and self._in_battle and typed is not None:
+                    self.lines.take()
+                    self._held_back.append(typed)
+                else:
+                    reading = False  # a line for the next question: it waits for it
+                continue
+            waits = {notice} if line is None else {line, notice}
+            await asyncio.wait(
+                waits, timeout=self._until_warning(), return_when=asyncio.FIRST_COMPLETED
+            )
+            if not any(waited.done() for waited in waits):
+                self._warn()  # the opponent's move: its time is running low
         return await notice
 
     async def _carried_out(self, line: str | None) -> bool:
@@ -704,15 +739,21 @@ class PromptPlayer:
         assert self.lines is not None
         print(prompt, end="", file=self.out, flush=True)
         while True:
-            line, notice = self.lines.next_line(), self._upcoming()
+            line = self.lines.next_line()
+            # Once the game is over (a rematch's fleet placed) no notice cuts a question short.
+            notice: asyncio.Future[Shown | None] = (
+                self._upcoming()
+                if self.closed is None
+                else asyncio.get_running_loop().create_future()
+            )
+            waits: set[asyncio.Future[Any]] = {line, notice}
             waiting = self._until_warning()
-            await asyncio.wait({line, notice}, timeout=waiting, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waits, timeout=waiting, return_when=asyncio.FIRST_COMPLETED)
             if not (line.done() or notice.done()):
                 # A warning is due: said on its own line, and the same question asked again
                 # (what the player has typed so far stays in the terminal's line).
-                due = self._warnings.pop(0)
                 print(file=self.out, flush=True)
-                self.say(self._warning(due))
+                self._warn()
                 print(prompt, end="", file=self.out, flush=True)
                 continue
             if line.done():
@@ -733,22 +774,58 @@ class PromptPlayer:
         """This side's turn begins: its time left said (and the bell rung), the warnings
         to come set.  The deadline is the session's (``turn_clock``, what the full screen
         counts down) where it is played here, else the move limit from now."""
-        self._deadline, self._warnings = None, []
-        deadline = self._move_deadline()
+        if self._count_down(mine=True):
+            if ring and self.bell and self._wraps:
+                print("\a", end="", file=self.out, flush=True)  # a terminal's bell, not a script's
+            self.say(self._warning())
+
+    def _their_move_begins(self) -> None:
+        """The opponent is to move, by the answers so far: the time it has said, and its
+        warnings to come set, as this side's own are (no bell: that is for one's own turn)."""
+        score = self._score
+        if self.quiet or self.lines is None or score is None or score.over or score.to_move == 0:
+            return
+        if self._count_down(mine=False):
+            self.say(self._warning())
+
+    def _count_down(self, *, mine: bool, deadline: int | None = None) -> bool:
+        """Count down this side's move (``mine``) or the opponent's, due at ``deadline``
+        (by default the game's, ``_move_deadline``); False when no time limit is known for
+        it (nothing is counted)."""
+        self._deadline, self._warnings, self._counting_mine = None, [], mine
+        deadline = deadline or self._move_deadline(mine=mine)
         if deadline is None:
-            return  # no time limit known: no clock to tell
+            return False
         self._deadline = deadline
         left = self._seconds_left()
-        self._warnings = [warning for warning in MOVE_WARNINGS if left > warning]
-        if ring and self.bell and self._wraps:
-            print("\a", end="", file=self.out, flush=True)  # a terminal's bell, not a script's
-        self.say(self._warning())
+        self._warnings = [warning for warning in WARNINGS if left > warning]
+        return True
 
-    def _move_deadline(self) -> int | None:
+    def _first_score(self, you_first: bool) -> Score | None:
+        """The battle's score as it begins, where the rules are known."""
+        rules = self.rules
+        if rules is None and isinstance(self.handle, LocalHandle):
+            rules = self.handle.conn.session.rules
+        return Score(rules, 0 if you_first else 1) if rules is not None else None
+
+    async def _clocked_turn(self, shots: int, *, ring: bool = True) -> None:
+        """This side's turn asked for, its time left said first."""
+        self._start_clock(ring=ring)
+        try:
+            await self._turn(shots)
+        finally:
+            self._deadline = None  # the turn is over: no warning is due
+
+    def _move_deadline(self, *, mine: bool) -> int | None:
+        """When the move (this side's, or the opponent's) is due: the session's clock where
+        the game is played here (None if that side is not the one to move), else the move
+        limit from now."""
         if isinstance(self.handle, LocalHandle):
             session = self.handle.conn.session
             clock = session.turn_clock()
-            return clock[1] if clock is not None and clock[0] is session.role else None
+            if clock is None or (clock[0] is session.role) is not mine:
+                return None
+            return clock[1]
         return self._clock.now() + self.move_ms if self.move_ms else None
 
     def _seconds_left(self) -> int:
@@ -756,21 +833,23 @@ class PromptPlayer:
         return max(0, -(-(self._deadline - self._clock.now()) // 1000))  # rounded up
 
     def _until_warning(self) -> float | None:
-        """Seconds (of the event loop) until the next warning of this turn is due."""
+        """Seconds (of the event loop) until the next warning of the move counted is due."""
         if self._deadline is None or not self._warnings:
             return None
         return self._clock.delay(self._deadline - self._warnings[0] * 1000)
 
     def _warning(self, due: int | None = None) -> str:
-        """The time left, as the full screen says it (``statki_client.clock``'s words); the
-        warning ``due``'s words when it is given (the loop may wake a moment early)."""
+        """The time left, in the full screen's words (``statki_client.clock``); the warning
+        ``due``'s words when it is given (the loop may wake a moment early)."""
         left = self._seconds_left()
-        level = left if due is None else min(left, due)
-        if level <= MOVE_WARNINGS[-1]:
-            return _("Only {left} s left: move now, or you lose on time!").format(left=left)
-        if level <= MOVE_WARNINGS[0]:
-            return _("{left} s left for your move: hurry.").format(left=left)
-        return _("You have {left} s left for your move.").format(left=left)
+        if self._counting_mine:
+            return your_time_words(left, due).text
+        return their_time_words(self.opponent, left, due).text
+
+    def _warn(self) -> None:
+        """The next warning of the move counted down, said now that it is due."""
+        due = self._warnings.pop(0)
+        self.say(self._warning(due))
 
     def _shows(self, talk: notices.Talk) -> bool:
         """Whether a line of talk is printed: this side's always, the opponent's unless muted
@@ -817,6 +896,19 @@ class PromptPlayer:
             return await placed_at_prompt(rules, self.rng, self._ask_talking, self.say)
         finally:
             self._deadline = None
+
+    async def placed_again(self, rules: Ruleset, move_ms: int) -> Fleet | None:
+        """The fleet of a rematch this side hosts, placed at the prompt once this game is over,
+        as the first game's was, in the move (``move_ms``) its opponent waits for the rules
+        (told and warned of as a move's); None if the player gives up instead."""
+        assert self.closed is not None, "placed between games: no notice cuts it short"
+        if self._count_down(mine=True, deadline=self._clock.now() + move_ms):
+            self.say(self._warning())
+        try:
+            placed = await placed_at_prompt(rules, self.rng, self._ask, self.say)
+        finally:
+            self._deadline = None
+        return placed if isinstance(placed, Fleet) else None
 
     async def _ask_talking(self, prompt: str) -> str | Interrupted | None:
         """``_ask``, a talk command typed at the question carried out and the question asked

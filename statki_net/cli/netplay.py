@@ -396,10 +396,7 @@ async def _person_places(
         return None, lines  # a script's fleet: --fleet, or drawn when the guest has come
 
     async def ask(prompt: str) -> str | None:
-        print(prompt, end="", flush=True)
-        line = await lines.next_line()
-        lines.take()
-        return line
+        return await lines.asked(prompt, sys.stdout)
 
     placed = await placed_at_prompt(rules, random.SystemRandom(), ask, tell)
     return (placed if isinstance(placed, Fleet) else None), lines
@@ -915,6 +912,28 @@ class Rematched:
     """Gives the rematch up while its opponent has not come (a daemon's: it still waits)."""
 
 
+Placing = Callable[[Ruleset, int], Awaitable[Fleet | None]]
+"""How a host places its rematch's fleet, by the rules, in the move (ms) its opponent waits
+for it; None when the player left instead (``rematch_fleet``)."""
+
+
+def rematch_fleet(player: Player, front: PromptPlayer) -> Placing:
+    """The host's rematch fleet placed as its first game's was: the ``--fleet`` file's, the
+    computer's with ``--bot``, placed at ``front``'s prompt by a person at a terminal (drawn
+    at random there unless they place it), else drawn at random; a guest's rematch is
+    placed the same way, once the rules come (``PromptPlayer``)."""
+
+    async def place(rules: Ruleset, move_ms: int) -> Fleet | None:
+        fleet = player.fleet(rules)
+        if fleet is not None:
+            return fleet
+        if player.bot is None and front.lines is not None and front.lines.interactive:
+            return await front.placed_again(rules, move_ms)
+        return await _placed(player, rules)
+
+    return place
+
+
 class Rematches(Protocol):
     """How the line prompt meets the last game's opponent again for a rematch: in this
     process (``LocalRematches``, the screen's reunions) or through the daemon
@@ -927,9 +946,12 @@ class Rematches(Protocol):
         """Whether there is an opponent to meet again after ``front``'s game."""
         ...
 
-    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+    async def meet(
+        self, who: str, told: Callable[[Role | None], None], place: Placing
+    ) -> Rematched | None:
         """The rematch's game with ``who``, once they agreed; ``told`` who starts (the terms)
-        before the wait.  Raises ``StatkiError``, its text the player's one line, when they do
+        before the wait; a host's fleet ``place``d while its opponent comes (None: the player
+        left meanwhile).  Raises ``StatkiError``, its text the player's one line, when they do
         not come or the rematch cannot be had."""
         ...
 
@@ -947,18 +969,23 @@ class LocalRematches:
     def offered(self, front: PromptPlayer) -> bool:
         return rematch_of(self.games.last.session) is not None
 
-    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+    async def meet(
+        self, who: str, told: Callable[[Role | None], None], place: Placing
+    ) -> Rematched | None:
         last = self.games.last.session
         terms = rematch_of(last)
         if terms is None:
             raise UsageError(phrase(N_("there is no opponent to meet again")))
         session = next_session(last)
-        if session.role is Role.HOST and session.rules is not None:
-            session.set_fleet(
-                self.player.fleet(session.rules) or await _placed(self.player, session.rules)
-            )
         told(terms.first)
+        # Listening first, as the screen does: a guest that comes while the fleet is placed
+        # waits, silent, for the hello (a move at most), instead of being refused.
         await self.reunion.reopen()
+        if session.role is Role.HOST and session.rules is not None:
+            fleet = await place(session.rules, session.proposed_limits.move_ms)
+            if fleet is None:
+                return None
+            session.set_fleet(fleet)
         conn = await self.reunion.connect(session, who, terms)
         return Rematched(self.games.start(conn), self.games.muting())
 
@@ -979,7 +1006,9 @@ class DaemonRematches:
     def offered(self, front: PromptPlayer) -> bool:
         return front.met  # the daemon judges the rest, and says why when it refuses
 
-    async def meet(self, who: str, told: Callable[[Role | None], None]) -> Rematched:
+    async def meet(
+        self, who: str, told: Callable[[Role | None], None], place: Placing
+    ) -> Rematched | None:
         client = self.handle.client
         reply = await client.request("rematch", game=self.handle.game, subscribe=True)
         handle = RemoteHandle(client, int(reply["game"]))
@@ -987,11 +1016,15 @@ class DaemonRematches:
         told(Role(first) if first in (Role.HOST.value, Role.GUEST.value) else None)
         if self.role is Role.HOST and self.rules is not None:
             try:
-                await self._propose(handle.game, self.rules)
+                proposed = await self._propose(handle.game, self.rules, place)
             except asyncio.CancelledError:  # the player left meanwhile: the daemon waits no more
                 with contextlib.suppress(StatkiError):
                     await _cancelled(client, handle.game)
                 raise
+            if not proposed:  # the player left instead of placing: the daemon waits no more
+                with contextlib.suppress(StatkiError):
+                    await _cancelled(client, handle.game)
+                return None
         self.handle = handle
         muting = MuteKept.of_daemon_game(self.player.home, handle)
         if self.role is not Role.HOST:
@@ -999,13 +1032,17 @@ class DaemonRematches:
             return Rematched(handle, muting, lambda: _left(client, handle.game))
         return Rematched(handle, muting, lambda: _cancelled(client, handle.game))
 
-    async def _propose(self, game: int, rules: Ruleset) -> None:
-        """The host's rematch proposal, its fleet placed anew, as the screen's ``begin``."""
-        fleet = self.player.fleet(rules) or await _placed(self.player, rules)
+    async def _propose(self, game: int, rules: Ruleset, place: Placing) -> bool:
+        """The host's rematch proposal, its fleet placed anew, as the screen's ``begin``;
+        False if the player left instead.  The daemon waits a move for it."""
+        fleet = await place(rules, (self.player.limits or Limits()).move_ms)
+        if fleet is None:
+            return False
         ships = fleet.to_lists()
         await self.handle.client.request(
             "propose", game=game, rules=_rules_spec(rules), fleet=ships
         )
+        return True
 
 
 async def _cancelled(client: ControlClient, game: int) -> None:
@@ -1215,7 +1252,9 @@ async def _play(
         and await front.asks_for_rematch()
     ):
         try:
-            meeting = rematches.meet(front.opponent, _teller(front, rematches.role))
+            meeting = rematches.meet(
+                front.opponent, _teller(front, rematches.role), rematch_fleet(player, front)
+            )
             met = await front.unless_left(meeting)
         except StatkiError as error:
             front.say(f"! {error.in_words(words())}")
@@ -1270,6 +1309,7 @@ def _front(
         remember_mute=muting.remember if muting is not None else None,
         move_ms=(player.limits or Limits()).move_ms,  # a guest's: the host's rules say it
         bell=player.bell,
+        rules=rules,  # a guest's: from the host's hello
     )
 
 

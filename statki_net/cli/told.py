@@ -33,9 +33,12 @@ def width(stream: TextIO | None = None) -> int | None:
     try:
         if not stream.isatty():
             return None
-        return max(os.get_terminal_size(stream.fileno()).columns, NARROWEST)
+        columns = os.get_terminal_size(stream.fileno()).columns
     except (OSError, ValueError):  # no descriptor (a StringIO), or one closed
         return None
+    # A terminal that says 0 does not know its width (a pseudo-terminal nobody sized), as
+    # the standard library takes it: not one of NARROWEST columns, which cut every line.
+    return max(columns, NARROWEST) if columns else FALLBACK[0]
 
 
 def wrapped(text: str, *, indent: str = "", columns: int | None = None) -> str:

@@ -81,3 +81,47 @@ def test_no_bell_when_switched_off_nor_in_a_pipe() -> None:
     silent_guest(piped)
     assert "\a" not in quiet.getvalue() and "\a" not in piped.getvalue()
     assert "pospiesz się" in piped.getvalue()
+
+
+def silent_host(out: io.StringIO) -> End:
+    """The host shoots first and never does (nobody plays it): the guest, at the prompt,
+    agrees to the rules, then waits out the host's move and wins on time."""
+    host, guest = sessions(ruleset_named("classic"), 52, first=Role.HOST)
+
+    async def game() -> End:
+        async with connected(host, guest, clock=ScaledClock(SPEED), log_dirs=(None, None)) as (
+            host_conn,
+            guest_conn,
+            _,
+        ):
+            reader = asyncio.StreamReader()
+            reader.feed_data(b"t\n")
+            front = PromptPlayer(LocalHandle(guest_conn), LineInput(reader), out)
+            _, outcome, _ = await asyncio.gather(host_conn.run(), guest_conn.run(), front.play())
+            return outcome.ending.end
+
+    speak("pl")
+    try:
+        return asyncio.run(game())
+    finally:
+        speak("en")
+
+
+def test_the_waiting_side_is_told_the_opponents_time_and_warned_twice() -> None:
+    out = Terminal()
+    end = silent_host(out)
+    printed = out.getvalue()
+    assert end is End.TIME
+    said = [
+        printed.index("zaczyna przeciwnik"),
+        printed.index("Ala: na ruch zostało "),
+        printed.index("Ala: na ruch zostało już tylko "),
+        printed.index("s, potem wygrywasz na czas."),
+        printed.index("koniec bitwy"),
+    ]
+    assert said == sorted(said), printed
+    told = re.search(r"Ala: na ruch zostało (\d+) s\.", printed)
+    assert told is not None and 50 <= int(told.group(1)) <= 60, "the limit is a minute"
+    assert printed.count("już tylko") == 1 and printed.count("wygrywasz na czas.") == 1
+    assert "\a" not in printed, "the bell is for this side's own turn"
+    assert "Na twój ruch" not in printed, "this side never had a turn"

@@ -26,7 +26,11 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End
 
-ASKED_AGAIN = "connection lost: your move: it goes into your log\nyour shot (1), or resign: "
+ASKED_AGAIN = re.compile(
+    r"connection lost: your move: it goes into your log\n"
+    r"You have (\d+) s left for your move\.\nyour shot \(1\), or resign: "
+)
+"""The question the loss cut short, asked again with the time left, as a turn begins."""
 
 
 def test_a_lost_connection_is_said_plainly_and_the_game_is_won_on_time() -> None:
@@ -56,7 +60,7 @@ def test_a_lost_connection_is_said_plainly_and_the_game_is_won_on_time() -> None
 
             async def fire_into_the_log() -> None:
                 # Typed once the question is asked again, however long a loaded machine takes.
-                while ASKED_AGAIN not in out.getvalue():
+                while not ASKED_AGAIN.search(out.getvalue()):
                     await asyncio.sleep(0.005)
                 typed.feed_data(b"B2\n")
                 typed.feed_eof()
@@ -70,7 +74,9 @@ def test_a_lost_connection_is_said_plainly_and_the_game_is_won_on_time() -> None
         return out.getvalue(), host_outcome.ending.end, guest_outcome.ending.end
 
     out, host_end, guest_end = asyncio.run(game())
-    assert ASKED_AGAIN in out, "the question the loss cut short is asked again"
+    asked = ASKED_AGAIN.search(out)
+    assert asked, "the question the loss cut short is asked again, with the time left"
+    assert 1 <= int(asked.group(1)) <= 60, out
     waiting = re.search(
         r"connection lost: your shot is recorded in your log;"
         r" waiting (\d+) s for the opponent, then the game is yours on time",
