@@ -106,7 +106,12 @@ def revealed_fleet(log: Path, role: Role) -> Fleet:
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("through", ["in process", "its daemon"])
-def test_a_host_places_its_rematch_fleet_at_the_prompt(tmp_path: Path, through: str) -> None:
+def test_a_host_places_its_rematch_fleet_at_the_prompt(
+    tmp_path: Path, through: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guest reads its lines from a pipe, whole: a COLUMNS the test run inherited (the
+    # suite's workers may have one) would wrap its "log: PATH" line.
+    monkeypatch.delenv("COLUMNS", raising=False)
     placed = typed_fleet(ruleset_named("classic"), SHIPS)
     assert isinstance(placed, Fleet), placed
     daemon = None

@@ -40,6 +40,7 @@ from statki_net.net.connection import GameConnection
 from statki_net.net.invite import format_invite, parse_address, parse_invite
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.protocol.backtoback import BackToBack
+from statki_net.protocol.logformat import heard_at
 from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Admit, Limits, Role, game_tag
@@ -151,8 +152,10 @@ def test_a_game_picked_up_from_its_log_shows_it_where_it_stood(tmp_path: Path) -
     restored = restore(tmp_path, game)
     session = restored.session
     model, _link = picked_up_model(session, told_so_far(session, restored.contents))
-    last = session.transcript.frames[-1].header.at
-    # The connection starts the session when it runs: 20 s after the last message.
+    # The host's last message came to this side's log at `got` (its own clock): the
+    # connection starts the session when it runs, 20 s after that.
+    last = heard_at(restored.contents, session.transcript.frames, Role.GUEST)
+    assert last is not None
     model.handle(session.start(last + 20_000))
     t = session.transcript
     assert model.stage is Stage.BATTLE and model.my_turn
