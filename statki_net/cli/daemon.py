@@ -18,6 +18,7 @@ from statki_net.cli.common import (
     map_argument,
     move_limit_argument,
     placement_argument,
+    player_name,
     rules_argument,
     strength_argument,
     wants_map,
@@ -56,7 +57,13 @@ def add(commands: Subcommands) -> None:
     placement_argument(parser)
     rules_argument(parser)
     home_argument(parser)
-    parser.add_argument("--name", default="statki daemon", help=_("the name opponents see"))
+    parser.add_argument(
+        "--name",
+        help=_(
+            "the name opponents see in its games"
+            " (default: the one you gave the first time you played)"
+        ),
+    )
     move_limit_argument(parser)
     custom_rules_argument(parser)
     map_argument(parser)
@@ -95,7 +102,8 @@ def _daemon(args: argparse.Namespace) -> int:
         daemon = Daemon(
             home,
             key,
-            name=args.name[:200],
+            # A daemon asks nobody: the kept name, else none, as ``statki host --bot`` plays.
+            name=player_name(args.name, home, may_ask=False),
             listen_on=addresses or default_listen(),
             bot=chosen_player(args.strength, args.bot) if args.bot or args.strength else None,
             placement=args.placement,
