@@ -23,6 +23,7 @@ from statki_net.cli.common import (
     strength_argument,
     wants_map,
 )
+from statki_net.cli.told import tell, tell_copyable
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
@@ -116,13 +117,13 @@ def _daemon(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, daemon.stopped.set)
-        print(_("statki daemon {key}").format(key=my_fingerprint(key)), flush=True)
+        tell(_("statki daemon {key}").format(key=my_fingerprint(key)))
         for address in daemon.addresses:
-            print(_("listening on {address}").format(address=format_address(address)), flush=True)
+            tell(_("listening on {address}").format(address=format_address(address)))
         outcome = await daemon.map_port() if wants_map(args) else None
         if outcome is not None:
-            print(outcome_line(outcome, words()), flush=True)
-        print(_("control socket {path}").format(path=socket_path(home)), flush=True)
+            tell(outcome_line(outcome, words()))
+        tell_copyable(_("control socket {path}"), str(socket_path(home)))
         await daemon.serve()
 
     asyncio.run(run())
