@@ -24,6 +24,7 @@ from statki_net.cli.common import (
 )
 from statki_net.cli.told import tell
 from statki_net.game.errors import UsageError
+from statki_net.game.words import seconds_said
 from statki_net.net.invite import DEFAULT_PORT, Address, format_address
 from statki_net.net.listen import visible_addresses
 from statki_net.net.portmap import SEARCH_S, PortMapping
@@ -97,7 +98,11 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
         )
         port = free
     mapping = PortMapping(home, port, lease_s=TEST_LEASE_S)
-    tell(_("router: searching ({seconds} s at most)...").format(seconds=f"{SEARCH_S:g}"))
+    tell(
+        _("router: searching ({seconds} s at most)...").format(
+            seconds=seconds_said(SEARCH_S).in_words(words())
+        )
+    )
     try:
         outcome = await mapping.open()
         if mapping.gateway is not None:
