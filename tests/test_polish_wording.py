@@ -13,11 +13,14 @@ import pytest
 from babel.messages.pofile import read_po
 
 from statki_net.ai.analysis import FleetDifficulty
+from statki_net.cli.tournament_report import _rules_words as rules_words
 from statki_net.game.names import COMPUTER_FINGERPRINTS
-from statki_net.game.words import decimal
+from statki_net.game.words import decimal, phrase_from_map, phrase_map, seconds_said
+from statki_net.net.rematch import not_back
 from statki_net.protocol.wire import Role
 from statki_net.referee.report import said_side
-from statki_net.store.language import LOCALE_DIR, catalog
+from statki_net.referee.tournament import Points, TournamentRules
+from statki_net.store.language import LOCALE_DIR, catalog, speak
 
 PO = LOCALE_DIR / "pl" / "LC_MESSAGES" / "statki.po"
 
@@ -115,6 +118,28 @@ def test_the_analysis_names_its_strategy_in_polish_with_a_decimal_comma() -> Non
 def test_a_fraction_is_written_with_the_readers_separator() -> None:
     assert decimal(0.25, 2, catalog("pl")) == "0,25"
     assert decimal(-1.5, 1) == "-1.5", "English, the default, as --json and the logs keep it"
+
+
+def test_seconds_with_a_fraction_cross_the_control_socket_and_are_said_with_a_comma() -> None:
+    """A daemon's phrase carries its seconds as a number to be said: the front end that
+    reads it in Polish writes "60,5 s", not the daemon's "60.5 s"; a whole number stays
+    whole."""
+    crossed = phrase_from_map(phrase_map(not_back("Ala", 60_500)))
+    assert "60,5 s" in crossed.in_words(catalog("pl")), crossed.in_words(catalog("pl"))
+    assert "within 60.5 s" in str(crossed)
+    assert "within 120 s" in str(not_back("Ala", 120_000))
+    assert seconds_said(0.3).in_words(catalog("pl")) == "0,3"
+
+
+def test_a_tournaments_rules_say_half_points_and_seconds_with_a_comma() -> None:
+    rules = TournamentRules("classic", min_move_ms=90_500, points=Points(win=1, loss=0.5))
+    speak("pl")
+    try:
+        said = rules_words(rules)
+    finally:
+        speak("en")
+    assert "90,5 s" in said and "porażka 0,5" in said, said
+    assert "90.5 s" in rules_words(rules) and "loss 0.5" in rules_words(rules)
 
 
 def test_the_computer_and_its_role_share_one_pair_of_brackets() -> None:

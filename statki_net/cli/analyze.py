@@ -24,6 +24,7 @@ from typing import Any
 from statki_net.ai.analysis import Analysis, FleetDifficulty, ShotsReview, review_shots
 from statki_net.ai.strategies import play
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subcommands
+from statki_net.cli.told import tell, tell_error
 from statki_net.cli.verify import LOG, MAX_LOG_BYTES
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
@@ -103,11 +104,7 @@ class Progress:
             )
         elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
             self.said = percent - percent % self.STEP
-            print(
-                _("analysing {label}: {percent}%").format(label=self.label, percent=percent),
-                file=sys.stderr,
-                flush=True,
-            )
+            tell_error(_("analysing {label}: {percent}%").format(label=self.label, percent=percent))
 
     def finish(self) -> None:
         if self.in_place:
@@ -116,19 +113,16 @@ class Progress:
 
 def _analyze(args: argparse.Namespace) -> int:
     if args.reference_fleets < 1 or args.fleet_games < 1:
-        print(_("statki: --reference-fleets and --fleet-games must be at least 1"), file=sys.stderr)
+        tell_error(_("statki: --reference-fleets and --fleet-games must be at least 1"))
         return EXIT_BAD_INPUT
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
     transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:
-        print(
-            _("statki: the log ends before the battle began; there is nothing to analyse"),
-            file=sys.stderr,
-        )
+        tell_error(_("statki: the log ends before the battle began; there is nothing to analyse"))
         return EXIT_BAD_INPUT
     for warning in _warnings(contents, transcript, violation):
-        print(_("statki: warning: {warning}").format(warning=warning), file=sys.stderr)
+        tell_error(_("statki: warning: {warning}").format(warning=warning))
     seed = args.seed if args.seed is not None else int.from_bytes(transcript.game[:8], "big")
     progress = Progress()
     progress.start(_("the game"))
@@ -137,7 +131,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_as_json(transcript, results), indent=2))
     else:
-        print(_as_text(transcript, rules, results))
+        tell(_as_text(transcript, rules, results))
     return EXIT_OK
 
 

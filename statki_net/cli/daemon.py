@@ -18,10 +18,12 @@ from statki_net.cli.common import (
     map_argument,
     move_limit_argument,
     placement_argument,
+    player_name,
     rules_argument,
     strength_argument,
     wants_map,
 )
+from statki_net.cli.told import tell, tell_copyable
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
@@ -56,7 +58,13 @@ def add(commands: Subcommands) -> None:
     placement_argument(parser)
     rules_argument(parser)
     home_argument(parser)
-    parser.add_argument("--name", default="statki daemon", help=_("the name opponents see"))
+    parser.add_argument(
+        "--name",
+        help=_(
+            "the name opponents see in its games"
+            " (default: the one you gave the first time you played)"
+        ),
+    )
     move_limit_argument(parser)
     custom_rules_argument(parser)
     map_argument(parser)
@@ -95,7 +103,8 @@ def _daemon(args: argparse.Namespace) -> int:
         daemon = Daemon(
             home,
             key,
-            name=args.name[:200],
+            # A daemon asks nobody: the kept name, else none, as ``statki host --bot`` plays.
+            name=player_name(args.name, home, may_ask=False),
             listen_on=addresses or default_listen(),
             bot=chosen_player(args.strength, args.bot) if args.bot or args.strength else None,
             placement=args.placement,
@@ -108,13 +117,13 @@ def _daemon(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, daemon.stopped.set)
-        print(_("statki daemon {key}").format(key=my_fingerprint(key)), flush=True)
+        tell(_("statki daemon {key}").format(key=my_fingerprint(key)))
         for address in daemon.addresses:
-            print(_("listening on {address}").format(address=format_address(address)), flush=True)
+            tell(_("listening on {address}").format(address=format_address(address)))
         outcome = await daemon.map_port() if wants_map(args) else None
         if outcome is not None:
-            print(outcome_line(outcome, words()), flush=True)
-        print(_("control socket {path}").format(path=socket_path(home)), flush=True)
+            tell(outcome_line(outcome, words()))
+        tell_copyable(_("control socket {path}"), str(socket_path(home)))
         await daemon.serve()
 
     asyncio.run(run())

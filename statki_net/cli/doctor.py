@@ -22,7 +22,9 @@ from statki_net.cli.common import (
     map_argument,
     wants_map,
 )
+from statki_net.cli.told import tell
 from statki_net.game.errors import UsageError
+from statki_net.game.words import seconds_said
 from statki_net.net.invite import DEFAULT_PORT, Address, format_address
 from statki_net.net.listen import visible_addresses
 from statki_net.net.portmap import SEARCH_S, PortMapping
@@ -65,23 +67,22 @@ def _doctor(args: argparse.Namespace) -> int:
     home = private_folder(home_of(args), follow_link=True)
     local = visible_addresses(args.port)
     for line in address_lines(local):
-        print(line, flush=True)
+        tell(line)
     if not wants_map(args):
         outcome = None
-        print(
+        tell(
             _("router: not asked (--no-map, or ${variable} is set)").format(
                 variable=NO_MAP_VARIABLE
-            ),
-            flush=True,
+            )
         )
     else:
         outcome = asyncio.run(_test_mapping(home, args.port))
     addresses = invite_addresses([], outcome, local)
     said = advice(outcome, args.port, addresses, words())
     if said is None:
-        print(_("verdict: guests on the internet can reach you; statki host needs nothing more"))
+        tell(_("verdict: guests on the internet can reach you; statki host needs nothing more"))
         return EXIT_OK
-    print(_("verdict: {advice}").format(advice=said))
+    tell(_("verdict: {advice}").format(advice=said))
     return EXIT_FOUND
 
 
@@ -90,34 +91,32 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
     if port in busy:
         # A statki of this home hosts on it now: a test mapping there would replace its own.
         free = next(p for p in range(port + 1, 65536) if p not in busy)
-        print(
+        tell(
             _("router: port {port} is forwarded for a statki hosting now; testing {free}").format(
                 port=port, free=free
             )
         )
         port = free
     mapping = PortMapping(home, port, lease_s=TEST_LEASE_S)
-    print(
-        _("router: searching ({seconds} s at most)...").format(seconds=f"{SEARCH_S:g}"), flush=True
+    tell(
+        _("router: searching ({seconds} s at most)...").format(
+            seconds=seconds_said(SEARCH_S).in_words(words())
+        )
     )
     try:
         outcome = await mapping.open()
         if mapping.gateway is not None:
             gateway = mapping.gateway
-            print(
+            tell(
                 _("router: {name} at {location} ({via})").format(
                     name=gateway.name, location=gateway.location, via=gateway.via.value
-                ),
-                flush=True,
+                )
             )
-        print(outcome_line(outcome, words()), flush=True)
+        tell(outcome_line(outcome, words()))
         if isinstance(outcome, Mapped | DoubleNat):
             external = outcome.external[0] if isinstance(outcome, Mapped) else outcome.external
             kind = _("global") if is_global(external) else _("not global: a second translation")
-            print(
-                _("external address: {address} ({kind})").format(address=external, kind=kind),
-                flush=True,
-            )
+            tell(_("external address: {address} ({kind})").format(address=external, kind=kind))
     finally:
         made = mapping.kept
         await mapping.close()
@@ -127,13 +126,12 @@ async def _test_mapping(home: Path, port: int) -> Outcome:
             if mapping.kept is None
             else _("made and NOT removed (the router stopped answering)")
         )
-        print(
+        tell(
             _("test mapping: TCP port {port} -> {address} {removed}").format(
                 port=made.external_port,
                 address=format_address((made.internal_host, made.internal_port)),
                 removed=removed,
-            ),
-            flush=True,
+            )
         )
     return outcome
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, home_of
+from statki_net.cli.told import tell, tell_error
 from statki_net.store.identity import KEY_FILE, load_identity, my_fingerprint
 from statki_net.store.language import _
 
@@ -21,9 +21,6 @@ def _id(args: argparse.Namespace) -> int:
     new = not (home / KEY_FILE).exists()
     fingerprint = my_fingerprint(load_identity(home))
     if new:
-        print(
-            _("statki: created a new identity key in {path}").format(path=home / KEY_FILE),
-            file=sys.stderr,
-        )
-    print(fingerprint)
+        tell_error(_("statki: created a new identity key in {path}").format(path=home / KEY_FILE))
+    tell(fingerprint)
     return EXIT_OK

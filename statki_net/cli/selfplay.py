@@ -15,6 +15,7 @@ from statki_net.cli.common import (
     rules_argument,
     strength_argument,
 )
+from statki_net.cli.told import tell
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import ruleset_named
 from statki_net.game.words import N_, phrase
@@ -68,8 +69,8 @@ def _selfplay(args: argparse.Namespace) -> int:
             make_player=make_player,
         )
     )
-    print(_("rules: {rules}").format(rules=args.rules))
-    print(report.summary())
+    tell(_("rules: {rules}").format(rules=args.rules))
+    tell(report.summary())
     invalid = [
         o.verdict.headline_in(words())
         for pair in report.outcomes
@@ -77,5 +78,5 @@ def _selfplay(args: argparse.Namespace) -> int:
         if o.verdict is not None and not o.verdict.valid
     ]
     for headline in invalid[:5]:
-        print(_("log: {headline}").format(headline=headline))
+        tell(_("log: {headline}").format(headline=headline))
     return EXIT_OK

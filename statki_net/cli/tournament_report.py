@@ -17,7 +17,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from statki_net.game.names import said_name
-from statki_net.game.words import ENGLISH, N_, Words, decimal
+from statki_net.game.words import ENGLISH, N_, Words, decimal, seconds_said
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
 from statki_net.referee.tournament import (
@@ -243,11 +243,17 @@ def write_csv(table: Standings, which: str, out: IO[str]) -> None:
 
 
 def _number(value: float) -> str:
+    """Points as a program reads them (CSV): a point before a fraction."""
     return f"{value:g}"
 
 
-def _scores(scores: tuple[float, ...] | None) -> str:
-    return "".join(_number(s) for s in scores) if scores else ""
+def _said_number(value: float) -> str:
+    """Points as the reader writes them (the terminal's table): ``2,5`` in Polish."""
+    return decimal(value, 2, words(), trimmed=True)
+
+
+def _scores(scores: tuple[float, ...] | None, said: Callable[[float], str] = _number) -> str:
+    return "".join(said(s) for s in scores) if scores else ""
 
 
 def _player(table: Standings, game: GameSummary, role: Role) -> str:
@@ -388,8 +394,8 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         out.append(
             f"{line.place:>3}  {shown(_said(line.name, line.key), 14):<14}"
             f" {line.games:>3} {line.wins:>3}"
-            f" {line.losses:>3} {_number(line.points):>4}  {how}"
-            f" {_number(line.head_to_head):>4} {_number(line.sonneborn_berger):>5}"
+            f" {line.losses:>3} {_said_number(line.points):>4}  {how}"
+            f" {_said_number(line.head_to_head):>4} {_said_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
     out += ["", _("Ratings (Glicko-2, game by game in the order played), best first")]
@@ -411,28 +417,30 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
 
 
 def _rules_words(rules: TournamentRules) -> str:
-    words = [rules.preset or _("any preset or combination of presets")]
+    said = [rules.preset or _("any preset or combination of presets")]
     if rules.min_move_ms:
-        words.append(
-            _("move limit at least {seconds} s").format(seconds=f"{rules.min_move_ms / 1000:g}")
-        )
-    if rules.roster:
-        words.append(_("a roster of {n}").format(n=len(rules.roster)))
-    if rules.since is not None or rules.until is not None:
-        words.append(_("games begun {dates}").format(dates=_dates(rules.since, rules.until)))
-    pair = rules.games_per_pair
-    words.append(_("one game per pair") if pair == 1 else _("{n} games per pair").format(n=pair))
-    if rules.points != Points():
-        p = rules.points
-        words.append(
-            _("points: win {win}, loss {loss}, by forfeit {forfeit}, by cheating {cheated}").format(
-                win=f"{p.win:g}",
-                loss=f"{p.loss:g}",
-                forfeit=f"{p.forfeit:g}",
-                cheated=f"{p.cheated:g}",
+        said.append(
+            _("move limit at least {seconds} s").format(
+                seconds=seconds_said(rules.min_move_ms / 1000).in_words(words())
             )
         )
-    return "; ".join(words)
+    if rules.roster:
+        said.append(_("a roster of {n}").format(n=len(rules.roster)))
+    if rules.since is not None or rules.until is not None:
+        said.append(_("games begun {dates}").format(dates=_dates(rules.since, rules.until)))
+    pair = rules.games_per_pair
+    said.append(_("one game per pair") if pair == 1 else _("{n} games per pair").format(n=pair))
+    if rules.points != Points():
+        p = rules.points
+        said.append(
+            _("points: win {win}, loss {loss}, by forfeit {forfeit}, by cheating {cheated}").format(
+                win=_said_number(p.win),
+                loss=_said_number(p.loss),
+                forfeit=_said_number(p.forfeit),
+                cheated=_said_number(p.cheated),
+            )
+        )
+    return "; ".join(said)
 
 
 def _dates(since: int | None, until: int | None) -> str:
@@ -449,7 +457,9 @@ def _dates(since: int | None, until: int | None) -> str:
 
 def _crosstable_text(table: Standings) -> list[str]:
     keys = [line.key for line in table.lines]
-    widest = (len(_scores(s)) for row in table.crosstable.values() for s in row.values())
+    widest = (
+        len(_scores(s, _said_number)) for row in table.crosstable.values() for s in row.values()
+    )
     cell = max([3, *(n + 1 for n in widest)])
     if 25 + cell * len(keys) > WIDTH:
         return [
@@ -462,8 +472,9 @@ def _crosstable_text(table: Standings) -> list[str]:
     numbers = "".join(f"{n:>{cell}}" for n in range(1, len(keys) + 1))
     out.append(f"{'#':>3}  {_('Player'):<16}{numbers}")
     for number, row in enumerate(keys, 1):
+        scores = table.crosstable[row]
         cells = "".join(
-            f"{'x' if col == row else (_scores(table.crosstable[row].get(col)) or '.'):>{cell}}"
+            f"{'x' if col == row else (_scores(scores.get(col), _said_number) or '.'):>{cell}}"
             for col in keys
         )
         out.append(f"{number:>3}  {shown(_said(table.games.name(row), row), 16):<16}{cells}")

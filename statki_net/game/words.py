@@ -100,14 +100,45 @@ def listed(parts: Sequence[Fact]) -> Phrase:
     return phrase(N_("{first} and {second}"), first=listed(before), second=last)
 
 
-def decimal(value: float, places: int, words: Words = ENGLISH) -> str:
+DECIMAL_POINT = Term(".", "decimal separator")
+"""What parts a number's fraction from its whole, as its reader writes it: ``.`` in English,
+``,`` in Polish."""
+
+
+def decimal_phrase(value: float, places: int, *, trimmed: bool = False) -> Phrase:
+    """A fractional number as a fact of a phrase, said where the phrase is shown: ``0.3`` in
+    English, ``0,3`` in Polish; in the English that logs and ``--json`` keep, the point.
+
+    ``places`` after the separator; ``trimmed``, none that are zeros at the end, nor the
+    separator of a whole number (as ``:g`` writes ``60`` and ``60.5``)."""
+    text = f"{value:.{places}f}"
+    if trimmed and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    whole, point, fraction = text.partition(".")
+    if not point:
+        return phrase("{whole}", whole=whole)
+    return phrase("{whole}{point}{fraction}", whole=whole, point=DECIMAL_POINT, fraction=fraction)
+
+
+def decimal(value: float, places: int, words: Words = ENGLISH, *, trimmed: bool = False) -> str:
     """A fractional number as its reader writes it: ``55.5`` in English, ``55,5`` in Polish.
 
-    The one place a number with a fraction is put into words for a person; the
-    separator is the catalog's, so ``--json``, logs and CSV (``ENGLISH``) keep the point.
+    The one place a number with a fraction is put into words for a person (with
+    ``decimal_phrase``, for a phrase said later); the separator is the catalog's, so
+    ``--json``, logs and CSV (``ENGLISH``) keep the point.
     """
-    point = words.pgettext("decimal separator", ".")
-    return f"{value:.{places}f}".replace(".", point)
+    return decimal_phrase(value, places, trimmed=trimmed).in_words(words)
+
+
+def seconds_said(seconds: float) -> Phrase:
+    """A limit or a wait in seconds, as a phrase's fact: ``120``, ``0.3``, ``60.5`` (to the
+    millisecond, the finest any limit is given in)."""
+    return decimal_phrase(seconds, 3, trimmed=True)
+
+
+def _decimal_point(words: Words) -> str:
+    """``DECIMAL_POINT`` written out for the catalog's extraction: never called."""
+    return words.pgettext("decimal separator", ".")
 
 
 def as_is(text: str) -> Phrase:

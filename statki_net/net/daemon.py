@@ -34,7 +34,7 @@ from statki_net.ai.computer import ComputerPlayer, check_placement, check_strate
 from statki_net.game.errors import StatkiError, UsageError
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, Phrase, phrase
+from statki_net.game.words import N_, Phrase, phrase, seconds_said
 from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
@@ -400,7 +400,8 @@ class Daemon:
         move_ms = again.limits.move_ms
         delay = self.clock.delay(self.clock.now() + move_ms)
         said = phrase(
-            N_("the rematch was not proposed within {seconds} s"), seconds=f"{move_ms / 1000:g}"
+            N_("the rematch was not proposed within {seconds} s"),
+            seconds=seconds_said(move_ms / 1000),
         )
         loop = asyncio.get_running_loop()
         game.deadline = loop.call_later(delay, self._not_back, game, said)

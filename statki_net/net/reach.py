@@ -16,7 +16,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from statki_net.game.words import ENGLISH, N_, Words
+from statki_net.game.words import ENGLISH, N_, Words, seconds_said
 from statki_net.net.invite import Address, format_address
 
 
@@ -162,7 +162,11 @@ def outcome_line(outcome: Outcome, words: Words = ENGLISH) -> str:
             return words.gettext(
                 "router: none answered a port-mapping request ({upnp} or {natpmp})"
                 " within {waited} s"
-            ).format(upnp=Via.UPNP.value, natpmp=Via.NATPMP.value, waited=f"{waited:g}")
+            ).format(
+                upnp=Via.UPNP.value,
+                natpmp=Via.NATPMP.value,
+                waited=seconds_said(waited).in_words(words),
+            )
         case Refused(router=router, reason=reason):
             # The router's own words pass through unchanged; statki's own (N_) are translated.
             return words.gettext("router: {router} refused to forward the port: {reason}").format(

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import N_, Phrase, phrase
+from statki_net.game.words import N_, Phrase, phrase, seconds_said
 from statki_net.net.clock import Clock
 from statki_net.net.dialer import dial
 from statki_net.net.invite import Address
@@ -62,7 +62,7 @@ def not_back(who: str, move_ms: int) -> Phrase:
     return phrase(
         N_("{who} did not come back for the rematch within {seconds} s"),
         who=who,
-        seconds=f"{move_ms / 1000:g}",
+        seconds=seconds_said(move_ms / 1000),
     )
 
 
@@ -178,9 +178,9 @@ def _silent(who: str, within: float) -> RematchMissed:
         phrase(
             N_("{who} did not place a fleet for the rematch within {seconds} s"),
             who=who,
-            seconds=f"{within:g}",
+            seconds=seconds_said(within),
         ),
-        phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}"),
+        phrase(N_("the host said nothing within {seconds} s"), seconds=seconds_said(within)),
     )
 
 
@@ -191,7 +191,7 @@ def _not_offered(who: str, within: float) -> RematchMissed:
         phrase(
             N_("{who} did not offer the rematch within {seconds} s"),
             who=who,
-            seconds=f"{within:g}",
+            seconds=seconds_said(within),
         ),
         phrase(N_("the host has not hosted the rematch yet")),
     )
@@ -213,7 +213,7 @@ async def _hello_of(
     until = loop.time() + within
     said = await _first_frame(reader, within)
     if said is None:
-        why = phrase(N_("the host said nothing within {seconds} s"), seconds=f"{within:g}")
+        why = phrase(N_("the host said nothing within {seconds} s"), seconds=seconds_said(within))
         return _Gone(why, silent=True)
     if not said:
         return _Elsewhere()

@@ -21,7 +21,7 @@ from typing import Generic, Protocol, TypeVar
 
 from statki_net.game.battle import Defence
 from statki_net.game.picture import defence_lines, sea_lines
-from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase
+from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase, seconds_said
 from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role, Shot
@@ -431,8 +431,8 @@ def _told_apart(first: Mapping[str, str]) -> dict[str, str]:
     return {key: name if counts[name] == 1 else f"{name} {key[:5]}" for key, name in first.items()}
 
 
-def _seconds(ms: int) -> str:
-    return f"{ms / 1000:g} s"
+def _seconds(ms: int) -> Phrase:
+    return phrase("{seconds} s", seconds=seconds_said(ms / 1000))
 
 
 def is_fingerprint(text: str) -> bool:

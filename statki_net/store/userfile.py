@@ -18,7 +18,7 @@ import sys
 import time
 
 from statki_net.game.errors import UsageError
-from statki_net.game.words import N_, Phrase, Term, as_is, phrase
+from statki_net.game.words import N_, Phrase, Term, as_is, phrase, seconds_said
 
 STREAM_SECONDS = 10.0
 """The longest a named FIFO or device is read before the command gives up on it."""
@@ -143,7 +143,7 @@ def _read_stream(path: str, limit: int, seconds: float) -> bytes:
                             "nothing more came in {seconds} s"
                             " (it is not a regular file; statki waited for its end)"
                         ),
-                        seconds=f"{seconds:g}",
+                        seconds=seconds_said(seconds),
                     ),
                 )
             try:

@@ -65,7 +65,7 @@ def test_a_host_that_closes_before_its_hello_did_not_offer_the_rematch(
     monkeypatch.setattr(rematch, "REDIAL_PAUSE", 0.05)
     missed = asyncio.run(_missed_at(b""))
     assert str(missed) == "Ala did not offer the rematch within 0.3 s"
-    assert missed.in_words(POLISH) == "Ala: brak propozycji rewanżu w ciągu 0.3 s"
+    assert missed.in_words(POLISH) == "Ala: brak propozycji rewanżu w ciągu 0,3 s"
     assert "hello" not in missed.in_words(POLISH)
     # What a machine records keeps the precise reason.
     expected = "Ala is not there for the rematch: the host has not hosted the rematch yet"
@@ -76,7 +76,7 @@ def test_a_host_silent_all_along_never_placed_its_fleet() -> None:
     # Waited to the redial's one deadline, the longer of its two spans (0.3 s), and said so.
     missed = asyncio.run(_missed_at(None))
     assert str(missed) == "Ala did not place a fleet for the rematch within 0.3 s"
-    assert "floty" in missed.in_words(POLISH) and "0.3 s" in missed.in_words(POLISH)
+    assert "floty" in missed.in_words(POLISH) and "0,3 s" in missed.in_words(POLISH)
     assert (
         str(missed.detail) == "Ala is not there for the rematch: the host said nothing within 0.3 s"
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from statki_net.store.language import catalog
 from statki_net.store.userfile import InputFileError, TooLarge, read_user_file, read_user_text
 
 
@@ -41,6 +42,15 @@ def test_a_fifo_nobody_writes_to_is_given_up_on_in_time(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match=r"fifo: nothing more came in 0\.3 s"):
         read_user_file(str(tmp_path / "fifo"), limit=100, seconds=0.3)
     assert time.monotonic() - started < 5
+
+
+def test_the_seconds_waited_are_said_with_a_decimal_comma_in_polish(tmp_path: Path) -> None:
+    """Polish printed "0.3 s": a point, in a language that writes a comma."""
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(InputFileError) as refused:
+        read_user_file(str(tmp_path / "fifo"), limit=100, seconds=0.3)
+    assert "0,3 s" in refused.value.in_words(catalog("pl")), refused.value.in_words(catalog("pl"))
+    assert "0.3 s" in str(refused.value), "English, as the logs keep it"
 
 
 def test_more_than_the_bound_is_refused_keeping_the_start(tmp_path: Path) -> None:
