@@ -23,7 +23,7 @@ from typing import Any
 
 from statki_net.ai.analysis import Analysis, FleetDifficulty, ShotsReview, review_shots
 from statki_net.ai.strategies import play
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Metavar, Subcommands
 from statki_net.cli.told import tell, tell_error
 from statki_net.cli.verify import LOG, MAX_LOG_BYTES
 from statki_net.game.fleet import Fleet, random_fleet
@@ -41,7 +41,7 @@ from statki_net.store.userfile import read_user_file
 
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("analyze")
-    parser.add_argument("log", metavar="LOG", help=_("a game log"))
+    parser.add_argument("log", metavar=_(Metavar.LOG), help=_("a game log"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     parser.add_argument(
         "--reference-fleets",
@@ -61,6 +61,7 @@ def add(commands: Subcommands) -> None:
         "--seed",
         type=int,
         default=None,
+        metavar=_(Metavar.SEED),
         help=_("seed for the sampling (default: from the game id)"),
     )
     parser.add_argument(

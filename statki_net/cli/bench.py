@@ -46,7 +46,7 @@ from statki_net.ai.strategies import (
 )
 from statki_net.ai.strength import player_named
 from statki_net.ai.two_shot import two_shot_strategy
-from statki_net.cli.common import EXIT_OK, Subcommands, rules_argument
+from statki_net.cli.common import EXIT_OK, Metavar, Subcommands, rules_argument
 from statki_net.game.battle import Sea, tells_cells
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet
@@ -116,11 +116,13 @@ def label(strategy: str, fleets: str) -> str:
 
 def add(commands: Subcommands) -> None:
     bench = commands.add_parser("bench")
-    kinds = bench.add_subparsers(dest="kind", required=True, metavar="KIND")
+    kinds = bench.add_subparsers(dest="kind", required=True, metavar=_(Metavar.COMMAND))
     ai = kinds.add_parser("ai", help=_("every strategy against the same random fleets"))
     rules_argument(ai)
     ai.add_argument("--games", type=int, default=100, metavar="N", help=_("fleets to sink"))
-    ai.add_argument("--seed", type=int, default=1, metavar="S", help=_("seed for fleets and bots"))
+    ai.add_argument(
+        "--seed", type=int, default=1, metavar=_(Metavar.SEED), help=_("seed for fleets and bots")
+    )
     ai.add_argument(
         "--strategies",
         default=",".join(STRATEGIES),
@@ -130,12 +132,12 @@ def add(commands: Subcommands) -> None:
     ai.add_argument(
         "--fleets",
         default="uniform",
-        metavar="KIND,...",
+        metavar=_(Metavar.KINDS),
         help=_("the fleets each strategy plays, each kind beside the others ({join})").format(
             join=", ".join(FLEETS)
         ),
     )
-    ai.add_argument("--jobs", type=int, default=1, metavar="J", help=_("games played in parallel"))
+    ai.add_argument("--jobs", type=int, default=1, metavar="N", help=_("games played in parallel"))
     ai.add_argument("--json", action="store_true", help=_("one JSON object keyed by strategy"))
     farm = ai.add_mutually_exclusive_group()
     farm.add_argument(
@@ -147,12 +149,12 @@ def add(commands: Subcommands) -> None:
     farm.add_argument(
         "--merge",
         nargs="+",
-        metavar="FILE",
+        metavar=_(Metavar.FILE),
         help=_("read the shards' JSON and print the whole run (rules, games, seed from the files)"),
     )
     ai.add_argument(
         "--results",
-        metavar="FILE",
+        metavar=_(Metavar.FILE),
         help=_(
             "write each game to FILE as soon as it is played, and play only the games not there"
             " yet: a run stopped is continued by the same command"
@@ -171,7 +173,7 @@ def add(commands: Subcommands) -> None:
     placement.add_argument(
         "--games", type=int, default=40, metavar="N", help=_("fleets of each kind")
     )
-    placement.add_argument("--seed", type=int, default=1, metavar="S", help=_("seed"))
+    placement.add_argument("--seed", type=int, default=1, metavar=_(Metavar.SEED), help=_("seed"))
     placement.add_argument("--json", action="store_true", help=_("one JSON object"))
     placement.set_defaults(run=_bench_placement)
 

@@ -26,6 +26,37 @@ else:
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
+
+class Metavar:
+    """The placeholders a help shows for what an option takes (``--home DIR``): one for each
+    concept across every command, marked here once, and shown through ``_`` in the reader's
+    language (``--home KATALOG``).  Those that read the same in Polish are written as they
+    are where they are used (N, HOST:PORT, HEX, I/N)."""
+
+    DIR = N_("DIR")
+    """A folder: ``--home``, ``--log-dir``, ``--save``."""
+    FILE = N_("FILE")
+    """A file read or written that is not a game's log: a fleet, a config, a PDF."""
+    LOG = N_("LOG")
+    """A game's signed log (or a folder of them)."""
+    NAME = N_("NAME")
+    """A name: the player's, a rules preset's."""
+    SECONDS = N_("SECONDS")
+    STRATEGY = N_("STRATEGY")
+    """A computer player's strategy (``--bot``)."""
+    SEED = N_("SEED")
+    """The seed of the random numbers, for repeatable games."""
+    INVITE = N_("INVITE")
+    GAME = N_("GAME")
+    """A kept game's id, or its first characters."""
+    DATE = N_("DATE")
+    COMMAND = N_("COMMAND")
+    """A command of statki's (``statki COMMAND``, ``statki fleet COMMAND``), or one to run."""
+    KINDS = N_("KIND,...")
+    PREFIX = N_("PREFIX")
+    TABLE = N_("TABLE")
+
+
 AddCommand = Callable[[Subcommands], None]
 
 
@@ -56,7 +87,7 @@ def rules_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules",
         default="classic",
-        metavar="NAME",
+        metavar=_(Metavar.NAME),
         help=_("rules preset, or presets joined by + ({join})").format(join=", ".join(PRESETS)),
     )
 
@@ -81,7 +112,7 @@ def move_limit_argument(parser: argparse.ArgumentParser) -> None:
         "--move-timeout",
         dest="move_timeout",
         type=float,
-        metavar="SECONDS",
+        metavar=_(Metavar.SECONDS),
         help=_("the longest a move may take, and a reveal (60 to 86400 seconds; default 120)"),
     )
 
@@ -166,7 +197,7 @@ def home_argument(parser: argparse.ArgumentParser, dest: str = "home") -> None:
     """
     parser.add_argument(
         "--home",
-        metavar="DIR",
+        metavar=_(Metavar.DIR),
         dest=dest,
         default=None,
         help=_(
@@ -183,6 +214,7 @@ NAME_QUESTION = N_("Your name, as opponents will see it (asked once, kept; Enter
 def name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--name",
+        metavar=_(Metavar.NAME),
         help=_(
             "the name your opponent sees, for this game"
             " (default: the one you gave the first time you played)"

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from statki_net.cli.common import EXIT_FOUND, EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_FOUND, EXIT_OK, Metavar, Subcommands
 from statki_net.conformance.cases import all_cases, chosen
 from statki_net.conformance.driver import DriverCommand, Implementation, Person, note, run_suite
 from statki_net.conformance.judging import Outcome, Result
@@ -38,14 +38,14 @@ def add(commands: Subcommands) -> None:
     parser.add_argument(
         "invite",
         nargs="?",
-        metavar="INVITE",
+        metavar=_(Metavar.INVITE),
         help=_("the implementation's invite, for the cases in which it hosts"),
     )
     parser.add_argument("--connect", metavar="HOST:PORT", help=_("where the implementation hosts"))
     parser.add_argument("--key", metavar="HEX", help=_("the implementation's key (with --connect)"))
     parser.add_argument(
         "--driver",
-        metavar="COMMAND",
+        metavar=_(Metavar.COMMAND),
         help=_("started once per case as 'COMMAND host' or 'COMMAND join INVITE'"),
     )
     parser.add_argument(
@@ -60,7 +60,7 @@ def add(commands: Subcommands) -> None:
         "--case",
         action="append",
         default=[],
-        metavar="PREFIX",
+        metavar=_(Metavar.PREFIX),
         help=_("only the cases whose id starts so (repeatable)"),
     )
     parser.add_argument("--quick", action="store_true", help=_("skip the cases that wait a minute"))
@@ -72,7 +72,9 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument("--list", action="store_true", help=_("list the cases; play none"))
     parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
-    parser.add_argument("--html", metavar="FILE", help=_("also write the report as an HTML page"))
+    parser.add_argument(
+        "--html", metavar=_(Metavar.FILE), help=_("also write the report as an HTML page")
+    )
     parser.set_defaults(run=_conformance)
 
 

@@ -11,6 +11,7 @@ import signal
 from statki_net.ai.computer import STRATEGIES, chosen_player
 from statki_net.cli.common import (
     EXIT_OK,
+    Metavar,
     Subcommands,
     custom_rules_argument,
     home_argument,
@@ -49,7 +50,7 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument(
         "--bot",
-        metavar="STRATEGY",
+        metavar=_(Metavar.STRATEGY),
         help=_("accept every challenge and play it ({join}, or a strength)").format(
             join=", ".join(STRATEGIES)
         ),
@@ -60,6 +61,7 @@ def add(commands: Subcommands) -> None:
     home_argument(parser)
     parser.add_argument(
         "--name",
+        metavar=_(Metavar.NAME),
         help=_(
             "the name opponents see in its games"
             " (default: the one you gave the first time you played)"

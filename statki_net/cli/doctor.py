@@ -18,6 +18,7 @@ from statki_net.cli.common import (
     EXIT_OK,
     NO_MAP_VARIABLE,
     Subcommands,
+    home_argument,
     home_of,
     map_argument,
     wants_map,
@@ -57,7 +58,7 @@ def add(commands: Subcommands) -> None:
         ),
     )
     map_argument(parser)
-    parser.add_argument("--home", default=None, metavar="DIR", help=_("statki's directory"))
+    home_argument(parser)
     parser.set_defaults(run=_doctor)
 
 

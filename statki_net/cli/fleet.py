@@ -6,7 +6,14 @@ import argparse
 import random
 import sys
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+from statki_net.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_OK,
+    Metavar,
+    Subcommands,
+    rules_argument,
+)
 from statki_net.game.fleet import (
     FleetTextError,
     fleet_problems,
@@ -26,14 +33,20 @@ MAX_FLEET_TEXT = 16 * 1024 * 1024
 
 def add(commands: Subcommands) -> None:
     fleet = commands.add_parser("fleet")
-    actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = fleet.add_subparsers(dest="action", required=True, metavar=_(Metavar.COMMAND))
     draw = actions.add_parser("random", help=_("print a random legal fleet"))
     rules_argument(draw)
-    draw.add_argument("--seed", type=int, default=None, help=_("seed for a repeatable fleet"))
+    draw.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar=_(Metavar.SEED),
+        help=_("seed for a repeatable fleet"),
+    )
     draw.set_defaults(run=_fleet_random)
     check = actions.add_parser("check", help=_("check a fleet written one ship a line"))
     check.add_argument(
-        "file", metavar="FILE", help=_("the fleet's text form; - for standard input")
+        "file", metavar=_(Metavar.FILE), help=_("the fleet's text form; - for standard input")
     )
     rules_argument(check)
     check.set_defaults(run=_fleet_check)

@@ -18,7 +18,7 @@ try:
     from types import FrameType
 
     from statki_net.cli.commands import BY_NAME, COMMANDS, adder
-    from statki_net.cli.common import EXIT_BAD_INPUT, home_argument
+    from statki_net.cli.common import EXIT_BAD_INPUT, Metavar, home_argument
     from statki_net.game.english import N_
     from statki_net.game.errors import StatkiError
     from statki_net.store import language
@@ -189,7 +189,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     _lang_argument(parser)
     home_argument(parser, dest="home_before")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", required=True, metavar=_(Metavar.COMMAND))
     chosen = _command_word(argv)
     if chosen in BY_NAME:
         adder(BY_NAME[chosen])(commands)

@@ -27,6 +27,7 @@ from statki_net.ai.strategies import place_fleet
 from statki_net.cli.common import (
     EXIT_FOUND,
     EXIT_OK,
+    Metavar,
     Subcommands,
     custom_rules_argument,
     home_argument,
@@ -117,7 +118,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
     name_argument(parser)
     parser.add_argument(
         "--bot",
-        metavar="STRATEGY",
+        metavar=_(Metavar.STRATEGY),
         help=_("let the computer play this side ({join})").format(join=", ".join(STRATEGIES)),
     )
     placement_argument(parser)
@@ -127,7 +128,7 @@ def player_arguments(parser: argparse.ArgumentParser) -> None:
         help=_("a line prompt instead of the full screen (scripts, screen readers)"),
     )
     parser.add_argument(
-        "--fleet", metavar="FILE", help=_("your fleet, one ship a line (default: random)")
+        "--fleet", metavar=_(Metavar.FILE), help=_("your fleet, one ship a line (default: random)")
     )
     move_limit_argument(parser)
     parser.add_argument(
@@ -169,7 +170,7 @@ def add(commands: Subcommands) -> None:
     join.add_argument(
         "invite",
         nargs="+",
-        metavar="INVITE",
+        metavar=_(Metavar.INVITE),
         help=_("the host's invite, or a bare HOST:PORT (copied over several lines, it is joined)"),
     )
     custom_rules_argument(join)

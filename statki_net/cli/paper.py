@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from statki_net.cli.common import EXIT_FOUND, EXIT_OK, Subcommands, rules_argument
+from statki_net.cli.common import EXIT_FOUND, EXIT_OK, Metavar, Subcommands, rules_argument
 from statki_net.cli.told import tell_copyable, tell_error
 from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, ruleset_named
@@ -57,13 +57,15 @@ def add(commands: Subcommands) -> None:
         "--output",
         "-o",
         default=SHEET_FILE,
-        metavar="FILE",
+        metavar=_(Metavar.FILE),
         help=_("the PDF to write (default {SHEET_FILE})").format(SHEET_FILE=SHEET_FILE),
     )
     sheet.set_defaults(run=_sheet)
     record = commands.add_parser("record")
-    record.add_argument("log", metavar="LOG", help=_("the log of a game"))
-    record.add_argument("--pdf", metavar="FILE", help=_("write the record to FILE, on A4, instead"))
+    record.add_argument("log", metavar=_(Metavar.LOG), help=_("the log of a game"))
+    record.add_argument(
+        "--pdf", metavar=_(Metavar.FILE), help=_("write the record to FILE, on A4, instead")
+    )
     record.set_defaults(run=_record)
 
 

@@ -8,6 +8,7 @@ import sys
 from statki_net.ai.computer import STRATEGIES
 from statki_net.cli.common import (
     EXIT_OK,
+    Metavar,
     Subcommands,
     home_argument,
     name_argument,
@@ -30,7 +31,7 @@ def add(commands: Subcommands) -> None:
     play.add_argument(
         "--bot",
         default=None,
-        metavar="STRATEGY",
+        metavar=_(Metavar.STRATEGY),
         # Named, as join's and the daemon's --bot are: a new player could not guess them.
         help=_("the computer's strategy, with no mistakes ({strategies})").format(
             strategies=", ".join(STRATEGIES)
@@ -45,10 +46,14 @@ def add(commands: Subcommands) -> None:
     )
     name_argument(play)
     play.add_argument(
-        "--seed", type=int, default=None, help=_("seed for repeatable fleets and aim")
+        "--seed",
+        type=int,
+        default=None,
+        metavar=_(Metavar.SEED),
+        help=_("seed for repeatable fleets and aim"),
     )
     play.add_argument(
-        "--fleet", metavar="FILE", help=_("your fleet, one ship a line (default: random)")
+        "--fleet", metavar=_(Metavar.FILE), help=_("your fleet, one ship a line (default: random)")
     )
     home_argument(play)
     play.set_defaults(run=_play)

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from statki_net.cli.common import EXIT_OK, Subcommands, map_argument, wants_map
+from statki_net.cli.common import EXIT_OK, Metavar, Subcommands, map_argument, wants_map
 from statki_net.cli.netplay import (
     Door,
     GuestReunion,
@@ -67,7 +67,7 @@ from statki_net.store.unfinished import (
 def add(commands: Subcommands) -> None:
     resume = commands.add_parser("resume")
     resume.add_argument(
-        "game", nargs="?", metavar=_("GAME"), help=_("the game's id, or its first characters")
+        "game", nargs="?", metavar=_(Metavar.GAME), help=_("the game's id, or its first characters")
     )
     player_arguments(resume)
     map_argument(resume)

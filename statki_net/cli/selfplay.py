@@ -10,6 +10,7 @@ from pathlib import Path
 from statki_net.ai.computer import STRATEGIES, ComputerPlayer, chosen_player
 from statki_net.cli.common import (
     EXIT_OK,
+    Metavar,
     Subcommands,
     placement_argument,
     rules_argument,
@@ -29,12 +30,12 @@ def add(commands: Subcommands) -> None:
     rules_argument(parser)
     parser.add_argument("--games", type=int, default=10, metavar="N", help=_("games to play"))
     parser.add_argument(
-        "--seed", type=int, default=0, metavar="S", help=_("seed for repeatable games")
+        "--seed", type=int, default=0, metavar=_(Metavar.SEED), help=_("seed for repeatable games")
     )
     parser.add_argument(
         "--bot",
         default=None,
-        metavar="STRATEGY",
+        metavar=_(Metavar.STRATEGY),
         help=_("the strategy both sides play ({join}), instead of a strength").format(
             join=", ".join(STRATEGIES)
         ),
@@ -42,7 +43,7 @@ def add(commands: Subcommands) -> None:
     strength_argument(parser)
     placement_argument(parser)
     parser.add_argument(
-        "--log-dir", metavar="DIR", help=_("write each side's log of each game here")
+        "--log-dir", metavar=_(Metavar.DIR), help=_("write each side's log of each game here")
     )
     parser.set_defaults(run=_selfplay)
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands
+from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Metavar, Subcommands
 from statki_net.cli.tournament_report import (
     CSV_TABLES,
     BoardsOf,
@@ -86,24 +86,31 @@ def add(commands: Subcommands) -> None:
         ),
     )
     parser.add_argument(
-        "paths", nargs="+", metavar="LOG", help=_("a log file, or a directory to search for logs")
+        "paths",
+        nargs="+",
+        metavar=_(Metavar.LOG),
+        help=_("a log file, or a directory to search for logs"),
     )
     parser.add_argument(
-        "--config", metavar="FILE", help=_("the tournament's rules, as TOML (see README)")
+        "--config", metavar=_(Metavar.FILE), help=_("the tournament's rules, as TOML (see README)")
     )
     parser.add_argument(
         "--rules",
-        metavar="NAME",
+        metavar=_(Metavar.NAME),
         help=_("the rules every game must use: a preset, or presets+joined"),
     )
     parser.add_argument(
         "--min-move-limit",
         type=float,
-        metavar="SECONDS",
+        metavar=_(Metavar.SECONDS),
         help=_("the least move limit a game may have"),
     )
-    parser.add_argument("--since", metavar="DATE", help=_("the first day games may begin (UTC)"))
-    parser.add_argument("--until", metavar="DATE", help=_("the last day games may begin (UTC)"))
+    parser.add_argument(
+        "--since", metavar=_(Metavar.DATE), help=_("the first day games may begin (UTC)")
+    )
+    parser.add_argument(
+        "--until", metavar=_(Metavar.DATE), help=_("the last day games may begin (UTC)")
+    )
     parser.add_argument(
         "--games-per-pair",
         type=int,
@@ -120,7 +127,7 @@ def add(commands: Subcommands) -> None:
         nargs="?",
         const="standings",
         choices=CSV_TABLES,
-        metavar="TABLE",
+        metavar=_(Metavar.TABLE),
         help=_("print one table as CSV: {join} (default standings)").format(
             join=", ".join(CSV_TABLES)
         ),
@@ -128,7 +135,7 @@ def add(commands: Subcommands) -> None:
     shown.add_argument("--html", action="store_true", help=_("print a self-contained HTML page"))
     parser.add_argument(
         "--save",
-        metavar="DIR",
+        metavar=_(Metavar.DIR),
         help=_(
             "also write every format into DIR: tournament.txt, tournament.json, {join},"
             " tournament.html"

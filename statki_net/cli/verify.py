@@ -28,7 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Subcommands, positive
+from statki_net.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_OK,
+    Metavar,
+    Subcommands,
+    positive,
+)
 from statki_net.cli.told import tell
 from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.protocol.endings import Standing
@@ -53,7 +60,10 @@ R = TypeVar("R")
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("verify")
     parser.add_argument(
-        "paths", nargs="+", metavar="LOG", help=_("a log file, or a directory to search for logs")
+        "paths",
+        nargs="+",
+        metavar=_(Metavar.LOG),
+        help=_("a log file, or a directory to search for logs"),
     )
     parser.add_argument("--json", action="store_true", help=_("print one JSON document for tools"))
     parser.add_argument(

@@ -23,6 +23,17 @@ NAMES = {*PRESETS, *STRATEGIES, *(strength.value for strength in Strength), "tou
 """Names a help lists as they are typed: the same in every language."""
 
 
+SAME_IN_POLISH = {"N", "T", "I", "A", "B", "HOST", "PORT", "HEX", "ID"}
+"""Placeholders a Polish help writes as the English one does (``--jobs N``, ``HOST:PORT``)."""
+
+
+def placeholders(help_text: str) -> set[str]:
+    """The placeholders of a help's usage (``--home DIR``, ``INVITE``): its capitals, the
+    options and their choices being lowercase."""
+    usage = help_text.split("\n\n", 1)[0]
+    return set(re.findall(r"\b[A-Z][A-Z_]*\b", usage))
+
+
 def helped(cli: Cli, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
     monkeypatch.setenv("COLUMNS", str(COLUMNS))
     finished = cli(*args, "--help")
@@ -55,6 +66,13 @@ def test_every_commands_help_fits_80_columns_in_both_languages(
     assert "opcje:" in polish and "użycie: statki " in polish
     same = [line for line in polish.splitlines() if wordy(line) and line in english.splitlines()]
     assert not same, f"{command}: the same in both languages: {same}"
+    english_placeholders = [
+        word
+        for word in sorted(placeholders(english) - SAME_IN_POLISH)
+        if re.search(rf"(?<![\w$]){word}(?!\w)", polish)
+    ]
+    assert not english_placeholders, f"{command}: English placeholders: {english_placeholders}"
+    assert placeholders(english) - SAME_IN_POLISH, "a help with no placeholder to check"
 
 
 def test_the_top_level_help_lists_every_command_in_polish(
@@ -66,6 +84,7 @@ def test_the_top_level_help_lists_every_command_in_polish(
     english = helped(cli, monkeypatch, "--lang", "en")
     same = [line for line in polish.splitlines() if wordy(line) and line in english.splitlines()]
     assert not same, f"the same in both languages: {same}"  # --version's help was
+    assert "--home KATALOG" in polish and "POLECENIE ..." in polish, polish
 
 
 def test_the_locale_chooses_the_language_and_lang_overrides_it(
