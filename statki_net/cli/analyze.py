@@ -241,11 +241,13 @@ class _Parts:
     @staticmethod
     def _stop(pool: ProcessPoolExecutor) -> None:
         """Stop the workers now: the parts under way are minutes of work for a long game,
-        and a shutdown waits for them, where a person who pressed Ctrl-C does not."""
-        workers = list((pool._processes or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
+        and a shutdown waits for them, where a person who pressed Ctrl-C does not.  The
+        workers go first, then a shutdown that waits for the pool's own thread: one that
+        did not wait left that thread to find its dead workers after the pool was taken
+        apart, and its traceback came at exit (CPython gh-132969)."""
+        for worker in list((pool._processes or {}).values()):
             worker.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _warnings(
