@@ -29,18 +29,20 @@ class Terminal(io.StringIO):
         return True
 
 
-def silent_guest(out: io.StringIO, *, bell: bool = True) -> End:
-    """The guest agrees to the rules, then types nothing more: it loses on time."""
-    host, guest = sessions(ruleset_named("classic"), 51, first=Role.GUEST)
+def quiet_game(out: io.StringIO, first: Role, *, bell: bool = True) -> End:
+    """The guest, at the prompt, agrees to the rules and then types nothing more; nobody
+    plays the host but a computer that would shoot after the guest.  ``first`` moving
+    first, the guest loses on time (GUEST) or waits out the host's move and wins (HOST)."""
+    host, guest = sessions(ruleset_named("classic"), 51 if first is Role.GUEST else 52, first=first)
 
     async def game() -> End:
-        clock = ScaledClock(SPEED)
-        async with connected(host, guest, clock=clock, log_dirs=(None, None)) as (
+        async with connected(host, guest, clock=ScaledClock(SPEED), log_dirs=(None, None)) as (
             host_conn,
             guest_conn,
             _,
         ):
-            attach_computer(host_conn, ComputerPlayer("random", random.Random(1)))
+            if first is Role.GUEST:  # a host that moved first would not wait out its time
+                attach_computer(host_conn, ComputerPlayer("random", random.Random(1)))
             reader = asyncio.StreamReader()
             reader.feed_data(b"t\n")
             front = PromptPlayer(LocalHandle(guest_conn), LineInput(reader), out, bell=bell)
@@ -56,7 +58,7 @@ def silent_guest(out: io.StringIO, *, bell: bool = True) -> End:
 
 def test_the_side_to_move_is_told_its_time_and_warned_twice() -> None:
     out = Terminal()
-    end = silent_guest(out)
+    end = quiet_game(out, Role.GUEST)
     printed = out.getvalue()
     assert end is End.TIME
     said = [
@@ -76,40 +78,16 @@ def test_the_side_to_move_is_told_its_time_and_warned_twice() -> None:
 
 def test_no_bell_when_switched_off_nor_in_a_pipe() -> None:
     quiet = Terminal()
-    silent_guest(quiet, bell=False)
+    quiet_game(quiet, Role.GUEST, bell=False)
     piped = io.StringIO()
-    silent_guest(piped)
+    quiet_game(piped, Role.GUEST)
     assert "\a" not in quiet.getvalue() and "\a" not in piped.getvalue()
     assert "pospiesz się" in piped.getvalue()
 
 
-def silent_host(out: io.StringIO) -> End:
-    """The host shoots first and never does (nobody plays it): the guest, at the prompt,
-    agrees to the rules, then waits out the host's move and wins on time."""
-    host, guest = sessions(ruleset_named("classic"), 52, first=Role.HOST)
-
-    async def game() -> End:
-        async with connected(host, guest, clock=ScaledClock(SPEED), log_dirs=(None, None)) as (
-            host_conn,
-            guest_conn,
-            _,
-        ):
-            reader = asyncio.StreamReader()
-            reader.feed_data(b"t\n")
-            front = PromptPlayer(LocalHandle(guest_conn), LineInput(reader), out)
-            _, outcome, _ = await asyncio.gather(host_conn.run(), guest_conn.run(), front.play())
-            return outcome.ending.end
-
-    speak("pl")
-    try:
-        return asyncio.run(game())
-    finally:
-        speak("en")
-
-
 def test_the_waiting_side_is_told_the_opponents_time_and_warned_twice() -> None:
     out = Terminal()
-    end = silent_host(out)
+    end = quiet_game(out, Role.HOST)
     printed = out.getvalue()
     assert end is End.TIME
     said = [
