@@ -3,6 +3,11 @@
 # then lints, type-checks and runs the tests.  Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
+# The tests start hundreds of Python processes: where the environment asks Python not to
+# keep compiled modules (PYTHONDONTWRITEBYTECODE, as some images do), each of them would
+# compile statki from source again (a third of a second each), and each pytest worker
+# would rewrite every test's asserts again.
+unset PYTHONDONTWRITEBYTECODE
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 # Debian's packages some tests use, installed when missing and we may (root), in one apt

@@ -141,8 +141,9 @@ def _aimed(pair: BackToBack, mover: Session, unknown: list[int]) -> tuple[int, .
 def snapshot(pair: BackToBack) -> BackToBack:
     """A copy of ``pair`` that plays on apart from it, without the events so far.
 
-    Frames, volleys and the settled standings are frozen and keys cannot be
-    copied, so the copy shares them; each side gets a fresh frame reader
+    Frames and their messages, volleys, the settled standings and the fleet's
+    committed tree are never changed and keys cannot be copied, so the copy
+    shares them; each side gets a fresh frame reader
     (between deliveries it holds no bytes), and a generator of its entropy in
     the same state (``setstate``: deepcopy takes the state apart number by
     number, which was most of a snapshot's time).  Copying stays cheap however
@@ -151,6 +152,7 @@ def snapshot(pair: BackToBack) -> BackToBack:
     shared: dict[int, object] = {}
     for session in (pair.host, pair.guest):
         shared[id(session.key)] = session.key
+        shared[id(session.commitment)] = session.commitment  # its tree never changes
         shared[id(session._reader)] = FrameReader()
         generator = getattr(session.entropy, "__self__", None)
         if isinstance(generator, random.Random):
@@ -160,6 +162,7 @@ def snapshot(pair: BackToBack) -> BackToBack:
         t = session.transcript
         for frame in t.frames:
             shared[id(frame)] = frame
+            shared[id(frame.message)] = frame.message  # the sides keep their hellos, commits
         for settled in t.settled:
             shared[id(settled)] = settled
         for side in t.sides.values():

@@ -4,16 +4,16 @@ only as part of them where ships may not touch (the client's hints shade the res
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from listed_fleets import consistent, every_fleet
 
 from statki_net.ai.density import ship_room, target_hits
 from statki_net.game.battle import Answer, Defence, Outcome, Sea
 from statki_net.game.board import all_neighbours, full_board, parse_square, spread, squares_of
-from statki_net.game.fleet import Fleet, placements, random_fleet
+from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS, Ruleset, Touching, Turns
 
 SMALL = {
@@ -23,34 +23,14 @@ SMALL = {
 """One small ruleset per touching rule: a few thousand fleets each, all listed."""
 
 
-def every_fleet(rules: Ruleset) -> list[Fleet]:
-    options = [placements(rules, length) for length in rules.fleet]
-
-    def extend(index: int, taken: int, ships: tuple[int, ...]) -> Iterator[Fleet]:
-        if index == len(options):
-            yield Fleet(tuple(tuple(squares_of(ship)) for ship in ships))
-            return
-        for ship, around in options[index]:
-            if not ship & taken:
-                yield from extend(index + 1, taken | around, (*ships, ship))
-
-    return list(extend(0, 0, ()))
-
-
 FLEETS = {rules: every_fleet(rules) for rules in SMALL.values()}
 
 
 def afloat_squares_of_every_fleet(rules: Ruleset, said: list[tuple[int, Answer]]) -> int:
     """Unshot squares that hold a ship in some fleet answering every shot as answered."""
     held = 0
-    for fleet in FLEETS[rules]:
-        defence = Defence(rules, fleet)
-        for square, answer in said:
-            truth, defence = defence.answer((square,))
-            if truth != answer:
-                break
-        else:
-            held |= fleet.board & ~defence.shot
+    for defence in consistent(rules, FLEETS[rules], [((s,), answer) for s, answer in said]):
+        held |= defence.fleet.board & ~defence.shot
     return held
 
 

@@ -9,18 +9,19 @@ allow, and that forgetting the order of the shots would change the count.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import replace
 
+import listed_fleets
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from listed_fleets import Said, every_fleet
 
 from statki_net.ai.strategies import choose_shots, hit_probabilities, target_hits
 from statki_net.cli.bench import bench_player
 from statki_net.game.battle import Answer, Defence, Sea
 from statki_net.game.board import bit, bitboard_of, squares_of
-from statki_net.game.fleet import Fleet, placements, random_fleet
+from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.rules import PRESETS, Ruleset, Touching, Turns
 
 NAMED = Ruleset(
@@ -35,39 +36,13 @@ NAMED = Ruleset(
 UNNAMED = replace(NAMED, names=(), name_sunk=False)
 """The same without names: a sink tells only its square."""
 
-Said = list[tuple[tuple[int, ...], Answer]]
-
-
-def every_fleet(rules: Ruleset) -> list[Fleet]:
-    """Every legal fleet, ship ``i`` of length ``rules.fleet[i]``."""
-    options = [placements(rules, length) for length in rules.fleet]
-
-    def extend(index: int, taken: int, ships: tuple[int, ...]) -> Iterator[Fleet]:
-        if index == len(options):
-            yield Fleet(tuple(tuple(squares_of(ship)) for ship in ships))
-            return
-        for ship, around in options[index]:
-            if not ship & taken:
-                yield from extend(index + 1, taken | around, (*ships, ship))
-
-    return list(extend(0, 0, ()))
-
 
 FLEETS = {rules: every_fleet(rules) for rules in (NAMED, UNNAMED)}
 
 
 def consistent(rules: Ruleset, said: Said) -> list[Defence]:
     """The defences (fleet and shots) of every fleet that answers every volley as answered."""
-    found = []
-    for fleet in FLEETS[rules]:
-        defence = Defence(rules, fleet)
-        for shots, answer in said:
-            truth, defence = defence.answer(shots)
-            if truth != answer:
-                break
-        else:
-            found.append(defence)
-    return found
+    return listed_fleets.consistent(rules, FLEETS[rules], said)
 
 
 def exact_odds(rules: Ruleset, said: Said) -> list[float]:
@@ -92,7 +67,7 @@ def live_hits(rules: Ruleset, said: Said) -> int:
 
 def replay(rules: Ruleset, fleet: Fleet, shots: list[int]) -> tuple[Sea, Said]:
     defence, sea = Defence(rules, fleet), Sea(rules)
-    said: Said = []
+    said: list[tuple[tuple[int, ...], Answer]] = []
     for square in shots:
         answer, defence = defence.answer((square,))
         sea = sea.apply((square,), answer)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from listed_fleets import consistent, every_fleet
 
 from statki_net.ai.strategies import (
     PLACEMENTS,
@@ -24,7 +24,7 @@ from statki_net.ai.strategies import (
 )
 from statki_net.game.battle import Answer, Defence, Sea
 from statki_net.game.board import squares_of
-from statki_net.game.fleet import Fleet, fleet_problems, placements, random_fleet
+from statki_net.game.fleet import Fleet, fleet_problems, random_fleet
 from statki_net.game.rules import PRESETS, Report, Ruleset, Touching, Turns
 
 SMALL_RULES = [
@@ -96,39 +96,17 @@ def test_small_boards_every_rule(rules: Ruleset, strategy: str, seed: int) -> No
 # ---------------------------------------------------------------- brute force
 
 
-def every_fleet(rules: Ruleset) -> Iterator[Fleet]:
-    """Every legal fleet, ships in the rules' order (equal ships in every order)."""
-    options = [placements(rules, length) for length in rules.fleet]
-
-    def extend(index: int, halo: int, ships: tuple[int, ...]) -> Iterator[Fleet]:
-        if index == len(options):
-            yield Fleet(tuple(tuple(squares_of(ship)) for ship in ships))
-            return
-        for ship, around in options[index]:
-            if not ship & halo:
-                yield from extend(index + 1, halo | around, (*ships, ship))
-
-    return extend(0, 0, ())
-
-
 def brute_force(
     rules: Ruleset, fleets: list[Fleet], volleys: list[tuple[tuple[int, ...], Answer]]
 ) -> list[float]:
     """Per square, the share of fleets answering every volley as answered that hold a ship."""
     area = rules.size * rules.size
     held = [0] * area
-    consistent = 0
-    for fleet in fleets:
-        defence = Defence(rules, fleet)
-        for shots, said in volleys:
-            truth, defence = defence.answer(shots)
-            if truth != said:
-                break
-        else:
-            consistent += 1
-            for square in squares_of(fleet.board):
-                held[square] += 1
-    return [h / consistent for h in held]
+    found = consistent(rules, fleets, volleys)
+    for defence in found:
+        for square in squares_of(defence.fleet.board):
+            held[square] += 1
+    return [h / len(found) for h in held]
 
 
 def position(
@@ -158,7 +136,7 @@ EXACT_RULES = [
 
 @pytest.mark.parametrize("rules", EXACT_RULES, ids=lambda r: f"{r.size}x{r.size}-{r.touching}")
 def test_exact_probabilities_match_brute_force(rules: Ruleset) -> None:
-    fleets = list(every_fleet(rules))
+    fleets = every_fleet(rules)
     for seed in range(3):
         for volleys in (4, 10):
             sea, said = position(rules, seed, volleys)
@@ -178,7 +156,7 @@ def test_exact_counts_the_whole_opening_on_a_small_board() -> None:
     found = hit_probabilities(Sea(rules), random.Random(0), exact_limit=10**6)
     assert found.exact
     # Brute force lists the two two-mast ships both ways round.
-    assert found.fleets * 2 == sum(1 for _ in every_fleet(rules))
+    assert found.fleets * 2 == len(every_fleet(rules))
 
 
 SAMPLED_TOLERANCE = 0.03

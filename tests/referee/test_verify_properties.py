@@ -72,7 +72,7 @@ def test_the_short_logs_are_valid() -> None:
         assert judge_log(log_of(frames)).valid
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2), st.data())
 def test_any_single_byte_change_in_the_frames_is_detected(which: int, data: st.DataObject) -> None:
     log = bytearray(log_of(short_games()[which]))
@@ -221,7 +221,7 @@ def hostile_games() -> tuple[Played, ...]:
     )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2), st.data())
 def test_a_signed_frame_of_any_content_is_judged_without_failing(
     which: int, data: st.DataObject
