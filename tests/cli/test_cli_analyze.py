@@ -1,11 +1,12 @@
 """``statki analyze`` on a real log: what it prints and returns, run in this process."""
 
 import json
+import random
 import re
 from pathlib import Path
 
 from conftest import Cli
-from peers import log_bytes, make_pair, play
+from peers import log_bytes, make_pair, play, step
 
 from statki_net.game.rules import Ruleset
 
@@ -60,8 +61,19 @@ def test_analyze_gives_the_same_figures_on_one_core_as_on_several(cli: Cli, tmp_
     assert json.loads(other_seed.stdout) != json.loads(alone.stdout)
 
 
-def test_analyze_says_how_far_it_has_got_and_when_the_log_is_unfinished(cli: Cli) -> None:
-    done = cli("analyze", str(LOGS / "unfinished.statki"), *QUICK)
+def unfinished_log(path: Path) -> Path:
+    """A small game cut in its battle, its log at ``path``: the fleets never revealed."""
+    pair, rng = make_pair(SMALL, seed=9), random.Random(10)
+    while len(pair.host.transcript.frames) < 14:
+        assert step(pair, rng)
+    path.write_bytes(log_bytes(pair.host))
+    return path
+
+
+def test_analyze_says_how_far_it_has_got_and_when_the_log_is_unfinished(
+    cli: Cli, tmp_path: Path
+) -> None:
+    done = cli("analyze", str(unfinished_log(tmp_path / "unfinished.statki")), *QUICK)
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert "statki: warning: the game in this log did not finish" in lines[0]
@@ -72,7 +84,7 @@ def test_analyze_says_when_the_log_is_damaged_in_polish_too(cli: Cli, tmp_path: 
     """The warning and every line of the text in the players' words, the figures alone
     staying figures (run in Polish: the English warning is the unfinished log's above, and
     the damage's English words are the vectors' ``truncated`` log)."""
-    whole = (LOGS / "unfinished.statki").read_bytes()
+    whole = unfinished_log(tmp_path / "unfinished.statki").read_bytes()
     cut = tmp_path / "cut.statki"
     cut.write_bytes(whole[:-30])
     done = cli("analyze", str(cut), *QUICK, "--lang", "pl")
