@@ -11,7 +11,8 @@ import random
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from statki_net.game.battle import Answer, Cell, Outcome
+from statki_net.game.battle import Answer, Outcome, Sea
+from statki_net.game.board import full_board, squares_of
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.backtoback import BackToBack
@@ -118,7 +119,7 @@ def play(
         else:
             view = mover.view
             assert view is not None
-            unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+            unknown = unknown_squares(view)
             if aimed and rng.random() < aimed:
                 shots = _aimed(pair, mover, unknown)
             else:
@@ -195,12 +196,18 @@ def step(pair: BackToBack, rng: random.Random) -> bool:
     return False
 
 
+def unknown_squares(view: Sea) -> list[int]:
+    """The squares a shooter knows nothing of (``Cell.UNKNOWN``), lowest first: from the
+    bitboards, not square by square (a game's shots asked 100 squares each)."""
+    return list(squares_of(full_board(view.rules.size) & ~view.known))
+
+
 def fire(pair: BackToBack, mover: Session, rng: random.Random) -> None:
     """``mover``'s player fires at squares it knows nothing of, chosen at random."""
     rules = mover.rules
     view = mover.view
     assert rules is not None and view is not None
-    unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+    unknown = unknown_squares(view)
     shots = tuple(rng.sample(unknown, min(mover.shots_due, len(unknown))))
     shots += tuple(rng.sample(range(rules.size**2), mover.shots_due - len(shots)))
     pair.record(mover.role, mover.shoot(shots, pair.now))

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from peers import key_from, log_of, play, seeded_entropy
+from peers import key_from, log_of, play, seeded_entropy, unknown_squares
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -30,7 +30,6 @@ from test_client_model import game
 from statki_net.cli.main import main
 from statki_net.cli.netplay import HostReunion, Player
 from statki_net.cli.resume import resume_game, resumed_connection, reunion_of
-from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.game.words import as_is
@@ -130,7 +129,7 @@ def play_one(pair: BackToBack) -> None:
     mover = next(s for s in (pair.host, pair.guest) if s.my_turn)
     view = mover.view
     assert view is not None
-    unknown = [s for s in range(100) if view.cell(s) is Cell.UNKNOWN]
+    unknown = unknown_squares(view)
     pair.record(mover.role, mover.shoot(tuple(unknown[: mover.shots_due]), pair.now))
     pair.now += 1000
     pair.pump()

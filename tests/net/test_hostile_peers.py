@@ -22,8 +22,8 @@ from pathlib import Path
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from peers import unknown_squares
 
-from statki_net.game.battle import Cell
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import ruleset_named
 from statki_net.net.clock import ScaledClock
@@ -114,7 +114,7 @@ class Guest:
     def shoot(self) -> None:
         view = self.session.view
         assert view is not None
-        unknown = [s for s in range(view.rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+        unknown = unknown_squares(view)
         shots = tuple(self.rng.sample(unknown, self.session.shots_due))
         self.session.shoot(shots, self.clock.now())
 

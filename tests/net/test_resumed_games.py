@@ -27,10 +27,9 @@ from pathlib import Path
 import msgpack
 import pytest
 from netgames import CuttingProxy, sessions
-from peers import key_from
+from peers import key_from, unknown_squares
 
 from statki_net.ai.computer import ComputerPlayer
-from statki_net.game.battle import Cell
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
 from statki_net.game.rules import ruleset_named
@@ -78,7 +77,7 @@ def oracle(
         rules, view = session.rules, session.view
         if not session.my_turn or rules is None or view is None or opponent.fleet is None:
             return
-        unknown = [s for s in range(rules.size**2) if view.cell(s) is Cell.UNKNOWN]
+        unknown = unknown_squares(view)
         ships = [s for ship in opponent.fleet.ships for s in ship if s in unknown]
         conn.shoot(tuple((ships + unknown)[: session.shots_due]))
 
