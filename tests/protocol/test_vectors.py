@@ -46,11 +46,11 @@ def from_json(value: Any) -> Any:
 
 
 def test_every_file_matches_the_code_and_the_generator_is_deterministic() -> None:
-    """One test, so that the vectors are generated twice in the whole run, not in each
-    worker's collection (the tests below take the files' names from the disk, which this
-    test holds to be the generated ones)."""
+    """The files were written by another run of the generator, so their matching this one
+    byte for byte is also what shows it deterministic.  Generated once in the whole run,
+    not in each worker's collection: the tests below take the files' names from the disk,
+    which this test holds to be the generated ones."""
     generated = generate()
-    assert generate() == generated
     on_disk = {
         path.relative_to(PROTOCOL).as_posix() for path in PROTOCOL.rglob("*") if path.is_file()
     } - HAND_WRITTEN
