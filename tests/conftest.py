@@ -1,5 +1,6 @@
 import io
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -17,6 +18,13 @@ from statki_net.store import language
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# A shell that starts the suite in the background (``./test.sh &`` in a script) has it
+# ignore Ctrl-C, and the processes the tests start would inherit that: the tests that press
+# Ctrl-C on statki would see it ignored.  A handler of Python's own is reset, not inherited,
+# when a process starts another program.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # No test asks a router for a port mapping unless it means to: the search is multicast on
 # the machine's own network, where no router of ours is.  Processes the tests start inherit
