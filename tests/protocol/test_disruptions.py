@@ -264,7 +264,7 @@ def game_length(preset: str, seed: int) -> int:
 
 
 @settings(
-    max_examples=30,
+    max_examples=20,  # beside the test above, which disrupts every message of every preset
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
