@@ -85,11 +85,13 @@ async def play_one(
     limits: Limits = MOVE_LIMIT,
     make_player: Callable[[str, random.Random], ComputerPlayer] = ComputerPlayer,
     thinking: Thinking | None = None,
+    first: Role | None = None,
 ) -> tuple[Outcome, Outcome]:
     """One game between two computer players over a fresh loopback connection.
 
     They think where ``thinking`` says (default: a thread, so that other games on
-    the loop go on meanwhile).
+    the loop go on meanwhile).  ``first``: the first shooter, agreed in the host's
+    hello; None: the coin is tossed.
     """
     host_player = make_player(strategy, random.Random(rng.getrandbits(64)))
     guest_player = make_player(strategy, random.Random(rng.getrandbits(64)))
@@ -101,6 +103,7 @@ async def play_one(
         rules=rules,
         limits=limits,
         fleet=host_player.fleet(rules),
+        first=first,
     )
     guest = Session(
         Role.GUEST,
@@ -144,6 +147,10 @@ async def selfplay(
     started = time.perf_counter()
     try:
         for _ in range(games):
+            # Agreed from the seed, not tossed: the toss hashes the game id, which hashes
+            # the hellos and their times, so it would change from run to run and the same
+            # seed would not play the same games.
+            first = (Role.HOST, Role.GUEST)[rng.getrandbits(1)]
             host_outcome, guest_outcome = await play_one(
                 rules,
                 rng,
@@ -156,6 +163,7 @@ async def selfplay(
                 # thinks the other waits for its move, so they think on the loop,
                 # without a thread's hand-over.
                 thinking=Thinking.on_the_loop(),
+                first=first,
             )
             report.games += 1
             report.outcomes.append((host_outcome, guest_outcome))
