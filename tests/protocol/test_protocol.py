@@ -18,7 +18,7 @@ from statki_net.game.battle import Answer, Outcome
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, random_fleet, read_fleet_text
 from statki_net.game.replay import replay
-from statki_net.game.rules import PRESETS
+from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import Opening, ships_digest
@@ -44,10 +44,12 @@ from statki_net.protocol.wire import (
 )
 
 CLASSIC = PRESETS["classic"]
+SMALL = Ruleset(size=6, fleet=(3, 2, 1))
+"""Every message of a classic game but in a quarter of the frames."""
 
 
-def finished_pair(seed: int = 21) -> BackToBack:
-    pair = make_pair(CLASSIC, seed=seed)
+def finished_pair(seed: int = 21, rules: Ruleset = CLASSIC) -> BackToBack:
+    pair = make_pair(rules, seed=seed)
     play(pair, seed=seed + 1)
     return pair
 
@@ -75,7 +77,7 @@ def snapshot(t: Transcript) -> Transcript:
 
 
 def test_every_message_type_is_rejected_out_of_place() -> None:
-    pair = finished_pair()
+    pair = finished_pair(rules=SMALL)
     frames = pair.host.transcript.frames
     samples = {f.message.TYPE: f.message for f in frames}
     # A game that ends by sinking has no resign, refuse, time claim or error,
