@@ -4,6 +4,7 @@ they were answered: the brute force the computer players' counting is checked ag
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cache
 
 from statki_net.game.battle import Answer, Defence, Outcome
 from statki_net.game.board import squares_of
@@ -14,9 +15,10 @@ Said = Sequence[tuple[tuple[int, ...], Answer]]
 """Volleys in the order fired, each with its answer."""
 
 
-def every_fleet(rules: Ruleset) -> list[Fleet]:
+@cache
+def every_fleet(rules: Ruleset) -> tuple[Fleet, ...]:
     """Every legal fleet, ship ``i`` of length ``rules.fleet[i]`` (equal ships in every
-    order)."""
+    order).  Listed when first asked for, once in a run: not in every worker's collection."""
     options = [placements(rules, length) for length in rules.fleet]
 
     def extend(index: int, taken: int, ships: tuple[int, ...]) -> Iterator[Fleet]:
@@ -27,7 +29,7 @@ def every_fleet(rules: Ruleset) -> list[Fleet]:
             if not ship & taken:
                 yield from extend(index + 1, taken | around, (*ships, ship))
 
-    return list(extend(0, 0, ()))
+    return tuple(extend(0, 0, ()))
 
 
 def consistent(rules: Ruleset, fleets: Sequence[Fleet], said: Said) -> list[Defence]:

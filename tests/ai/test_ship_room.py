@@ -23,13 +23,10 @@ SMALL = {
 """One small ruleset per touching rule: a few thousand fleets each, all listed."""
 
 
-FLEETS = {rules: every_fleet(rules) for rules in SMALL.values()}
-
-
 def afloat_squares_of_every_fleet(rules: Ruleset, said: list[tuple[int, Answer]]) -> int:
     """Unshot squares that hold a ship in some fleet answering every shot as answered."""
     held = 0
-    for defence in consistent(rules, FLEETS[rules], [((s,), answer) for s, answer in said]):
+    for defence in consistent(rules, every_fleet(rules), [((s,), answer) for s, answer in said]):
         held |= defence.fleet.board & ~defence.shot
     return held
 

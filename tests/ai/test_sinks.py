@@ -37,12 +37,9 @@ UNNAMED = replace(NAMED, names=(), name_sunk=False)
 """The same without names: a sink tells only its square."""
 
 
-FLEETS = {rules: every_fleet(rules) for rules in (NAMED, UNNAMED)}
-
-
 def consistent(rules: Ruleset, said: Said) -> list[Defence]:
     """The defences (fleet and shots) of every fleet that answers every volley as answered."""
-    return listed_fleets.consistent(rules, FLEETS[rules], said)
+    return listed_fleets.consistent(rules, every_fleet(rules), said)
 
 
 def exact_odds(rules: Ruleset, said: Said) -> list[float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -97,7 +98,7 @@ def test_small_boards_every_rule(rules: Ruleset, strategy: str, seed: int) -> No
 
 
 def brute_force(
-    rules: Ruleset, fleets: list[Fleet], volleys: list[tuple[tuple[int, ...], Answer]]
+    rules: Ruleset, fleets: Sequence[Fleet], volleys: list[tuple[tuple[int, ...], Answer]]
 ) -> list[float]:
     """Per square, the share of fleets answering every volley as answered that hold a ship."""
     area = rules.size * rules.size
