@@ -160,15 +160,7 @@ def snapshot(pair: BackToBack) -> BackToBack:
             twin = random.Random()
             twin.setstate(generator.getstate())
             shared[id(generator)] = twin
-        t = session.transcript
-        for frame in t.frames:
-            shared[id(frame)] = frame
-            shared[id(frame.message)] = frame.message  # the sides keep their hellos, commits
-        for settled in t.settled:
-            shared[id(settled)] = settled
-        for side in t.sides.values():
-            for volley in side.volleys:
-                shared[id(volley)] = volley
+        shared.update(session.transcript.shared_parts())
     shared[id(pair.events)] = {Role.HOST: [], Role.GUEST: []}
     return copy.deepcopy(pair, shared)
 

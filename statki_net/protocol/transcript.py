@@ -21,6 +21,7 @@ transcript keeps the one its frames decide as ``ending``.
 
 from __future__ import annotations
 
+import copy
 import enum
 from dataclasses import dataclass, field
 
@@ -202,6 +203,23 @@ class Transcript:
         self._after: tuple[Sea, tuple[int, ...], Answer, Sea] | None = None
         """The last view ``sea_after`` made, with what it was made of."""
         self._speaker = self._who_speaks()
+
+    # ------------------------------------------------------------ copies
+
+    def copy(self) -> Transcript:
+        """A copy that takes frames apart from this one (a referee's fork, a test's)."""
+        return copy.deepcopy(self, self.shared_parts())
+
+    def shared_parts(self) -> dict[int, object]:
+        """What a copy shares with this transcript, as ``copy.deepcopy``'s memo: the
+        frames and their messages, the volleys and the settled standings are frozen,
+        and walking them one by one was most of a copy's time, however long the game."""
+        parts: list[object] = [*self.settled]
+        for frame in self.frames:
+            parts += (frame, frame.message)
+        for side in self.sides.values():
+            parts += side.volleys
+        return {id(part): part for part in parts}
 
     # ------------------------------------------------------------ who speaks
 

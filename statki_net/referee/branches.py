@@ -11,7 +11,6 @@ answers a refused frame when a sibling from the other side is one.
 from __future__ import annotations
 
 import contextlib
-import copy
 from dataclasses import dataclass, field, replace
 
 from statki_net.game.words import N_, Phrase, phrase
@@ -108,9 +107,7 @@ def _fork(branch: Branch, children: list[Node]) -> list[tuple[Branch, list[Node]
 
     def judge(i: int) -> None:
         child = children[i]
-        copied = Branch(
-            list(branch.path), copy.deepcopy(branch.transcript), None, list(branch.found)
-        )
+        copied = Branch(list(branch.path), branch.transcript.copy(), None, list(branch.found))
         answered[i] = refused.get(child.sender.other)
         going_on = _step(copied, child, answers=answered[i])
         if copied.refusal is not None:
