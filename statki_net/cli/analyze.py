@@ -24,7 +24,7 @@ from typing import Any
 from statki_net.ai.analysis import Analysis, FleetDifficulty, ShotsReview, review_shots
 from statki_net.ai.strategies import play
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Metavar, Subcommands
-from statki_net.cli.told import tell, tell_error
+from statki_net.cli.told import StatusLine, tell, tell_error
 from statki_net.cli.verify import LOG, MAX_LOG_BYTES
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
@@ -86,6 +86,7 @@ class Progress:
 
     def __init__(self) -> None:
         self.in_place = sys.stderr.isatty()
+        self.line = StatusLine(sys.stderr)
         self.label = ""
         self.said = -1
         """The last percent written as a line of its own for this label."""
@@ -97,19 +98,16 @@ class Progress:
         if not total:
             return
         percent = 100 * done // total
+        said = _("analysing {label}: {percent}%")
         if self.in_place:
-            print(
-                _("\ranalysing {label}: {percent:3d}%").format(label=self.label, percent=percent),
-                end="",
-                file=sys.stderr,
-            )
+            shown = said.format(label=self.label, percent=f"{percent:3d}")
+            self.line.show(shown, shortened=self.label)
         elif percent >= self.said + self.STEP or (percent == 100 and self.said < 100):
             self.said = percent - percent % self.STEP
-            tell_error(_("analysing {label}: {percent}%").format(label=self.label, percent=percent))
+            tell_error(said.format(label=self.label, percent=percent))
 
     def finish(self) -> None:
-        if self.in_place:
-            print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+        self.line.clear()
 
 
 def _analyze(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from statki_net.cli.common import (
     strength_argument,
     wants_map,
 )
-from statki_net.cli.told import tell, tell_copyable
+from statki_net.cli.told import tell, tell_copyable, tell_error
 from statki_net.game.rules import ruleset_named
 from statki_net.net.control import socket_path
 from statki_net.net.daemon import Daemon
@@ -113,6 +113,7 @@ def _daemon(args: argparse.Namespace) -> int:
             rules=rules,
             limits=limits,
             custom_rules=args.custom_rules,
+            complain=tell_error,
         )
         await daemon.start()
         loop = asyncio.get_running_loop()

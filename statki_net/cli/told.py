@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 import textwrap
-from typing import TextIO
+from typing import IO, TextIO
 
 FALLBACK = (80, 24)
 """A terminal's size when it cannot be known (a pipe, a file)."""
@@ -23,7 +23,7 @@ NARROWEST = 20
 """Columns below which wrapping helps nobody: a terminal that small is taken for this."""
 
 
-def width(stream: TextIO | None = None) -> int | None:
+def width(stream: IO[str] | None = None) -> int | None:
     """The columns to wrap lines for ``stream`` (stdout) at: ``COLUMNS`` where it is set, as
     the standard library reads it, else the terminal's own width; None for a pipe or a
     file, whose lines go whole."""
@@ -96,3 +96,48 @@ def tell_copyable(
         return
     tell(template.format(**facts, **{key: ""}).rstrip(), to=to)
     print(copied, file=sys.stdout if to is None else to, flush=True)
+
+
+class StatusLine:
+    """One line a terminal rewrites in place (how far a long run has got), kept to one row.
+
+    A line longer than the terminal runs onto a second row, and the carriage return that
+    rewrites it goes back only to the start of that row: every update would then leave
+    a row behind.  So the line is fitted to the width (the part of it that may be
+    shortened, a label, cut first, so that the figures that change stay whole), and
+    what the last update drew is blanked where the new one is shorter, and at the end.
+    """
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream: IO[str] = sys.stderr if stream is None else stream
+        self.drawn = 0
+        """Columns the line on the screen takes now."""
+
+    def room(self) -> int:
+        """The columns a line may take: one fewer than the terminal's, whose last column
+        moves some terminals' cursor to the next row."""
+        return (width(self.stream) or FALLBACK[0]) - 1
+
+    def show(self, text: str, *, shortened: str = "") -> None:
+        room = self.room()
+        excess = len(text) - room
+        if excess > 0 and shortened and shortened in text:
+            text = text.replace(shortened, fitted(shortened, len(shortened) - excess), 1)
+        line = fitted(text, room)
+        blank = " " * (self.drawn - len(line))
+        # Back to the line's end after blanking, where the cursor is expected.
+        print("\r" + line + blank + ("\r" + line if blank else ""), end="", file=self.stream)
+        self.stream.flush()
+        self.drawn = len(line)
+
+    def clear(self) -> None:
+        if self.drawn:
+            print("\r" + " " * self.drawn + "\r", end="", file=self.stream, flush=True)
+            self.drawn = 0
+
+
+def fitted(text: str, columns: int) -> str:
+    """``text`` in ``columns``: cut with an ellipsis where it does not fit."""
+    if len(text) <= columns:
+        return text
+    return text[: columns - 1] + "…" if columns > 0 else ""

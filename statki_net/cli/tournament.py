@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Metavar, Subcommands
+from statki_net.cli.told import StatusLine
 from statki_net.cli.tournament_report import (
     CSV_TABLES,
     BoardsOf,
@@ -291,21 +292,25 @@ class Progress:
     """A bar on stderr, shown only to a person (a terminal) and only once the work has
     taken a second: a quick run prints nothing."""
 
+    BAR = 30
+    """The bar's columns where the terminal has room for them."""
+
     def __init__(
         self,
         total: int,
-        label: str = "judging games",
+        label: str | None = None,
         *,
         stream: IO[str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         shown: bool | None = None,
         began: float | None = None,
     ) -> None:
-        self.total, self.label, self.stream, self.clock = total, label, stream or sys.stderr, clock
-        self.shown = self.stream.isatty() if shown is None else shown
+        self.total, self.clock = total, clock
+        self.label = _("judging games") if label is None else label
+        self.line = StatusLine(stream or sys.stderr)
+        self.shown = self.line.stream.isatty() if shown is None else shown
         self.began = clock() if began is None else began
         """From when the second counts: the command's start, for a second bar."""
-        self.drawn = False
 
     def over(self, items: Iterable[T]) -> Iterator[T]:
         for done, item in enumerate(items, 1):
@@ -316,14 +321,15 @@ class Progress:
     def update(self, done: int) -> None:
         if not self.shown or self.clock() - self.began < 1.0:
             return
-        bar = 30 * done // max(self.total, 1)
-        line = f"\r{self.label} [{'#' * bar}{'.' * (30 - bar)}] {done}/{self.total}"
-        print(line, end="", file=self.stream, flush=True)
-        self.drawn = True
+        count = f"{done}/{self.total}"
+        # A narrow terminal shortens the bar before the label; the count stays whole.
+        columns = max(min(self.BAR, self.line.room() - len(self.label) - len(count) - 4), 5)
+        bar = columns * done // max(self.total, 1)
+        line = f"{self.label} [{'#' * bar}{'.' * (columns - bar)}] {count}"
+        self.line.show(line, shortened=self.label)
 
     def finish(self) -> None:
-        if self.drawn:
-            print("\r" + " " * 60 + "\r", end="", file=self.stream, flush=True)
+        self.line.clear()
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -334,8 +340,8 @@ def _tournament(args: argparse.Namespace) -> int:
     with FoundLogs() as logs, SummaryStore() as store:
         for source in each_log(args.paths, found):
             logs.add((source.path, source.data, source.too_large))
-        _identify(logs, found, jobs, Progress(len(logs), "reading logs", began=began))
-        judging = Progress(logs.game_count(), "judging games", began=began)
+        _identify(logs, found, jobs, Progress(len(logs), _("reading logs"), began=began))
+        judging = Progress(logs.game_count(), _("judging games"), began=began)
         judged = _judge(logs, store, jobs, judging)
         table = standings(sort_played(store, rules), rules.points, rules.tau)
         formats = shown_as(table, rules, judged, store.boards)

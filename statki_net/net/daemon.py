@@ -79,6 +79,11 @@ EventWatcher = Callable[["DaemonGame", list[Event]], None]
 in order, as it happens: for the front ends that follow a game (the control socket)."""
 
 
+def print_to_stderr(line: str) -> None:
+    """A line for the operator, on standard error, where no front end says how."""
+    print(line, file=sys.stderr, flush=True)
+
+
 @dataclass(eq=False)
 class DaemonGame:
     """One game the daemon plays or will play, numbered from 1."""
@@ -184,6 +189,7 @@ class Daemon:
         keep_finished: int = KEEP_FINISHED,
         custom_rules: bool = False,
         clock: Clock = WALL_CLOCK,
+        complain: Callable[[str], None] = print_to_stderr,
     ) -> None:
         self.home = home
         self.key = key
@@ -199,6 +205,9 @@ class Daemon:
         """Whether its computer player, as a guest, takes rules that are no preset."""
         self.clock = clock
         """Every game's time (real time; tests hurry it)."""
+        self.complain = complain
+        """Where a line for the daemon's operator goes (a game it had to stop): the command
+        line wraps it for a terminal and keeps it whole for a log file."""
         self.history = History.in_home(home)
         self.log_dir = home / "logs"
         self.games: dict[int, DaemonGame] = {}
@@ -639,7 +648,7 @@ class Daemon:
             raise
         except Exception as error:  # contain it: the other games go on
             said = failed(N_("playing the game"), error)
-            print(failure_line(game.id, said), file=sys.stderr, flush=True)
+            self.complain(failure_line(game.id, said))
             self._fail(game, said)
             writer.close()
         finally:

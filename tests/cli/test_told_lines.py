@@ -5,6 +5,7 @@ fit, and a command's one-line error one line where a script reads it.  In proces
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from conftest import Cli
 from statki_net.cli.netplay import _exit_status as exit_status
 from statki_net.cli.netplay import _tell_closed as tell_closed
 from statki_net.cli.netplay import told_outcomes
-from statki_net.cli.told import tell_copyable, tell_error
+from statki_net.cli.told import StatusLine, tell_copyable, tell_error
+from statki_net.cli.tournament import Progress
 from statki_net.net import notices
 from statki_net.net.connection import Outcome
 from statki_net.protocol.endings import End, Result
@@ -164,3 +166,50 @@ def test_a_battle_the_daemon_left_unfinished_is_told_so_not_no_game(
     assert _printed(capsys) == ["The game stopped unfinished: statki resume picks it up"]
     tell_closed(closed)  # a game that never began stays no game
     assert _printed(capsys) == ["end: no-game"]
+
+
+def _rows(drawn: str) -> list[str]:
+    """What a terminal shows of in-place output: each carriage return goes back to the
+    start of the row and overwrites it; a newline would start another row."""
+    assert "\n" not in drawn, "an in-place line never adds a row"
+    row: list[str] = []
+    column = 0
+    for char in drawn:
+        if char == "\r":
+            column = 0
+            continue
+        if column < len(row):
+            row[column] = char
+        else:
+            row.append(char)
+        column += 1
+    return ["".join(row).rstrip()]
+
+
+def test_an_in_place_progress_line_keeps_to_one_row_of_a_narrow_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``analyze``'s percent and the tournament's bar were written whole: on a terminal
+    narrower than the line each update ran onto a second row and left it behind.  Now the
+    label is cut first, the figures stay whole, and a shorter update blanks the rest."""
+    monkeypatch.setenv("COLUMNS", "24")
+    stream = io.StringIO()
+    line = StatusLine(stream)
+    line.show("analysing the fleet of the host: 100%", shortened="the fleet of the host")
+    first = stream.getvalue()
+    assert first.endswith(": 100%") and len(first) - 1 <= 23, first
+    line.show("analysing: 7%")
+    assert _rows(stream.getvalue()) == ["analysing: 7%"], "the longer line's end is blanked"
+    line.clear()
+    assert _rows(stream.getvalue()) == [""] and stream.getvalue().endswith("\r")
+
+    bars = io.StringIO()
+    progress = Progress(
+        1000, "judging games", stream=bars, clock=lambda: 5.0, shown=True, began=0.0
+    )
+    for done in (1, 500, 1000):
+        progress.update(done)
+        shown = _rows(bars.getvalue())[0]
+        assert len(shown) <= 23 and shown.endswith(f"] {done}/1000"), shown
+    progress.finish()
+    assert _rows(bars.getvalue()) == [""]
