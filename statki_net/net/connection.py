@@ -70,10 +70,11 @@ from statki_net.protocol.session import (
     Failed,
     FrameAdded,
     Resumed,
+    RulesProposed,
     Session,
 )
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
-from statki_net.protocol.wire import Commit, Role
+from statki_net.protocol.wire import Admit, Commit, Role
 from statki_net.store.failures import failed
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -85,6 +86,13 @@ READ_SIZE = 64 * 1024
 """Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
+ADMISSION_GRACE = 0.15
+"""Seconds a guest holds the host's rules back from its player while the host that admits
+only its invited guest reads the guest's proof.  The host's hello (and so its rules) comes
+before the guest's hello, and SPEC has no word that admits: a refused guest's screen
+showed the rules question for the ~16 ms before ``not-invited``.  A refusal comes a round
+trip after the guest's hello; the rules come this much later, which nobody notices.
+"""
 BEFORE_THE_BATTLE = (Period.OPENING, Period.SETUP)
 """The periods a player may leave a game in (``GameConnection.leave``)."""
 LEFT_BEFORE_THE_BATTLE = phrase(N_("the player left before the battle"))
@@ -199,6 +207,11 @@ class GameConnection:
         """How a new connection for the game comes, if one can (``statki_net.net.resume``)."""
         self.keeper = keeper
         """Where this side's secrets are kept while the game may be resumed after a crash."""
+        self._held: list[tuple[list[tuple[Event, Notice]], list[Event]]] | None = None
+        """What the front ends are not told yet, while a guest waits for its admission."""
+        self._release_timer: asyncio.TimerHandle | None = None
+        self._admission_awaited = False
+        """Once: a resumed game's rules, or the second batch of held ones, are not held."""
 
     # ------------------------------------------------------------ for front ends
 
@@ -449,6 +462,7 @@ class GameConnection:
 
     def _handle(self, events: list[Event]) -> None:
         just_lost = False
+        notices: list[tuple[Event, Notice]] = []
         for event in events:
             if isinstance(event, FrameAdded):
                 if event.outgoing and isinstance(event.frame.message, Commit) and self.keeper:
@@ -479,16 +493,57 @@ class GameConnection:
             if self.listeners:  # nobody to tell (bots alone): no notice to make
                 notice = notice_of(event, self.session, self.peer_address)
                 if notice is not None:
-                    self._publish(notice)
+                    notices.append((event, notice))
+        self._tell(notices, [event for event in events if not isinstance(event, FrameAdded)])
         self.recorder.started(self.session, self.now())
         self._write()
         self._settle()
         if self.lost and not self.session.closed:
+            self._release()
             self._tell_lost(events, just_lost)
+
+    def _tell(self, notices: list[tuple[Event, Notice]], told: list[Event]) -> None:
+        """Tell the front ends a batch, unless it proposes rules its guest may yet be refused
+        (``ADMISSION_GRACE``): then it waits, and what follows it, until the grace is over
+        or the game is (refused: the rules were never the player's question)."""
+        if not self._admission_awaited and self._awaits_admission(told):
+            self._admission_awaited = True
+            self._held = []
+            loop = asyncio.get_running_loop()
+            self._release_timer = loop.call_later(ADMISSION_GRACE, self._release)
+        if self._held is not None:
+            self._held.append((notices, told))
+            if self.session.closed:
+                self._release()
+            return
+        for _event, notice in notices:
+            self._publish(notice)
         if self.event_listeners:
-            told: list[Event] = [event for event in events if not isinstance(event, FrameAdded)]
             for event_listener in list(self.event_listeners):
                 event_listener(told)
+
+    def _awaits_admission(self, told: list[Event]) -> bool:
+        host_hello = self.session.transcript.sides[Role.HOST].hello
+        return (
+            self.session.role is Role.GUEST
+            and host_hello is not None
+            and host_hello.admit is Admit.INVITE
+            and not self.session.closed
+            and any(isinstance(event, RulesProposed) for event in told)
+        )
+
+    def _release(self) -> None:
+        """Tell what was held, in its order; the rules no longer, if the game ended."""
+        held, self._held = self._held, None
+        if self._release_timer is not None:
+            self._release_timer.cancel()
+            self._release_timer = None
+        refused = self.session.closed
+        for notices, told in held or []:
+            if refused:
+                notices = [(e, n) for e, n in notices if not isinstance(e, RulesProposed)]
+                told = [event for event in told if not isinstance(event, RulesProposed)]
+            self._tell(notices, told)
 
     def _settle(self) -> None:
         """After events: re-arm the timer, or, once the game is closed, end the stream.
@@ -619,5 +674,6 @@ class GameConnection:
         self.recorder.ended(self.session, ending, verdict, self.now())
         if self.keeper is not None:
             self.keeper.forget()
+        self._release()
         self._publish(self.outcome.closed())
         self._done.set()

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.rules import ruleset_named
+from statki_net.net import notices as notices_module
 from statki_net.net.admission import (
     Admission,
     Admitted,
@@ -32,7 +33,7 @@ from statki_net.net.control import ControlClient
 from statki_net.net.daemon import Daemon
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Session, public_key_bytes
+from statki_net.protocol.session import PeerHello, RulesProposed, Session, public_key_bytes
 from statki_net.protocol.wire import (
     INVITE_SECRET_SIZE,
     PROTOCOL_VERSION,
@@ -484,3 +485,69 @@ def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Pa
     assert state["result"] and state["log"]
     assert status["turned_away"] == {"closed": 2, "no-game": 1}, "the scan and the uninvited"
     assert len(list((tmp_path / "daemon" / "logs").iterdir())) == 1, "one game, one log"
+
+
+async def told_guest(port: int, secret: bytes) -> tuple[Outcome, list[object], list[object]]:
+    """A computer guest's game as its front ends are told it: outcome, events, notices."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    rng = random.Random(4)
+    session = Session(
+        Role.GUEST,
+        Ed25519PrivateKey.generate(),
+        name="Ola",
+        entropy=rng.randbytes,
+        invite_secret=secret,
+    )
+    conn = GameConnection(session, reader, writer, log_dir=None)
+    events: list[object] = []
+    notices: list[object] = []
+    conn.event_listeners.append(events.extend)
+    conn.listeners.append(notices.append)
+    attach_computer(conn, ComputerPlayer("random", rng))
+    return await conn.run(), events, notices
+
+
+def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
+    tmp_path: Path,
+) -> None:
+    """The host's hello, with its rules, comes before the guest proves its invite, and
+    the refusal a round trip later: the refused guest's screen showed the rules question
+    for that moment (issue 14).  Its front ends now hear the rules only once the host has
+    had the time to refuse, and never when it did."""
+    Told = tuple[Outcome, list[object], list[object]]
+
+    async def scenario() -> tuple[Told, Told]:
+        home = tmp_path / "daemon"
+        home.mkdir(mode=0o700)
+        daemon = Daemon(
+            home,
+            Ed25519PrivateKey.generate(),
+            name="d",
+            listen_on=[("127.0.0.1", 0)],
+            rules=ruleset_named("classic"),
+            limits=Limits(60_000, 30_000),
+        )
+        await daemon.start()
+        client = await ControlClient.connect(home)
+        assert client is not None
+        try:
+            port = daemon.addresses[0][1]
+            reply = await client.request("host", rules="five-ships", bot="random")
+            secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
+            async with asyncio.timeout(20):
+                refused = await told_guest(port, bytes(INVITE_SECRET_SIZE))
+                admitted = await told_guest(port, secret)
+            return refused, admitted
+        finally:
+            await client.close()
+            await daemon.shutdown()
+
+    (outcome, events, notices), (played, events_played, notices_played) = asyncio.run(scenario())
+    assert outcome.failure is not None and outcome.failure.code is Code.NOT_INVITED, outcome
+    assert any(isinstance(event, PeerHello) for event in events), "the host's hello is told"
+    assert not any(isinstance(event, RulesProposed) for event in events), events
+    assert not any(isinstance(notice, notices_module.Rules) for notice in notices), notices
+    assert isinstance(notices[-1], notices_module.Closed), "the end is told, as any end"
+    assert played.ending.end is End.SUNK, played
+    assert sum(isinstance(event, RulesProposed) for event in events_played) == 1
+    assert sum(isinstance(notice, notices_module.Rules) for notice in notices_played) == 1
