@@ -466,6 +466,8 @@ class PromptPlayer:
         self._deadline: int | None = None
         """When the move counted down is due (ms on ``_clock``): this side's in its turn,
         the opponent's in theirs."""
+        self._told_due: notices.Due | None = None
+        """The deadline of the move to be made, as the daemon's last notice of a move said."""
         self._counting_mine = True
         """The clock counts this side's move down (else the opponent's)."""
         self._warnings: list[int] = []
@@ -506,6 +508,10 @@ class PromptPlayer:
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
+        if isinstance(notice, notices.Started | notices.Turn | notices.Volley):
+            self._told_due = notice.due
+        elif isinstance(notice, notices.Rules | notices.Over):
+            self._told_due = None  # a new game's, or no more moves
         if isinstance(notice, notices.Volley):
             self._their_turn_was_last = not notice.mine
             if notice.mine:
@@ -817,15 +823,19 @@ class PromptPlayer:
             self._deadline = None  # the turn is over: no warning is due
 
     def _move_deadline(self, *, mine: bool) -> int | None:
-        """When the move (this side's, or the opponent's) is due: the session's clock where
-        the game is played here (None if that side is not the one to move), else the move
-        limit from now."""
+        """When the move (this side's, or the opponent's) is due, None if that side is not
+        the one to move: the session's clock where the game is played here, else the one
+        the daemon's last notice of a move said (the session's there), else (a daemon
+        before it said one, or the fleet's placing, which no move notice precedes) the
+        move limit from now."""
         if isinstance(self.handle, LocalHandle):
             session = self.handle.conn.session
             clock = session.turn_clock()
             if clock is None or (clock[0] is session.role) is not mine:
                 return None
             return clock[1]
+        if self._told_due is not None:
+            return self._told_due.at if self._told_due.mine is mine else None
         return self._clock.now() + self.move_ms if self.move_ms else None
 
     def _seconds_left(self) -> int:

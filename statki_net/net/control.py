@@ -20,6 +20,7 @@ import os
 import socket
 import stat
 import struct
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,10 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "game": game,
                 "size": size,
                 "boards": boards,
+                "due": due_map(notice.due),
             }
-        case notices.Turn(shots=shots):
-            return {"event": "turn", "shots": shots}
+        case notices.Turn(shots=shots, due=due):
+            return {"event": "turn", "shots": shots, "due": due_map(due)}
         case notices.Volley(shooter=shooter, mine=mine, move=move, squares=squares, answer=answer):
             return {
                 "event": "volley",
@@ -111,6 +113,7 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "answer": answer.words(),  # in words, for a tool that shows it as it is
                 "answered": answer_map(answer),  # the answer itself, to say in any language
                 "boards": boards,
+                "due": due_map(notice.due),
             }
         case notices.Over(result=result, end=end):
             return {"event": "over", "result": result.value, "end": end.value}
@@ -149,6 +152,18 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
         case notices.Talk(sender=sender, mine=mine, text=text):
             return {"event": "talk", "from": sender.value, "mine": mine, "text": text}
     raise AssertionError(f"not a notice: {notice!r}")
+
+
+def due_map(due: notices.Due | None) -> Message | None:
+    """A move's deadline in an event: ``{"mine", "at"}``, nil when untimed."""
+    return {"mine": due.mine, "at": due.at} if due is not None else None
+
+
+def due_from_map(value: Any) -> notices.Due | None:
+    """A move's deadline from an event; an older daemon's, which says none, is None."""
+    if not isinstance(value, Mapping):
+        return None
+    return notices.Due(bool(value["mine"]), int(value["at"]))
 
 
 def _without_end(standing: Standing | None) -> str | None:
@@ -195,9 +210,10 @@ def notice_from_map(message: Message) -> Shown | None:
             bool(message["you_first"]),
             str(message["game"]),
             int(message["size"]),
+            due_from_map(message.get("due")),
         )
     elif event == "turn":
-        notice = notices.Turn(int(message["shots"]))
+        notice = notices.Turn(int(message["shots"]), due_from_map(message.get("due")))
     elif event == "volley":
         notice = notices.Volley(
             Role(message["shooter"]),
@@ -205,6 +221,7 @@ def notice_from_map(message: Message) -> Shown | None:
             int(message["move"]),
             tuple(str(s) for s in message["squares"]),
             answer_from_map(message["answered"]),
+            due_from_map(message.get("due")),
         )
     elif event == "over":
         notice = notices.Over(Result(message["result"]), End(message["end"]))

@@ -72,6 +72,16 @@ class Rules:
 
 
 @dataclass(frozen=True)
+class Due:
+    """When the move now to be made is due: what a front end counts down."""
+
+    mine: bool
+    """This side is to move (else its opponent)."""
+    at: int
+    """ms since 1970: the session's deadline (``Session.turn_clock``)."""
+
+
+@dataclass(frozen=True)
 class Started:
     """The coin is tossed: the battle begins."""
 
@@ -80,6 +90,8 @@ class Started:
     game: str
     """The protocol's game id, in hex."""
     size: int
+    due: Due | None = None
+    """The first move's deadline; None untimed (or from a daemon that does not say)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,8 @@ class Turn:
     """This side must fire ``shots`` squares."""
 
     shots: int
+    due: Due | None = None
+    """By when; None untimed (or from a daemon that does not say)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,9 @@ class Volley:
     """The squares as people name them: ``C7``."""
     answer: Answer
     """The answer as given, put into words where it is shown (``words_in``)."""
+    due: Due | None = None
+    """The next move's deadline, whoever makes it; None once the battle is over, untimed,
+    or from a daemon that does not say."""
 
     def words_in(self, words: Words) -> str:
         """The answer in ``words``' language: ``hit``, ``sunk: cruiser``, ``trafiony``."""
@@ -321,6 +338,12 @@ Notice = (
 )
 
 
+def _due(session: Session) -> Due | None:
+    """The move's deadline as the session counts it, said with the notice of the move."""
+    clock = session.turn_clock()
+    return Due(clock[0] is session.role, clock[1]) if clock is not None else None
+
+
 def notice_of(event: Event, session: Session, address: str) -> Notice | None:
     """What front ends are told of one session event (None: nothing, or not yet)."""
     me = session.role
@@ -331,13 +354,13 @@ def notice_of(event: Event, session: Session, address: str) -> Notice | None:
             return Rules(rules, limits, first)
         case GameStarted(first=first):
             size = session.rules.size if session.rules else 10
-            return Started(first, first is me, session.transcript.game.hex(), size)
+            return Started(first, first is me, session.transcript.game.hex(), size, _due(session))
         case YourTurn(shots=shots):
-            return Turn(shots)
+            return Turn(shots, _due(session))
         case VolleyDone(shooter=shooter, move=move, squares=squares, answer=answer):
             size = session.rules.size if session.rules else 10
             names = tuple(_square_text(s, size) for s in squares)
-            return Volley(shooter, shooter is me, move, names, answer)
+            return Volley(shooter, shooter is me, move, names, answer, _due(session))
         case BattleOver(ending=ending):
             return Over(ending.result(me), ending.end)
         case Failed():

@@ -5,6 +5,7 @@ prompt, as the full screen warns; a real game over loopback on a hurried clock."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import random
 import re
@@ -13,10 +14,14 @@ from netgames import connected, sessions
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.lineplay import LineInput, LocalHandle, PromptPlayer
+from statki_net.game.errors import UsageError
+from statki_net.game.fleet import Fleet
 from statki_net.game.rules import ruleset_named
+from statki_net.net import notices
+from statki_net.net.boards import Shown
 from statki_net.net.bot import attach_computer
-from statki_net.net.clock import ScaledClock
-from statki_net.protocol.endings import End
+from statki_net.net.clock import WALL_CLOCK, ScaledClock
+from statki_net.protocol.endings import End, Result
 from statki_net.protocol.wire import Role
 from statki_net.store.language import speak
 
@@ -103,3 +108,59 @@ def test_the_waiting_side_is_told_the_opponents_time_and_warned_twice() -> None:
     assert printed.count("już tylko") == 1 and printed.count("wygrywasz na czas.") == 1
     assert "\a" not in printed, "the bell is for this side's own turn"
     assert "Na twój ruch" not in printed, "this side never had a turn"
+
+
+class ToldByDaemon:
+    """A game followed by events alone, as through a daemon: the notices given, in order."""
+
+    def __init__(self, told: list[notices.Notice]) -> None:
+        self.told = [Shown(notice, "") for notice in told]
+
+    async def next_notice(self) -> Shown | None:
+        return self.told.pop(0) if self.told else None
+
+    async def accept(self, fleet: Fleet) -> None: ...
+
+    async def refuse(self, reason: str) -> None: ...
+
+    async def shoot(self, squares: tuple[int, ...]) -> None: ...
+
+    async def resign(self) -> None: ...
+
+    async def say(self, text: str) -> None: ...
+
+
+def test_through_a_daemon_the_waiting_side_counts_the_daemons_deadline_not_the_limit() -> None:
+    """A daemon's events said only that a move was to be made, so the line prompt counted
+    the whole move limit from when the event came: after a resume, or a move the daemon's
+    session began a while before, it showed more time than the daemon would wait.  The
+    events now carry the session's deadline, and the prompt counts it."""
+    classic = ruleset_named("classic")
+    due = WALL_CLOCK.now() + 23_500
+    game = "ab" * 32
+
+    async def followed() -> str:
+        out = Terminal()
+        reader = asyncio.StreamReader()
+        reader.feed_eof()
+        player = PromptPlayer(
+            ToldByDaemon(
+                [
+                    notices.Started(Role.HOST, False, game, 10, notices.Due(False, due)),
+                    notices.Over(Result.WON, End.TIME),
+                ]
+            ),
+            LineInput(reader),
+            out,
+            move_ms=60_000,
+            rules=classic,
+            bell=False,
+        )
+        with contextlib.suppress(UsageError):  # no Closed: "the game ended without a word"
+            await player.play()
+        return out.getvalue()
+
+    speak("en")
+    printed = asyncio.run(followed())
+    told = re.search(r"Opponent has (\d+) s left to move", printed)
+    assert told is not None and 20 <= int(told.group(1)) <= 24, printed

@@ -23,6 +23,7 @@ from statki_net.store.language import catalog
 CLASSIC = ruleset_named("classic")
 POLISH = catalog("pl")
 HIT_MISS = Answer((Outcome.HIT, Outcome.MISS), 1, 0)
+MISS = Answer((Outcome.MISS,), 0, 0)
 
 WAITING = lost_phrase(60_000, Claim.WINS_THE_GAME, ())
 WAITING_MAP = {
@@ -74,16 +75,29 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
         notices.Started(Role.HOST, False, "ab" * 32, 10),
         "BOARDS",
         {"event": "started", "first": "host", "you_first": False, "game": "ab" * 32,
-         "size": 10, "boards": "BOARDS"},
+         "size": 10, "boards": "BOARDS", "due": None},
     ),
-    (notices.Turn(3), "", {"event": "turn", "shots": 3}),
+    (notices.Turn(3), "", {"event": "turn", "shots": 3, "due": None}),
+    (
+        notices.Turn(1, notices.Due(True, 1_796_000_123_456)),
+        "",
+        {"event": "turn", "shots": 1, "due": {"mine": True, "at": 1_796_000_123_456}},
+    ),
     (
         notices.Volley(Role.GUEST, True, 4, ("C7", "J10"), HIT_MISS),
         "",
         {"event": "volley", "shooter": "guest", "mine": True, "move": 4,
          "squares": ["C7", "J10"], "answer": "hit, miss",
          "answered": {"outcomes": ["hit", "miss"], "hits": 1, "sunk": 0, "names": []},
-         "boards": ""},
+         "boards": "", "due": None},
+    ),
+    (
+        notices.Volley(Role.HOST, False, 5, ("A1",), MISS, notices.Due(True, 1_796_000_123_456)),
+        "",
+        {"event": "volley", "shooter": "host", "mine": False, "move": 5,
+         "squares": ["A1"], "answer": "miss",
+         "answered": {"outcomes": ["miss"], "hits": 0, "sunk": 0, "names": []},
+         "boards": "", "due": {"mine": True, "at": 1_796_000_123_456}},
     ),
     (notices.Over(Result.LOST, End.SUNK), "", {"event": "over", "result": "lost", "end": "sunk"}),
     (
@@ -180,7 +194,7 @@ def test_each_map_reads_back_as_its_notice(
 
 def test_a_pushed_started_carries_the_daemons_game_number_in_place_of_the_id() -> None:
     pushed = {**notice_map(notices.Started(Role.HOST, True, "ab" * 32, 10)), "game": 7}
-    assert list(pushed) == ["event", "first", "you_first", "game", "size", "boards"]
+    assert list(pushed) == ["event", "first", "you_first", "game", "size", "boards", "due"]
     told = notice_from_map(pushed)
     assert told is not None and told.notice == notices.Started(Role.HOST, True, "7", 10)
 
