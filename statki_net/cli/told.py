@@ -124,7 +124,8 @@ class StatusLine:
         if excess > 0 and shortened and shortened in text:
             text = text.replace(shortened, fitted(shortened, len(shortened) - excess), 1)
         line = fitted(text, room)
-        blank = " " * (self.drawn - len(line))
+        # Never past the row: after the terminal narrowed, blanks would wrap it themselves.
+        blank = " " * (min(self.drawn, room) - len(line))
         # Back to the line's end after blanking, where the cursor is expected.
         print("\r" + line + blank + ("\r" + line if blank else ""), end="", file=self.stream)
         self.stream.flush()

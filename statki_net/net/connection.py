@@ -91,7 +91,9 @@ ADMISSION_GRACE = 0.15
 only its invited guest reads the guest's proof.  The host's hello (and so its rules) comes
 before the guest's hello, and SPEC has no word that admits: a refused guest's screen
 showed the rules question for the ~16 ms before ``not-invited``.  A refusal comes a round
-trip after the guest's hello; the rules come this much later, which nobody notices.
+trip after the guest's hello; the rules come this much later, which nobody notices.  (A
+round trip longer than this, across oceans, may still show the question before the
+refusal; the connection lost meanwhile tells the rules, for the game goes on alone.)
 """
 BEFORE_THE_BATTLE = (Period.OPENING, Period.SETUP)
 """The periods a player may leave a game in (``GameConnection.leave``)."""
@@ -509,8 +511,9 @@ class GameConnection:
         if not self._admission_awaited and self._awaits_admission(told):
             self._admission_awaited = True
             self._held = []
-            loop = asyncio.get_running_loop()
-            self._release_timer = loop.call_later(ADMISSION_GRACE, self._release)
+            # On the game's clock, as every wait of the game: a hurried one hurries it too.
+            wait = self.clock.delay(self.now() + int(ADMISSION_GRACE * 1000))
+            self._release_timer = asyncio.get_running_loop().call_later(wait, self._grace_over)
         if self._held is not None:
             self._held.append((notices, told))
             if self.session.closed:
@@ -531,6 +534,13 @@ class GameConnection:
             and not self.session.closed
             and any(isinstance(event, RulesProposed) for event in told)
         )
+
+    def _grace_over(self) -> None:
+        self._release_timer = None
+        try:
+            self._release()
+        except Exception as error:  # a callback's error would reach no one: stop the game
+            self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))
 
     def _release(self) -> None:
         """Tell what was held, in its order; the rules no longer, if the game ended."""

@@ -115,8 +115,8 @@ class Volley:
     answer: Answer
     """The answer as given, put into words where it is shown (``words_in``)."""
     due: Due | None = None
-    """The next move's deadline, whoever makes it; None once the battle is over, untimed,
-    or from a daemon that does not say."""
+    """The next move's deadline, whoever makes it (after the battle's last volley, the
+    first reveal's); None from a daemon that does not say."""
 
     def words_in(self, words: Words) -> str:
         """The answer in ``words``' language: ``hit``, ``sunk: cruiser``, ``trafiony``."""

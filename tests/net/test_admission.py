@@ -487,8 +487,11 @@ def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Pa
     assert len(list((tmp_path / "daemon" / "logs").iterdir())) == 1, "one game, one log"
 
 
-async def told_guest(port: int, secret: bytes) -> tuple[Outcome, list[object], list[object]]:
-    """A computer guest's game as its front ends are told it: outcome, events, notices."""
+async def told_guest(
+    port: int, secret: bytes, *, failing: bool = False
+) -> tuple[Outcome, list[object], list[object]]:
+    """A computer guest's game as its front ends are told it: outcome, events, notices;
+    ``failing``: a front end that fails on the rules."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     rng = random.Random(4)
     session = Session(
@@ -503,8 +506,15 @@ async def told_guest(port: int, secret: bytes) -> tuple[Outcome, list[object], l
     notices: list[object] = []
     conn.event_listeners.append(events.extend)
     conn.listeners.append(notices.append)
+    if failing:
+        conn.listeners.append(fail_on_the_rules)
     attach_computer(conn, ComputerPlayer("random", rng))
     return await conn.run(), events, notices
+
+
+def fail_on_the_rules(notice: object) -> None:
+    if isinstance(notice, notices_module.Rules):
+        raise RuntimeError("a front end's bug")
 
 
 def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
@@ -516,7 +526,7 @@ def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
     had the time to refuse, and never when it did."""
     Told = tuple[Outcome, list[object], list[object]]
 
-    async def scenario() -> tuple[Told, Told]:
+    async def scenario() -> tuple[Told, Told, Told]:
         home = tmp_path / "daemon"
         home.mkdir(mode=0o700)
         daemon = Daemon(
@@ -536,13 +546,21 @@ def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
             secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
             async with asyncio.timeout(20):
                 refused = await told_guest(port, bytes(INVITE_SECRET_SIZE))
+                failing = await told_guest(port, secret, failing=True)
+                reply = await client.request("host", rules="five-ships", bot="random")
+                secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
                 admitted = await told_guest(port, secret)
-            return refused, admitted
+            return refused, failing, admitted
         finally:
             await client.close()
             await daemon.shutdown()
 
-    (outcome, events, notices), (played, events_played, notices_played) = asyncio.run(scenario())
+    refused, failing, admitted = asyncio.run(scenario())
+    outcome, events, notices = refused
+    played, events_played, notices_played = admitted
+    stopped = failing[0].failure
+    assert stopped is not None and stopped.code is Code.INTERNAL, "a bug told, once the rules are"
+    assert "a front end's bug" in stopped.detail
     assert outcome.failure is not None and outcome.failure.code is Code.NOT_INVITED, outcome
     assert any(isinstance(event, PeerHello) for event in events), "the host's hello is told"
     assert not any(isinstance(event, RulesProposed) for event in events), events
