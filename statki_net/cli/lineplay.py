@@ -508,10 +508,10 @@ class PromptPlayer:
         return self.closed
 
     async def _on(self, notice: Notice, boards: str) -> None:
-        if isinstance(notice, notices.Started | notices.Turn | notices.Volley):
+        if isinstance(notice, notices.Rules | notices.Started | notices.Turn | notices.Volley):
             self._told_due = notice.due
-        elif isinstance(notice, notices.Rules | notices.Over):
-            self._told_due = None  # a new game's, or no more moves
+        elif isinstance(notice, notices.Over):
+            self._told_due = None  # no more moves
         if isinstance(notice, notices.Volley):
             self._their_turn_was_last = not notice.mine
             if notice.mine:
@@ -825,9 +825,8 @@ class PromptPlayer:
     def _move_deadline(self, *, mine: bool) -> int | None:
         """When the move (this side's, or the opponent's) is due, None if that side is not
         the one to move: the session's clock where the game is played here, else the one
-        the daemon's last notice of a move said (the session's there), else (a daemon
-        before it said one, or the fleet's placing, which no move notice precedes) the
-        move limit from now."""
+        the daemon's last notice of a move (or of the rules) said, the session's there,
+        else (a daemon before it said one) the move limit from now."""
         if isinstance(self.handle, LocalHandle):
             session = self.handle.conn.session
             clock = session.turn_clock()

@@ -90,6 +90,7 @@ def notice_map(notice: Notice, boards: str = "") -> Message:
                 "move_ms": limits.move_ms,
                 "reveal_ms": limits.reveal_ms,
                 "first": first.value if first else None,
+                "due": due_map(notice.due),
             }
         case notices.Started(first=first, you_first=you_first, game=game, size=size):
             return {
@@ -203,6 +204,7 @@ def notice_from_map(message: Message) -> Shown | None:
             Ruleset.from_map(message["rules_map"]),
             Limits(int(message["move_ms"]), int(message["reveal_ms"])),
             Role(first) if first else None,
+            due_from_map(message.get("due")),
         )
     elif event == "started":
         notice = notices.Started(

@@ -59,6 +59,8 @@ class Rules:
     limits: Limits
     first: Role | None
     """Who the host proposes shoots first; None leaves it to the coin toss."""
+    due: Due | None = None
+    """By when the guest must decide; None from a daemon that does not say."""
 
     @property
     def name(self) -> str:
@@ -351,7 +353,7 @@ def notice_of(event: Event, session: Session, address: str) -> Notice | None:
         case PeerHello(hello=hello):
             return Hello(hello.name, fingerprint(hello.key), hello.software, address)
         case RulesProposed(rules=rules, limits=limits, first=first):
-            return Rules(rules, limits, first)
+            return Rules(rules, limits, first, _due(session))
         case GameStarted(first=first):
             size = session.rules.size if session.rules else 10
             return Started(first, first is me, session.transcript.game.hex(), size, _due(session))

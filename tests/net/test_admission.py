@@ -568,4 +568,5 @@ def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
     assert isinstance(notices[-1], notices_module.Closed), "the end is told, as any end"
     assert played.ending.end is End.SUNK, played
     assert sum(isinstance(event, RulesProposed) for event in events_played) == 1
-    assert sum(isinstance(notice, notices_module.Rules) for notice in notices_played) == 1
+    [rules] = [notice for notice in notices_played if isinstance(notice, notices_module.Rules)]
+    assert rules.due is not None and rules.due.mine, "the guest's decision, with its deadline"

@@ -63,13 +63,14 @@ CASES: list[tuple[Notice, str, dict[str, object]]] = [
         notices.Rules(CLASSIC, Limits(60_000, 30_000), Role.GUEST),
         "",
         {"event": "rules", "rules": "classic", "rules_map": CLASSIC.to_map(),
-         "move_ms": 60_000, "reveal_ms": 30_000, "first": "guest"},
+         "move_ms": 60_000, "reveal_ms": 30_000, "first": "guest", "due": None},
     ),
     (
         notices.Rules(CLASSIC, Limits(), None),
         "",
         {"event": "rules", "rules": "classic", "rules_map": CLASSIC.to_map(),
-         "move_ms": Limits().move_ms, "reveal_ms": Limits().reveal_ms, "first": None},
+         "move_ms": Limits().move_ms, "reveal_ms": Limits().reveal_ms, "first": None,
+         "due": None},
     ),
     (
         notices.Started(Role.HOST, False, "ab" * 32, 10),
