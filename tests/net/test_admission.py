@@ -7,10 +7,12 @@ hostile-traffic tests against both processes are in ``test_hostile_traffic``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -427,41 +429,44 @@ def test_one_address_has_at_most_its_share_of_connections_screened() -> None:
 
 
 async def honest_guest(port: int, secret: bytes | None = None) -> Outcome:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    rng = random.Random(3)
-    session = Session(
-        Role.GUEST,
+    outcome, __, __ = await told_guest(port, secret, seed=3)
+    return outcome
+
+
+@contextlib.asynccontextmanager
+async def hosting_daemon(home: Path) -> AsyncIterator[tuple[Daemon, ControlClient, int]]:
+    """A daemon in ``home`` and its control connection, and the port it listens on."""
+    home.mkdir(mode=0o700)
+    daemon = Daemon(
+        home,
         Ed25519PrivateKey.generate(),
-        name="Ola",
-        entropy=rng.randbytes,
-        invite_secret=secret,
+        name="d",
+        listen_on=[("127.0.0.1", 0)],
+        rules=ruleset_named("classic"),
+        limits=Limits(60_000, 30_000),
     )
-    conn = GameConnection(session, reader, writer, log_dir=None)
-    attach_computer(conn, ComputerPlayer("random", rng))
-    return await conn.run()
+    await daemon.start()
+    client = await ControlClient.connect(home)
+    assert client is not None
+    try:
+        yield daemon, client, daemon.addresses[0][1]
+    finally:
+        await client.close()
+        await daemon.shutdown()
+
+
+async def hosted(client: ControlClient) -> tuple[dict[str, Any], bytes]:
+    """A five-ships game the daemon's computer hosts by invite: the reply, and its secret."""
+    reply = await client.request("host", rules="five-ships", bot="random")
+    return reply, bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
 
 
 def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Path) -> None:
     """The daemon admits as ``statki host`` does; a finished game keeps its summary only."""
 
     async def scenario() -> tuple[Outcome, Outcome, bytes, dict[str, object], dict[str, object]]:
-        home = tmp_path / "daemon"
-        home.mkdir(mode=0o700)
-        daemon = Daemon(
-            home,
-            Ed25519PrivateKey.generate(),
-            name="d",
-            listen_on=[("127.0.0.1", 0)],
-            rules=ruleset_named("classic"),
-            limits=Limits(60_000, 30_000),
-        )
-        await daemon.start()
-        client = await ControlClient.connect(home)
-        assert client is not None
-        try:
-            port = daemon.addresses[0][1]
-            reply = await client.request("host", rules="five-ships", bot="random")
-            secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
+        async with hosting_daemon(tmp_path / "daemon") as (daemon, client, port):
+            reply, secret = await hosted(client)
             await port_scan(port)
             uninvited = await honest_guest(port)
             outcome = await honest_guest(port, secret)
@@ -473,9 +478,6 @@ def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Pa
             conn = daemon.games[reply["game"]].conn
             assert conn is None, "a finished game keeps no connection, session or transcript"
             return uninvited, outcome, told_late, state, status
-        finally:
-            await client.close()
-            await daemon.shutdown()
 
     uninvited, outcome, told_late, state, status = asyncio.run(scenario())
     assert uninvited.failure is not None and uninvited.failure.code is Code.NO_INVITE
@@ -488,12 +490,12 @@ def test_a_daemon_admits_its_hosted_games_guest_and_counts_the_rest(tmp_path: Pa
 
 
 async def told_guest(
-    port: int, secret: bytes, *, failing: bool = False
+    port: int, secret: bytes | None, *, failing: bool = False, seed: int = 4
 ) -> tuple[Outcome, list[object], list[object]]:
     """A computer guest's game as its front ends are told it: outcome, events, notices;
     ``failing``: a front end that fails on the rules."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    rng = random.Random(4)
+    rng = random.Random(seed)
     session = Session(
         Role.GUEST,
         Ed25519PrivateKey.generate(),
@@ -527,33 +529,14 @@ def test_a_guest_turned_away_is_never_asked_the_rules_and_an_admitted_one_is(
     Told = tuple[Outcome, list[object], list[object]]
 
     async def scenario() -> tuple[Told, Told, Told]:
-        home = tmp_path / "daemon"
-        home.mkdir(mode=0o700)
-        daemon = Daemon(
-            home,
-            Ed25519PrivateKey.generate(),
-            name="d",
-            listen_on=[("127.0.0.1", 0)],
-            rules=ruleset_named("classic"),
-            limits=Limits(60_000, 30_000),
-        )
-        await daemon.start()
-        client = await ControlClient.connect(home)
-        assert client is not None
-        try:
-            port = daemon.addresses[0][1]
-            reply = await client.request("host", rules="five-ships", bot="random")
-            secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
+        async with hosting_daemon(tmp_path / "daemon") as (_daemon, client, port):
+            __, secret = await hosted(client)
             async with asyncio.timeout(20):
                 refused = await told_guest(port, bytes(INVITE_SECRET_SIZE))
                 failing = await told_guest(port, secret, failing=True)
-                reply = await client.request("host", rules="five-ships", bot="random")
-                secret = bytes.fromhex(reply["invite"].rsplit("/", 1)[1])
+                __, secret = await hosted(client)
                 admitted = await told_guest(port, secret)
             return refused, failing, admitted
-        finally:
-            await client.close()
-            await daemon.shutdown()
 
     refused, failing, admitted = asyncio.run(scenario())
     outcome, events, notices = refused
