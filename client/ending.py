@@ -124,7 +124,11 @@ class EndOfGame(CommonState):
         # A battle stopped before its end is no game that never began: its log is kept
         # and ``statki resume`` picks it up (a daemon gone, a connection lost for good).
         unfinished = t.ending is None and t.accepted
-        if absent:
+        why = ending.reason.in_words(words()) if ending.end is End.NO_GAME else ""
+        if self.turned_away():
+            # One line, what the refusal means: nothing of a game that never began.
+            verdict, why = why, ""
+        elif absent:
             verdict = _("No rematch")
         elif unfinished:
             verdict = _("The game stopped unfinished: statki resume picks it up")
@@ -140,9 +144,13 @@ class EndOfGame(CommonState):
             my_shots=t.shots_by(me),
             their_shots=t.shots_by(self.session.peer),
             log_path=self.link.log_path,
-            why_unfinished=ending.reason.in_words(words()) if ending.end is End.NO_GAME else "",
+            why_unfinished=why,
             unfinished=unfinished,
         )
+
+    def turned_away(self) -> bool:
+        """The host turned this guest away, or was not the invite's: no game to tell of."""
+        return self.failure is not None and self.failure.turned_away
 
     @staticmethod
     def _verdict(end: End, result: Result) -> str:

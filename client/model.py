@@ -433,7 +433,11 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                     self.say(self._capitalised(said), trouble=True)
                 else:
                     self.say(_("Connection lost: the game goes on in your log"), trouble=True)
-            case Closed() if self.end_screen is not None and (referee := event.verdict_in(words())):
+            case Closed() if (
+                self.end_screen is not None
+                and not self.turned_away()  # no game: the referee's "no game" is noise
+                and (referee := event.verdict_in(words()))
+            ):
                 self.end_screen = dataclasses.replace(self.end_screen, referee=referee)
             case GuestAtTheDoor(connections=connections):
                 self.at_the_door = connections
@@ -489,5 +493,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                 self.must_decide = False
                 self.resign_pending = False
                 self.end_screen = self._end_screen(event)
+                if self.turned_away():  # its one line is the end screen's title now
+                    self.say("")
             case _:
                 pass
