@@ -33,9 +33,10 @@ def add(commands: Subcommands) -> None:
         default=None,
         metavar=_(Metavar.STRATEGY),
         # Named, as join's and the daemon's --bot are: a new player could not guess them.
-        help=_("the computer's strategy, with no mistakes ({strategies})").format(
-            strategies=", ".join(STRATEGIES)
-        ),
+        help=_(
+            "the computer's strategy, with no mistakes ({strategies}; default: none,"
+            " the computer of --strength plays)"
+        ).format(strategies=", ".join(STRATEGIES)),
     )
     strength_argument(play)
     placement_argument(play)
