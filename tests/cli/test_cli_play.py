@@ -113,11 +113,12 @@ def test_play_takes_a_fleet_file(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_plays_help_names_the_strategies_bot_takes(cli: Cli) -> None:
-    """``play --help`` said "--bot STRATEGY  the computer's strategy" and named none."""
+    """``play --help`` said "--bot STRATEGY  the computer's strategy" and named none, nor
+    its default."""
     from statki_net.ai.computer import STRATEGIES
 
     shown = " ".join(cli("play", "--help").stdout.split())
-    assert f"({', '.join(STRATEGIES)})" in shown
+    assert f"({', '.join(STRATEGIES)}; default: none, the computer of --strength plays)" in shown
 
 
 def test_a_rematch_at_the_line_prompt_is_placed_as_at_the_prompt(cli: Cli) -> None:
