@@ -60,13 +60,8 @@ class Metavar:
 AddCommand = Callable[[Subcommands], None]
 
 
-def non_negative(text: str) -> int:
-    """An argument's whole number, 0 or more (argparse names the option when it is not)."""
-    return _at_least(text, 0, _("{text!r} is not a whole number of 0 or more").format(text=text))
-
-
 def positive(text: str) -> int:
-    """An argument's whole number, 1 or more."""
+    """An argument's whole number, 1 or more (argparse names the option when it is not)."""
     return _at_least(text, 1, _("{text!r} is not a whole number of 1 or more").format(text=text))
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from statki_client.computer import shown_name
 
-from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, non_negative
+from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, positive
 from statki_net.cli.told import tell
 from statki_net.game.words import N_
 from statki_net.store.history import DB_FILE, GameRow, History, Tally
@@ -26,7 +26,8 @@ def add(commands: Subcommands) -> None:
     history.add_argument("--json", action="store_true", help=_("print JSON for tools"))
     history.add_argument(
         "--limit",
-        type=non_negative,
+        # 1 or more: "the latest 0 games" showed none and said "no games recorded yet".
+        type=positive,
         default=1000,
         metavar="N",
         help=_("the latest N games (default 1000)"),

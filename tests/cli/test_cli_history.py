@@ -201,10 +201,12 @@ def test_history_and_stats_of_a_home_that_is_not_there_make_nothing(
     assert not missing.exists()
 
 
-def test_a_negative_limit_is_refused(cli: Cli) -> None:
-    done = cli("history", "--limit", "-1")
+@pytest.mark.parametrize("limit", ["-1", "0"])
+def test_a_limit_below_one_is_refused(cli: Cli, limit: str) -> None:
+    """``--limit 0`` showed no games and said "no games recorded yet" of a full history."""
+    done = cli("history", "--limit", limit)
     assert done.returncode == 2
-    assert "--limit: '-1' is not a whole number of 0 or more" in done.stderr
+    assert f"--limit: '{limit}' is not a whole number of 1 or more" in done.stderr
 
 
 def test_home_goes_before_or_after_the_command(cli: Cli, tmp_path: Path) -> None:
