@@ -35,7 +35,7 @@ from statki_net.protocol.wire import Role
 from statki_net.referee.report import fingerprint, said_side
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
-from statki_net.store.language import _, words
+from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_user_file
 
 
@@ -291,22 +291,30 @@ def _player_words(transcript: Transcript, role: Role) -> str:
     return said_side(hello.name, fingerprint(hello.key), role).in_words(words())
 
 
+def _shots_line(player: str, shots: ShotsReview) -> str:
+    return ngettext(
+        "{player}: {shots} shot, accuracy {accuracy}% (the best square {best} times)",
+        "{player}: {shots} shots, accuracy {accuracy}% (the best square {best} times)",
+        len(shots.shots),
+    ).format(
+        player=player,
+        shots=len(shots.shots),
+        accuracy=f"{100 * shots.accuracy:.0f}",
+        best=shots.best_shots,
+    )
+
+
 def _as_text(transcript: Transcript, rules: Ruleset, results: dict[Role, Analysis]) -> str:
     lines = []
     for role in Role:
         result = results[role]
         shots = result.shots
         player = _player_words(transcript, role)
-        lines.append(
-            _(
-                "{player}: {shots} shots, accuracy {accuracy}% (the best square {best} times)"
-            ).format(
-                player=player,
-                shots=len(shots.shots),
-                accuracy=f"{100 * shots.accuracy:.0f}",
-                best=shots.best_shots,
-            )
-        )
+        count = len(shots.shots)
+        if not count:  # no accuracy to speak of ("accuracy 100%" of no shot)
+            lines.append(_("{player}: no shots").format(player=player))
+        else:
+            lines.append(_shots_line(player, shots))
         for review in shots.shots:
             line = review.to_map(rules.size)
             best = (
