@@ -509,6 +509,29 @@ def _lines(rules: Ruleset, length: int) -> tuple[_Line, ...]:
     return tuple(lines)
 
 
+_Way = tuple[int, tuple[int, ...], tuple[int, ...], int, tuple[int, ...], tuple[int, ...]]
+"""A ``_Line`` as the sampler unpacks it at once: its starts, shifts, first squares and
+their number, ships, and per first square the complement of the ship's halo (what stays
+free for the others), so that the inner loop looks up no attribute and calls no ``len``."""
+
+
+@cache
+def _ways(rules: Ruleset, length: int) -> tuple[_Way, _Way | None]:
+    """``_lines(rules, length)`` as the sampler draws from them: one way, and the other if any."""
+    ways = [
+        (
+            line.starts,
+            line.shifts,
+            line.first_squares,
+            len(line.first_squares),
+            line.ships,
+            tuple(~halo for halo in line.halos),
+        )
+        for line in _lines(rules, length)
+    ]
+    return ways[0], ways[1] if len(ways) > 1 else None
+
+
 def _sample_fleets(
     view: View,
     covers: list[_Cover],
@@ -556,26 +579,25 @@ def _sample_fleets(
     for cover, share in zip(covers, shares, strict=True):
         lengths = [view.kinds[kind][0] for kind in _rest_kinds(cover)]
         labelled = math.prod(math.factorial(n) for n in cover.rest)
-        plans.append(([_lines(rules, length) for length in lengths], share / labelled))
+        plans.append(([_ways(rules, length) for length in lengths], share / labelled))
     cover_weights = [0.0] * len(covers)
     random = rng.random
     get = tallies.get
     for index in drawn:
-        ship_lines, weight = plans[index]
+        ship_ways, weight = plans[index]
         free = view.free & ~covers[index].blocked
         chosen = []
-        for lines in ship_lines:
+        for way, other in ship_ways:
             # _Line.fitting, written out: a call per line costs as much as the work.
-            line = lines[0]
-            fit = line.starts & free
-            for shift in line.shifts:
+            starts, shifts, firsts, positions, ships, keeps = way
+            fit = starts & free
+            for shift in shifts:
                 fit &= free >> shift
             many = fit.bit_count()
             count = many
-            if len(lines) > 1:
-                other = lines[1]
-                other_fit = other.starts & free
-                for shift in other.shifts:
+            if other is not None:
+                other_fit = other[0] & free
+                for shift in other[1]:
                     other_fit &= free >> shift
                 count += other_fit.bit_count()
             if not count:
@@ -583,21 +605,21 @@ def _sample_fleets(
                 break
             weight *= count
             pick = random() * count
-            if pick >= many:
-                line, fit, pick, many = other, other_fit, pick - many, count - many
-            if 3 * many >= len(line.first_squares):
+            if pick >= many and other is not None:
+                starts, shifts, firsts, positions, ships, keeps = other
+                fit, pick, many = other_fit, pick - many, count - many
+            if 3 * many >= positions:
                 # Most positions are legal: try random ones until one is.
-                firsts = line.first_squares
-                first = firsts[int(random() * len(firsts))]
+                first = firsts[int(random() * positions)]
                 while not fit >> first & 1:
-                    first = firsts[int(random() * len(firsts))]
+                    first = firsts[int(random() * positions)]
             else:
                 # Few are: count along the bitboard to the one picked.
                 for _ in range(int(pick)):
                     fit &= fit - 1
                 first = (fit & -fit).bit_length() - 1
-            chosen.append(line.ships[first])
-            free &= ~line.halos[first]
+            chosen.append(ships[first])
+            free &= keeps[first]
         if not weight:
             continue
         for ship in chosen:
