@@ -49,8 +49,9 @@ from statki_net.net.event_maps import event_from_map, frame_from_bytes
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Event, Failed, GameClosed
 from statki_net.protocol.rematch import next_session, rematch_of
-from statki_net.protocol.session import Event, Failed, GameClosed, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import words
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from statki_net.game.words import Phrase, as_is
 from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed, GameClosed
+from statki_net.protocol.events import Failed, GameClosed
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, words
 

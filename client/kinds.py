@@ -20,7 +20,8 @@ from statki_net.game.rules import Ruleset
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.endings import Ending, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Event, Session
+from statki_net.protocol.events import Event
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits
 from statki_net.store.history import GameRow, Tally
 from statki_net.store.language import _, ngettext, words

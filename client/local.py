@@ -30,16 +30,15 @@ from statki_net.game.rules import Ruleset
 from statki_net.game.words import N_, phrase
 from statki_net.net.notices import Closed
 from statki_net.protocol.endings import Result
-from statki_net.protocol.session import (
-    Entropy,
+from statki_net.protocol.events import (
     Event,
     FrameAdded,
     GameClosed,
     GameStarted,
     RulesProposed,
-    Session,
     YourTurn,
 )
+from statki_net.protocol.session import Entropy, Session
 from statki_net.protocol.talk import TalkSaid
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.history import History

@@ -29,9 +29,7 @@ from statki_net.game.rules import Ruleset
 from statki_net.game.rules_words import match_presets
 from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
-from statki_net.protocol.phases import PHASES, Period, may_resign
-from statki_net.protocol.rematch import who_starts
-from statki_net.protocol.session import (
+from statki_net.protocol.events import (
     BattleOver,
     ConnectionLost,
     Failed,
@@ -42,6 +40,8 @@ from statki_net.protocol.session import (
     VolleyDone,
     YourTurn,
 )
+from statki_net.protocol.phases import PHASES, Period, may_resign
+from statki_net.protocol.rematch import who_starts
 from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Role
 from statki_net.referee.verify import fingerprint

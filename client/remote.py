@@ -35,8 +35,9 @@ from statki_net.net.connection import GameConnection
 from statki_net.net.notices import Closed, Lost, Notice, Reconnected, Reconnecting
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Event, Failed, GameClosed
 from statki_net.protocol.rematch import Rematch, next_session, rematch_of
-from statki_net.protocol.session import Event, Failed, GameClosed, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import _, words
 

@@ -48,7 +48,8 @@ from statki_net.game.rules import PRESETS, ruleset_named
 from statki_net.net.daemon import Daemon
 from statki_net.net.selfplay import MOVE_LIMIT
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import RulesProposed, Session, public_key_bytes
+from statki_net.protocol.events import RulesProposed
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import SIGN_LABEL, FrameReader, Role
 
 EXIT_OK, EXIT_CRASHED = 0, 1

@@ -17,6 +17,7 @@ from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
+from statki_net.protocol.events import Event, Evidence, FrameAdded, GameClosed, RulesProposed
 from statki_net.protocol.logformat import (
     evidence_record,
     frame_record,
@@ -25,15 +26,7 @@ from statki_net.protocol.logformat import (
     talk_record,
 )
 from statki_net.protocol.phases import Phase
-from statki_net.protocol.session import (
-    Entropy,
-    Event,
-    Evidence,
-    FrameAdded,
-    GameClosed,
-    RulesProposed,
-    Session,
-)
+from statki_net.protocol.session import Entropy, Session
 from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import FrameReader, Role
 

@@ -49,7 +49,8 @@ from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, end_term
-from statki_net.protocol.session import NO_REASON, Failed
+from statki_net.protocol.events import Failed
+from statki_net.protocol.session import NO_REASON
 from statki_net.protocol.wire import Role
 from statki_net.store.language import _, ngettext, words
 

@@ -91,8 +91,9 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Event, Failed, GameClosed
 from statki_net.protocol.rematch import Rematch, next_session, rematch_of, who_starts
-from statki_net.protocol.session import Event, Failed, GameClosed, Session, public_key_bytes
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.history import History
 from statki_net.store.home import home_dir

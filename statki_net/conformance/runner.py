@@ -32,9 +32,10 @@ from statki_net.game.rules import ruleset_named
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import Opening
 from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.events import Event, Failed, FrameAdded
 from statki_net.protocol.phases import Phase, may_resign
 from statki_net.protocol.resume import ResumeError, read_resume
-from statki_net.protocol.session import Event, Failed, FrameAdded, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import (
     Admit,
     Error,

@@ -19,7 +19,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import combination_name
 from statki_net.net.connection import GameConnection
 from statki_net.net.thinking import Thinking
-from statki_net.protocol.session import Event, RulesProposed, YourTurn
+from statki_net.protocol.events import Event, RulesProposed, YourTurn
 
 CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
 """The reason a computer guest gives when it declines rules that are no preset."""

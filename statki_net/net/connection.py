@@ -62,8 +62,7 @@ from statki_net.net.notices import (
 from statki_net.net.resume import Rejoin, Rejoined
 from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.phases import PHASES, Period
-from statki_net.protocol.session import (
+from statki_net.protocol.events import (
     ConnectionLost,
     Event,
     Evidence,
@@ -71,8 +70,9 @@ from statki_net.protocol.session import (
     FrameAdded,
     Resumed,
     RulesProposed,
-    Session,
 )
+from statki_net.protocol.phases import PHASES, Period
+from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import Admit, Commit, Role
 from statki_net.store.failures import failed

@@ -37,7 +37,7 @@ from statki_net.net.event_maps import answer_from_map, answer_map
 from statki_net.net.notices import Notice
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed
+from statki_net.protocol.events import Failed
 from statki_net.protocol.wire import Limits, Role, packed
 from statki_net.store.failures import failed
 

@@ -40,7 +40,8 @@ from statki_net.net.event_maps import event_map
 from statki_net.net.invite import format_address, parse_address, parse_invite
 from statki_net.net.listen import quiet_on_cancel
 from statki_net.protocol.bounds import MAX_LIMIT_MS, MIN_MOVE_MS
-from statki_net.protocol.session import NO_REASON, Event, public_key_bytes
+from statki_net.protocol.events import Event
+from statki_net.protocol.session import NO_REASON, public_key_bytes
 from statki_net.protocol.wire import MAX_TEXT, Limits
 from statki_net.referee.verify import fingerprint
 from statki_net.store.identity import my_fingerprint

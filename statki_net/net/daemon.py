@@ -56,8 +56,9 @@ from statki_net.net.rematch import RematchMissed, not_back, redial
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.endings import End
+from statki_net.protocol.events import Event
 from statki_net.protocol.rematch import Rematch, rematch_of
-from statki_net.protocol.session import Event, Session, public_key_bytes
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
 from statki_net.store.failures import failed
 from statki_net.store.history import History

@@ -23,7 +23,7 @@ from statki_net.game.words import phrase_from_map as _phrase
 from statki_net.game.words import phrase_map as _phrase_map
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import (
+from statki_net.protocol.events import (
     BattleOver,
     ConnectionLost,
     Event,

@@ -22,18 +22,18 @@ from statki_net.game.rules import Ruleset, combination_name
 from statki_net.game.rules_words import PresetMatch, match_presets
 from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words, joined, listed, phrase
 from statki_net.protocol.endings import End, Result, Standing, message_term
-from statki_net.protocol.phases import Claim
-from statki_net.protocol.session import (
+from statki_net.protocol.events import (
     BattleOver,
     Event,
     Failed,
     GameStarted,
     PeerHello,
     RulesProposed,
-    Session,
     VolleyDone,
     YourTurn,
 )
+from statki_net.protocol.phases import Claim
+from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Limits, Role
 from statki_net.referee.verify import fingerprint

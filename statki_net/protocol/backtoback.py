@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from statki_net.protocol.events import Event
 from statki_net.protocol.resume import ResumeFrame
-from statki_net.protocol.session import Event, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 
 

@@ -15,8 +15,9 @@ Pure: the session and the log's contents in, events out.
 from __future__ import annotations
 
 from statki_net.protocol.errors import ProtocolError
+from statki_net.protocol.events import Event
 from statki_net.protocol.logformat import LogContents, TalkRecord
-from statki_net.protocol.session import Event, Session, announced
+from statki_net.protocol.session import Session, announced
 from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import SayFrame, is_say, read_body, read_say

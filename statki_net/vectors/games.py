@@ -27,6 +27,7 @@ from statki_net.game.rules import PRESETS, Ruleset, Touching, Turns
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import ConnectionLost, Event, Evidence, Failed, FrameAdded, Resumed
 from statki_net.protocol.logformat import (
     MAGIC,
     Note,
@@ -39,16 +40,7 @@ from statki_net.protocol.logformat import (
     talk_record,
 )
 from statki_net.protocol.resume import ResumeFrame
-from statki_net.protocol.session import (
-    ConnectionLost,
-    Event,
-    Evidence,
-    Failed,
-    FrameAdded,
-    Resumed,
-    Session,
-    public_key_bytes,
-)
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.wire import (
     GENESIS,

@@ -50,7 +50,7 @@ from statki_net.net.control import ControlError, _refusal
 from statki_net.net.daemon import failure_line
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed
+from statki_net.protocol.events import Failed
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.failures import SystemRefused, failed
 from statki_net.store.language import LOCALE_DIR, catalog, speak

@@ -37,7 +37,7 @@ from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset, Touching
 from statki_net.game.words import N_
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed
+from statki_net.protocol.events import Failed
 from statki_net.store.failures import failed
 from statki_net.store.history import History
 from statki_net.store.language import speak

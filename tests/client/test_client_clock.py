@@ -19,7 +19,7 @@ from test_client_model import game
 from test_client_netscreen import host_model
 
 from statki_net.game.rules import PRESETS
-from statki_net.protocol.session import YourTurn
+from statki_net.protocol.events import YourTurn
 from statki_net.protocol.wire import Role
 
 

@@ -15,7 +15,8 @@ from test_client_netscreen import GUEST_KEY, HOST_KEY
 
 from statki_net.game.rules import PRESETS, ruleset_named
 from statki_net.net.invite import parse_invite
-from statki_net.protocol.session import PeerHello, RulesProposed, Session, public_key_bytes
+from statki_net.protocol.events import PeerHello, RulesProposed
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Hello, Limits, Role
 from statki_net.store.language import speak
 

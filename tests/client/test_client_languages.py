@@ -34,7 +34,8 @@ from test_client_talk import heard
 from statki_net.ai.strength import Strength
 from statki_net.game.rules import PRESETS, ruleset_named
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed, Session
+from statki_net.protocol.events import Failed
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Role
 from statki_net.store.history import History
 from statki_net.store.language import LOCALE_DIR, speak

@@ -24,7 +24,8 @@ from statki_net.net.invite import parse_invite
 from statki_net.net.notices import Closed
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import Failed, PeerHello, Session, public_key_bytes
+from statki_net.protocol.events import Failed, PeerHello
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Hello, Role
 from statki_net.referee.verify import fingerprint
 from statki_net.store.language import _, speak

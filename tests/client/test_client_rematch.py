@@ -29,8 +29,9 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.net.invite import Invite
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Failed
 from statki_net.protocol.rematch import Rematch
-from statki_net.protocol.session import Failed, Session, public_key_bytes
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Admit, Hello, Limits, Role, game_tag
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History

@@ -52,14 +52,9 @@ from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
 from statki_net.net.invite import Invite, parse_invite
 from statki_net.protocol.endings import End
+from statki_net.protocol.events import Failed, VolleyDone, YourTurn
 from statki_net.protocol.logformat import frames_of, read_log
-from statki_net.protocol.session import (
-    Failed,
-    Session,
-    VolleyDone,
-    YourTurn,
-    public_key_bytes,
-)
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Admit, Limits, Reveal, Role
 from statki_net.referee.verify import judge_log
 from statki_net.store.history import History

@@ -28,7 +28,8 @@ from statki_net.conformance.driver import Listener, dialling
 from statki_net.conformance.runner import CaseRun, suite_session
 from statki_net.net.invite import format_invite, parse_invite
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import ConnectionLost, Event, public_key_bytes
+from statki_net.protocol.events import ConnectionLost, Event
+from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Error, Header, Role, read_envelope, sign
 
 PLAYING = Expectation(Kind.FINISHES)

@@ -36,14 +36,9 @@ from statki_net.game.rules import PRESETS, combination_name, ruleset_named
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import ConnectionLost, Evidence, FrameAdded
 from statki_net.protocol.screening import JoinAsked, Refusal, Screening, Unwanted
-from statki_net.protocol.session import (
-    ConnectionLost,
-    Evidence,
-    FrameAdded,
-    Session,
-    public_key_bytes,
-)
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import PROTOCOL_VERSION, Admit, Error, Role, game_tag
 
 SPEC = (Path(__file__).resolve().parents[2] / "SPEC.md").read_text()

@@ -35,7 +35,8 @@ from statki_net.net.control import ControlClient
 from statki_net.net.daemon import Daemon
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import PeerHello, RulesProposed, Session, public_key_bytes
+from statki_net.protocol.events import PeerHello, RulesProposed
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
     INVITE_SECRET_SIZE,
     PROTOCOL_VERSION,

@@ -17,8 +17,9 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection
 from statki_net.protocol.endings import End, Result
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Event, GameClosed
 from statki_net.protocol.logformat import read_log
-from statki_net.protocol.session import Event, GameClosed, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Limits, Role
 
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]

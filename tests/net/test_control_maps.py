@@ -15,8 +15,8 @@ from statki_net.net.control import notice_from_map, notice_map
 from statki_net.net.notices import Notice, lost_phrase
 from statki_net.protocol.endings import End, Result, Standing
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import Failed
 from statki_net.protocol.phases import Claim
-from statki_net.protocol.session import Failed
 from statki_net.protocol.wire import Limits, Role
 from statki_net.store.language import catalog
 

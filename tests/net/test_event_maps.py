@@ -21,7 +21,7 @@ from statki_net.net.event_maps import event_from_map, event_map
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import Code
-from statki_net.protocol.session import (
+from statki_net.protocol.events import (
     ConnectionLost,
     Event,
     Evidence,
@@ -29,8 +29,8 @@ from statki_net.protocol.session import (
     FrameAdded,
     GameClosed,
     Resumed,
-    Session,
 )
+from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkDropped
 from statki_net.protocol.transcript import Finding, FindingKind
 from statki_net.protocol.wire import Role, read_envelope

@@ -30,8 +30,9 @@ from statki_net.net.clock import ScaledClock
 from statki_net.net.daemon import Daemon
 from statki_net.protocol.bounds import MAX_SAYS, MAX_TALK_NOTES
 from statki_net.protocol.endings import End
+from statki_net.protocol.events import RulesProposed
 from statki_net.protocol.logformat import read_log
-from statki_net.protocol.session import RulesProposed, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import (
     MAX_FRAME,
     SIGN_LABEL,

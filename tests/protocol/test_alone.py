@@ -13,8 +13,9 @@ from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
+from statki_net.protocol.events import FrameAdded
 from statki_net.protocol.phases import Phase
-from statki_net.protocol.session import FrameAdded, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Error, Resign, Role, TimeClaim
 
 CLASSIC = PRESETS["classic"]

@@ -32,8 +32,9 @@ from statki_net.game.rules import PRESETS
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import NOT_THE_PEERS_WORD, Code
+from statki_net.protocol.events import Evidence
 from statki_net.protocol.phases import VERDICT_PHASES, Phase
-from statki_net.protocol.session import Evidence, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.wire import SIGN_LABEL, Error, Header, Message, Role, TimeClaim, sign
 
 KINDS = ("stop", "error", "bad-frame", "early-claim", "forged-claim", "drop")

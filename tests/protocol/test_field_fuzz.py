@@ -47,15 +47,9 @@ from statki_net.game.rules import PRESETS, Ruleset, Turns
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End, Ending
 from statki_net.protocol.errors import LOCAL_CODES, NOT_THE_PEERS_WORD, Code
+from statki_net.protocol.events import ConnectionLost, Event, Evidence, Failed, FrameAdded
 from statki_net.protocol.logformat import evidence_record, frame_record, header_record, log_file
 from statki_net.protocol.phases import VERDICT_PHASES, Phase
-from statki_net.protocol.session import (
-    ConnectionLost,
-    Event,
-    Evidence,
-    Failed,
-    FrameAdded,
-)
 from statki_net.protocol.wire import SIGN_LABEL, Error, Role
 from statki_net.referee.verify import judge_log
 

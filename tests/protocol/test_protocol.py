@@ -23,8 +23,9 @@ from statki_net.protocol.behaviour import Behaviour
 from statki_net.protocol.commitment import Opening, ships_digest
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code, ProtocolError
+from statki_net.protocol.events import ConnectionLost, Evidence, Failed, GameStarted
 from statki_net.protocol.phases import Phase, may_say
-from statki_net.protocol.session import ConnectionLost, Evidence, Failed, GameStarted, Session
+from statki_net.protocol.session import Session
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import (
     MAX_FRAME,

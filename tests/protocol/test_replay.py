@@ -8,16 +8,10 @@ import pytest
 from peers import fire, log_of, make_pair, play
 
 from statki_net.game.rules import ruleset_named
+from statki_net.protocol.events import BattleOver, Failed, GameStarted, PeerHello, VolleyDone
 from statki_net.protocol.logformat import frames_of, next_say, read_log
 from statki_net.protocol.replay import told_so_far
-from statki_net.protocol.session import (
-    BattleOver,
-    Failed,
-    GameStarted,
-    PeerHello,
-    Session,
-    VolleyDone,
-)
+from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkHeard, TalkSaid
 from statki_net.protocol.wire import Role
 

@@ -19,6 +19,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
+from statki_net.protocol.events import Resumed
 from statki_net.protocol.logformat import ResumeRecord, frames_of, read_log
 from statki_net.protocol.resume import (
     MAX_RESUME,
@@ -32,7 +33,7 @@ from statki_net.protocol.resume import (
     redial_wait_ms,
     sign_resume,
 )
-from statki_net.protocol.session import Resumed, Session, SideSecrets, public_key_bytes
+from statki_net.protocol.session import Session, SideSecrets, public_key_bytes
 from statki_net.protocol.wire import SIGN_LABEL, Frame, Hello, Role, game_id
 from statki_net.referee.verify import judge_log
 

@@ -5,8 +5,8 @@ from statki_net.game.rules import PRESETS
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import ConnectionLost, Evidence
 from statki_net.protocol.phases import Phase
-from statki_net.protocol.session import ConnectionLost, Evidence
 from statki_net.protocol.wire import Header, Role, Shot, sign
 from statki_net.referee.verify import judge_log
 
@@ -56,7 +56,8 @@ def test_host_may_propose_who_starts_for_a_rematch(first: Role) -> None:
     from peers import key_from, seeded_entropy
 
     from statki_net.game.fleet import random_fleet
-    from statki_net.protocol.session import GameStarted, RulesProposed, Session
+    from statki_net.protocol.events import GameStarted, RulesProposed
+    from statki_net.protocol.session import Session
 
     rules = PRESETS["classic"]
     for seed in range(4):  # whatever the coins say, the agreed side starts
@@ -104,7 +105,7 @@ def test_the_peers_time_starts_when_its_turn_begins() -> None:
 
 @pytest.mark.parametrize("code", ["overheated", "wrong-key"])  # unknown; never sent
 def test_an_error_code_unknown_here_still_ends_the_game_and_keeps_its_words(code: str) -> None:
-    from statki_net.protocol.session import BattleOver, Failed, GameClosed
+    from statki_net.protocol.events import BattleOver, Failed, GameClosed
     from statki_net.protocol.wire import Error, Header, sign
 
     pair = make_pair(PRESETS["classic"], seed=14)

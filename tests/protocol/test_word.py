@@ -18,16 +18,9 @@ from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.bounds import CLAIM_SLACK_MS
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
+from statki_net.protocol.events import ConnectionLost, Evidence, Failed, FrameAdded, GameClosed
 from statki_net.protocol.phases import Phase
-from statki_net.protocol.session import (
-    ConnectionLost,
-    Evidence,
-    Failed,
-    FrameAdded,
-    GameClosed,
-    Session,
-    public_key_bytes,
-)
+from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
     PROTOCOL_VERSION,
     Error,
