@@ -275,22 +275,8 @@ class Game:
             # The frame reader wraps a C unpacker that cannot be copied; between two whole
             # deliveries it holds nothing, so the copy gets a new one.
             frozen[id(session._reader)] = FrameReader()
-            t = session.transcript
-            for holder in (t, *t.sides.values()):
-                _share_frozen(holder, frozen)
+            frozen.update(session.transcript.shared_parts())
         return copy.deepcopy(self, frozen)
-
-
-def _share_frozen(holder: object, frozen: dict[int, object]) -> None:
-    """Frozen values in ``holder``'s lists and dicts (frames, volleys, openings) need no
-    copy: the copy shares them, and copying stays cheap however long the game."""
-    for value in vars(holder).values():
-        items = value.values() if isinstance(value, dict) else value
-        if isinstance(items, list | tuple) or isinstance(value, dict):
-            for item in items:
-                params = getattr(item, "__dataclass_params__", None)
-                if params is not None and params.frozen:
-                    frozen[id(item)] = item
 
 
 def fuzz_in_memory(tally: Tally, rng: random.Random, stop: Callable[[], bool]) -> None:
