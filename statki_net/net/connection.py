@@ -212,6 +212,8 @@ class GameConnection:
         self._held: list[tuple[list[tuple[Event, Notice]], list[Event]]] | None = None
         """What the front ends are not told yet, while a guest waits for its admission."""
         self._release_timer: asyncio.TimerHandle | None = None
+        """Ends the hold at ``ADMISSION_GRACE`` on the game's clock; cancelled by an earlier
+        release (the game over, the connection lost)."""
         self._admission_awaited = False
         """Once: a resumed game's rules, or the second batch of held ones, are not held."""
 
