@@ -32,6 +32,7 @@ from statki_net.net.clock import Clock
 from statki_net.net.dialer import dial
 from statki_net.net.invite import Address
 from statki_net.net.listen import enable_keepalive, peer_text
+from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.resume import (
     MAX_RESUMES,
     RESUME_WAIT_MS,
@@ -162,7 +163,14 @@ async def _guest_handshake(
     host_key = session.transcript.key(Role.HOST)
     assert host_key is not None
     values = _Values(reader)
-    hello = read_envelope(await values.next())
+    try:
+        hello = read_envelope(await values.next())
+    except ProtocolError as error:
+        # Unsigned bytes, anyone's (a stranger at the address, a router): a failed attempt,
+        # never this side's error in its game.
+        raise UsageError(
+            phrase(N_("not the host of this game: {detail}"), detail=error.said)
+        ) from None
     if (
         hello.type != Hello.TYPE
         or hello.hello_key != host_key

@@ -41,6 +41,7 @@ from statki_net.net.connection import GameConnection, Outcome
 from statki_net.net.daemon import Daemon
 from statki_net.net.notices import Notice
 from statki_net.net.resume import Redial, TakeBack
+from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.endings import End
 from statki_net.protocol.logformat import ResumeRecord, read_log
 from statki_net.protocol.phases import Phase
@@ -409,3 +410,57 @@ def test_a_game_the_daemon_hosts_resumes_after_a_cut(tmp_path: Path, cut_after: 
     assert outcome.verdict is not None and outcome.verdict.valid
     assert frames_of(outcome) == [body for body, _ in read_log(daemon_log.read_bytes()).frames]
     assert judge_log(daemon_log.read_bytes()).valid
+
+
+def test_whoever_answers_a_redial_with_what_is_no_hello_costs_the_guest_an_attempt_only() -> None:
+    """Bytes at the host's address that are no hello of its host (a msgpack value that is
+    no frame, a frame whose body is no map, a stranger's signed hello) are anyone's: each is
+    a failed attempt, told, and the guest dials again; never the end of its game, which no
+    unsigned byte may decide (SPEC.md section 12, "Resume")."""
+    host, guest = sessions(CLASSIC, 11, first=Role.HOST)
+    pair = BackToBack(host, guest, now=1_000_000)
+    pair.record(Role.HOST, host.start(pair.now))
+    pair.pump()
+    pair.record(
+        Role.GUEST,
+        guest.accept(ComputerPlayer("random", random.Random(3)).fleet(CLASSIC), pair.now),
+    )
+    pair.pump()
+    assert guest.transcript.phase is Phase.SHOOT
+    pair.cut()
+    stranger, _ = sessions(CLASSIC, 12)
+    stranger.start(0)
+    answers = [
+        b"\x05",
+        msgpack.packb([b"\x01", bytes(64)]),
+        stranger.data_to_send(),
+    ]
+    told: list[tuple[int, str]] = []
+
+    async def impostor(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if answers:
+            writer.write(answers.pop(0))
+            await writer.drain()
+        await asyncio.sleep(30)  # the guest closes first
+
+    async def main() -> None:
+        server = await asyncio.start_server(impostor, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        redial = asyncio.ensure_future(
+            Redial([("127.0.0.1", port)])(
+                guest, ScaledClock(1), lambda n, why: told.append((n, why))
+            )
+        )
+        try:
+            async with asyncio.timeout(20):
+                while len(told) < 3 and not redial.done():
+                    await asyncio.sleep(0.05)
+            assert not redial.done(), f"the redial stopped: {redial.exception()!r}"
+        finally:
+            redial.cancel()
+            server.close()
+
+    asyncio.run(main())
+    assert [n for n, _ in told] == [1, 2, 3]
+    assert all(why and "\n" not in why for _, why in told), told
+    assert not guest.closed and guest.failure is None
