@@ -141,6 +141,38 @@ def _decimal_point(words: Words) -> str:
     return words.pgettext("decimal separator", ".")
 
 
+CONTROL_CHARACTERS = frozenset(
+    [
+        *range(0x00, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
+"""Code points no text for people may carry to a screen (SPEC.md section 2, "Text"): C0
+(tab and newline too: a line is one line), DEL and C1; the line and paragraph separators;
+and the bidirectional marks, embeddings, overrides and isolates, which could make a line
+read otherwise than it is signed."""
+
+SHOWN_INSTEAD = "\N{REPLACEMENT CHARACTER}"
+"""What ``printable`` puts in a control character's place."""
+
+
+def printable(text: str) -> str:
+    """``text`` from outside (a peer's name, its error's detail) as a screen may show it:
+    each control character replaced by ``SHOWN_INSTEAD``, so that no escape sequence,
+    carriage return or bidirectional override in it can redraw or reorder a line."""
+    if not any(ord(char) in CONTROL_CHARACTERS for char in text):
+        return text  # nearly always: no new string
+    return "".join(SHOWN_INSTEAD if ord(char) in CONTROL_CHARACTERS else char for char in text)
+
+
 def as_is(text: str) -> Phrase:
     """Words no catalog holds, shown as they are: a peer's own detail, a writer's note."""
     return phrase("{text}", text=text)

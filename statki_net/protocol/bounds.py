@@ -11,7 +11,7 @@ game's rules: the game itself plays any board (its tests use 4 x 4 ones).
 from __future__ import annotations
 
 from statki_net.game.rules import Ruleset
-from statki_net.game.words import N_, Phrase, phrase
+from statki_net.game.words import CONTROL_CHARACTERS, N_, Phrase, phrase
 from statki_net.protocol.wire import Limits
 
 MIN_SIZE = 5
@@ -57,6 +57,9 @@ def rules_problems(rules: Ruleset) -> list[Phrase]:
         )
     if 2 * squares > rules.size**2:
         problems.append(phrase(N_("the ships must cover at most half the board")))
+    if any(ord(char) in CONTROL_CHARACTERS for name in rules.names for char in name):
+        # A sink says the name to the shooter's screen (SPEC.md section 7).
+        problems.append(phrase(N_("a ship name must hold no control character")))
     return problems
 
 
@@ -98,24 +101,6 @@ MAX_SAYS = 200
 MAX_TALK_NOTES = 16
 """Dropped lines of talk a side notes in its log per game; the rest are only counted, so a
 flood cannot bloat the log."""
-
-CONTROL_CHARACTERS = frozenset(
-    [
-        *range(0x00, 0x20),
-        0x7F,
-        *range(0x80, 0xA0),
-        0x061C,
-        0x200E,
-        0x200F,
-        0x2028,
-        0x2029,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-    ]
-)
-"""Code points no line of talk may hold: C0 (tab and newline too: a line is one line), DEL
-and C1; the line and paragraph separators; and the bidirectional marks, embeddings,
-overrides and isolates, which could make a line read otherwise than it is signed."""
 
 
 def talk_problem(text: str) -> str | None:

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from statki_net.game.battle import Answer, Outcome
 from statki_net.game.english import N_
-from statki_net.game.words import Phrase, phrase
+from statki_net.game.words import Phrase, phrase, printable
 from statki_net.protocol.commitment import HASH_SIZE, SECRET_SIZE, Opening
 from statki_net.protocol.errors import Check, Code, ProtocolError
 
@@ -746,6 +746,17 @@ def _square(value: Any) -> int:
     return value
 
 
+def _words(body: Mapping[str, Any], key: str) -> str:
+    """A text for people (a name, a reason, a detail), as a screen may show it: the signed
+    bytes keep what the sender wrote; what is read, told and recorded holds no control
+    character (``printable``; SPEC.md section 2, "Text")."""
+    return printable(_text(body, key))
+
+
+def _finding(value: Any) -> str:
+    return printable(_short_text(value))
+
+
 def _short_text(value: Any) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         raise fail(Code.BAD_FIELD, "expected a short string")
@@ -796,9 +807,9 @@ def _hello(body: Mapping[str, Any]) -> Hello:
     # gets ``version`` whatever else it holds.
     return Hello(
         protocol=_count(body, "protocol"),
-        software=_text(body, "software"),
+        software=_words(body, "software"),
         key=_bytes(body, "key", 32),
-        name=_text(body, "name"),
+        name=_words(body, "name"),
         nonce=_bytes(body, "nonce", 32),
         caps=_list(body, "caps", _short_text) if "caps" in body else (),
         rules=_map(body, "rules"),
@@ -837,14 +848,14 @@ def _verdict(body: Mapping[str, Any]) -> Verdict:
     return Verdict(
         Role(winner) if winner else None,
         _text(body, "end"),
-        _list(body, "findings", _short_text) if "findings" in body else (),
+        _list(body, "findings", _finding) if "findings" in body else (),
     )
 
 
 DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     "hello": _hello,
     "accept": lambda body: Accept(),
-    "refuse": lambda body: Refuse(_text(body, "reason")),
+    "refuse": lambda body: Refuse(_words(body, "reason")),
     "commit": lambda body: Commit(
         _bytes(body, "fleet", HASH_SIZE),
         _bytes(body, "ships", HASH_SIZE),
@@ -857,7 +868,7 @@ DECODERS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     "timeout": lambda body: TimeClaim(_count(body, "waited_ms")),
     "reveal": lambda body: Reveal(_list(body, "fleet", _ship), _bytes(body, "secret", SECRET_SIZE)),
     "verdict": _verdict,
-    "error": lambda body: Error(_text(body, "code"), _text(body, "detail")),
+    "error": lambda body: Error(_text(body, "code"), _words(body, "detail")),
 }
 
 

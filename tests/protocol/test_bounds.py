@@ -77,6 +77,10 @@ def test_a_host_cannot_propose_limits_out_of_bounds(inside: Limits, outside: Lim
         (Ruleset(fleet=(1,) * MAX_SHIPS), Ruleset(fleet=(1,) * (MAX_SHIPS + 1))),
         (Ruleset(size=20, fleet=(10, 10, 10, 10)), Ruleset(size=20, fleet=(10, 10, 10, 10, 1))),
         (Ruleset(size=6, fleet=(6, 6, 6)), Ruleset(size=6, fleet=(6, 6, 6, 1))),
+        (
+            Ruleset(fleet=(3, 2), names=("łódź podwodna", "\N{SHIP}")),
+            Ruleset(fleet=(3, 2), names=("łódź\x1b[2J", "\u202eship")),
+        ),
     ],
 )
 def test_a_host_cannot_propose_rules_out_of_bounds(inside: Ruleset, outside: Ruleset) -> None:
