@@ -5,8 +5,12 @@ games it makes on demand) admit through one ``Admission``, so both turn away
 the same connections.  Each connection is screened in its own task (the
 listener's), all at once, within bounds:
 
-1. at most ``PER_ADDRESS`` connections from one address, and ``AT_MOST`` in
-   all, are screened at a time; one more is closed at once (``too-many``);
+1. at most ``PER_ADDRESS`` connections from one address (an IPv6 /64 is one
+   address: one home's network), and ``AT_MOST`` in all, are screened at a
+   time; one more from a full address is closed at once (``too-many``), and
+   one more when all are full closes the oldest of the address that holds the
+   most (``too-many``), so that silent connections from many addresses can
+   keep no newcomer out: the invited guest, come last, is the youngest;
 2. the host speaks first, so a guest says nothing until it has the host's
    hello (SPEC.md, section 3): a connection that closes within
    ``GUEST_QUIET_SECONDS`` (a port scan) or speaks first (a web browser, a
@@ -53,6 +57,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
+import itertools
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,7 +83,7 @@ GUEST_QUIET_SECONDS = 0.3
 ADMISSION_WAIT_SECONDS = 10.0
 """How long after the host's hello the first whole frame may take to come back."""
 PER_ADDRESS = 8
-"""Connections screened at once from one address."""
+"""Connections screened at once from one address (``_address_of``: an IPv6 /64 is one)."""
 AT_MOST = 512
 """Connections screened at once in all."""
 READ_SIZE = 64 * 1024
@@ -207,6 +213,9 @@ class Admission(Generic[GameT]):
         """How to say hello for a game to resume, when no game waits for a guest."""
         self._screening: Counter[str] = Counter()
         """Connections being screened, by address."""
+        self._screened: dict[int, _Screened] = {}
+        """The same connections, oldest first, by their number."""
+        self._numbers = itertools.count()
         self._changed = asyncio.Event()
         self._at_the_door = 0
         self.door_watchers: list[Callable[[int], None]] = []
@@ -279,21 +288,39 @@ class Admission(Generic[GameT]):
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> Admitted[GameT] | Resuming | TurnedAway:
         """Screen a new connection (see the module docstring); a turned-away one is closed."""
-        address = _source(writer)
-        if self._screening[address] >= self.per_address or self.screening >= self.at_most:
+        address = _address_of(_source(writer))
+        if self._screening[address] >= self.per_address:
             decided: Admitted[GameT] | Resuming | TurnedAway = TurnedAway(Refusal.TOO_MANY)
         else:
+            if self.screening >= self.at_most:
+                self._make_room()
+            number = next(self._numbers)
+            screened = self._screened[number] = _Screened(address, writer)
             self._screening[address] += 1
             try:
                 decided = await self._screen(reader, writer)
             finally:
+                del self._screened[number]
                 self._screening[address] -= 1
                 if not self._screening[address]:
                     del self._screening[address]
+            if screened.evicted:
+                decided = TurnedAway(Refusal.TOO_MANY)
         if isinstance(decided, TurnedAway):
             self.turned_away[decided.reason] += 1
             writer.close()
         return decided
+
+    def _make_room(self) -> None:
+        """Close the oldest connection of the address screened most: a crowd from many
+        addresses gives way to the newcomer, and the first of it to go is its oldest."""
+        live = [screened for screened in self._screened.values() if not screened.evicted]
+        counts = Counter(screened.address for screened in live)
+        most = max(counts.values(), default=0)
+        oldest = next((screened for screened in live if counts[screened.address] == most), None)
+        if oldest is not None:
+            oldest.evicted = True
+            oldest.writer.close()  # its read ends with the close, and its screening with it
 
     async def _screen(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -482,6 +509,29 @@ class Admission(Generic[GameT]):
         """Wake the connections waiting for a game that can say hello."""
         self._changed.set()
         self._changed = asyncio.Event()
+
+
+@dataclass
+class _Screened:
+    """A connection being screened: whose share it counts in, and how to close it."""
+
+    address: str
+    writer: asyncio.StreamWriter
+    evicted: bool = False
+    """Closed to make room for a newcomer (``Admission._make_room``)."""
+
+
+def _address_of(source: str) -> str:
+    """The address whose share a connection from ``source`` counts in: an IPv4 address
+    itself; an IPv6 one's /64, the network one home is given, whose addresses are its own
+    to draw."""
+    try:
+        ip = ipaddress.ip_address(source)
+    except ValueError:
+        return source
+    if ip.version == 6:
+        return str(ipaddress.IPv6Network((int(ip), 64), strict=False))
+    return source
 
 
 def _source(writer: asyncio.StreamWriter) -> str:

@@ -61,7 +61,8 @@ class Refusal(enum.StrEnum):
     NO_GAME = "no-game"
     """No game is waiting for a guest (or it was taken meanwhile)."""
     TOO_MANY = "too-many"
-    """Too many connections are being screened, from its address or in all."""
+    """Too many connections are being screened from its address, or it was the oldest of the
+    address screened most when all were taken (a newcomer needed its room)."""
     SILENT = "silent"
     """It said nothing whole within the admission wait after the host's hello."""
     GARBAGE = "garbage"

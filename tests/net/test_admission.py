@@ -429,6 +429,46 @@ def test_one_address_has_at_most_its_share_of_connections_screened() -> None:
     assert isinstance(decision, Admitted), "another address still gets in"
 
 
+def test_a_crowd_from_many_addresses_gives_way_to_the_invited_guest() -> None:
+    """More silent connections than the bound in all, from many addresses each within its
+    share: each newcomer closes the oldest of the address screened most, so the invited
+    guest, come last, is screened and admitted (SPEC.md section 3, "Admission")."""
+
+    async def scenario() -> tuple[int, int, Decision]:
+        admission: Admission[str] = Admission(wait_seconds=5, at_most=16)
+        admission.offer("the game", "GAME", hosting())
+        decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            decision = await admission.admit(reader, writer)
+            if isinstance(decision, Admitted):
+                decided.set_result(decision)
+
+        server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        crowd = []
+        for n in range(24):  # eight addresses, three each: within each share, over the whole
+            source = (f"127.0.1.{n % 8 + 1}", 0)
+            crowd.append(await asyncio.open_connection("127.0.0.1", port, local_addr=source))
+        await asyncio.sleep(0.1)
+        refused, screened = admission.turned_away[Refusal.TOO_MANY], admission.screening
+        guest = asyncio.ensure_future(guest_hello(port, SECRET))
+        try:
+            async with asyncio.timeout(5):
+                decision = await decided
+            return refused, screened, decision
+        finally:
+            guest.cancel()
+            for _, writer in crowd:
+                writer.close()
+            await asyncio.gather(guest, return_exceptions=True)
+            server.close()
+
+    refused, screened, decision = asyncio.run(scenario())
+    assert (refused, screened) == (8, 16), "the 17th to 24th each closed the oldest"
+    assert isinstance(decision, Admitted), "the invited guest, come last, gets in"
+
+
 async def honest_guest(port: int, secret: bytes | None = None) -> Outcome:
     outcome, __, __ = await told_guest(port, secret, seed=3)
     return outcome
