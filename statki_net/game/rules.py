@@ -286,6 +286,17 @@ def combination_name(rules: Ruleset) -> str | None:
     return preset_name(rules) or _combinations().get(rules)
 
 
+CUSTOM_RULES = N_("custom rules")
+"""What rules no combination of presets makes go by (in the reader's words where shown)."""
+
+
+def rules_label(rules: Ruleset) -> str:
+    """The one name rules go by in the history, the notices, a referee's judgement and a
+    tournament's table: the preset, or the presets they combine (``A+B``), else
+    ``CUSTOM_RULES``."""
+    return combination_name(rules) or CUSTOM_RULES
+
+
 MAST_WORDS: dict[int, str] = {
     1: N_("1-mast ship"),
     2: N_("2-mast ship"),

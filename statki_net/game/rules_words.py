@@ -19,7 +19,7 @@ from statki_net.game.rules import (
     Turns,
     _combinations,
     combination_name,
-    preset_name,
+    rules_label,
 )
 from statki_net.game.words import ENGLISH, N_, Words
 
@@ -189,7 +189,7 @@ def describe(rules: Ruleset, words: Words = ENGLISH) -> RulesWords:
     if rules.turns is Turns.SALVO and rules.report is Report.COUNT:
         turns = SALVO_COUNT_WORDS
     return RulesWords(
-        name=preset_name(rules) or _("custom rules"),
+        name=_(rules_label(rules)),
         ships=ships,
         board=_("{size}x{size}, fleet {fleet}").format(size=rules.size, fleet=fleet),
         touching_brief=_(touching_brief),

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from statki_net.game.battle import Answer
 from statki_net.game.board import square_name
-from statki_net.game.rules import Ruleset, combination_name
+from statki_net.game.rules import Ruleset, rules_label
 from statki_net.game.rules_words import PresetMatch, match_presets
 from statki_net.game.words import ENGLISH, N_, SILENCE, Phrase, Words, joined, listed, phrase
 from statki_net.protocol.endings import End, Result, Standing, message_term
@@ -65,7 +65,7 @@ class Rules:
     @property
     def name(self) -> str:
         """The preset or combination of presets (``five-ships+salvo``), or ``custom rules``."""
-        return combination_name(self.rules) or "custom rules"
+        return rules_label(self.rules)
 
     @property
     def presets(self) -> PresetMatch:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from statki_net.game.rules import combination_name
+from statki_net.game.rules import rules_label
 from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase
 from statki_net.protocol.endings import End, Ending, Standing, message_term, role_term
 from statki_net.protocol.logformat import LogContents
@@ -408,7 +408,7 @@ def _describe(judgement: Judgement, branches: list[Branch]) -> None:
         return
     t = longest.transcript
     if t.rules is not None:
-        judgement.rules = combination_name(t.rules) or "custom rules"
+        judgement.rules = rules_label(t.rules)
         judgement.size = t.rules.size
     for role in Role:
         hello = t.sides[role].hello

@@ -21,6 +21,7 @@ from typing import Generic, Protocol, TypeVar
 
 from statki_net.game.battle import Defence
 from statki_net.game.picture import defence_lines, sea_lines
+from statki_net.game.rules import CUSTOM_RULES
 from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase, seconds_said
 from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.transcript import Transcript
@@ -36,7 +37,7 @@ class Flag(enum.StrEnum):
 
     DISPUTED = "disputed"
     UNCORROBORATED = "uncorroborated time claim"
-    CUSTOM_RULES = "custom rules"
+    CUSTOM_RULES = CUSTOM_RULES
     ONE_SIDE = "only one side's log"
     COPY = "a log given twice"
 
@@ -87,7 +88,7 @@ class GameSummary:
             flags.append(Flag.DISPUTED)
         if self.end is End.TIME:
             flags.append(Flag.UNCORROBORATED)
-        if self.rules == "custom rules":
+        if self.rules == CUSTOM_RULES:
             flags.append(Flag.CUSTOM_RULES)
         roles = [role for role in self.log_roles if role is not None]
         if len(set(roles)) < 2:
@@ -382,9 +383,9 @@ def _not_counted(
     if game.end is None or (game.winner is None and not game.both_lost):
         return Apart.NO_RESULT, game.result
     wanted = rules.preset
-    if game.rules != wanted and (wanted is not None or game.rules == "custom rules"):
+    if game.rules != wanted and (wanted is not None or game.rules == CUSTOM_RULES):
         what: Fact = wanted or phrase(N_("rules some presets make"))
-        played: Fact = Term(game.rules) if game.rules == "custom rules" else str(game.rules)
+        played: Fact = Term(game.rules) if game.rules == CUSTOM_RULES else str(game.rules)
         return Apart.RULES, phrase(
             N_("played under {played}; the tournament plays {what}"), played=played, what=what
         )

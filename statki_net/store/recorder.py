@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from statki_net.game.errors import StatkiError
-from statki_net.game.rules import preset_name
+from statki_net.game.rules import rules_label
 from statki_net.game.words import N_, SILENCE, Phrase, Words, phrase
 from statki_net.protocol.endings import End, Ending, Standing
 from statki_net.protocol.errors import Code
@@ -90,11 +90,11 @@ class LogVerdict:
 
 
 def rules_name(session: Session) -> str:
-    """The rules as the history and the front ends name them: a preset, or "custom rules"."""
+    """The rules as the history and the front ends name them (``rules_label``)."""
     rules = session.rules
     if rules is None:
         return ""
-    return preset_name(rules) or "custom rules"
+    return rules_label(rules)
 
 
 def ending_of(session: Session) -> Ending:

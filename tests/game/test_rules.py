@@ -13,6 +13,7 @@ from statki_net.game.rules import (
     Turns,
     combination_name,
     preset_name,
+    rules_label,
     ruleset_named,
 )
 from statki_net.game.rules_words import describe
@@ -68,6 +69,22 @@ def test_every_combination_of_presets_has_a_name_and_custom_rules_have_none() ->
     assert combination_name(PRESETS["corners"]) == "corners"
     assert combination_name(ruleset_named("five-ships+salvo")) == "five-ships+salvo"
     assert combination_name(Ruleset(size=8, fleet=(3, 2, 2, 1))) is None
+
+
+def test_rules_go_by_one_name_everywhere_a_combination_by_its_presets() -> None:
+    """The history, the notices, a referee's judgement and the rules screen all name rules
+    by ``rules_label``: a combination by its presets (it was "custom rules" in the history
+    and the daemon's state while the notices named it), custom rules as such."""
+    from statki_net.net.notices import Rules
+    from statki_net.protocol.wire import Limits
+
+    combined = ruleset_named("salvo-count+five-ships")
+    assert preset_name(combined) is None
+    assert rules_label(combined) == combination_name(combined) == "salvo-count+five-ships"
+    assert Rules(combined, Limits(), None).name == rules_label(combined)
+    assert describe(combined).name == rules_label(combined)
+    custom = Ruleset(size=8, fleet=(3, 2, 2, 1))
+    assert rules_label(custom) == "custom rules" == describe(custom).name
 
 
 def test_unknown_preset_lists_the_known() -> None:
@@ -150,7 +167,7 @@ def test_rules_that_are_no_preset_are_named_custom_and_counted_on_their_board() 
     words = describe(rules)
     assert words.name == "custom rules" and words.ships == "4 ships on 8x8"
     assert words.board == "8x8, fleet 3,2,2,1"
-    assert describe(ruleset_named("five-ships+salvo")).name == "custom rules"
+    assert describe(ruleset_named("five-ships+salvo")).name == "five-ships+salvo"
     assert describe(PRESETS["corners"]).name == "corners"
 
 
