@@ -59,8 +59,8 @@ from statki_net.store.unfinished import (
     Unfinished,
     find_unfinished,
     glance,
+    kept_files,
     restore,
-    unfinished_games,
 )
 
 
@@ -165,7 +165,14 @@ async def _attach(player: Player, game: str) -> int | None:
 def _list(player: Player) -> int:
     from statki_client.pickup import glance_words  # the start screen's words for a game
 
-    games = unfinished_games(player.home)
+    games, damaged = kept_files(player.home)
+    for file in damaged:
+        why = file.error.in_words(words()) if isinstance(file.error, UsageError) else file.error
+        tell_error(
+            _(
+                "statki: {path}: a kept game that cannot be read ({why}); it is left as it is"
+            ).format(path=file.path, why=why)
+        )
     if not games:
         tell(_("no unfinished games"))
         return EXIT_OK

@@ -142,16 +142,32 @@ def kept_muted(home: Path, game: str) -> bool:
     return (home / FOLDER / f"{game}{MUTED_SUFFIX}").exists()
 
 
-def unfinished_games(home: Path) -> list[Unfinished]:
-    """Every game kept for resuming, oldest first; damaged files are skipped."""
+@dataclass(frozen=True)
+class Damaged:
+    """A kept game's file that cannot be read: where, and why."""
+
+    path: Path
+    error: OSError | ValueError | UsageError
+
+
+def kept_files(home: Path) -> tuple[list[Unfinished], list[Damaged]]:
+    """Every game kept for resuming, oldest first, and the files that cannot be read."""
     where = home / FOLDER
     if not where.is_dir():
-        return []
-    games = []
+        return [], []
+    games, damaged = [], []
     for path in sorted(where.glob(f"*{SUFFIX}")):
-        with contextlib.suppress(OSError, ValueError, UsageError):
+        try:
             games.append(Unfinished.from_map(json.loads(path.read_text(encoding="utf-8"))))
-    return sorted(games, key=lambda game: game.started)
+        except (OSError, ValueError, UsageError) as error:
+            damaged.append(Damaged(path, error))
+    return sorted(games, key=lambda game: game.started), damaged
+
+
+def unfinished_games(home: Path) -> list[Unfinished]:
+    """Every game kept for resuming, oldest first; damaged files are skipped here (``statki
+    resume``, listing them, names each: ``kept_files``)."""
+    return kept_files(home)[0]
 
 
 def find_unfinished(home: Path, prefix: str) -> Unfinished:

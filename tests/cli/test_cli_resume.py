@@ -395,3 +395,24 @@ def test_a_kept_game_is_played_by_one_program_at_a_time(
         second.stderr
     )
     assert len(second.stderr.strip().splitlines()) == 1, "one line"
+
+
+def test_a_kept_game_that_cannot_be_read_is_named_not_passed_over(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A damaged file among the kept games (cut short, not JSON, not a kept game): ``statki
+    resume`` names each on a line of its own and leaves it; the list goes on as usual."""
+    home = tmp_path / "home"
+    kept = home / "unfinished"
+    kept.mkdir(parents=True)
+    (kept / "abc.json").write_text('{"game": "ab', encoding="utf-8")
+    (kept / "def.json").write_text("[1, 2]", encoding="utf-8")
+    done = in_home(cli, monkeypatch, home, "resume")
+    assert done.returncode == 0
+    assert done.stdout.strip() == "no unfinished games"
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2, done.stderr
+    for line, name in zip(lines, ("abc.json", "def.json"), strict=True):
+        assert line.startswith(f"statki: {kept / name}: a kept game that cannot be read (")
+        assert line.endswith("); it is left as it is")
+    assert (kept / "abc.json").exists()
