@@ -99,7 +99,7 @@ class EndOfGame(CommonState):
         """The transcript's ending, as the session's ``GameClosed`` tells it.
 
         A game stopped before its transcript could end (the connection lost, a
-        host the invite did not name, no opponent for a rematch) ended ``CLOSED``,
+        host the invite did not name, no opponent for a rematch) ends ``NO_GAME`` here,
         with the failure's words as its reason.
         """
         t = self.session.transcript

@@ -203,16 +203,6 @@ def _start(problem: Problem) -> State:
     return ((EMPTY,) * problem.rules.size, False, (0,) * len(problem.need))
 
 
-def _complete(problem: Problem, state: State) -> bool:
-    """Whether the board ends well here: the lines still open finish the fleet exactly."""
-    columns, _, counts = state
-    finished: tuple[int, ...] | None = counts
-    for status in columns:
-        if finished is not None and _is_line(status):
-            finished = _finished(finished, status, problem.need)
-    return finished == problem.need
-
-
 Frontier = tuple[tuple[int, ...], bool]
 """A state without the ships finished: per column the last status, and up-left."""
 Move = tuple[Frontier, tuple[int, ...], bool]
@@ -810,13 +800,6 @@ def draw_fleet(problem: Problem, rng: Random) -> int:
                 board |= bit(square) if ship else 0
                 break
     return board
-
-
-def uniform_fleet(rules: Ruleset, allowed: int, rng: Random) -> Fleet:
-    """A legal fleet wholly on ``allowed``, drawn uniformly among all such fleets."""
-    need = Counter(rules.fleet)
-    problem = Problem(rules, allowed, 0, tuple(need[n] for n in range(rules.size + 1)))
-    return ships_of(rules, draw_fleet(problem, rng))
 
 
 def exact_strategy(sea: Sea, count: int, rng: Random) -> tuple[int, ...]:

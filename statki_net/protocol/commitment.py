@@ -106,9 +106,6 @@ class FleetCommitment:
             tuple(path),
         )
 
-    def open_all(self, squares: Sequence[int]) -> list[Opening]:
-        return [self.open(square) for square in squares]
-
 
 def commitment_root(game: bytes, secret: bytes, ship_board: int, squares: int) -> bytes:
     """The root a revealed fleet and secret commit to, for checking a reveal."""

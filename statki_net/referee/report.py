@@ -192,7 +192,7 @@ class Judgement:
     @property
     def end_word(self) -> str:
         """How the game ended, in one word: an end of SPEC.md section 8, or ``disputed``
-        or ``unfinished`` when there is none (the daemon's ``closed`` event says this)."""
+        or ``unfinished`` when there is none."""
         if self.ending is not None:
             return self.ending.end.value
         return "disputed" if self.standing is Standing.DISPUTED else "unfinished"
