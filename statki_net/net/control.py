@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import itertools
 import os
 import socket
@@ -45,6 +46,16 @@ SOCKET_NAME = "control.sock"
 MAX_MESSAGE = 1024 * 1024
 """Largest control message in bytes; a client sending more is disconnected."""
 REPLY_TIMEOUT = 30.0
+
+
+class GameStatus(enum.StrEnum):
+    """Where a game of the daemon's stands: its state's ``status`` (SPEC.md, the control
+    socket's game state)."""
+
+    WAITING = "waiting"
+    """For its guest, or for the connection out to its host."""
+    PLAYING = "playing"
+    OVER = "over"
 
 
 def socket_path(home: Path) -> Path:
@@ -490,7 +501,7 @@ def _playing(states: list[dict[str, Any]]) -> dict[str, int | None]:
     return {
         str(state["game"]): state["id"] if isinstance(state.get("id"), int) else None
         for state in states
-        if state.get("game") and state.get("status") != "over"
+        if state.get("game") and state.get("status") != GameStatus.OVER
     }
 
 

@@ -390,7 +390,7 @@ def game_state(game: DaemonGame, words: Words = ENGLISH) -> Message:
     info: Message = {
         "id": game.id,
         "role": game.role.value,
-        "status": game.status,
+        "status": game.status.value,
         "bot": game.bot,
         "invite": game.invite or None,
         "failure": str(game.failure) if game.failure is not None else None,

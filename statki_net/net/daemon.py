@@ -40,6 +40,7 @@ from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection
+from statki_net.net.control import GameStatus
 from statki_net.net.control_server import ControlServer, game_state
 from statki_net.net.dialer import dial
 from statki_net.net.invite import Address, Invite, format_address, format_invite
@@ -96,8 +97,7 @@ class DaemonGame:
     fleet: Fleet | None
     bot: str | None
     invite: str = ""
-    status: str = "waiting"
-    """waiting (for a guest, or for the connection out), playing, over."""
+    status: GameStatus = GameStatus.WAITING
     conn: GameConnection | None = None
     """The game being played; dropped once it is over, when ``summary`` stands for it."""
     failure: Phrase | None = None
@@ -163,7 +163,7 @@ def _rematch_terms(game: DaemonGame) -> Rematch | None:
     if game.conn is not None:
         outcome = game.conn.outcome
         return rematch_of(game.conn.session) if outcome is not None else None
-    return game.again if game.status == "over" else None
+    return game.again if game.status is GameStatus.OVER else None
 
 
 def _invite_text(invite: Invite) -> str:
@@ -320,7 +320,7 @@ class Daemon:
 
     def _retire(self, game: DaemonGame) -> None:
         """The game is over: a summary stands for it, so memory stays flat over many games."""
-        game.status = "over"
+        game.status = GameStatus.OVER
         game.summary = game_state(game)
         if game.conn is not None:
             game.again = rematch_of(game.conn.session)
@@ -331,7 +331,7 @@ class Daemon:
 
     @property
     def active(self) -> int:
-        return sum(1 for g in self.games.values() if g.status != "over")
+        return sum(1 for g in self.games.values() if g.status is not GameStatus.OVER)
 
     def host(
         self,
@@ -360,7 +360,11 @@ class Daemon:
 
     def propose(self, game: DaemonGame, rules: Ruleset, limits: Limits, fleet: Fleet) -> None:
         """The proposal a front end's player chose for ``game``: its hello says it from now."""
-        if game.role is not Role.HOST or game.fleet is not None or game.status != "waiting":
+        if (
+            game.role is not Role.HOST
+            or game.fleet is not None
+            or game.status is not GameStatus.WAITING
+        ):
             raise UsageError(phrase(N_("the game's proposal is settled")))
         game.rules, game.limits, game.fleet = rules, limits, fleet
         self.admission.ready(game.name, self._hosting(game))
@@ -373,7 +377,7 @@ class Daemon:
         """The next game with ``old``'s opponent (``statki_net.net.rematch``): hosted again
         with the same invite, its secret and key (the daemon listens on its port still), or
         the same host dialled again; the side that did not shoot first now does."""
-        if old.status != "over" and (old.conn is None or old.conn.outcome is None):
+        if old.status is not GameStatus.OVER and (old.conn is None or old.conn.outcome is None):
             raise UsageError(phrase(N_("game {game} is not over yet"), game=old.id))
         again = _rematch_terms(old)
         if again is None or not (old.invite or old.host_invite):
@@ -442,7 +446,7 @@ class Daemon:
         """Connections wait for a hello no game can say yet: each game hosted ``deferred``
         and not yet proposed is told (its guest, most likely, which the hello will prove)."""
         for game in list(self.games.values()):
-            if game.role is Role.HOST and game.status == "waiting" and game.fleet is None:
+            if game.role is Role.HOST and game.status is GameStatus.WAITING and game.fleet is None:
                 self.control.publish_door(game, connections)
 
     def cancel(self, game: DaemonGame) -> None:
@@ -457,7 +461,7 @@ class Daemon:
         guest came or its host is still being dialled; with a connection, stopped by this
         side's ``error``, which decides as section 8 says (no game before the guest's
         accept, this side's forfeit after it); refused once the battle began."""
-        if game.status == "over":
+        if game.status is GameStatus.OVER:
             raise UsageError(phrase(N_("the game is over")))
         if game.conn is not None:
             return game.conn.leave()
@@ -609,7 +613,7 @@ class Daemon:
         resume: GuestResume | HostResume | None = None,
     ) -> None:
         """One game to its end; whatever goes wrong stays in this game."""
-        game.status = "playing"
+        game.status = GameStatus.PLAYING
         try:
             enable_keepalive(writer)
             player = (
