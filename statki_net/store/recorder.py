@@ -16,7 +16,8 @@ process (``statki_client.local``).  The caller says what happened, in order:
     recorder.ended(session, ending, verdict, now)
 
 Every step is a no-op where there is nothing to record (no log directory, no
-history), and recording never raises for a full disk at the end.
+history), and recording never raises for a full disk at the end: what could not be
+recorded is said on standard error.
 
 When a game begins to be recorded (SPEC.md, section 15): a guest's, when it
 starts to play (it has dialled the host); a host's, only once its guest is
@@ -29,10 +30,11 @@ row.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import secrets
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +50,7 @@ from statki_net.protocol.wire import Frame, Role
 from statki_net.referee.verify import Judgement, fingerprint, judge_log, judge_own_log
 from statki_net.store.failures import system_words
 from statki_net.store.history import GameRow, History
+from statki_net.store.language import words
 from statki_net.store.logwriter import LogWriter
 
 MAX_PEER = 200
@@ -106,10 +109,22 @@ def ending_of(session: Session) -> Ending:
     return session.ending or Ending(End.NO_GAME, reason=phrase(N_("the connection closed")))
 
 
+def say_on_stderr(said: Phrase) -> None:
+    """A line for whoever runs this program, in their language, on standard error."""
+    print(f"statki: {said.in_words(words())}", file=sys.stderr, flush=True)
+
+
 class GameRecorder:
     """One game's log file and history row; see the module docstring."""
 
-    def __init__(self, log_dir: Path | None, history: History | None, *, peer: str = "") -> None:
+    def __init__(
+        self,
+        log_dir: Path | None,
+        history: History | None,
+        *,
+        peer: str = "",
+        complain: Callable[[Phrase], None] = say_on_stderr,
+    ) -> None:
         self.log_dir = log_dir
         self.history = history
         self.peer = peer
@@ -122,6 +137,10 @@ class GameRecorder:
         self.reader: Role | None = None
         """The side whose log it is, once open: its player reads the verdict (``judge``)."""
         self._ended = False
+        self.complain = complain
+        """Told, in a phrase, what could not be recorded: by default standard error."""
+        self.unrecorded: Phrase | None = None
+        """Why the history lacks the game's end, if it does (``ended``)."""
 
     @property
     def log_path(self) -> Path | None:
@@ -186,13 +205,17 @@ class GameRecorder:
         if self.game_id or not session.transcript.game:
             return
         self.game_id = session.transcript.game.hex()
-        self._row(session, now)
+        if self.log is not None:
+            self.log.sync()  # the log on disk before the history row that names it
+        try:
+            self._row(session, now)
+        except (StatkiError, OSError) as error:  # the game goes on: its log holds it
+            self._unrecorded(N_("the history does not hold the game in {log}: {error}"), error)
 
     def _row(self, session: Session, now: int) -> None:
         """The history row of the game ``game_id`` names, begun at ``now``."""
         if self.history is None or self.log is None:
             return  # a history row only for a log that exists
-        self.log.sync()  # and is on disk before the row that names it
         hello = session.transcript.sides[session.peer].hello
         self.history.started(
             GameRow(
@@ -232,21 +255,23 @@ class GameRecorder:
         return LogVerdict.of(judgement)
 
     def ended(self, session: Session, ending: Ending, verdict: LogVerdict | None, now: int) -> None:
-        """Record how the game ended in its history row (once); a full disk is not an error.
+        """Record how the game ended in its history row (once); never raises.
 
         A game that ended before both hellos made its id (a guest whose host closed, or
         said nothing, before its hello) is in the history too, as every game with a log
-        is: its row is named by its log (``NO_ID``) and begins when the log did."""
+        is: its row is named by its log (``NO_ID``) and begins when the log did.  A
+        history that cannot take the row (a full disk, a database locked too long) must
+        not hide the outcome the log holds: why is kept in ``unrecorded`` and said on
+        standard error, a line naming the log."""
         if self._ended or self.history is None or self.log is None:
             return
-        if not self.game_id:
-            self.game_id = NO_ID + self.log.path.stem
-            with contextlib.suppress(Exception):  # as below: the outcome matters more
-                self._row(session, self._opened)
         self._ended = True
         me = session.role
         t = session.transcript
-        with contextlib.suppress(Exception):  # a full disk must not hide the outcome
+        try:
+            if not self.game_id:
+                self.game_id = NO_ID + self.log.path.stem
+                self._row(session, self._opened)
             self.history.ended(
                 self.game_id,
                 ended=now,
@@ -256,3 +281,13 @@ class GameRecorder:
                 their_shots=t.shots_by(me.other),
                 verdict=verdict.said if verdict else SILENCE,
             )
+        except (StatkiError, OSError) as error:
+            self._unrecorded(
+                N_("the history does not hold the end of the game in {log}: {error}"), error
+            )
+
+    def _unrecorded(self, what: str, error: StatkiError | OSError) -> None:
+        """The history could not take what the log holds: keep why, and say it."""
+        inner = error.as_phrase() if isinstance(error, StatkiError) else system_words(error)
+        self.unrecorded = phrase(what, log=str(self.log_path), error=inner)
+        self.complain(self.unrecorded)

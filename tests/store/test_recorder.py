@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from peers import make_pair, play
 
 from statki_net.game.rules import ruleset_named
@@ -72,3 +78,46 @@ def test_without_a_log_directory_or_history_nothing_is_written(tmp_path: Path) -
     assert recorder.log_path is None and recorder.judge() is None
     recorder.ended(pair.guest, ending_of(pair.guest), None, 1)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a filesystem of its own, 1 MiB, to be filled: a real full disk."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs takes root (CI is)")
+    folder = tmp_path / "small"
+    folder.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], check=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _fill(folder: Path) -> None:
+    with contextlib.suppress(OSError), (folder / "filler").open("wb") as filler:
+        while True:
+            filler.write(b"\0" * 65536)
+            filler.flush()
+
+
+def test_a_history_on_a_full_disk_costs_its_rows_not_the_game_nor_the_log(
+    tmp_path: Path, full_disk: Path
+) -> None:
+    pair = make_pair(ruleset_named("classic"), seed=6)
+    play(pair, seed=6, resign_at=5)
+    history = History(full_disk / "history.sqlite3")
+    _fill(full_disk)
+    said: list[str] = []
+    recorder = GameRecorder(tmp_path / "logs", history, complain=lambda p: said.append(str(p)))
+    record(pair, Role.HOST, recorder)  # the row cannot be written: the game goes on
+    verdict = recorder.judge()
+    recorder.ended(pair.host, ending_of(pair.host), verdict, 3_000)
+    assert verdict is not None and verdict.valid, "the log, on another disk, is whole"
+    assert recorder.log_path is not None and judge_log(recorder.log_path.read_bytes()).valid
+    assert len(said) == 1 and said[0].startswith("the history does not hold the game in "), said
+    assert str(recorder.log_path) in said[0] and "full" in said[0], said
+    assert recorder.unrecorded is not None
+    (full_disk / "filler").unlink()
+    assert history.games() == [], "no row was half written"
+    history.close()
