@@ -12,7 +12,6 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from prompt_toolkit.formatted_text import OneStyleAndTextTuple, StyleAndTextTuples
@@ -30,7 +29,7 @@ from statki_net.game.rules import PRESETS, Ruleset
 from statki_net.game.rules_words import describe
 from statki_net.game.words import N_
 from statki_net.protocol.bounds import MAX_SAY_CHARS
-from statki_net.store.history import GameRow
+from statki_net.store.history import GameRow, local_minute
 from statki_net.store.language import _, words
 
 from .clock import clock_words
@@ -865,7 +864,7 @@ def _past_game_rows(games: Sequence[GameRow]) -> list[str]:
     "zatopienieclassic"); the opponent last, where the screen may cut a long name."""
     cells = [
         (
-            datetime.fromtimestamp(row.started / 1000, UTC).strftime("%Y-%m-%d %H:%M"),
+            local_minute(row.started),
             _(row.result or "unfinished"),
             _(row.end_reason) if row.end_reason else "",
             row.rules,

@@ -7,7 +7,6 @@ import json
 import shutil
 import textwrap
 from dataclasses import asdict
-from datetime import datetime
 from pathlib import Path
 
 from statki_client.computer import shown_name
@@ -15,7 +14,7 @@ from statki_client.computer import shown_name
 from statki_net.cli.common import EXIT_OK, Subcommands, home_argument, positive
 from statki_net.cli.told import tell
 from statki_net.game.words import N_
-from statki_net.store.history import DB_FILE, GameRow, History, Tally
+from statki_net.store.history import DB_FILE, GameRow, History, Tally, local_minute
 from statki_net.store.home import home_path
 from statki_net.store.language import _, ngettext, words
 
@@ -98,7 +97,7 @@ def _game_line(game: GameRow) -> str:
         result, reason = said, None
     how = f" ({_(reason)})" if reason else ""
     return _("{date}  {result}{how}  {rules}, you as {role}  shots {mine}:{theirs}").format(
-        date=_date(game.started),
+        date=local_minute(game.started),
         result=_(result),
         how=how,
         rules=_rules_words(game.rules),
@@ -142,10 +141,6 @@ WHO_RESIGNED: dict[tuple[str | None, str | None], str] = {
 
 SAID_ONCE: dict[tuple[str | None, str | None], str] = {("none", "no-game"): N_("no game")}
 """Ends whose result and reason say one thing ("none (no game)"): said once."""
-
-
-def _date(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
 def _stats(args: argparse.Namespace) -> int:

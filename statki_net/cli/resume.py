@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,7 +48,7 @@ from statki_net.protocol.replay import told_so_far
 from statki_net.protocol.session import Session
 from statki_net.protocol.wire import Admit, Role
 from statki_net.store.claim import RESUME_PATIENCE_S, Claim, Claimant, GameTaken, claim
-from statki_net.store.history import History
+from statki_net.store.history import History, local_minute
 from statki_net.store.home import home_dir
 from statki_net.store.language import _, words
 from statki_net.store.recorder import GameRecorder
@@ -177,7 +176,7 @@ def _list(player: Player) -> int:
         tell(_("no unfinished games"))
         return EXIT_OK
     for game in games:
-        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(game.started / 1000))
+        when = local_minute(game.started)
         # The log on a line of its own: beside the rest it ran past 80 columns.
         tell(f"{game.game[:16]}  {_(game.role.value)}  {when}")
         seen = glance(game)

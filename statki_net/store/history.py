@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from datetime import datetime
 from pathlib import Path
 
 from statki_net.game.errors import UsageError
@@ -55,6 +56,13 @@ def _said(stored: str | None) -> Phrase | None:
         return phrase_from_map(json.loads(stored))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def local_minute(ms: int) -> str:
+    """A moment of this player's games as their own clock reads it, to the minute: what the
+    history, the history screen and the unfinished games show, alike.  (A record meant for
+    others, a game's paper or a tournament's report, says its times in UTC, and says so.)"""
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
 def _row(*columns: object) -> GameRow:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import Cli
+from statki_client.layout import _past_game_rows
 
 from statki_net.game.words import as_is
 from statki_net.protocol.endings import End, Result
@@ -286,3 +289,24 @@ def test_a_history_of_schema_1_keeps_its_english_verdicts_and_takes_new_ones(
     assert "    valid: game 2" in polish
     with sqlite3.connect(home / DB_FILE) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (2,)
+
+
+@pytest.fixture
+def fourteen_hours_east(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's clock in UTC+14 (a POSIX TZ rule: no zone files needed)."""
+    monkeypatch.setenv("TZ", "KIRI-14")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_history_and_its_screen_say_a_game_s_time_by_the_player_s_own_clock(
+    cli: Cli, tmp_path: Path, fourteen_hours_east: None
+) -> None:
+    record(tmp_path / "home", 1, OLEK, "Olek", "classic", "won")  # 2023-11-14 22:14 UTC
+    listed = cli("history").stdout.splitlines()[0]
+    with History.in_home(tmp_path / "home") as history:
+        [shown] = _past_game_rows(history.games())
+    assert listed.startswith("2023-11-15 12:14  "), listed
+    assert shown.lstrip().startswith("2023-11-15 12:14 "), shown
