@@ -76,7 +76,7 @@ from statki_net.protocol.screening import (
     Unwanted,
 )
 from statki_net.protocol.session import Session
-from statki_net.protocol.wire import game_tag
+from statki_net.protocol.wire import READ_SIZE, game_tag
 
 GUEST_QUIET_SECONDS = 0.3
 """How long a new connection must stay open and silent before the host says hello."""
@@ -86,7 +86,6 @@ PER_ADDRESS = 8
 """Connections screened at once from one address (``_address_of``: an IPv6 /64 is one)."""
 AT_MOST = 512
 """Connections screened at once in all."""
-READ_SIZE = 64 * 1024
 
 GameT = TypeVar("GameT")
 

@@ -74,7 +74,7 @@ from statki_net.protocol.events import (
 from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
-from statki_net.protocol.wire import Admit, Commit, Role
+from statki_net.protocol.wire import READ_SIZE, Admit, Commit, Role
 from statki_net.store.failures import failed
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -82,8 +82,6 @@ from statki_net.store.unfinished import SecretKeeper
 
 Listener = Callable[[Notice], None]
 
-READ_SIZE = 64 * 1024
-"""Bytes asked of the socket at a time; the session refuses frames over MAX_FRAME."""
 CLOSE_WAIT = 5.0
 """Seconds given to the last bytes on their way out before the socket is dropped."""
 ADMISSION_GRACE = 0.15

@@ -46,6 +46,8 @@ SOCKET_NAME = "control.sock"
 MAX_MESSAGE = 1024 * 1024
 """Largest control message in bytes; a client sending more is disconnected."""
 REPLY_TIMEOUT = 30.0
+READ_SIZE = 64 * 1024
+"""Bytes the socket is read by at a time (a message may take several reads)."""
 
 
 class GameStatus(enum.StrEnum):
@@ -398,7 +400,7 @@ class ControlClient:
     async def _read(self) -> None:
         messages = unpacker()
         try:
-            while data := await self.reader.read(64 * 1024):
+            while data := await self.reader.read(READ_SIZE):
                 messages.feed(data)
                 for message in messages:
                     if not isinstance(message, dict):

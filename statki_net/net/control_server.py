@@ -29,6 +29,7 @@ from statki_net.net import notices
 from statki_net.net.boards import boards_text
 from statki_net.net.connection import GameConnection
 from statki_net.net.control import (
+    READ_SIZE,
     Message,
     notice_map,
     pack,
@@ -124,7 +125,7 @@ class ControlServer:
         peer = ControlPeer(writer)
         messages = unpacker()
         try:
-            while data := await reader.read(64 * 1024):
+            while data := await reader.read(READ_SIZE):
                 messages.feed(data)
                 for request in messages:
                     reply = await self._answer(peer, request)

@@ -20,14 +20,13 @@ from statki_net.game.errors import UsageError
 from statki_net.game.words import ENGLISH, N_, Phrase, Words, as_is, joined, phrase
 from statki_net.net.invite import Address, format_address
 from statki_net.net.reach import dial_order
+from statki_net.protocol.wire import READ_SIZE
 
 HEAD_START_S = 0.25
 """RFC 8305's "Connection Attempt Delay": long enough for a working path to answer first,
 short enough that a dead one costs a person nothing they notice."""
 CONNECT_TIMEOUT = 10.0
 """Seconds each address has to answer."""
-LIMIT = 64 * 1024
-"""The streams' buffer: a frame is far smaller (as in ``listen``)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ async def dial(
 async def _attempt(address: Address, timeout: float) -> Streams:
     # asyncio.timeout, not wait_for: in 3.11 wait_for can lose a cancellation.
     async with asyncio.timeout(timeout):
-        return await asyncio.open_connection(*address, limit=LIMIT)
+        return await asyncio.open_connection(*address, limit=READ_SIZE)
 
 
 def _reason(error: BaseException) -> Phrase:

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from statki_net.game.errors import UsageError
 from statki_net.net.invite import DEFAULT_PORT, Address, format_address
+from statki_net.protocol.wire import READ_SIZE
 
 ConnectHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -77,7 +78,7 @@ async def _listen_once(
         port = port or chosen_port
         try:
             server = await asyncio.start_server(
-                quiet_on_cancel(on_connect), host, port, limit=64 * 1024, backlog=BACKLOG
+                quiet_on_cancel(on_connect), host, port, limit=READ_SIZE, backlog=BACKLOG
             )
         except OSError as error:
             if retry and shared and error.errno == errno.EADDRINUSE:

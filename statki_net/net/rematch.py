@@ -37,6 +37,7 @@ from statki_net.net.invite import Address
 from statki_net.protocol.errors import ProtocolError
 from statki_net.protocol.session import public_key_bytes
 from statki_net.protocol.wire import (
+    READ_SIZE,
     Frame,
     FrameReader,
     Hello,
@@ -54,7 +55,6 @@ REDIAL_CONNECT = 2.0
 REDIAL_ATTEMPTS = 600
 """Connections a redial makes at most: a host that answers at once cannot spin a guest.
 Its pauses grow with the deadline so that this is never reached before it."""
-READ_SIZE = 64 * 1024
 
 
 def not_back(who: str, move_ms: int) -> Phrase:

@@ -10,12 +10,12 @@ game's rules: the game itself plays any board (its tests use 4 x 4 ones).
 
 from __future__ import annotations
 
+from statki_net.game.board import MAX_SIZE as MAX_SIZE  # the bound is the board's letters
 from statki_net.game.rules import Ruleset
 from statki_net.game.words import CONTROL_CHARACTERS, N_, Phrase, phrase
 from statki_net.protocol.wire import Limits
 
 MIN_SIZE = 5
-MAX_SIZE = 26
 MAX_SHIPS = 12
 MAX_SHIP_SQUARES = 40
 """Squares of all ships together; and at most half the board."""

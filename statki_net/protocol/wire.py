@@ -54,6 +54,9 @@ def packed(value: object) -> bytes:
 PROTOCOL_VERSION = 5
 MAX_FRAME = 64 * 1024
 """Largest frame in bytes; a peer sending more is cut off."""
+READ_SIZE = MAX_FRAME
+"""Bytes a peer's stream is read by at a time, and its buffer (``asyncio``'s ``limit``):
+the largest frame, a piece, fits; the session refuses what is larger."""
 SIGN_LABEL = b"statki/v1/sign\x00"
 HASH_LABEL = b"statki/v1/msg\x00"
 GAME_LABEL = b"statki/v1/game\x00"
