@@ -25,9 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from statki_net.game.errors import UsageError
-from statki_net.game.rules import Ruleset
+from statki_net.game.rules import CUSTOM_RULES_REFUSED, Ruleset, declined_as_custom
 from statki_net.game.rules_words import match_presets
-from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.notices import Closed, Lost, Reconnected, Reconnecting
 from statki_net.protocol.events import (
     BattleOver,
@@ -453,7 +452,7 @@ class Model(RulesScreen, Aiming, EndOfGame, Talking, PickingUp):
                         ).format(Who=who)
                     )
             case RulesProposed(rules=rules):
-                if match_presets(rules).custom and not self.custom_rules:
+                if declined_as_custom(rules, self.custom_rules):
                     self._decline_custom(rules)
                 else:
                     self.must_decide = True

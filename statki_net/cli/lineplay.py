@@ -39,12 +39,11 @@ from statki_net.game.board import parse_square, square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, FleetProblem, random_fleet, typed_fleet
 from statki_net.game.picture import fleet_picture
-from statki_net.game.rules import Ruleset
+from statki_net.game.rules import CUSTOM_RULES_REFUSED, Ruleset, declined_as_custom
 from statki_net.game.rules_words import describe
 from statki_net.game.words import N_, phrase
 from statki_net.net import notices
 from statki_net.net.boards import Shown, shown
-from statki_net.net.bot import CUSTOM_RULES_REFUSED
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.connection import GameConnection, GameOverError
 from statki_net.net.notices import Notice
@@ -541,7 +540,7 @@ class PromptPlayer:
                     self.say(line)
                 if self.lines is None:
                     pass  # the computer decides for this side
-                elif notice.presets.custom and not self.custom_rules:
+                elif declined_as_custom(notice.rules, self.custom_rules):
                     self.say(CUSTOM_RULES_DECLINED)
                     await self._quietly(self.handle.refuse(CUSTOM_RULES_REFUSED))
                 else:

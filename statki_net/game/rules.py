@@ -286,6 +286,18 @@ def combination_name(rules: Ruleset) -> str | None:
     return preset_name(rules) or _combinations().get(rules)
 
 
+CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
+"""The reason (on the wire, in English) a side gives when it declines custom rules."""
+
+
+def declined_as_custom(rules: Ruleset, custom_allowed: bool) -> bool:
+    """Whether a guest declines ``rules`` before its player sees them: rules no combination
+    of presets makes, where its owner did not admit them (``--custom-rules``).  A host may
+    propose rules made to win, a tiny board crowded with ships (SPEC.md section 7); the
+    computer, the line front end and the full screen all decide here."""
+    return not custom_allowed and combination_name(rules) is None
+
+
 CUSTOM_RULES = N_("custom rules")
 """What rules no combination of presets makes go by (in the reader's words where shown)."""
 

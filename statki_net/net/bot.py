@@ -16,13 +16,10 @@ from collections.abc import Callable
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.game.errors import UsageError
-from statki_net.game.rules import combination_name
+from statki_net.game.rules import CUSTOM_RULES_REFUSED, declined_as_custom
 from statki_net.net.connection import GameConnection
 from statki_net.net.thinking import Thinking
 from statki_net.protocol.events import Event, RulesProposed, YourTurn
-
-CUSTOM_RULES_REFUSED = "custom rules: this player accepts only presets and their combinations"
-"""The reason a computer guest gives when it declines rules that are no preset."""
 
 
 def attach_computer(
@@ -58,7 +55,7 @@ def attach_computer(
     async def place() -> None:
         rules = conn.session.rules
         assert rules is not None
-        if not custom_rules and combination_name(rules) is None:
+        if declined_as_custom(rules, custom_rules):
             act(lambda: conn.refuse(CUSTOM_RULES_REFUSED))
             return
         # A hard placement plays hundreds of fleets, and the rules came from

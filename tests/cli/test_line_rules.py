@@ -15,8 +15,8 @@ from netgames import connected, sessions
 
 from statki_net.ai.computer import ComputerPlayer
 from statki_net.cli.lineplay import LineInput, LocalHandle, PromptPlayer
-from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.bot import CUSTOM_RULES_REFUSED, attach_computer
+from statki_net.game.rules import CUSTOM_RULES_REFUSED, Ruleset, ruleset_named
+from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.protocol.endings import End
 from statki_net.protocol.session import NO_REASON, Session

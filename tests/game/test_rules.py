@@ -12,6 +12,7 @@ from statki_net.game.rules import (
     Touching,
     Turns,
     combination_name,
+    declined_as_custom,
     preset_name,
     rules_label,
     ruleset_named,
@@ -69,6 +70,15 @@ def test_every_combination_of_presets_has_a_name_and_custom_rules_have_none() ->
     assert combination_name(PRESETS["corners"]) == "corners"
     assert combination_name(ruleset_named("five-ships+salvo")) == "five-ships+salvo"
     assert combination_name(Ruleset(size=8, fleet=(3, 2, 2, 1))) is None
+
+
+def test_a_guest_declines_custom_rules_unasked_unless_its_owner_admits_them() -> None:
+    crowded = Ruleset(size=5, fleet=(2, 2, 2, 1))  # made to win: the first shooter does
+    assert declined_as_custom(crowded, custom_allowed=False)
+    assert not declined_as_custom(crowded, custom_allowed=True)
+    for first in PRESETS:
+        for second in PRESETS:
+            assert not declined_as_custom(ruleset_named(f"{first}+{second}"), False)
 
 
 def test_rules_go_by_one_name_everywhere_a_combination_by_its_presets() -> None:

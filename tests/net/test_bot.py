@@ -6,8 +6,7 @@ import asyncio
 
 from netgames import play_over_loopback, sessions
 
-from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.net.bot import CUSTOM_RULES_REFUSED
+from statki_net.game.rules import CUSTOM_RULES_REFUSED, Ruleset, ruleset_named
 from statki_net.net.clock import WALL_CLOCK
 from statki_net.protocol.endings import End
 from statki_net.protocol.wire import Refuse
