@@ -57,7 +57,7 @@ from statki_net.game.words import N_, joined, phrase
 from statki_net.net.admission import Admission, Admitted, Hosting
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.connection import GameConnection
+from statki_net.net.connection import GameConnection, side_session
 from statki_net.net.connection import Outcome as GameOutcome
 from statki_net.net.control import (
     ControlClient,
@@ -233,13 +233,12 @@ class Player:
         invite_secret: bytes | None = None,
     ) -> Session:
         """This player's side of a new game: its name and limits, secrets from the OS."""
-        return Session(
+        return side_session(
             role,
             key,
-            name=self.name,
-            entropy=secrets.token_bytes,
+            self.name,
             rules=rules,
-            limits=self.limits or Limits(),
+            limits=self.limits,
             fleet=fleet,
             admit=admit,
             invite_secret=invite_secret,

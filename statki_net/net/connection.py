@@ -41,13 +41,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet
+from statki_net.game.rules import Ruleset
 from statki_net.game.words import N_, SILENCE, Phrase, phrase
 from statki_net.net.clock import WALL_CLOCK, Clock
 from statki_net.net.notices import (
@@ -74,7 +78,7 @@ from statki_net.protocol.events import (
 from statki_net.protocol.phases import PHASES, Period
 from statki_net.protocol.session import Session
 from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
-from statki_net.protocol.wire import READ_SIZE, Admit, Commit, Role
+from statki_net.protocol.wire import READ_SIZE, Admit, Commit, Limits, Role
 from statki_net.store.failures import failed
 from statki_net.store.history import History
 from statki_net.store.recorder import GameRecorder, LogVerdict, ending_of
@@ -97,6 +101,35 @@ BEFORE_THE_BATTLE = (Period.OPENING, Period.SETUP)
 """The periods a player may leave a game in (``GameConnection.leave``)."""
 LEFT_BEFORE_THE_BATTLE = phrase(N_("the player left before the battle"))
 """The detail of the ``error`` a game left before its battle is stopped with."""
+
+
+def side_session(
+    role: Role,
+    key: Ed25519PrivateKey,
+    name: str,
+    *,
+    rules: Ruleset | None = None,
+    limits: Limits | None = None,
+    fleet: Fleet | None = None,
+    admit: Admit = Admit.OPEN,
+    invite_secret: bytes | None = None,
+    first: Role | None = None,
+) -> Session:
+    """A side this program plays against a peer over the network: the daemon's games and
+    a front end's own are all built here, their salts and nonces from the OS (a test or a
+    bench that wants them seeded builds its ``Session`` itself)."""
+    return Session(
+        role,
+        key,
+        name=name,
+        entropy=secrets.token_bytes,
+        rules=rules,
+        limits=limits,
+        fleet=fleet,
+        admit=admit,
+        invite_secret=invite_secret,
+        first=first,
+    )
 
 
 class GameOverError(UsageError):

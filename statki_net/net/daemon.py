@@ -39,7 +39,7 @@ from statki_net.net import notices
 from statki_net.net.admission import Admission, Admitted, Hosting, OnDemand
 from statki_net.net.bot import attach_computer
 from statki_net.net.clock import WALL_CLOCK, Clock
-from statki_net.net.connection import GameConnection
+from statki_net.net.connection import GameConnection, side_session
 from statki_net.net.control import GameStatus
 from statki_net.net.control_server import ControlServer, game_state
 from statki_net.net.dialer import dial
@@ -526,11 +526,10 @@ class Daemon:
         first: Role | None = None,
     ) -> Session:
         """Every session this daemon plays is built here, with its key and name."""
-        return Session(
+        return side_session(
             role,
             self.key,
-            name=self.name if name is None else name,
-            entropy=secrets.token_bytes,
+            self.name if name is None else name,
             rules=rules,
             limits=limits,
             admit=admit,
