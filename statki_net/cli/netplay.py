@@ -303,28 +303,54 @@ async def _host_game(
     *,
     map_port: bool = False,
 ) -> int:
-    lines: LineInput | None = None
+    """Host a game: through the home's daemon where one runs, else listening here."""
     client = await _daemon_of(player.home)
-    if client is not None:
-        try:
-            if player.on_screen:
-                door = Door.of(open_to_anyone)
-                return await _host_through_daemon(player, client, rules, advertise, door.admit)
-            fleet, lines = await _person_places(player, rules, fleet)
-            if fleet is None and lines is not None and lines.interactive:
-                return _left_before_the_game()
-            request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
-            request.update(_remote_options(player, fleet))
-            request["advertise"] = advertise
-            request["open"] = open_to_anyone
-            reply = await client.request("host", **request)
-            _print_invite(reply["invite"], _("the daemon hosts the game"))
-            handle = RemoteHandle(client, reply["game"])
-            muting = MuteKept.of_daemon_game(player.home, handle)
-            again = DaemonRematches(player, handle, Role.HOST, rules)
-            return await _play(player, handle, rules, muting=muting, rematches=again, lines=lines)
-        finally:
-            await client.close()
+    if client is None:
+        return await _host_here(player, rules, fleet, port, advertise, open_to_anyone, map_port)
+    try:
+        return await _host_by_daemon(player, client, rules, fleet, advertise, open_to_anyone)
+    finally:
+        await client.close()
+
+
+async def _host_by_daemon(
+    player: Player,
+    client: ControlClient,
+    rules: Ruleset,
+    fleet: Fleet | None,
+    advertise: list[str],
+    open_to_anyone: bool,
+) -> int:
+    """The daemon hosts the game; this front end shows it (full screen or lines)."""
+    if player.on_screen:
+        door = Door.of(open_to_anyone)
+        return await _host_through_daemon(player, client, rules, advertise, door.admit)
+    fleet, lines = await _person_places(player, rules, fleet)
+    if fleet is None and lines is not None and lines.interactive:
+        return _left_before_the_game()
+    request: dict[str, Any] = {"rules": _rules_spec(rules), "subscribe": True}
+    request.update(_remote_options(player, fleet))
+    request["advertise"] = advertise
+    request["open"] = open_to_anyone
+    reply = await client.request("host", **request)
+    _print_invite(reply["invite"], _("the daemon hosts the game"))
+    handle = RemoteHandle(client, reply["game"])
+    muting = MuteKept.of_daemon_game(player.home, handle)
+    again = DaemonRematches(player, handle, Role.HOST, rules)
+    return await _play(player, handle, rules, muting=muting, rematches=again, lines=lines)
+
+
+async def _host_here(
+    player: Player,
+    rules: Ruleset,
+    fleet: Fleet | None,
+    port: int,
+    advertise: list[str],
+    open_to_anyone: bool,
+    map_port: bool,
+) -> int:
+    """This process listens for its guest and plays the game itself (no daemon runs)."""
+    lines: LineInput | None = None
     key = load_identity(player.home)
     if not player.on_screen:
         fleet, lines = await _person_places(player, rules, fleet)
