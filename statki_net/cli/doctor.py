@@ -32,7 +32,7 @@ from statki_net.net.portmap import SEARCH_S, PortMapping
 from statki_net.net.reach import (
     DoubleNat,
     Mapped,
-    Outcome,
+    MappingOutcome,
     advice,
     family,
     invite_addresses,
@@ -87,7 +87,7 @@ def _doctor(args: argparse.Namespace) -> int:
     return EXIT_FOUND
 
 
-async def _test_mapping(home: Path, port: int) -> Outcome:
+async def _test_mapping(home: Path, port: int) -> MappingOutcome:
     busy = {m.external_port for m in kept(home) if not m.left_behind}
     if port in busy:
         # A statki of this home hosts on it now: a test mapping there would replace its own.

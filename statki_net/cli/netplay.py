@@ -85,7 +85,7 @@ from statki_net.net.listen import (
     visible_addresses,
 )
 from statki_net.net.portmap import PortMapping
-from statki_net.net.reach import Outcome, advice, invite_addresses, outcome_line
+from statki_net.net.reach import MappingOutcome, advice, invite_addresses, outcome_line
 from statki_net.net.rematch import not_back, redial
 from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
@@ -459,7 +459,7 @@ async def _host_through_daemon(
     return await _followed_on_screen(player, link, invite=reply["invite"])
 
 
-def tell_reach(outcome: Outcome | None, port: int, addresses: list[Address]) -> None:
+def tell_reach(outcome: MappingOutcome | None, port: int, addresses: list[Address]) -> None:
     """What the router did (when it was asked), and what to do when no guest on the
     internet can reach this host: one line each."""
     if outcome is None:

@@ -52,7 +52,7 @@ from statki_net.net.listen import (
     visible_addresses,
 )
 from statki_net.net.portmap import PortMapping
-from statki_net.net.reach import Outcome, invite_addresses
+from statki_net.net.reach import MappingOutcome, invite_addresses
 from statki_net.net.rematch import RematchMissed, not_back, redial
 from statki_net.net.resume import Redial, TakeBack
 from statki_net.net.thinking import Thinking
@@ -223,7 +223,7 @@ class Daemon:
         self.event_watchers: list[EventWatcher] = []
         self.servers: list[asyncio.Server] = []
         self.portmap: PortMapping | None = None
-        self.reach: Outcome | None = None
+        self.reach: MappingOutcome | None = None
         """What the router did when asked to forward the port (None: not asked)."""
         self.control = ControlServer(self)
         self.admission.door_watchers.append(self._at_the_door)
@@ -241,7 +241,7 @@ class Daemon:
         self.servers = await listen(self.listen_on, self._on_peer)
         await self.control.open()
 
-    async def map_port(self) -> Outcome | None:
+    async def map_port(self) -> MappingOutcome | None:
         """Ask the router to forward the port the daemon listens on at every address (one
         bound to a single address is that address's own business)."""
         port = next((port for host, port in self.addresses if host in WILDCARDS), None)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from statki_net.game.words import N_
-from statki_net.net.reach import DoubleNat, NoRouter, Outcome, Refused, Via, mapping_outcome
+from statki_net.net.reach import DoubleNat, MappingOutcome, NoRouter, Refused, Via, mapping_outcome
 from statki_net.protocol import natpmp
 from statki_net.store.portmaps import KeptMapping, forget, keep, kept
 
@@ -432,7 +432,7 @@ class PortMapping:
         self.kept: KeptMapping | None = None
         self._renewing: asyncio.Task[None] | None = None
 
-    async def open(self, search_s: float = SEARCH_S) -> Outcome:
+    async def open(self, search_s: float = SEARCH_S) -> MappingOutcome:
         gateway = await find_gateway(search_s)
         if gateway is None:
             return NoRouter(search_s)

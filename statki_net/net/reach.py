@@ -65,7 +65,7 @@ class DoubleNat:
     external: str
 
 
-Outcome = Mapped | NoRouter | Refused | DoubleNat
+MappingOutcome = Mapped | NoRouter | Refused | DoubleNat
 """What asking the router came to."""
 
 
@@ -102,7 +102,7 @@ def mapping_outcome(
 
 
 def invite_addresses(
-    advertised: Sequence[Address], outcome: Outcome | None, local: Iterable[Address]
+    advertised: Sequence[Address], outcome: MappingOutcome | None, local: Iterable[Address]
 ) -> list[Address]:
     """The invite's addresses, best first.
 
@@ -139,12 +139,12 @@ def dial_order(addresses: Sequence[Address]) -> list[Address]:
     return order
 
 
-def reachable(outcome: Outcome | None, addresses: Iterable[Address]) -> bool:
+def reachable(outcome: MappingOutcome | None, addresses: Iterable[Address]) -> bool:
     """Whether a guest on the internet has a way in: a mapped port, or a global address."""
     return isinstance(outcome, Mapped) or any(is_global(host) for host, _ in addresses)
 
 
-def outcome_line(outcome: Outcome, words: Words = ENGLISH) -> str:
+def outcome_line(outcome: MappingOutcome, words: Words = ENGLISH) -> str:
     """One line on what the router did."""
     match outcome:
         case Mapped(external=external, via=via, router=router, lease_s=lease):
@@ -180,7 +180,7 @@ def outcome_line(outcome: Outcome, words: Words = ENGLISH) -> str:
 
 
 def advice(
-    outcome: Outcome | None, port: int, addresses: Iterable[Address], words: Words = ENGLISH
+    outcome: MappingOutcome | None, port: int, addresses: Iterable[Address], words: Words = ENGLISH
 ) -> str | None:
     """What a host whose guests cannot reach it from the internet should do; None when they can.
 
