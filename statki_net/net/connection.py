@@ -690,11 +690,12 @@ class GameConnection:
         self._write()
         if self.writer is None:
             return
-        with contextlib.suppress(Exception):
+        # A peer gone or slow to read: its last bytes are lost, the log has them.
+        with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(CLOSE_WAIT):
                 await self.writer.drain()
         self.writer.close()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(CLOSE_WAIT):
                 await self.writer.wait_closed()
 

@@ -423,7 +423,7 @@ class ControlClient:
     async def close(self) -> None:
         self._pump.cancel()
         self.writer.close()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError):  # the daemon went first
             await self.writer.wait_closed()
 
 

@@ -132,7 +132,7 @@ class ControlServer:
                     peer.send(reply)
                     await writer.drain()
         except (OSError, ValueError, msgpack.BufferFull, msgpack.FormatError) as error:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(OSError):  # the client may be gone already
                 peer.send({"reply": 0, "ok": False, "error": f"bad request stream: {error}"})
         finally:
             for watching in self.subscribers.values():
