@@ -24,6 +24,7 @@ from statki_net.ai.analysis import (
     ShotReview,
     ShotsReview,
     fleet_difficulty,
+    kept_reference,
     reference_shots,
     review_shots,
 )
@@ -41,7 +42,8 @@ class Effort:
     """How much ``density`` plays to rank a fleet: fewer is quicker and coarser."""
 
     reference_fleets: int
-    """Random fleets to rank against."""
+    """Random fleets to play and rank against where the rules have none kept (a preset has
+    them: ``analysis.kept_reference``)."""
     fleet_games: int
     """Games ``density`` plays against each fleet."""
 
@@ -49,7 +51,8 @@ class Effort:
 QUICK = Effort(reference_fleets=6, fleet_games=2)
 """Measured on a 2-core machine, classic, a game of 64 shots a side: 10 s to review
 both sides' shots, then about 3.5 s a game of ``density``: 42 s in all (59 s with 8
-reference fleets, too close to the minute a player waits for it)."""
+reference fleets, too close to the minute a player waits for it).  Under a preset the
+random fleets are the kept ones, played once for all games: only the 4 games remain."""
 
 
 class AnalysisStatus(enum.StrEnum):
@@ -148,14 +151,12 @@ class AnalysisJob:
             return
         effort = self.effort
         ticker = _Ticker(self, report, AnalysisStatus.FLEETS)
-        games = effort.reference_fleets + effort.fleet_games * len(fleets)
-        reference = reference_shots(
-            self.rules,
-            rng,
-            fleets=effort.reference_fleets,
-            progress=lambda done, _: ticker(done, games),
+        kept = kept_reference(self.rules)
+        played = 0 if kept is not None else effort.reference_fleets
+        games = played + effort.fleet_games * len(fleets)
+        reference = kept or reference_shots(
+            self.rules, rng, fleets=played, progress=lambda done, _: ticker(done, games)
         )
-        played = effort.reference_fleets
         ranked: list[FleetDifficulty | None] = []
         for fleet in (self.my_fleet, self.their_fleet):
             if fleet is None:
@@ -277,6 +278,8 @@ class AnalysisState:
             lines.append(self.missing)
         if self.mine is not None:
             effort = self.effort
+            ranked = self.my_fleet or self.their_fleet  # its random fleets: kept or played
+            fleets = len(ranked.reference) if ranked else effort.reference_fleets
             lines.append(
                 _("Accuracy: the hits your shots could expect over those the best squares could")
             )
@@ -284,7 +287,7 @@ class AnalysisState:
                 _(
                     "Fleets: an estimate ({reference_fleets} random fleets, {fleet_games} games"
                     " each); statki analyze LOG is finer"
-                ).format(reference_fleets=effort.reference_fleets, fleet_games=effort.fleet_games)
+                ).format(reference_fleets=fleets, fleet_games=effort.fleet_games)
             )
         return lines
 

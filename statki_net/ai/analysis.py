@@ -15,12 +15,13 @@ from random import Random
 from typing import Any
 
 from statki_net.ai.density import DEFAULT_SAMPLES, hit_probabilities
+from statki_net.ai.reference_fleets import KEPT_SHOTS
 from statki_net.ai.strategies import play
 from statki_net.game.battle import Sea
 from statki_net.game.board import square_name
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
-from statki_net.game.rules import Ruleset
+from statki_net.game.rules import PRESETS, Ruleset, preset_name
 from statki_net.game.words import ENGLISH, Words, decimal
 
 Progress = Callable[[int, int], None]
@@ -205,6 +206,34 @@ def reference_shots(
         shots.append(play(rules, random_fleet(rules, rng), "density", rng).shots)
     progress(fleets, fleets)
     return tuple(shots)
+
+
+REFERENCE_SEED = "statki reference fleet"
+"""What the kept reference's generators are seeded with, before the preset and the number."""
+
+
+def reference_game(name: str, index: int) -> int:
+    """Shots ``density`` needs for fleet ``index`` of preset ``name``'s kept reference.
+
+    The fleet and the play draw from one generator seeded by the two, so the
+    table (``statki_net.ai.reference_fleets``, written by
+    ``bench/reference_fleets.py``) can be played again, entry by entry, by
+    anyone: the tests do, and a change to ``density``'s play shows there.
+    """
+    rules = PRESETS[name]
+    rng = Random(f"{REFERENCE_SEED} {name} {index}")
+    return play(rules, random_fleet(rules, rng), "density", rng).shots
+
+
+def kept_reference(rules: Ruleset) -> tuple[int, ...] | None:
+    """The shots ``density`` needed for the kept random fleets of ``rules``, a preset's;
+    None for other rules, whose random fleets are played when asked for.
+
+    They are the same for every game under the same rules, so many are kept, played
+    once: a fleet is ranked among all of them at no cost (a few random fleets played
+    at the end of each game were most of an analysis's time, and ranked coarsely)."""
+    name = preset_name(rules)
+    return KEPT_SHOTS.get(name) if name is not None else None
 
 
 def fleet_difficulty(

@@ -21,7 +21,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any
 
-from statki_net.ai.analysis import Analysis, FleetDifficulty, ShotsReview, review_shots
+from statki_net.ai.analysis import (
+    Analysis,
+    FleetDifficulty,
+    ShotsReview,
+    kept_reference,
+    review_shots,
+)
 from statki_net.ai.strategies import play
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Metavar, Subcommands
 from statki_net.cli.told import StatusLine, tell, tell_error
@@ -38,6 +44,9 @@ from statki_net.referee.violations import Violation, ViolationClass
 from statki_net.store.language import _, ngettext, words
 from statki_net.store.userfile import read_user_file
 
+PLAYED_REFERENCE = 20
+"""Random fleets played to rank a fleet against where the rules have no kept ones."""
+
 
 def add(commands: Subcommands) -> None:
     parser = commands.add_parser("analyze")
@@ -46,9 +55,12 @@ def add(commands: Subcommands) -> None:
     parser.add_argument(
         "--reference-fleets",
         type=int,
-        default=20,
+        default=None,
         metavar="N",
-        help=_("random fleets to rank each fleet against (default 20; more is slower and finer)"),
+        help=_(
+            "random fleets to play now and rank each fleet against (default: a preset's"
+            " kept ones, else 20)"
+        ),
     )
     parser.add_argument(
         "--fleet-games",
@@ -111,7 +123,7 @@ class Progress:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    if args.reference_fleets < 1 or args.fleet_games < 1:
+    if (args.reference_fleets is not None and args.reference_fleets < 1) or args.fleet_games < 1:
         tell_error(_("statki: --reference-fleets and --fleet-games must be at least 1"))
         return EXIT_BAD_INPUT
     contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
@@ -159,16 +171,15 @@ def _analysis(
     seeds = iter(lambda: rng.getrandbits(64), None)
     fleets = {role: transcript.sides[role.other].fleet for role in Role}
     fought = [role for role in Role if fleets[role] is not None]
-    total = len(Role) + args.reference_fleets + args.fleet_games * len(fought)
+    kept = kept_reference(rules) if args.reference_fleets is None else None
+    playing = 0 if kept is not None else args.reference_fleets or PLAYED_REFERENCE
+    total = len(Role) + playing + args.fleet_games * len(fought)
     with _Parts(jobs, total, progress) as parts:
         reviews = {
             role: parts.run(_review, rules, transcript.sides[role].volleys, next(seeds))
             for role in Role
         }
-        reference = [
-            parts.run(_shots_to_sink, rules, None, next(seeds))
-            for _ in range(args.reference_fleets)
-        ]
+        reference = [parts.run(_shots_to_sink, rules, None, next(seeds)) for _ in range(playing)]
         games = {
             role: [
                 parts.run(_shots_to_sink, rules, fleet, next(seeds))
@@ -177,7 +188,7 @@ def _analysis(
             for role in fought
             for fleet in [fleets[role]]
         }
-    ranks = tuple(part.result() for part in reference)
+    ranks = kept if kept is not None else tuple(part.result() for part in reference)
     return {
         role: Analysis(
             reviews[role].result(),

@@ -3,11 +3,13 @@
 import json
 import random
 import re
+import statistics
 from pathlib import Path
 
 from conftest import Cli
 from peers import log_bytes, make_pair, play, step
 
+from statki_net.ai.reference_fleets import KEPT_SHOTS
 from statki_net.game.rules import Ruleset
 
 LOGS = Path(__file__).resolve().parents[2] / "protocol" / "logs"
@@ -104,3 +106,16 @@ def test_analyze_says_when_the_log_is_damaged_in_polish_too(cli: Cli, tmp_path: 
     assert any(
         line.startswith("  flota \N{EN DASH} Ala (gospodarz): nieujawniona") for line in lines
     )
+
+
+def test_a_preset_s_fleets_are_ranked_among_its_kept_random_fleets_unless_told(
+    cli: Cli,
+) -> None:
+    log = str(LOGS / "honest-five-ships.statki")
+    kept = json.loads(cli("analyze", log, "--fleet-games", "1", "--seed", "3", "--json").stdout)
+    played = json.loads(cli("analyze", log, *QUICK, "--json").stdout)
+    mean = round(statistics.fmean(KEPT_SHOTS["five-ships"]), 2)
+    for side in kept.values():
+        assert side["fleet"]["random_fleets"] == 200
+        assert side["fleet"]["random_fleets_mean"] == mean
+    assert {side["fleet"]["random_fleets"] for side in played.values()} == {2}
