@@ -11,7 +11,7 @@ violations and the result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from statki_net.game.rules import rules_label
 from statki_net.game.words import N_, Fact, Phrase, Term, joined, phrase
@@ -33,6 +33,7 @@ from statki_net.referee.report import (
 from statki_net.referee.tree import GameTree, Holding
 from statki_net.referee.violations import (
     BREACHES,
+    FILE_FAULTS,
     Kind,
     Violation,
     ViolationClass,
@@ -98,12 +99,19 @@ def judged_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judged:
     # more is someone's forgery, and need not cost a judgement per branch.
     limit = MAX_JUDGED if equivocations else None
     branches = _replayed_already(tree, read) or judge_branches(tree, limit)
+    if len(branches) > 1:  # in an order of their own, not the order the logs were given in
+        branches.sort(key=lambda b: [node.digest for node in b.path])
     found = _findings(branches)
-    violations = [v for log in read for v in log.violations]
+    result = _result(tree, branches, found, equivocations, read)
+    whole = _proven_whole(read, branches, result)
+    violations = [
+        replace(v, log=log.name, set_aside=whole and v.violation_class in FILE_FAULTS)
+        for log in read
+        for v in log.violations
+    ]
     violations += [finding_violation(f.finding) for f in found]
     violations += [e.violation for e in equivocations]
     violations += _breaches(branches) + _wrong_verdicts(branches)
-    result = _result(tree, branches, found, equivocations, read)
     judgement = Judgement(
         logs=tuple(_used(log) for log in read),
         ending=result.ending,
@@ -111,12 +119,12 @@ def judged_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judged:
         messages=max((len(log.frames) for log in read), default=0),
     )
     judgement.game = next(filter(None, (game_id_of(log.contents) for log in logs)), None)
-    _describe(judgement, branches)
+    _describe(judgement, branches, result)
     judgement.violations = [v.placed(judgement.size) for v in violations]
     judgement.fork = _fork(tree, branches)
     judgement.standing = _standing(judgement.violations, result)
     judgement.talk = _talk(read)
-    longest = _longest(branches)
+    longest = _longest(branches, result)
     return Judged(judgement, longest.transcript if longest else None)
 
 
@@ -302,15 +310,21 @@ def _result(
             N_("the logs fork at message {seq}, before the guest's accept"), seq=fork[0].seq
         )
         return Result(Ending(End.NO_GAME, None, blamed, reason), Phrase())
-    endings = [b.ending for b in branches if b.ending is not None]
+    ended = [b for b in branches if b.ending is not None]
+    endings = [b.ending for b in ended if b.ending is not None]
     if not endings:
         reason = phrase(
             N_("the logs fork at message {seq} and stop before any ending"), seq=fork[0].seq
         )
         return Result(None, reason)
     if len({e.winner for e in endings}) == 1:
-        # Someone's stop or refused frame, rather than a silence, says more.
-        return Result(next((e for e in endings if e.end is not End.TIME), endings[0]), Phrase())
+        # Someone's stop or refused frame, rather than a silence, says more; and a side's
+        # own signed word (its error) more than a refusal read from the other's frame.
+        said = min(
+            ended,
+            key=lambda b: (b.ending is None or b.ending.end is End.TIME, b.refusal is not None),
+        )
+        return Result(said.ending, Phrase())
     reason = phrase(
         N_("the logs fork at message {seq} into endings with different winners: {endings}"),
         seq=fork[0].seq,
@@ -369,9 +383,32 @@ END_WORDS = frozenset(end.value for end in End)
 ROLE_WORDS = frozenset(role.value for role in Role)
 
 
+def _proven_whole(read: list[ReadLog], branches: list[Branch], result: Result) -> bool:
+    """Whether one log read whole (no tampering or damage in it) holds, itself, every frame
+    of a branch whose ending is the result: then the faults of the other files change
+    nothing, and are set aside (SPEC.md section 16, "The standing").  Otherwise a player
+    could void a game the other's log proves by handing in a damaged copy of their own."""
+    if result.ending is None:
+        return False
+    whole = {
+        index
+        for index, log in enumerate(read)
+        if not any(v.violation_class in FILE_FAULTS for v in log.violations)
+    }
+    for branch in branches:
+        if branch.ending != result.ending or not branch.path:
+            continue
+        holders = set(whole)
+        for node in branch.path:
+            holders &= node.holders.keys()
+        if holders:
+            return True
+    return False
+
+
 def _standing(violations: list[Violation], result: Result) -> Standing:
     serious = {ViolationClass.TAMPERING, ViolationClass.DAMAGE, ViolationClass.CHEATING}
-    if any(v.violation_class in serious for v in violations):
+    if any(v.violation_class in serious and v.weighs for v in violations):
         return Standing.INVALID
     if result.disputed:
         return Standing.DISPUTED
@@ -397,13 +434,24 @@ def _used(log: ReadLog) -> LogUsed:
     return LogUsed(log.name, log.role, len(log.frames), len(log.evidence))
 
 
-def _longest(branches: list[Branch]) -> Branch | None:
-    return max(branches, key=lambda b: len(b.path)) if branches else None
+def _longest(branches: list[Branch], result: Result) -> Branch | None:
+    """The longest branch; of two as long, the one whose ending the result is, then the one
+    whose last frame's digest is the least: never the order the logs were given in."""
+    if not branches:
+        return None
+    return min(
+        branches,
+        key=lambda b: (
+            -len(b.path),
+            b.ending != result.ending,
+            b.path[-1].digest if b.path else b"",
+        ),
+    )
 
 
-def _describe(judgement: Judgement, branches: list[Branch]) -> None:
+def _describe(judgement: Judgement, branches: list[Branch], result: Result) -> None:
     """Rules, players and shots, from the hellos and the longest branch."""
-    longest = _longest(branches)
+    longest = _longest(branches, result)
     if longest is None:
         return
     t = longest.transcript

@@ -25,6 +25,7 @@ from statki_net.game.words import (
     joined,
     listed,
     phrase,
+    printable,
 )
 from statki_net.protocol.endings import End, Ending, Standing, message_term
 from statki_net.protocol.wire import Role
@@ -336,6 +337,8 @@ class Judgement:
             where.append(phrase(N_("move {move}"), move=violation.move))
         if violation.cell is not None:
             where.append(as_is(violation.cell))
+        if violation.log is not None and len(self.logs) > 1:  # which file, where there are two
+            where.append(phrase(N_("in {log}"), log=printable(violation.log)))  # no control char
         kind = Term(violation.kind.value)
         detail = violation.detail
         if not where:
@@ -433,6 +436,7 @@ class Judgement:
                     "move": v.move,
                     "square": v.square,
                     "cell": v.cell,
+                    "log": v.log,
                 }
                 for v in self.violations
             ],

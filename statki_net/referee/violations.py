@@ -142,6 +142,9 @@ NOT_IN_THE_BATTLE = frozenset(
 
 UNWEIGHED = frozenset({ViolationClass.BREACH, ViolationClass.TALK})
 """Classes listed with the violations but left out of the standing."""
+FILE_FAULTS = frozenset({ViolationClass.TAMPERING, ViolationClass.DAMAGE})
+"""Classes of what is wrong with one file rather than with a side's play: no signature says
+who did it, and another log read whole may prove the game without that file."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,12 @@ class Violation:
     square: int | None = None
     cell: str | None = None
     """``square`` as players name it ("B7")."""
+    log: str | None = None
+    """The log it was found in, as the caller named it, for a fault of one file (tampering,
+    damage, bad talk); None for what the game's signed frames show, whichever log holds them."""
+    set_aside: bool = False
+    """A fault of one file that another log, read whole, makes no matter: it holds the game
+    to the ending the result is (SPEC.md section 16, "The standing").  Listed; weighs nothing."""
 
     @property
     def violation_class(self) -> ViolationClass:
@@ -167,7 +176,7 @@ class Violation:
     def weighs(self) -> bool:
         """Whether it bears on the standing or the headline: not a refused frame (it decided a
         forfeit, a valid result) nor bad talk (no part of the game)."""
-        return self.violation_class not in UNWEIGHED
+        return self.violation_class not in UNWEIGHED and not self.set_aside
 
     def placed(self, size: int) -> Violation:
         """With ``cell`` named on a board of ``size``, and ``move`` as SPEC.md counts it."""

@@ -525,6 +525,20 @@ def scenarios() -> Iterator[Scenario]:
         whole,
     )
 
+    # A damaged copy voids nothing another log proves (SPEC.md section 16, "The standing").
+    yield Scenario(
+        "damaged-copy-host",
+        "The host's log of honest-short, whole: judged with damaged-copy-guest, it proves "
+        "the game by itself.",
+        log_file(frames),
+    )
+    yield Scenario(
+        "damaged-copy-guest",
+        "The guest's log of honest-short, cut in the middle of message 20's record: alone, "
+        "damaged; judged with damaged-copy-host, its damage is listed and set aside.",
+        log_file(frames[:20], Role.GUEST) + frame_record(frames[20])[:40],
+    )
+
     at = next(i for i in range(14, len(frames)) if isinstance(frames[i].message, Shot))
     turn = frames[at].header.sender  # the shooter
     intruder = turn.other

@@ -180,7 +180,7 @@ def test_the_tournament_in_polish_as_a_referee_writes_it(cli: Cli) -> None:
     assert polish.stderr == "" and polish.returncode == 1, "some of its games are disputed"
     text = polish.stdout
     for said in (
-        "Turniej: partie: 29, zapisy: 43; liczone: 1, odłożone: 28",
+        "Turniej: partie: 29, zapisy: 45; liczone: 1, odłożone: 28",
         "Tabela (przy równych punktach decydują: bezpośrednie pojedynki, zwycięstwa,",
         "  #  Gracz          Par  Zw Por  Pkt   zat podd czas walk  osz Bezp    SB   Strz",
         "Ranking (Glicko-2, partia po partii w kolejności rozegrania), od najlepszego",
