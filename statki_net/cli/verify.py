@@ -206,24 +206,52 @@ def logs_under(directory: Path) -> Iterator[str]:
     What is not a regular file (a FIFO, a socket, a device) is passed over
     unopened, with a note: reading it could wait forever.
     """
-    for root, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            if not is_regular(path):
-                if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
-                    print(
-                        _("statki: {path}: not a regular file, passed over").format(path=path),
-                        file=sys.stderr,
-                    )
-                continue
+    for path, name in _files_under(str(directory)):
+        if not is_regular(path):
+            if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
+                print(
+                    _("statki: {path}: not a regular file, passed over").format(path=path),
+                    file=sys.stderr,
+                )
+            continue
+        try:
+            with open(path, "rb") as file:
+                start = file.read(len(MAGIC))
+        except OSError:
+            continue
+        if start == MAGIC or name.endswith(LOG_SUFFIX):
+            yield path
+
+
+def _files_under(top: str) -> Iterator[tuple[str, str]]:
+    """Each entry below ``top`` that is no folder, as ``(path, name)``: a folder's entries by
+    name, then each of its folders in turn, depth first (``os.walk``'s order).
+
+    Walked with a stack of the folders still to search, not by recursion as
+    ``os.walk`` does (Python 3.11's): a thousand folders one inside another
+    would otherwise end the walk in a RecursionError.  The stack holds the folders
+    not yet searched, so it is bounded by the folders, not their depth's frames;
+    links to folders are not followed, so no loop of links makes it endless.
+    """
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        folders = []
+        for entry in entries:
             try:
-                with open(path, "rb") as file:
-                    start = file.read(len(MAGIC))
+                inside = entry.is_dir(follow_symlinks=False)
             except OSError:
-                continue
-            if start == MAGIC or name.endswith(LOG_SUFFIX):
-                yield path
+                inside = False
+            if inside:
+                folders.append(entry.path)
+            else:
+                yield entry.path, entry.name
+        pending.extend(reversed(folders))  # the first by name is searched first
 
 
 def games_of(identified: list[Identified]) -> list[tuple[Source, ...]]:
