@@ -19,7 +19,8 @@ writes them as a terminal table, ``--json`` or ``--csv``, and
 Exit status: 0 when every game was scored (each judged valid and within the
 tournament's rules); 1 when any game is set apart (disputed, unfinished,
 cheated beyond a result, under other rules, by a stranger, ...): something
-to look at; 2 when a file is missing or no log, or the rules file is wrong.
+to look at; 2 when a file is missing, cannot be read (one under a folder given
+too) or is no log, or the rules file is wrong.
 """
 
 from __future__ import annotations

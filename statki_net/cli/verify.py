@@ -9,8 +9,9 @@ own; ``--json`` prints SPEC.md's report, a list of one map per game.
 Exit status: 0 when every game's standing is valid (a forfeit, a resignation,
 a win on time, a refused game and a game that never began are valid results);
 1 when any game shows cheating, tampering or damage, is disputed, or is
-unfinished; 2 when a file is missing or is not a statki log (2 wins over 1, so
-a script notices it was not shown everything).  Judging is pure
+unfinished; 2 when a file is missing, cannot be read (a file or a folder under a
+directory given too) or is not a statki log (2 wins over 1, so a script notices it
+was not shown everything).  Judging is pure
 (``statki_net.referee``); this module finds the files, reads them and spreads
 the work over the machine's cores: first each file's game id, then each game.
 """
@@ -37,12 +38,18 @@ from statki_net.cli.common import (
     positive,
 )
 from statki_net.cli.told import tell
-from statki_net.game.words import N_, SILENCE, Phrase, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, as_is, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
 from statki_net.store.language import _, ngettext, words
-from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read_user_file
+from statki_net.store.userfile import (
+    InputFileError,
+    TooLarge,
+    is_regular,
+    read_user_file,
+    reason_of,
+)
 
 LOG_SUFFIX = ".statki"
 """The name statki gives its logs: such a file is a log, however damaged its start."""
@@ -111,7 +118,9 @@ class Found:
     named: list[Source]
     unreadable: list[Identified]
     searched: list[tuple[str, int]]
-    """Each directory searched, with how many logs it held."""
+    """Each directory searched, with how many logs it held; a file or folder in it that
+    could not be read counts among them (it may hold logs, and has been named already:
+    "no statki logs under" it would not be true)."""
 
 
 def find_logs(paths: Sequence[str]) -> Found:
@@ -131,7 +140,13 @@ def each_log(paths: Sequence[str], found: Found) -> Iterator[Source]:
         path = Path(given)
         if path.is_dir():
             count = 0
-            for log in logs_under(path):
+
+            def unreadable(where: str, why: Phrase) -> None:
+                nonlocal count
+                count += 1
+                found.unreadable.append(Identified(Source(where), error=why))
+
+            for log in logs_under(path, unreadable):
                 count += 1
                 yield Source(log)
             found.searched.append((given, count))
@@ -199,14 +214,17 @@ def _read_now(path: str) -> Source:
         return Source(path, error.start, too_large=True)
 
 
-def logs_under(directory: Path) -> Iterator[str]:
+def logs_under(directory: Path, unreadable: Callable[[str, Phrase], None]) -> Iterator[str]:
     """Every statki log below ``directory``, by its magic value or its name; other files are
     passed over (a ``.statki`` file whose start is damaged is a damaged log, not another file).
 
     What is not a regular file (a FIFO, a socket, a device) is passed over
-    unopened, with a note: reading it could wait forever.
+    unopened, with a note: reading it could wait forever.  A file or a folder
+    that cannot be read goes to ``unreadable`` with why: it may hold a log, so
+    a judgement of the folder without it is not the whole folder's (exit status 2,
+    as for a log named that cannot be read).
     """
-    for path, name in _files_under(str(directory)):
+    for path, name in _files_under(str(directory), unreadable):
         if not is_regular(path):
             if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
                 print(
@@ -217,13 +235,14 @@ def logs_under(directory: Path) -> Iterator[str]:
         try:
             with open(path, "rb") as file:
                 start = file.read(len(MAGIC))
-        except OSError:
+        except OSError as error:
+            unreadable(path, reason_of(error))
             continue
         if start == MAGIC or name.endswith(LOG_SUFFIX):
             yield path
 
 
-def _files_under(top: str) -> Iterator[tuple[str, str]]:
+def _files_under(top: str, unreadable: Callable[[str, Phrase], None]) -> Iterator[tuple[str, str]]:
     """Each entry below ``top`` that is no folder, as ``(path, name)``: a folder's entries by
     name, then each of its folders in turn, depth first (``os.walk``'s order).
 
@@ -231,7 +250,8 @@ def _files_under(top: str) -> Iterator[tuple[str, str]]:
     ``os.walk`` does (Python 3.11's): a thousand folders one inside another
     would otherwise end the walk in a RecursionError.  The stack holds the folders
     not yet searched, so it is bounded by the folders, not their depth's frames;
-    links to folders are not followed, so no loop of links makes it endless.
+    links to folders are not followed, so no loop of links makes it endless.  A folder
+    that cannot be listed goes to ``unreadable``.
     """
     pending = [top]
     while pending:
@@ -239,7 +259,8 @@ def _files_under(top: str) -> Iterator[tuple[str, str]]:
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
-        except OSError:
+        except OSError as error:
+            unreadable(folder, _folder_unreadable(error))
             continue
         folders = []
         for entry in entries:
@@ -252,6 +273,15 @@ def _files_under(top: str) -> Iterator[tuple[str, str]]:
             else:
                 yield entry.path, entry.name
         pending.extend(reversed(folders))  # the first by name is searched first
+
+
+def _folder_unreadable(error: OSError) -> Phrase:
+    reason = (
+        phrase(N_("permission denied"))
+        if isinstance(error, PermissionError)
+        else as_is(error.strerror or type(error).__name__)  # the system's words
+    )
+    return phrase(N_("folder cannot be read ({reason}): nothing in it was judged"), reason=reason)
 
 
 def games_of(identified: list[Identified]) -> list[tuple[Source, ...]]:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +78,79 @@ def test_a_link_to_a_folder_is_passed_over_with_a_note(cli: Cli, tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == f"statki: {logs / 'linked'}: not a regular file, passed over\n"
     assert done.stdout.splitlines()[-1] == f"1 game from 1 log under {logs}: 1 valid"
+
+
+def as_a_user(tmp_path: Path) -> list[str]:
+    """The command's prefix that runs it as a user the permissions bind: root's
+    capabilities dropped (``setpriv``) where the tests run as root, as CI does, where a file
+    of mode 000 could still be read; the test is skipped where they cannot be dropped."""
+    if os.geteuid() != 0:
+        return []
+    prefix = ["setpriv", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    if shutil.which("setpriv") is None:
+        pytest.skip("root, and no setpriv to drop its capabilities")
+    probe = tmp_path / "probe"
+    probe.write_text("x")
+    probe.chmod(0)
+    try:
+        can_read = subprocess.run([*prefix, "cat", str(probe)], capture_output=True).returncode
+    except OSError:
+        pytest.skip("setpriv cannot run here")
+    finally:
+        probe.unlink()
+    if can_read == 0:
+        pytest.skip("a file of mode 000 is readable even without root's capabilities")
+    return prefix
+
+
+def statki_as(prefix: list[str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, STATKI_HOME=str(tmp_path / "home"), NO_COLOR="1", COLUMNS="1000")
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "statki_net", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_a_file_or_folder_that_cannot_be_read_is_named_and_exits_2(tmp_path: Path) -> None:
+    prefix = as_a_user(tmp_path)
+    logs = tmp_path / "logs"
+    (logs / "round2").mkdir(parents=True)
+    (logs / "good.statki").write_bytes(honest_log(75))
+    (logs / "locked.statki").write_bytes(honest_log(76))
+    (logs / "round2" / "inside.statki").write_bytes(honest_log(77))
+    (logs / "locked.statki").chmod(0)
+    (logs / "round2").chmod(0)
+    try:
+        done = statki_as(prefix, tmp_path, "verify", str(logs))
+        polish = statki_as(prefix, tmp_path, "--lang", "pl", "verify", str(logs))
+        table = statki_as(prefix, tmp_path, "tournament", str(logs))
+        # Nothing under the folder could be read: no "no statki logs under" it.
+        (logs / "good.statki").chmod(0)
+        nothing = statki_as(prefix, tmp_path, "verify", str(logs))
+    finally:
+        (logs / "round2").chmod(0o700)
+        for log in ("good.statki", "locked.statki"):
+            (logs / log).chmod(0o600)
+    said = [
+        f"statki: {logs / 'locked.statki'}: cannot be read (permission denied)",
+        f"statki: {logs / 'round2'}: folder cannot be read (permission denied):"
+        " nothing in it was judged",
+    ]
+    # Not a clean "all valid": the folder was not all read (2, as for a log named that
+    # cannot be read, which wins over what the games found).
+    assert (done.returncode, done.stderr.splitlines()) == (2, said), done.stderr
+    assert done.stdout.splitlines()[-1] == f"1 game from 1 log under {logs}: 1 valid"
+    assert polish.returncode == 2
+    assert polish.stderr.splitlines() == [
+        f"statki: {logs / 'locked.statki'}: nie da się odczytać (brak uprawnień)",
+        f"statki: {logs / 'round2'}: nie da się odczytać folderu (brak uprawnień):"
+        " nic z niego nie oceniono",
+    ]
+    assert (table.returncode, table.stderr.splitlines()) == (2, said), table.stderr
+    assert nothing.returncode == 2
+    assert "no statki logs" not in nothing.stderr
+    assert f"statki: {logs / 'good.statki'}: cannot be read" in nothing.stderr
+    assert "Traceback" not in done.stderr + table.stderr + nothing.stderr
