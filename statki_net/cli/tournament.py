@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import shutil
 import sys
 import time
 import tomllib
@@ -348,14 +349,38 @@ def _tournament(args: argparse.Namespace) -> int:
         formats = shown_as(table, rules, judged, store.boards)
         formats[_chosen_format(args)](sys.stdout)
         if args.save is not None:
-            folder = Path(args.save)
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, write in formats.items():
-                with open(folder / name, "w", encoding="utf-8", newline="") as file:
-                    write(file)
+            save(Path(args.save), formats)
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+def save(folder: Path, formats: dict[str, Writer]) -> None:
+    """Every format into ``folder``, as one judging or not at all.
+
+    A referee publishes the folder: one that holds this judging's standings
+    beside an earlier judging's games, or four files of six, would be read as
+    the tournament's.  So every file is written first into a new folder beside
+    it (the same file system), and only once all are written is that folder
+    renamed to ``folder`` (which then appears whole, at once) or, where
+    ``folder`` is there already, each file moved in over its old one; on any
+    failure while writing, the new folder is removed and ``folder`` is as it was.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # mkdir, not tempfile.mkdtemp: the folder published has the umask's mode, not 0700.
+    draft = folder.parent / f".{folder.name or 'tournament'}.{os.getpid()}.{os.urandom(4).hex()}"
+    draft.mkdir()
+    try:
+        for name, write in formats.items():
+            with open(draft / name, "w", encoding="utf-8", newline="") as file:
+                write(file)
+        try:
+            draft.rename(folder)
+        except OSError:  # there already, not empty (an earlier --save's, or more)
+            for name in formats:
+                os.replace(draft / name, folder / name)
+    finally:
+        shutil.rmtree(draft, ignore_errors=True)
 
 
 def _identify(logs: FoundLogs, found: Found, jobs: int, progress: Progress) -> None:

@@ -37,6 +37,7 @@ from statki_net.cli.common import (
     Subcommands,
     positive,
 )
+from statki_net.cli.paths import written
 from statki_net.cli.told import tell
 from statki_net.game.words import N_, SILENCE, Phrase, as_is, phrase
 from statki_net.protocol.endings import Standing
@@ -390,13 +391,20 @@ def identify(source: Source) -> Identified:
         return Identified(source, error=error.as_phrase())
 
 
-def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -> Judgement:
-    """Read and judge the logs of one game (runs in a worker process)."""
-    return judge_game(named_logs(sources), every_signature=every_signature)
+def judge_files(
+    sources: tuple[Source, ...],
+    *,
+    every_signature: bool = False,
+    name: Callable[[str], str] = written,
+) -> Judgement:
+    """Read and judge the logs of one game (runs in a worker process); ``name`` says how the
+    judgement writes each log's path."""
+    return judge_game(named_logs(sources, name), every_signature=every_signature)
 
 
-def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
-    """The logs of one game, read again (in a worker process).
+def named_logs(sources: tuple[Source, ...], name: Callable[[str], str] = written) -> list[NamedLog]:
+    """The logs of one game, read again (in a worker process), each named by ``name`` of its
+    path (``written``: text any file can hold).
 
     The files were read once already; one that has changed or gone since is
     judged as what it now holds, or as an empty log.
@@ -409,7 +417,7 @@ def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
             contents = LogContents(header={}, damage=_unreadable_now(error.reason))
         except NotALog as error:
             contents = LogContents(header={}, damage=_unreadable_now(error.as_phrase()))
-        logs.append(NamedLog(source.path, contents))
+        logs.append(NamedLog(name(source.path), contents))
     return logs
 
 

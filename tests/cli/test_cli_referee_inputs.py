@@ -154,3 +154,61 @@ def test_a_file_or_folder_that_cannot_be_read_is_named_and_exits_2(tmp_path: Pat
     assert "no statki logs" not in nothing.stderr
     assert f"statki: {logs / 'good.statki'}: cannot be read" in nothing.stderr
     assert "Traceback" not in done.stderr + table.stderr + nothing.stderr
+
+
+UNDECODABLE = os.fsdecode(b"bad\xff\xfe.statki")
+"""A log's name that is no UTF-8: the system gives its last two bytes as lone surrogates."""
+SAVED = {
+    "tournament.txt",
+    "tournament.json",
+    "standings.csv",
+    "games.csv",
+    "crosstable.csv",
+    "tournament.html",
+}
+
+
+def test_a_name_that_is_no_utf_8_is_written_with_its_bytes_escaped(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "good.statki").write_bytes(honest_log(78))
+    (logs / UNDECODABLE).write_bytes(honest_log(79))
+    saved = tmp_path / "published"
+    done = statki_as([], tmp_path, "tournament", str(logs), "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert {path.name for path in saved.iterdir()} == SAVED
+    escaped = str(logs / "bad\\xff\\xfe.statki")
+    report = (saved / "tournament.json").read_text(encoding="utf-8")
+    assert "\\udc" not in report  # no lone surrogate, which strict JSON readers refuse
+    assert escaped in [log for game in json.loads(report)["games"] for log in game["logs"]]
+    assert escaped in (saved / "games.csv").read_text(encoding="utf-8")
+    verified = statki_as([], tmp_path, "verify", "--json", str(logs))
+    assert verified.returncode == 0, verified.stderr
+    names = [log["name"] for game in json.loads(verified.stdout) for log in game["logs"]]
+    assert escaped in names and "\\udc" not in verified.stdout
+
+
+def test_save_leaves_no_half_written_folder_when_a_format_fails(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "good.statki").write_bytes(honest_log(80))
+    saved = tmp_path / "published"
+    assert cli("tournament", str(logs), "--save", str(saved)).returncode == 0
+    before = {path.name: path.read_bytes() for path in saved.iterdir()}
+    (logs / "more.statki").write_bytes(honest_log(81))
+
+    def disk_full(table: object, which: str, out: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("statki_net.cli.tournament.write_csv", disk_full)
+    again = cli("tournament", str(logs), "--save", str(saved))
+    assert again.returncode == 2
+    assert "No space left on device" in again.stderr
+    # The earlier judging stays whole: no file of this one beside its files.
+    assert {path.name: path.read_bytes() for path in saved.iterdir()} == before
+    fresh = tmp_path / "fresh"
+    assert cli("tournament", str(logs), "--save", str(fresh)).returncode == 2
+    assert not fresh.exists()
+    assert not [path.name for path in tmp_path.iterdir() if path.name.startswith(".")]
