@@ -37,7 +37,7 @@ from statki_net.cli.common import (
     Subcommands,
     positive,
 )
-from statki_net.cli.paths import written
+from statki_net.cli.paths import shown, written
 from statki_net.cli.told import tell
 from statki_net.game.words import N_, SILENCE, Phrase, as_is, phrase
 from statki_net.protocol.endings import Standing
@@ -176,13 +176,13 @@ def bad_input(found: Found) -> bool:
     """Say on stderr which paths held no log; True when any did (exit status 2)."""
     for problem in found.unreadable:
         print(
-            f"statki: {problem.path}: {(problem.error or SILENCE).in_words(words())}",
+            f"statki: {shown(problem.path)}: {(problem.error or SILENCE).in_words(words())}",
             file=sys.stderr,
         )
     for directory, count in found.searched:
         if count == 0:
             print(
-                _("statki: no statki logs under {directory}").format(directory=directory),
+                _("statki: no statki logs under {directory}").format(directory=shown(directory)),
                 file=sys.stderr,
             )
     return bool(found.unreadable) or any(count == 0 for _, count in found.searched)
@@ -192,7 +192,10 @@ def _verify(args: argparse.Namespace) -> int:
     found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
     games = identified_games(found, jobs)
-    judge = functools.partial(judge_files, every_signature=args.every_signature)
+    # The names a person reads are cleaned of control characters; --json gives a tool
+    # each name as it is (``paths.shown``, ``paths.written``).
+    name = written if args.json else shown
+    judge = functools.partial(judge_files, every_signature=args.every_signature, name=name)
     judgements = list(spread(judge, games, jobs))
     if args.json:
         import json  # here: the usual verify prints text, and need not load the JSON encoder
@@ -229,7 +232,7 @@ def logs_under(directory: Path, unreadable: Callable[[str, Phrase], None]) -> It
         if not is_regular(path):
             if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
                 print(
-                    _("statki: {path}: not a regular file, passed over").format(path=path),
+                    _("statki: {path}: not a regular file, passed over").format(path=shown(path)),
                     file=sys.stderr,
                 )
             continue
@@ -447,7 +450,7 @@ def _print_people(
         counts = {standing: 0 for standing in Standing}
         for judgement in judgements:
             counts[judgement.standing] += 1
-        folders = ", ".join(folder for folder, _count in searched)
+        folders = ", ".join(shown(folder) for folder, _count in searched)
         where = _(" under {folders}").format(folders=folders) if searched else ""
         standings = ", ".join(
             _counted(standing, n)

@@ -212,3 +212,32 @@ def test_save_leaves_no_half_written_folder_when_a_format_fails(
     assert cli("tournament", str(logs), "--save", str(fresh)).returncode == 2
     assert not fresh.exists()
     assert not [path.name for path in tmp_path.iterdir() if path.name.startswith(".")]
+
+
+def test_a_name_s_escapes_and_newlines_never_reach_the_terminal(cli: Cli, tmp_path: Path) -> None:
+    logs = tmp_path / "logs\x1b]0;owned\x07"
+    logs.mkdir()
+    forged = "evil\x1b[2J\n  standing: valid\r.statki"
+    (logs / forged).write_bytes(honest_log(82))
+    os.mkfifo(logs / "wait\x1b[31m.statki")
+    (logs / "junk\n.statki").write_bytes(b"not a log")
+    done = cli("verify", str(logs))
+    said = done.stdout + done.stderr
+    assert "\x1b" not in said and "\r" not in said and "\x07" not in said
+    # The game's own line, not the name's; the damaged log's name is one line too.
+    assert done.stdout.splitlines().count("  standing: valid") == 1
+    assert done.stdout.count("\n") == len(done.stdout.splitlines())
+    clean = (
+        str(logs)
+        .replace("\x1b", "\N{REPLACEMENT CHARACTER}")
+        .replace("\x07", "\N{REPLACEMENT CHARACTER}")
+    )
+    assert f"statki: {clean}/wait\N{REPLACEMENT CHARACTER}[31m.statki: not a regular file" in (
+        done.stderr
+    )
+    assert done.stdout.splitlines()[-1].startswith(f"2 games from 2 logs under {clean}: ")
+    # A tool is given the name exactly: JSON escapes it (\u001b), no terminal sees it.
+    exact = cli("verify", "--json", str(logs))
+    assert "\x1b" not in exact.stdout
+    names = [log["name"] for game in json.loads(exact.stdout) for log in game["logs"]]
+    assert sorted(names) == [str(logs / forged), str(logs / "junk\n.statki")]
