@@ -241,3 +241,81 @@ def test_a_name_s_escapes_and_newlines_never_reach_the_terminal(cli: Cli, tmp_pa
     assert "\x1b" not in exact.stdout
     names = [log["name"] for game in json.loads(exact.stdout) for log in game["logs"]]
     assert sorted(names) == [str(logs / forged), str(logs / "junk\n.statki")]
+
+
+@pytest.mark.parametrize(
+    ("options", "config", "refusal"),
+    [
+        (
+            ["--since", "2026-12-05", "--until", "2026-12-01"],
+            None,
+            "statki: since (2026-12-05) is not before until (2026-12-01): no game could count",
+        ),
+        (
+            [],
+            "since = 2026-12-01T10:00:00Z\nuntil = 2026-12-01T10:00:00Z\n",
+            "statki: since (2026-12-01 10:00:00+00:00) is not before until"
+            " (2026-12-01 10:00:00+00:00): no game could count",
+        ),
+        (
+            [],
+            "[points]\nwin = 0\nloss = 1\n",
+            "statki: [points]: a loss is worth no more than a win (loss 1, win 0)",
+        ),
+        (
+            [],
+            "[points]\nwin = 2.5\ncheated = 3\n",
+            "statki: [points]: a loss is worth no more than a win (cheated 3, win 2.5)",
+        ),
+        (
+            [],
+            "[points]\nforfeit = -5\n",
+            "statki: [points]: forfeit is a number of 0 or more, not -5",
+        ),
+        ([], "[points]\nwin = nan\n", "statki: [points]: win is a number of 0 or more, not nan"),
+        (
+            ["--min-move-limit", "nan"],
+            None,
+            "statki: the minimum move limit is a number of seconds",
+        ),
+        (
+            ["--min-move-limit", "inf"],
+            None,
+            "statki: the minimum move limit is a number of seconds",
+        ),
+        (
+            ["--rules", "nosuch"],
+            None,
+            "statki: unknown rules nosuch; choose from classic, corners, alternate, five-ships,"
+            " salvo, salvo-count",
+        ),
+    ],
+)
+def test_a_tournament_s_settings_that_make_no_sense_are_refused_in_one_line(
+    cli: Cli, tmp_path: Path, options: list[str], config: str | None, refusal: str
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "game.statki").write_bytes(honest_log(83))
+    if config is not None:
+        (tmp_path / "rules.toml").write_text(config)
+        options = [*options, "--config", str(tmp_path / "rules.toml")]
+    done = cli("tournament", str(logs), *options)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", refusal + "\n")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3"])
+def test_a_tournament_refuses_jobs_below_one(cli: Cli, tmp_path: Path, jobs: str) -> None:
+    done = cli("tournament", "--jobs", jobs, str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"statki tournament: error: argument --jobs: '{jobs}' is not a whole number of 1 or more"
+    )
+
+
+def test_a_day_given_for_both_since_and_until_is_that_whole_day(cli: Cli, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "game.statki").write_bytes(honest_log(84))
+    done = cli("tournament", str(logs), "--since", "2026-11-20", "--until", "2026-11-20")
+    assert done.returncode in (0, 1) and done.stderr == ""
