@@ -19,14 +19,17 @@ writes them as a terminal table, ``--json`` or ``--csv``, and
 Exit status: 0 when every game was scored (each judged valid and within the
 tournament's rules); 1 when any game is set apart (disputed, unfinished,
 cheated beyond a result, under other rules, by a stranger, ...): something
-to look at; 2 when a file is missing or no log, or the rules file is wrong.
+to look at; 2 when a file is missing, cannot be read (one under a folder given
+too) or is no log, or the rules file is wrong.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
+import shutil
 import sys
 import time
 import tomllib
@@ -34,7 +37,14 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Metavar, Subcommands
+from statki_net.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FOUND,
+    EXIT_OK,
+    Metavar,
+    Subcommands,
+    positive,
+)
 from statki_net.cli.told import StatusLine
 from statki_net.cli.tournament_report import (
     CSV_TABLES,
@@ -57,8 +67,8 @@ from statki_net.cli.verify import (
     spread,
 )
 from statki_net.game.errors import UsageError
-from statki_net.game.rules import PRESETS, combination_name, ruleset_named
-from statki_net.game.words import N_, phrase
+from statki_net.game.rules import combination_name, ruleset_named
+from statki_net.game.words import N_, decimal_phrase, phrase
 from statki_net.referee.judging import judged_game
 from statki_net.referee.ratings import TAU
 from statki_net.referee.standings import Standings, standings
@@ -144,7 +154,7 @@ def add(commands: Subcommands) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=positive,  # as verify's: 0 or -3 processes is no number to run
         default=None,
         metavar="N",
         help=_("processes to use (default: all cores)"),
@@ -200,18 +210,28 @@ def settings(args: argparse.Namespace) -> TournamentRules:
     min_move = given.get("min_move_limit", 0)
     per_pair = given.get("games_per_pair", 1)
     tau = given.get("tau", TAU)
-    if not _number_like(min_move) or min_move < 0:
+    if not _number_like(min_move) or not 0 <= min_move < math.inf:  # not NaN, not inf
         raise UsageError(phrase(N_("the minimum move limit is a number of seconds")))
     if not isinstance(per_pair, int) or isinstance(per_pair, bool) or per_pair < 1:
         raise UsageError(phrase(N_("games per pair is a whole number, at least 1")))
     if not _number_like(tau) or not 0 < tau <= 5:
         raise UsageError(phrase(N_("tau is a number above 0 (Glickman suggests 0.3 to 1.2)")))
+    since, until = _moment(given.get("since"), "since"), _moment(given.get("until"), "until")
+    if since is not None and until is not None and since >= until:
+        # A game counts from since to before until: every game would be set apart.
+        raise UsageError(
+            phrase(
+                N_("since ({since}) is not before until ({until}): no game could count"),
+                since=str(given["since"]),
+                until=str(given["until"]),
+            )
+        )
     return TournamentRules(
         preset=preset,
         min_move_ms=round(min_move * 1000),
         roster=dict(roster),
-        since=_moment(given.get("since"), "since"),
-        until=_moment(given.get("until"), "until"),
+        since=since,
+        until=until,
         games_per_pair=per_pair,
         points=_points(given.get("points", {})),
         tau=float(tau),
@@ -229,7 +249,30 @@ def _points(given: object) -> Points:
         raise UsageError(
             phrase(N_("[points] gives numbers for {fields}"), fields=", ".join(sorted(fields)))
         )
-    return Points(**{name: float(value) for name, value in given.items()})
+    points = Points(**{name: float(value) for name, value in given.items()})
+    for name in sorted(fields):
+        value = getattr(points, name)
+        if not 0 <= value < math.inf:  # NaN and inf are TOML floats too
+            raise UsageError(
+                phrase(
+                    N_("[points]: {name} is a number of 0 or more, not {value}"),
+                    name=name,
+                    value=str(given[name]),
+                )
+            )
+    for name in ("loss", "forfeit", "cheated"):
+        # Every loss (by forfeit, by cheating) worth more than a win would rank the
+        # players who lose first.
+        if getattr(points, name) > points.win:
+            raise UsageError(
+                phrase(
+                    N_("[points]: a loss is worth no more than a win ({name} {value}, win {win})"),
+                    name=name,
+                    value=decimal_phrase(getattr(points, name), 2, trimmed=True),
+                    win=decimal_phrase(points.win, 2, trimmed=True),
+                )
+            )
+    return points
 
 
 def _number_like(value: object) -> bool:
@@ -241,16 +284,7 @@ def _preset(name: object) -> str:
     """The rules' name as the judgement writes it (``combination_name``)."""
     if not isinstance(name, str):
         raise UsageError(phrase(N_("the rules are a preset's name, or presets joined by +")))
-    try:
-        named = combination_name(ruleset_named(name))
-    except UsageError as error:
-        raise UsageError(
-            phrase(
-                N_("{error} (presets: {presets})"),
-                error=error.as_phrase(),
-                presets=", ".join(PRESETS),
-            )
-        ) from error
+    named = combination_name(ruleset_named(name))  # its refusal lists the presets already
     assert named is not None
     return named
 
@@ -347,14 +381,38 @@ def _tournament(args: argparse.Namespace) -> int:
         formats = shown_as(table, rules, judged, store.boards)
         formats[_chosen_format(args)](sys.stdout)
         if args.save is not None:
-            folder = Path(args.save)
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, write in formats.items():
-                with open(folder / name, "w", encoding="utf-8", newline="") as file:
-                    write(file)
+            save(Path(args.save), formats)
     if bad_input(found):
         return EXIT_BAD_INPUT
     return EXIT_FOUND if table.games.apart else EXIT_OK
+
+
+def save(folder: Path, formats: dict[str, Writer]) -> None:
+    """Every format into ``folder``, as one judging or not at all.
+
+    A referee publishes the folder: one that holds this judging's standings
+    beside an earlier judging's games, or four files of six, would be read as
+    the tournament's.  So every file is written first into a new folder beside
+    it (the same file system), and only once all are written is that folder
+    renamed to ``folder`` (which then appears whole, at once) or, where
+    ``folder`` is there already, each file moved in over its old one; on any
+    failure while writing, the new folder is removed and ``folder`` is as it was.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # mkdir, not tempfile.mkdtemp: the folder published has the umask's mode, not 0700.
+    draft = folder.parent / f".{folder.name or 'tournament'}.{os.getpid()}.{os.urandom(4).hex()}"
+    draft.mkdir()
+    try:
+        for name, write in formats.items():
+            with open(draft / name, "w", encoding="utf-8", newline="") as file:
+                write(file)
+        try:
+            draft.rename(folder)
+        except OSError:  # there already, not empty (an earlier --save's, or more)
+            for name in formats:
+                os.replace(draft / name, folder / name)
+    finally:
+        shutil.rmtree(draft, ignore_errors=True)
 
 
 def _identify(logs: FoundLogs, found: Found, jobs: int, progress: Progress) -> None:

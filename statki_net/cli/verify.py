@@ -9,8 +9,9 @@ own; ``--json`` prints SPEC.md's report, a list of one map per game.
 Exit status: 0 when every game's standing is valid (a forfeit, a resignation,
 a win on time, a refused game and a game that never began are valid results);
 1 when any game shows cheating, tampering or damage, is disputed, or is
-unfinished; 2 when a file is missing or is not a statki log (2 wins over 1, so
-a script notices it was not shown everything).  Judging is pure
+unfinished; 2 when a file is missing, cannot be read (a file or a folder under a
+directory given too) or is not a statki log (2 wins over 1, so a script notices it
+was not shown everything).  Judging is pure
 (``statki_net.referee``); this module finds the files, reads them and spreads
 the work over the machine's cores: first each file's game id, then each game.
 """
@@ -36,13 +37,20 @@ from statki_net.cli.common import (
     Subcommands,
     positive,
 )
+from statki_net.cli.paths import shown, written
 from statki_net.cli.told import tell
-from statki_net.game.words import N_, SILENCE, Phrase, phrase
+from statki_net.game.words import N_, SILENCE, Phrase, as_is, phrase
 from statki_net.protocol.endings import Standing
 from statki_net.protocol.logformat import MAGIC, LogContents, NotALog, read_log
 from statki_net.referee.verify import Judgement, NamedLog, game_id_of, judge_game
 from statki_net.store.language import _, ngettext, words
-from statki_net.store.userfile import InputFileError, TooLarge, is_regular, read_user_file
+from statki_net.store.userfile import (
+    InputFileError,
+    TooLarge,
+    is_regular,
+    read_user_file,
+    reason_of,
+)
 
 LOG_SUFFIX = ".statki"
 """The name statki gives its logs: such a file is a log, however damaged its start."""
@@ -111,7 +119,9 @@ class Found:
     named: list[Source]
     unreadable: list[Identified]
     searched: list[tuple[str, int]]
-    """Each directory searched, with how many logs it held."""
+    """Each directory searched, with how many logs it held; a file or folder in it that
+    could not be read counts among them (it may hold logs, and has been named already:
+    "no statki logs under" it would not be true)."""
 
 
 def find_logs(paths: Sequence[str]) -> Found:
@@ -131,7 +141,13 @@ def each_log(paths: Sequence[str], found: Found) -> Iterator[Source]:
         path = Path(given)
         if path.is_dir():
             count = 0
-            for log in logs_under(path):
+
+            def unreadable(where: str, why: Phrase) -> None:
+                nonlocal count
+                count += 1
+                found.unreadable.append(Identified(Source(where), error=why))
+
+            for log in logs_under(path, unreadable):
                 count += 1
                 yield Source(log)
             found.searched.append((given, count))
@@ -160,13 +176,13 @@ def bad_input(found: Found) -> bool:
     """Say on stderr which paths held no log; True when any did (exit status 2)."""
     for problem in found.unreadable:
         print(
-            f"statki: {problem.path}: {(problem.error or SILENCE).in_words(words())}",
+            f"statki: {shown(problem.path)}: {(problem.error or SILENCE).in_words(words())}",
             file=sys.stderr,
         )
     for directory, count in found.searched:
         if count == 0:
             print(
-                _("statki: no statki logs under {directory}").format(directory=directory),
+                _("statki: no statki logs under {directory}").format(directory=shown(directory)),
                 file=sys.stderr,
             )
     return bool(found.unreadable) or any(count == 0 for _, count in found.searched)
@@ -176,7 +192,10 @@ def _verify(args: argparse.Namespace) -> int:
     found = find_logs(args.paths)
     jobs = args.jobs or os.cpu_count() or 1
     games = identified_games(found, jobs)
-    judge = functools.partial(judge_files, every_signature=args.every_signature)
+    # The names a person reads are cleaned of control characters; --json gives a tool
+    # each name as it is (``paths.shown``, ``paths.written``).
+    name = written if args.json else shown
+    judge = functools.partial(judge_files, every_signature=args.every_signature, name=name)
     judgements = list(spread(judge, games, jobs))
     if args.json:
         import json  # here: the usual verify prints text, and need not load the JSON encoder
@@ -199,31 +218,74 @@ def _read_now(path: str) -> Source:
         return Source(path, error.start, too_large=True)
 
 
-def logs_under(directory: Path) -> Iterator[str]:
+def logs_under(directory: Path, unreadable: Callable[[str, Phrase], None]) -> Iterator[str]:
     """Every statki log below ``directory``, by its magic value or its name; other files are
     passed over (a ``.statki`` file whose start is damaged is a damaged log, not another file).
 
     What is not a regular file (a FIFO, a socket, a device) is passed over
-    unopened, with a note: reading it could wait forever.
+    unopened, with a note: reading it could wait forever.  A file or a folder
+    that cannot be read goes to ``unreadable`` with why: it may hold a log, so
+    a judgement of the folder without it is not the whole folder's (exit status 2,
+    as for a log named that cannot be read).
     """
-    for root, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            if not is_regular(path):
-                if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
-                    print(
-                        _("statki: {path}: not a regular file, passed over").format(path=path),
-                        file=sys.stderr,
-                    )
-                continue
+    for path, name in _files_under(str(directory), unreadable):
+        if not is_regular(path):
+            if os.path.exists(path):  # not a link to nowhere: a FIFO, a socket, a device
+                print(
+                    _("statki: {path}: not a regular file, passed over").format(path=shown(path)),
+                    file=sys.stderr,
+                )
+            continue
+        try:
+            with open(path, "rb") as file:
+                start = file.read(len(MAGIC))
+        except OSError as error:
+            unreadable(path, reason_of(error))
+            continue
+        if start == MAGIC or name.endswith(LOG_SUFFIX):
+            yield path
+
+
+def _files_under(top: str, unreadable: Callable[[str, Phrase], None]) -> Iterator[tuple[str, str]]:
+    """Each entry below ``top`` that is no folder, as ``(path, name)``: a folder's entries by
+    name, then each of its folders in turn, depth first (``os.walk``'s order).
+
+    Walked with a stack of the folders still to search, not by recursion as
+    ``os.walk`` does (Python 3.11's): a thousand folders one inside another
+    would otherwise end the walk in a RecursionError.  The stack holds the folders
+    not yet searched, so it is bounded by the folders, not their depth's frames;
+    links to folders are not followed, so no loop of links makes it endless.  A folder
+    that cannot be listed goes to ``unreadable``.
+    """
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            unreadable(folder, _folder_unreadable(error))
+            continue
+        folders = []
+        for entry in entries:
             try:
-                with open(path, "rb") as file:
-                    start = file.read(len(MAGIC))
+                inside = entry.is_dir(follow_symlinks=False)
             except OSError:
-                continue
-            if start == MAGIC or name.endswith(LOG_SUFFIX):
-                yield path
+                inside = False
+            if inside:
+                folders.append(entry.path)
+            else:
+                yield entry.path, entry.name
+        pending.extend(reversed(folders))  # the first by name is searched first
+
+
+def _folder_unreadable(error: OSError) -> Phrase:
+    reason = (
+        phrase(N_("permission denied"))
+        if isinstance(error, PermissionError)
+        else as_is(error.strerror or type(error).__name__)  # the system's words
+    )
+    return phrase(N_("folder cannot be read ({reason}): nothing in it was judged"), reason=reason)
 
 
 def games_of(identified: list[Identified]) -> list[tuple[Source, ...]]:
@@ -332,13 +394,20 @@ def identify(source: Source) -> Identified:
         return Identified(source, error=error.as_phrase())
 
 
-def judge_files(sources: tuple[Source, ...], *, every_signature: bool = False) -> Judgement:
-    """Read and judge the logs of one game (runs in a worker process)."""
-    return judge_game(named_logs(sources), every_signature=every_signature)
+def judge_files(
+    sources: tuple[Source, ...],
+    *,
+    every_signature: bool = False,
+    name: Callable[[str], str] = written,
+) -> Judgement:
+    """Read and judge the logs of one game (runs in a worker process); ``name`` says how the
+    judgement writes each log's path."""
+    return judge_game(named_logs(sources, name), every_signature=every_signature)
 
 
-def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
-    """The logs of one game, read again (in a worker process).
+def named_logs(sources: tuple[Source, ...], name: Callable[[str], str] = written) -> list[NamedLog]:
+    """The logs of one game, read again (in a worker process), each named by ``name`` of its
+    path (``written``: text any file can hold).
 
     The files were read once already; one that has changed or gone since is
     judged as what it now holds, or as an empty log.
@@ -351,7 +420,7 @@ def named_logs(sources: tuple[Source, ...]) -> list[NamedLog]:
             contents = LogContents(header={}, damage=_unreadable_now(error.reason))
         except NotALog as error:
             contents = LogContents(header={}, damage=_unreadable_now(error.as_phrase()))
-        logs.append(NamedLog(source.path, contents))
+        logs.append(NamedLog(name(source.path), contents))
     return logs
 
 
@@ -381,7 +450,7 @@ def _print_people(
         counts = {standing: 0 for standing in Standing}
         for judgement in judgements:
             counts[judgement.standing] += 1
-        folders = ", ".join(folder for folder, _count in searched)
+        folders = ", ".join(shown(folder) for folder, _count in searched)
         where = _(" under {folders}").format(folders=folders) if searched else ""
         standings = ", ".join(
             _counted(standing, n)

@@ -71,7 +71,7 @@ def read_user_file(
         else:
             data = _read_stream(path, limit, STREAM_SECONDS if seconds is None else seconds)
     except OSError as error:
-        raise InputFileError(path, _reason(error)) from None
+        raise InputFileError(path, reason_of(error)) from None
     if len(data) > limit:
         raise TooLarge(path, _larger_than_any(what, limit), data[:CHUNK])
     return data
@@ -176,11 +176,12 @@ def write_user_file(path: str, data: bytes) -> None:
             file.write(data)
     except OSError as error:
         raise OutputFileError(
-            phrase(N_("{path}: cannot be written ({reason})"), path=path, reason=_reason(error))
+            phrase(N_("{path}: cannot be written ({reason})"), path=path, reason=reason_of(error))
         ) from None
 
 
-def _reason(error: OSError) -> Phrase:
+def reason_of(error: OSError) -> Phrase:
+    """Why a file could not be read or written, in the reader's words where statki has them."""
     if isinstance(error, FileNotFoundError):
         return phrase(N_("no such file"))
     if isinstance(error, PermissionError):
