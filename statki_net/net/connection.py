@@ -325,18 +325,38 @@ class GameConnection:
             self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))
         finally:
             self._disarm()
-            # A task of its own, so the record is finished even if this one is
-            # cancelled meanwhile; the cancellation itself still goes on, up.
-            self._winding_up = asyncio.ensure_future(self._wind_up())
-            await asyncio.shield(self._winding_up)
+            await self._wound_up()
         assert self.outcome is not None
         return self.outcome
 
+    async def _wound_up(self) -> None:
+        """Close the stream, judge the log and record the end, even when cancelled meanwhile.
+
+        A task of its own, shielded, so a cancellation cannot cut the record short; and
+        waited for to its end (bounded by ``CLOSE_WAIT``), so that whoever cancelled the
+        game finds it recorded once this returns: a front end closes the history next
+        (a player who stopped the full screen with SIGTERM found the game's end missing
+        from it).  The cancellation itself then goes on, up."""
+        self._winding_up = asyncio.ensure_future(self._wind_up())
+        cancelled = False
+        while not self._winding_up.done():
+            try:
+                await asyncio.shield(self._winding_up)
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+
     async def _wind_up(self) -> None:
-        await self._close_stream()
-        # Judging reads the whole log: off the event loop, so other games go on.
-        verdict = await asyncio.to_thread(self.recorder.judge, self.session.transcript)
-        self._finish(verdict)
+        verdict: LogVerdict | None = None
+        try:
+            await self._close_stream()
+            # Judging reads the whole log: off the event loop, so other games go on.
+            verdict = await asyncio.to_thread(self.recorder.judge, self.session.transcript)
+        finally:
+            # Even cancelled itself (a runner that cancels every task at its end): the end
+            # is recorded, without the referee's line if the judging did not finish.
+            self._finish(verdict)
 
     async def wait(self) -> Outcome:
         """The outcome, once the game has ended (for whoever did not call ``run``)."""
