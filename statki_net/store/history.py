@@ -79,6 +79,8 @@ def _database(path: Path) -> Iterator[None]:
     """Turn SQLite's failures into one line that names the file and what to do."""
     try:
         yield
+    except sqlite3.ProgrammingError:  # statki's own mistake (a closed history): not the file's
+        raise
     except sqlite3.DatabaseError as error:  # OperationalError included: unreadable, locked
         advice = (
             N_("move it away and statki starts a new one")
