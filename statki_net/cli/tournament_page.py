@@ -17,6 +17,7 @@ from html import escape
 from io import StringIO
 from typing import IO, Any
 
+from statki_net.cli.tournament_report import GAMES_APART
 from statki_net.game.words import N_
 from statki_net.store.language import _, spoken
 
@@ -176,7 +177,7 @@ def _crosstable(report: dict[str, Any]) -> str:
     rows = []
     for number, (row, cells) in enumerate(zip(keys, report["crosstable"]["rows"], strict=True), 1):
         shown = [
-            "x" if col == row else "".join(_value(s) for s in scores)
+            "x" if col == row else GAMES_APART.join(_value(s) for s in scores)
             for col, scores in zip(keys, cells, strict=True)
         ]
         rows.append([str(number), names[row], *shown])

@@ -235,10 +235,23 @@ def write_csv(table: Standings, which: str, out: IO[str]) -> None:
                 [number, game.game, *players, *result, *shots, game.rules or "", *scored, *logs]
             )
     else:
+        # A pair's games each get a column of their own (chess's double round robin: a
+        # sub-column a game): two games' points in one cell, 2 and 2, are no number a
+        # spreadsheet can read, and joined they read as twenty-two.
         keys = [line.key for line in table.lines]
-        writer.writerow(["player", *(table.games.name(key) for key in keys)])
+        meetings = range(table.games.rules.games_per_pair)
+        names = [table.games.name(key) for key in keys]
+        if len(meetings) == 1:
+            writer.writerow(["player", *names])
+        else:
+            writer.writerow(["player", *(f"{name} ({n + 1})" for name in names for n in meetings)])
         for row in keys:
-            cells = [_scores(table.crosstable[row].get(col)) for col in keys]
+            cells = [
+                _number(scores[n]) if n < len(scores) else ""
+                for col in keys
+                for scores in [table.crosstable[row].get(col, ())]
+                for n in meetings
+            ]
             writer.writerow([table.games.name(row), *cells])
 
 
@@ -253,7 +266,13 @@ def _said_number(value: float) -> str:
 
 
 def _scores(scores: tuple[float, ...] | None, said: Callable[[float], str] = _number) -> str:
-    return "".join(said(s) for s in scores) if scores else ""
+    """A crosstable's cell: each game's points, a space between them (``1 0``, chess's way
+    for a double round robin), so two games' 2 and 2 never read as 22."""
+    return GAMES_APART.join(said(s) for s in scores) if scores else ""
+
+
+GAMES_APART = " "
+"""Between the games of a crosstable's cell (the terminal's, the HTML page's)."""
 
 
 def _player(table: Standings, game: GameSummary, role: Role) -> str:
@@ -457,10 +476,14 @@ def _dates(since: int | None, until: int | None) -> str:
 
 def _crosstable_text(table: Standings) -> list[str]:
     keys = [line.key for line in table.lines]
-    widest = (
-        len(_scores(s, _said_number)) for row in table.crosstable.values() for s in row.values()
-    )
-    cell = max([3, *(n + 1 for n in widest)])
+
+    def every_cell() -> Iterator[tuple[float, ...]]:
+        return (s for row in table.crosstable.values() for s in row.values())
+
+    # Two spaces between cells where a cell's games have one between them, so that
+    # ``1 0  0 1`` is two cells of two games, not four games.
+    gap = 2 if any(len(s) > 1 for s in every_cell()) else 1
+    cell = max([3, *(len(_scores(s, _said_number)) + gap for s in every_cell())])
     if 25 + cell * len(keys) > WIDTH:
         return [
             _(

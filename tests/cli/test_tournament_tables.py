@@ -1,0 +1,114 @@
+"""The tournament's tables and page, from summaries made by hand (no game played): how a
+crosstable's cells, the players' names and the logs are shown in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import re
+
+from statki_net.cli.tournament_page import page
+from statki_net.cli.tournament_report import report, text, write_csv
+from statki_net.game.words import SILENCE, as_is
+from statki_net.protocol.endings import End, Standing
+from statki_net.protocol.wire import Role
+from statki_net.referee.standings import Standings, standings
+from statki_net.referee.tournament import GameSummary, Points, TournamentRules, sort_games
+
+_clock = itertools.count(1)
+
+
+def won(
+    winner: str,
+    loser: str,
+    end: End = End.SUNK,
+    shots: int = 50,
+    *,
+    names: tuple[str, str] | None = None,
+    log_roles: tuple[str | None, ...] = ("host", "guest"),
+) -> GameSummary:
+    """``winner`` (the host, key ``key-<winner>``) beat ``loser`` in ``shots``."""
+    n = next(_clock)
+    return GameSummary(
+        game=f"{n:04d}",
+        logs=tuple(f"log{n}-{i}" for i in range(len(log_roles))),
+        log_roles=log_roles,
+        keys={Role.HOST: f"key-{winner}", Role.GUEST: f"key-{loser}"},
+        names=dict(zip(Role, names or (winner, loser), strict=True)),
+        started=n * 1000,
+        rules="classic",
+        move_ms=120_000,
+        first=Role.HOST,
+        standing=Standing.VALID,
+        end=end,
+        winner=Role.HOST,
+        culprits=frozenset(),
+        result=as_is(f"{winner} won"),
+        reason=SILENCE,
+        shots={Role.HOST: shots, Role.GUEST: shots - 1},
+    )
+
+
+def table(games: list[GameSummary], rules: TournamentRules) -> Standings:
+    return standings(sort_games(games, rules), rules.points)
+
+
+def csv_rows(result: Standings, which: str) -> list[list[str]]:
+    out = io.StringIO()
+    write_csv(result, which, out)
+    return list(csv.reader(io.StringIO(out.getvalue())))
+
+
+def section(lines: list[str], heading: str) -> list[str]:
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    end = lines.index("", start)
+    return lines[start:end]
+
+
+def html_cells(html: str, table_id: str) -> list[list[str]]:
+    """The body's rows of a table of the page (the heading's row is over two lines)."""
+    body = html.split(f'<table id="{table_id}">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body)
+    return [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in rows]
+
+
+# ---------------------------------------------------------------- the crosstable
+
+
+def test_a_crosstable_cell_keeps_each_game_of_a_pair_apart_in_every_format() -> None:
+    # A beat B twice; B and C split; league points 2 a win, 1 a loss.
+    rules = TournamentRules(games_per_pair=2, points=Points(win=2, loss=1))
+    result = table([won("A", "B"), won("A", "B"), won("B", "C"), won("C", "B")], rules)
+    assert result.crosstable["key-A"]["key-B"] == (2.0, 2.0)
+    cross = section(list(text(result, rules, 8)), "Crosstable")
+    row_a = next(line for line in cross if line[5:].startswith("A "))
+    row_b = next(line for line in cross if line[5:].startswith("B "))
+    assert "2 2" in row_a and "22" not in row_a
+    assert "1 1" in row_b and "2 1" in row_b and "11" not in row_b
+    # In CSV each meeting is a column of its own: every cell a number a spreadsheet reads.
+    # (The standings' order: B 5 points, A 4, C 3.)
+    rows = csv_rows(result, "crosstable")
+    assert rows[0] == ["player", "B (1)", "B (2)", "A (1)", "A (2)", "C (1)", "C (2)"]
+    assert rows[1] == ["B", "", "", "1", "1", "2", "1"]
+    assert rows[2] == ["A", "2", "2", "", "", "", ""]
+    assert all(re.fullmatch(r"\d+", cell) for row in rows[1:] for cell in row[1:] if cell)
+    cells = html_cells(page(report(result, rules, 8)), "crosstable")
+    assert cells[0][1:] == ["B", "x", "1 1", "2 1"]
+    assert cells[1][1:] == ["A", "2 2", "x", ""]
+
+
+def test_fractional_points_of_a_pair_stay_apart() -> None:
+    rules = TournamentRules(games_per_pair=2, points=Points(win=0.5, loss=0.25))
+    result = table([won("A", "B"), won("B", "A")], rules)
+    cross = section(list(text(result, rules, 4)), "Crosstable")
+    assert any("0.5 0.25" in line for line in cross)
+    assert "0.50.25" not in "\n".join(cross)
+    assert csv_rows(result, "crosstable")[1] == ["A", "", "", "0.5", "0.25"]
+    assert html_cells(page(report(result, rules, 4)), "crosstable")[0][3] == "0.50 0.25"
+
+
+def test_one_game_a_pair_keeps_one_crosstable_column_a_player() -> None:
+    rules = TournamentRules()
+    rows = csv_rows(table([won("A", "B")], rules), "crosstable")
+    assert rows == [["player", "A", "B"], ["A", "", "1"], ["B", "0", ""]]
