@@ -7,6 +7,7 @@ import csv
 import io
 import itertools
 import re
+from dataclasses import replace
 
 from statki_net.cli.tournament_page import page
 from statki_net.cli.tournament_report import report, text, write_csv
@@ -112,3 +113,45 @@ def test_one_game_a_pair_keeps_one_crosstable_column_a_player() -> None:
     rules = TournamentRules()
     rows = csv_rows(table([won("A", "B")], rules), "crosstable")
     assert rows == [["player", "A", "B"], ["A", "", "1"], ["B", "0", ""]]
+
+
+# ---------------------------------------------------------------- the roster's names
+
+
+ROSTER = {"Ala Kowalska": "key-Ala", "Olek Nowak": "key-Olek", "Jan Wrona": "key-Jan"}
+
+
+def test_a_roster_names_its_players_in_games_set_apart_too() -> None:
+    # Ala beat Olek, then Jan after the last day: set apart, yet named as the roster names
+    # them, Jan too, who has no game scored.
+    rules = TournamentRules(roster=ROSTER, until=1_000_000)
+    late = replace(won("Ala", "Jan"), started=2_000_000)
+    result = table([won("Ala", "Olek"), late], rules)
+    lines = list(text(result, rules, 4))
+    apart = "\n".join(lines[lines.index("Set apart, not scored") :])
+    assert "Ala Kowalska v Jan Wrona: outside the dates" in apart
+    games = report(result, rules, 4)["games"]
+    assert [(g["host"]["name"], g["guest"]["name"]) for g in games] == [
+        ("Ala Kowalska", "Olek Nowak"),
+        ("Ala Kowalska", "Jan Wrona"),
+    ]
+    assert [g["guest"]["hello_name"] for g in games] == ["Olek", "Jan"]
+    assert csv_rows(result, "games")[2][2:4] == ["Ala Kowalska", "Jan Wrona"]
+    html = page(report(result, rules, 4))
+    assert html_cells(html, "games")[1][1:3] == ["Ala Kowalska", "Jan Wrona"]
+
+
+def test_every_entrant_of_a_roster_is_in_the_standings_with_or_without_a_game() -> None:
+    rules = TournamentRules(roster=ROSTER)
+    result = table([won("Ala", "Olek")], rules)
+    assert [(line.name, line.games, line.place) for line in result.lines] == [
+        ("Ala Kowalska", 1, 1),
+        ("Olek Nowak", 1, 2),
+        ("Jan Wrona", 0, 3),
+    ]
+    # Nobody's games at all: still every entrant, each with none.
+    empty = table([], rules)
+    assert sorted(line.name for line in empty.lines) == sorted(ROSTER)
+    assert {line.games for line in empty.lines} == {0}
+    standing = section(list(text(empty, rules, 0)), "Standings")
+    assert sum(name in line for line in standing for name in ROSTER) == 3
