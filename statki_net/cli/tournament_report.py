@@ -12,7 +12,7 @@ import csv
 import datetime
 import json
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict
 from typing import IO, Any
 
@@ -305,8 +305,45 @@ def _winner(table: Standings, game: GameSummary) -> str:
 
 def shown(text: str, width: int) -> str:
     """A name as a terminal shows it safely: no control characters, cut to ``width``."""
-    clean = "".join(c if c.isprintable() else "?" for c in text)
+    clean = _printable(text)
     return clean if len(clean) <= width else clean[: width - 1] + "~"
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def told_apart(names: Mapping[str, str], width: int) -> dict[str, str]:
+    """Each key's name as ``shown`` cuts it to ``width``, but where two names would be cut
+    the same (``Aleksandra Ko~`` for Kowalska-Nowak and Kowalczyk) they keep their ends
+    too (``Aleksa~a-Nowak``, ``Aleksa~walczyk``), or else the key's first digits: a
+    table whose players read alike is no table.  Only names that were cut change."""
+    cut = {key: shown(name, width) for key, name in names.items()}
+    alike: dict[str, list[str]] = {}
+    for key, said in cut.items():
+        alike.setdefault(said, []).append(key)
+    taken = set(cut.values())
+    for group in alike.values():
+        long = [key for key in group if len(_printable(names[key])) > width]
+        if len(group) < 2 or not long:
+            continue
+        # The cut the group shares is free again only if no name of it is shown whole.
+        free = taken - {cut[long[0]]} if len(long) == len(group) else taken
+        for tail in (width // 2, *range(1, width - 1)):
+            tried = {key: _ends(_printable(names[key]), width, tail) for key in long}
+            new = set(tried.values())
+            if len(new) == len(long) and not new & free:
+                break
+        else:
+            tried = {key: _ends(_printable(names[key]), width - 5, 0) + key[:5] for key in long}
+        cut.update(tried)
+        taken |= set(tried.values())
+    return cut
+
+
+def _ends(clean: str, width: int, tail: int) -> str:
+    """``clean`` in ``width`` characters: its start, ``~``, and its last ``tail``."""
+    return clean[: width - 1 - tail] + "~" + (clean[-tail:] if tail else "")
 
 
 FLAG_MARKS = {
@@ -391,6 +428,7 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     """The tournament as a terminal shows it, in 80 columns, without colour, a line at a
     time (its games' table is as long as the tournament)."""
     games = table.games
+    said = _said_names(table)
     ties = ", ".join(_(TIE_BREAK_WORDS.get(name, name)) for name in TIE_BREAKS)
     out = [
         _(
@@ -408,10 +446,11 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         + " ".join(f"{w:>4}" for w in how_words().values())
         + f" {_('H2H'):>4} {_('SB'):>5} {_('Shots'):>6}",
     ]
+    player = told_apart(said, 14)
     for line in table.lines:
         how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
         out.append(
-            f"{line.place:>3}  {shown(_said(line.name, line.key), 14):<14}"
+            f"{line.place:>3}  {player[line.key]:<14}"
             f" {line.games:>3} {line.wins:>3}"
             f" {line.losses:>3} {_said_number(line.points):>4}  {how}"
             f" {_said_number(line.head_to_head):>4} {_said_number(line.sonneborn_berger):>5}"
@@ -423,16 +462,22 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         f"  {_('Games')}"
     )
     by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
+    player = told_apart(said, 16)
     for rank, line in enumerate(by_rating, 1):
         r = line.rating
         out.append(
-            f"{rank:>3}  {shown(_said(line.name, line.key), 16):<16}"
+            f"{rank:>3}  {player[line.key]:<16}"
             f" {decimal(r.rating, 1, words()):>7} {decimal(r.deviation, 1, words()):>6}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
-    out += ["", *_crosstable_text(table), ""]
+    out += ["", *_crosstable_text(table, told_apart(said, 16)), ""]
     yield from out
-    yield from _games_text(table)
+    yield from _games_text(table, told_apart(said, 13))
+
+
+def _said_names(table: Standings) -> dict[str, str]:
+    """Every player's name as the text table says it (``_said``), by key."""
+    return {key: _said(table.games.name(key), key) for key in table.games.players}
 
 
 def _rules_words(rules: TournamentRules) -> str:
@@ -474,7 +519,7 @@ def _dates(since: int | None, until: int | None) -> str:
     return " ".join(parts) + " UTC"
 
 
-def _crosstable_text(table: Standings) -> list[str]:
+def _crosstable_text(table: Standings, player: Mapping[str, str]) -> list[str]:
     keys = [line.key for line in table.lines]
 
     def every_cell() -> Iterator[tuple[float, ...]]:
@@ -500,16 +545,22 @@ def _crosstable_text(table: Standings) -> list[str]:
             f"{'x' if col == row else (_scores(scores.get(col), _said_number) or '.'):>{cell}}"
             for col in keys
         )
-        out.append(f"{number:>3}  {shown(_said(table.games.name(row), row), 16):<16}{cells}")
+        out.append(f"{number:>3}  {player[row]:<16}{cells}")
     return out
 
 
-def _games_text(table: Standings) -> Iterator[str]:
-    lines = _games_lines(table)
+def _games_text(table: Standings, player: Mapping[str, str]) -> Iterator[str]:
+    lines = _games_lines(table, player)
     return (_wrap(line) if len(line) > WIDTH else line.rstrip() for line in lines)
 
 
-def _games_lines(table: Standings) -> Iterator[str]:
+def _games_lines(table: Standings, player: Mapping[str, str]) -> Iterator[str]:
+    def named(game: GameSummary, role: Role | None) -> str:
+        if role is None:
+            return shown(_("nobody"), 13)
+        key = game.keys.get(role)
+        return player.get(key or "") or shown(_player_words(table, game, role), 13)
+
     yield _("Games, in the order played (1st: who shot first; shots: host-guest)")
     yield (
         f"{'#':>3}  {_('Host'):<13} {_('Guest'):<13} {_('1st'):<3}  {_('Winner'):<13}"
@@ -520,15 +571,16 @@ def _games_lines(table: Standings) -> Iterator[str]:
         if why is not None:
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
-        roles = " ".join(_log_marks(game))
         yield (
-            f"{number:>3}  {shown(_player_words(table, game, Role.HOST), 13):<13}"
-            f" {shown(_player_words(table, game, Role.GUEST), 13):<13}"
-            f" {_first_mark(game):<3}  {shown(_winner_words(table, game), 13):<13}"
-            f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
+            f"{number:>3}  {named(game, Role.HOST):<13} {named(game, Role.GUEST):<13}"
+            f" {_first_mark(game):<3}  {named(game, game.winner):<13}"
+            f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {_logs_said(game):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
         )
-    yield _("Logs: {host} the host's, {guest} the guest's.  Flags: {flags}").format(
+    yield _(
+        "Logs: {host} the host's, {guest} the guest's, {host}2 given twice, - not handed in."
+        "  Flags: {flags}"
+    ).format(
         host=log_mark("host"),
         guest=log_mark("guest"),
         flags=", ".join(f"{mark} {_(flag)}" for flag, mark in FLAG_MARKS.items()),
@@ -548,11 +600,19 @@ def _games_lines(table: Standings) -> Iterator[str]:
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
-def _log_marks(game: GameSummary) -> list[str]:
-    """H for a host's log, G for a guest's (the host's first), ? for one naming no role."""
-    marks = {"host": log_mark("host"), "guest": log_mark("guest")}
-    order = [marks["host"], marks["guest"], "?"]
-    return sorted((marks.get(role or "", "?") for role in game.log_roles), key=order.index)
+def _logs_said(game: GameSummary) -> str:
+    """The logs a game was judged from: H for the host's, G for the guest's, each with how
+    many times it was given when more than once (``H2``), and ``-`` for a side's log not
+    handed in; ``?`` for one naming no role.  Never cut: ``H H ~`` hid that the guest's
+    log was the one missing."""
+    given = {role: game.log_roles.count(role) for role in ("host", "guest")}
+    unnamed = sum(role not in given for role in game.log_roles)
+
+    def said(mark: str, count: int) -> str:
+        return "-" if count == 0 else mark if count == 1 else f"{mark}{count}"
+
+    marks = [said(log_mark(role), count) for role, count in given.items()]
+    return " ".join(marks + ([said("?", unnamed)] if unnamed else []))
 
 
 def _first_mark(game: GameSummary) -> str:
@@ -560,10 +620,6 @@ def _first_mark(game: GameSummary) -> str:
     if game.first is None:
         return "-"
     return log_mark(game.first)
-
-
-def _winner_words(table: Standings, game: GameSummary) -> str:
-    return _player_words(table, game, game.winner) if game.winner else _("nobody")
 
 
 def _wrap(line: str) -> str:

@@ -62,9 +62,15 @@ def csv_rows(result: Standings, which: str) -> list[list[str]]:
 
 
 def section(lines: list[str], heading: str) -> list[str]:
+    """The lines of the text table from ``heading`` to the next blank line."""
     start = next(i for i, line in enumerate(lines) if line.startswith(heading))
-    end = lines.index("", start)
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
     return lines[start:end]
+
+
+def numbered_rows(lines: list[str]) -> list[str]:
+    """A table's rows: those a number begins (``  1  Ala ...``)."""
+    return [line for line in lines if line[:3].strip().isdigit() and line[3:5] == "  "]
 
 
 def html_cells(html: str, table_id: str) -> list[list[str]]:
@@ -155,3 +161,52 @@ def test_every_entrant_of_a_roster_is_in_the_standings_with_or_without_a_game() 
     assert {line.games for line in empty.lines} == {0}
     standing = section(list(text(empty, rules, 0)), "Standings")
     assert sum(name in line for line in standing for name in ROSTER) == 3
+
+
+# ---------------------------------------------------------------- the terminal's columns
+
+
+def test_names_cut_to_a_column_stay_told_apart() -> None:
+    roster = {"Aleksandra Kowalska-Nowak": "key-AKN", "Aleksandra Kowalczyk": "key-AK"}
+    rules = TournamentRules(roster=roster, games_per_pair=2)
+    result = table([won("AKN", "AK"), won("AK", "AKN")], rules)
+    lines = "\n".join(text(result, rules, 4)).splitlines()
+    for heading, start, width in (
+        ("Standings", 5, 14),
+        ("Ratings", 5, 16),
+        ("Crosstable", 5, 16),
+        ("Games", 5, 13),
+    ):
+        rows = numbered_rows(section(lines, heading))
+        names = {row[start : start + width].rstrip() for row in rows}
+        assert len(names) == 2, (heading, names)
+        assert all(len(name) <= width and name.startswith("Aleks") for name in names)
+    assert max(map(len, lines)) <= 80
+
+
+def test_names_that_cut_alike_at_both_ends_keep_their_key_s_digits() -> None:
+    from statki_net.cli.tournament_report import told_apart
+
+    names = {
+        "94776-e6d86": "Aleksandra Kowalska-Nowak",
+        "42c1e-4edc5": "Aleksandra Kowalczka-Nowak",
+    }
+    said = told_apart({**names, "x": "Jan"}, 14)
+    assert said["x"] == "Jan"
+    assert said["94776-e6d86"] != said["42c1e-4edc5"]
+    assert {len(s) for key, s in said.items() if key != "x"} == {14}
+
+
+def test_the_logs_column_says_which_log_is_missing_and_which_was_given_twice() -> None:
+    rules = TournamentRules()
+    games = [
+        won("A", "B", log_roles=("host", "host")),
+        won("C", "D", log_roles=("host", "guest", "guest")),
+        won("E", "F", log_roles=("guest",)),
+    ]
+    shown = section(list(text(table(games, rules), rules, 6)), "Games")
+    column = shown[1].index("Logs")
+    logs = [row[column:].split("  ")[0].strip() for row in numbered_rows(shown)]
+    assert logs == ["H2 -", "H G2", "- G"]
+    legend = next(line for line in text(table(games, rules), rules, 6) if line.startswith("Logs:"))
+    assert "H2 given twice" in legend and "- not handed in" in legend
