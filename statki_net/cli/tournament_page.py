@@ -17,7 +17,7 @@ from html import escape
 from io import StringIO
 from typing import IO, Any
 
-from statki_net.cli.tournament_report import GAMES_APART
+from statki_net.cli.tournament_report import GAMES_APART, shots_words
 from statki_net.game.words import N_
 from statki_net.store.language import _, spoken
 
@@ -106,6 +106,7 @@ def _lines(
         + "</p>",
         f"<h2>{escape(_('Standings'))}</h2>",
         _table("standings", _standing_head(players), _standing_rows(players)),
+        f'<p id="shots">{escape(shots_words())}</p>',
         f"<h2>{escape(_('Crosstable'))}</h2>",
         _crosstable(report),
         f"<h2>{escape(_('Games'))}</h2>",

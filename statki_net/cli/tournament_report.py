@@ -456,7 +456,8 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
             f" {_said_number(line.head_to_head):>4} {_said_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
-    out += ["", _("Ratings (Glicko-2, game by game in the order played), best first")]
+    out += [_wrap(shots_words()), ""]
+    out += [_("Ratings (Glicko-2, game by game in the order played), best first")]
     out.append(
         f"{'#':>3}  {_('Player'):<16} {_('Rating'):>7} {_('RD'):>6}  {_('Volatility'):>10}"
         f"  {_('Games')}"
@@ -473,6 +474,17 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     out += ["", *_crosstable_text(table, told_apart(said, 16)), ""]
     yield from out
     yield from _games_text(table, told_apart(said, 13))
+
+
+def shots_words() -> str:
+    """What the Shots column adds up, under the standings (the text table's, the page's):
+    its losses count for a player, so a player beaten in long games shows the highest
+    number, which a referee took for the game's best until this said why."""
+    return _(
+        "Shots: over the games won by sinking a fleet, the shots opponents needed to sink"
+        " the player's (in its losses) less those it needed to sink theirs (in its wins);"
+        " a tie-break only among players level on all before it."
+    )
 
 
 def _said_names(table: Standings) -> dict[str, str]:

@@ -210,3 +210,32 @@ def test_the_logs_column_says_which_log_is_missing_and_which_was_given_twice() -
     assert logs == ["H2 -", "H G2", "- G"]
     legend = next(line for line in text(table(games, rules), rules, 6) if line.startswith("Logs:"))
     assert "H2 given twice" in legend and "- not handed in" in legend
+
+
+# ---------------------------------------------------------------- the Shots tie-break
+
+
+def test_the_shots_column_is_what_the_standings_say_it_is() -> None:
+    # Ala beat Jan in 40 shots and Olek in 30; Jan beat Ala in 60 (all by sinking); Olek
+    # resigned to Jan, which no shots count in.  Ala: -40 - 30 + 60 = -10; Jan: +40 - 60
+    # = -20; Olek: +30.  Olek lost both games and shows the highest: the table says why.
+    rules = TournamentRules(games_per_pair=2)
+    games = [
+        won("Ala", "Jan", shots=40),
+        won("Ala", "Olek", shots=30),
+        won("Jan", "Ala", shots=60),
+        won("Jan", "Olek", End.RESIGNED, shots=10),
+    ]
+    result = table(games, rules)
+    assert {line.name: line.shots_to_win for line in result.lines} == {
+        "Ala": -10,
+        "Jan": -20,
+        "Olek": 30,
+    }
+    lines = "\n".join(text(result, rules, 8)).splitlines()
+    below = " ".join(" ".join(section(lines, "Standings")[2 + 3 :]).split())
+    assert "Shots: over the games won by sinking a fleet" in below
+    assert "(in its losses) less those it needed to sink theirs (in its wins)" in below
+    assert max(map(len, lines)) <= 80
+    html = page(report(result, rules, 8))
+    assert '<p id="shots">Shots: over the games won by sinking a fleet' in html
