@@ -492,7 +492,33 @@ def _said_names(table: Standings) -> dict[str, str]:
     return {key: _said(table.games.name(key), key) for key in table.games.players}
 
 
-def _rules_words(rules: TournamentRules) -> str:
+def rules_from_report(report: dict[str, Any]) -> TournamentRules:
+    """The tournament's rules back from the report's ``tournament`` (the HTML page is drawn
+    from the report alone)."""
+    given = report["tournament"]
+    return TournamentRules(
+        preset=given["rules"],
+        min_move_ms=given["min_move_limit_ms"],
+        roster=given["roster"],
+        since=given["since"],
+        until=given["until"],
+        games_per_pair=given["games_per_pair"],
+        points=Points(**given["points"]),
+        tau=given["tau"],
+    )
+
+
+def rules_words(rules: TournamentRules, *, published: bool = False) -> str:
+    """The tournament's terms in one line; ``published`` (the HTML page) says the points
+    and Glicko-2's tau even where they are the defaults: a page read away from the
+    program says every term its table was made under."""
+    said = _rules_words(rules, published=published)
+    if published:
+        said += "; " + _("Glicko-2 tau {tau}").format(tau=_said_number(rules.tau))
+    return said
+
+
+def _rules_words(rules: TournamentRules, *, published: bool = False) -> str:
     said = [rules.preset or _("any preset or combination of presets")]
     if rules.min_move_ms:
         said.append(
@@ -506,7 +532,7 @@ def _rules_words(rules: TournamentRules) -> str:
         said.append(_("games begun {dates}").format(dates=_dates(rules.since, rules.until)))
     pair = rules.games_per_pair
     said.append(_("one game per pair") if pair == 1 else _("{n} games per pair").format(n=pair))
-    if rules.points != Points():
+    if published or rules.points != Points():
         p = rules.points
         said.append(
             _("points: win {win}, loss {loss}, by forfeit {forfeit}, by cheating {cheated}").format(

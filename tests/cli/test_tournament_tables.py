@@ -239,3 +239,36 @@ def test_the_shots_column_is_what_the_standings_say_it_is() -> None:
     assert max(map(len, lines)) <= 80
     html = page(report(result, rules, 8))
     assert '<p id="shots">Shots: over the games won by sinking a fleet' in html
+
+
+# ---------------------------------------------------------------- the page's terms
+
+
+def test_the_page_says_the_rules_the_dates_and_the_points_played_under() -> None:
+    rules = TournamentRules(
+        preset="classic",
+        min_move_ms=90_000,
+        roster=ROSTER,
+        since=1_793_491_200_000,  # 2026-11-01 00:00 UTC
+        until=1_796_083_200_000,  # 2026-12-01 00:00 UTC: the 30th counts whole
+        games_per_pair=2,
+        points=Points(win=2, loss=1),
+        tau=0.5,
+    )
+    html = page(report(table([], rules), rules, 0))
+    said = re.search(r'<p id="rules">(.*?)</p>', html)
+    assert said is not None
+    for term in (
+        "Rules: classic",
+        "move limit at least 90 s",
+        "a roster of 3",
+        "games begun from 2026-11-01 00:00 before 2026-12-01 00:00 UTC",
+        "2 games per pair",
+        "points: win 2, loss 1, by forfeit 0, by cheating 0",
+        "Glicko-2 tau 0.5",
+    ):
+        assert term in said.group(1), term
+    # The defaults are terms too: a published page says them.
+    plain = page(report(table([], TournamentRules()), TournamentRules(), 0))
+    assert "points: win 1, loss 0, by forfeit 0, by cheating 0" in plain
+    assert "any preset or combination of presets; one game per pair" in plain
