@@ -17,7 +17,17 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from statki_net.game.names import said_name
-from statki_net.game.words import ENGLISH, N_, Words, decimal, seconds_said
+from statki_net.game.words import (
+    ENGLISH,
+    N_,
+    Fact,
+    Phrase,
+    Term,
+    Words,
+    as_is,
+    decimal,
+    seconds_said,
+)
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
 from statki_net.referee.tournament import (
@@ -55,11 +65,48 @@ def numbered(
     """Every game in the order played: its number, why it is set apart and the details,
     in English by default (what ``--json`` and ``--csv`` keep) or as ``said`` says them
     (the terminal's table, the HTML page); read a game at a time: ``Sorted.in_order``."""
-    return ((n, game, *_why(apart, said)) for n, game, apart in table.games.in_order())
+    return (
+        (n, game, *_why(apart, said, roster_players(table)))
+        for n, game, apart in table.games.in_order()
+    )
 
 
-def _why(apart: SetApart | None, said: Words) -> tuple[str | None, str | None]:
-    return (apart.why.value, apart.detail.in_words(said)) if apart else (None, None)
+def _why(
+    apart: SetApart | None, said: Words, players: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    if apart is None:
+        return None, None
+    return apart.why.value, roster_named(apart.detail, apart.game, players).in_words(said)
+
+
+def roster_named(said: Phrase, game: GameSummary, players: Mapping[str, str]) -> Phrase:
+    """The judgement's words of a game (its result, a board's title) with each side named as
+    the tables name it (the roster's name) where they name it by its hello: a page that
+    reads Ala Kowalska in its tables and Ala in its results seems to have two players.  A
+    side is the ``name`` beside a ``role`` in a phrase (``said_side``, a board's title).
+    ``players``: ``roster_players``; the phrase itself where nothing is renamed."""
+    if not players:
+        return said
+    role = dict(said.facts).get("role")
+    key = None
+    if isinstance(role, Term):
+        key = next((k for r, k in game.keys.items() if r.value == role.word), None)
+    named = players.get(key) if key is not None else None
+    facts: list[tuple[str, Fact]] = []
+    for name, fact in said.facts:
+        if name == "name" and named is not None:
+            fact = as_is(named) if isinstance(fact, Phrase) else named
+        elif isinstance(fact, Phrase):
+            fact = roster_named(fact, game, players)
+        facts.append((name, fact))
+    return Phrase(said.text, tuple(facts))
+
+
+def roster_players(table: Standings) -> Mapping[str, str]:
+    """The names ``roster_named`` gives: the players' where a roster names them, else none
+    (without a roster a game's words already name each side by its hello, as the tables
+    do: nothing to make again for each of ten thousand games)."""
+    return table.games.players if table.games.rules.roster else {}
 
 
 def report(
@@ -173,6 +220,8 @@ def _game_json(
     boards: BoardsOf,
     said: Words,
 ) -> dict[str, Any]:
+    players = roster_players(table)
+
     def side(role: Role) -> dict[str, Any]:
         key = game.keys.get(role)
         return {
@@ -194,12 +243,15 @@ def _game_json(
         "standing": game.standing.value,
         "end": game.end.value if game.end else None,
         "winner": game.winner.value if game.winner else None,
-        "result": game.result.in_words(said),
+        "result": roster_named(game.result, game, players).in_words(said),
         "logs": list(game.logs),
         "flags": [flag.value for flag in game.flags],
         "scored": why is None,
         "apart": None if why is None else {"why": why, "detail": detail},
-        "boards": [{"title": b.title.in_words(said), "lines": list(b.lines)} for b in boards(game)],
+        "boards": [
+            {"title": roster_named(b.title, game, players).in_words(said), "lines": list(b.lines)}
+            for b in boards(game)
+        ],
     }
 
 

@@ -10,12 +10,19 @@ import re
 from dataclasses import replace
 
 from statki_net.cli.tournament_page import page
-from statki_net.cli.tournament_report import report, text, write_csv
-from statki_net.game.words import SILENCE, as_is
-from statki_net.protocol.endings import End, Standing
+from statki_net.cli.tournament_report import report, text, told_apart, write_csv
+from statki_net.game.words import N_, SILENCE, as_is, phrase
+from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.wire import Role
+from statki_net.referee.report import said_side
 from statki_net.referee.standings import Standings, standings
-from statki_net.referee.tournament import GameSummary, Points, TournamentRules, sort_games
+from statki_net.referee.tournament import (
+    Board,
+    GameSummary,
+    Points,
+    TournamentRules,
+    sort_games,
+)
 
 _clock = itertools.count(1)
 
@@ -185,8 +192,6 @@ def test_names_cut_to_a_column_stay_told_apart() -> None:
 
 
 def test_names_that_cut_alike_at_both_ends_keep_their_key_s_digits() -> None:
-    from statki_net.cli.tournament_report import told_apart
-
     names = {
         "94776-e6d86": "Aleksandra Kowalska-Nowak",
         "42c1e-4edc5": "Aleksandra Kowalczka-Nowak",
@@ -272,3 +277,26 @@ def test_the_page_says_the_rules_the_dates_and_the_points_played_under() -> None
     plain = page(report(table([], TournamentRules()), TournamentRules(), 0))
     assert "points: win 1, loss 0, by forfeit 0, by cheating 0" in plain
     assert "any preset or combination of presets; one game per pair" in plain
+
+
+def test_a_roster_names_its_players_in_results_and_boards_too() -> None:
+    def judged(winner: str, loser: str, **changed: object) -> GameSummary:
+        game = won(winner, loser)
+        host, guest = (
+            said_side(n, f"key-{n}", r) for n, r in zip((winner, loser), Role, strict=True)
+        )
+        title = phrase(
+            N_("{name}'s fleet ({role}), revealed"), name=loser, role=role_term(Role.GUEST)
+        )
+        result = phrase(N_("{player} won: {loser} resigned"), player=host, loser=guest)
+        return replace(game, result=result, boards=(Board(title, ("~",)),), **changed)  # type: ignore[arg-type]
+
+    rules = TournamentRules(roster=ROSTER)
+    played = [judged("Ala", "Olek"), judged("Jan", "Olek", standing=Standing.DISPUTED)]
+    games = report(table(played, rules), rules, 4)["games"]
+    assert games[0]["result"] == "Ala Kowalska (host) won: Olek Nowak (guest) resigned"
+    assert games[0]["boards"][0]["title"] == "Olek Nowak's fleet (guest), revealed"
+    assert games[1]["apart"]["detail"] == "Jan Wrona (host) won: Olek Nowak (guest) resigned"
+    # No roster: the hellos' names, as before.
+    plain = report(table([judged("Ala", "Olek")], TournamentRules()), TournamentRules(), 2)
+    assert plain["games"][0]["result"] == "Ala (host) won: Olek (guest) resigned"
