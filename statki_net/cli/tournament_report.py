@@ -143,11 +143,34 @@ def write_json(
     out.write(before + '"games": [')
     count = 0
     for game in report_games(table, boards):
-        out.write(
-            ("," if count else "") + "\n" + textwrap.indent(json.dumps(game, indent=2), "    ")
-        )
+        out.write(("," if count else "") + "\n    ")
+        out.writelines(indented(game, 2))
         count += 1
     out.write(("\n  ]" if count else "]") + after + "\n")
+
+
+def indented(value: Any, level: int = 0) -> Iterator[str]:
+    """``value`` as ``json.dumps(value, indent=2)`` writes it, ``level`` indents in (its first
+    line not indented; the keys of its maps strings, as a game's are).  Not ``json.dumps``:
+    with ``indent`` it encodes in Python closures that refer to each other, a reference
+    cycle for each game, which only the garbage collector frees; ten thousand games'
+    cycles came and went with its timing, and the main process's peak with them.  Leaves
+    (and empty lists and maps) are ``json.dumps``'s own, in C, which makes none."""
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, dict) and value:
+        yield "{"
+        for number, (key, item) in enumerate(value.items()):
+            yield ("," if number else "") + inner + json.dumps(str(key)) + ": "
+            yield from indented(item, level + 1)
+        yield "\n" + "  " * level + "}"
+    elif isinstance(value, list | tuple) and value:
+        yield "["
+        for number, item in enumerate(value):
+            yield ("," if number else "") + inner
+            yield from indented(item, level + 1)
+        yield "\n" + "  " * level + "]"
+    else:
+        yield json.dumps(value)
 
 
 def _written_but_the_end(chunks: Iterable[str], out: IO[str], kept: int) -> str:

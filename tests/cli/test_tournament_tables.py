@@ -4,13 +4,23 @@ crosstable's cells, the players' names and the logs are shown in every format.""
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import itertools
+import json
 import re
+import textwrap
 from dataclasses import replace
 
 from statki_net.cli.tournament_page import page
-from statki_net.cli.tournament_report import report, text, told_apart, write_csv
+from statki_net.cli.tournament_report import (
+    indented,
+    report,
+    text,
+    told_apart,
+    write_csv,
+    write_json,
+)
 from statki_net.game.words import N_, SILENCE, as_is, phrase
 from statki_net.protocol.endings import End, Standing, role_term
 from statki_net.protocol.wire import Role
@@ -300,3 +310,38 @@ def test_a_roster_names_its_players_in_results_and_boards_too() -> None:
     # No roster: the hellos' names, as before.
     plain = report(table([judged("Ala", "Olek")], TournamentRules()), TournamentRules(), 2)
     assert plain["games"][0]["result"] == "Ala (host) won: Olek (guest) resigned"
+
+
+# ---------------------------------------------------------------- the JSON, a game at a time
+
+
+def test_each_game_s_json_is_json_dumps_own_and_leaves_no_reference_cycle() -> None:
+    rules = TournamentRules(roster=ROSTER, games_per_pair=2)
+    result = table([won("Ala", "Olek"), won("Olek", "Ala"), won("Jan", "Ala")], rules)
+    tricky = {
+        "a": [],
+        "b": {},
+        "c": [1, 2.5, None, True, 'Zażółć "gęślą" \\ \n'],
+        "d": {"e": [[], [{}], {"f": -0.0}]},
+    }
+    for value in (*report(result, rules, 6)["games"], tricky, [], {}, "x", 3):
+        assert "".join(indented(value, 2)) == textwrap.indent(
+            json.dumps(value, indent=2), "    "
+        ).removeprefix("    ")
+
+    # What --json writes is json.dumps's whole, and no game leaves garbage only gc frees
+    # (the head's one encoder does, whatever the games).
+    def cycles(games: list[GameSummary]) -> int:
+        played = table(games, rules)
+        out = io.StringIO()
+        gc.collect()
+        gc.disable()
+        try:
+            write_json(played, rules, 6, out)
+            found = gc.collect()
+        finally:
+            gc.enable()
+        assert out.getvalue() == json.dumps(report(played, rules, 6), indent=2) + "\n"
+        return found
+
+    assert cycles([won("Ala", "Olek")] * 3) == cycles([won("Ala", "Olek")])
