@@ -1,7 +1,9 @@
 """The tournament as one self-contained HTML page a referee can publish.
 
 Made from the very report ``--json`` prints, so the page holds what the JSON
-holds: the standings, the ratings, the crosstable, every game (those set
+holds: the terms the tournament was played under (rules, move limit, dates,
+games per pair, points, tau: a page read away from the program must say
+them), the standings, the ratings, the crosstable, every game (those set
 apart with their reason), and each game's two boards at the end.  Inline
 CSS, no script, no file or address outside the page; every word a player
 chose (a name) is escaped.
@@ -17,6 +19,12 @@ from html import escape
 from io import StringIO
 from typing import IO, Any
 
+from statki_net.cli.tournament_report import (
+    GAMES_APART,
+    rules_from_report,
+    rules_words,
+    shots_words,
+)
 from statki_net.game.words import N_
 from statki_net.store.language import _, spoken
 
@@ -103,8 +111,14 @@ def _lines(
             )
         )
         + "</p>",
+        '<p id="rules">'
+        + escape(
+            _("Rules: {rules}").format(rules=rules_words(rules_from_report(report), published=True))
+        )
+        + "</p>",
         f"<h2>{escape(_('Standings'))}</h2>",
         _table("standings", _standing_head(players), _standing_rows(players)),
+        f'<p id="shots">{escape(shots_words())}</p>',
         f"<h2>{escape(_('Crosstable'))}</h2>",
         _crosstable(report),
         f"<h2>{escape(_('Games'))}</h2>",
@@ -176,7 +190,7 @@ def _crosstable(report: dict[str, Any]) -> str:
     rows = []
     for number, (row, cells) in enumerate(zip(keys, report["crosstable"]["rows"], strict=True), 1):
         shown = [
-            "x" if col == row else "".join(_value(s) for s in scores)
+            "x" if col == row else GAMES_APART.join(_value(s) for s in scores)
             for col, scores in zip(keys, cells, strict=True)
         ]
         rows.append([str(number), names[row], *shown])

@@ -12,12 +12,22 @@ import csv
 import datetime
 import json
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict
 from typing import IO, Any
 
 from statki_net.game.names import said_name
-from statki_net.game.words import ENGLISH, N_, Words, decimal, seconds_said
+from statki_net.game.words import (
+    ENGLISH,
+    N_,
+    Fact,
+    Phrase,
+    Term,
+    Words,
+    as_is,
+    decimal,
+    seconds_said,
+)
 from statki_net.protocol.wire import Role
 from statki_net.referee.standings import HOW, TIE_BREAKS, Line, Standings
 from statki_net.referee.tournament import (
@@ -55,11 +65,48 @@ def numbered(
     """Every game in the order played: its number, why it is set apart and the details,
     in English by default (what ``--json`` and ``--csv`` keep) or as ``said`` says them
     (the terminal's table, the HTML page); read a game at a time: ``Sorted.in_order``."""
-    return ((n, game, *_why(apart, said)) for n, game, apart in table.games.in_order())
+    return (
+        (n, game, *_why(apart, said, roster_players(table)))
+        for n, game, apart in table.games.in_order()
+    )
 
 
-def _why(apart: SetApart | None, said: Words) -> tuple[str | None, str | None]:
-    return (apart.why.value, apart.detail.in_words(said)) if apart else (None, None)
+def _why(
+    apart: SetApart | None, said: Words, players: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    if apart is None:
+        return None, None
+    return apart.why.value, roster_named(apart.detail, apart.game, players).in_words(said)
+
+
+def roster_named(said: Phrase, game: GameSummary, players: Mapping[str, str]) -> Phrase:
+    """The judgement's words of a game (its result, a board's title) with each side named as
+    the tables name it (the roster's name) where they name it by its hello: a page that
+    reads Ala Kowalska in its tables and Ala in its results seems to have two players.  A
+    side is the ``name`` beside a ``role`` in a phrase (``said_side``, a board's title).
+    ``players``: ``roster_players``; the phrase itself where nothing is renamed."""
+    if not players:
+        return said
+    role = dict(said.facts).get("role")
+    key = None
+    if isinstance(role, Term):
+        key = next((k for r, k in game.keys.items() if r.value == role.word), None)
+    named = players.get(key) if key is not None else None
+    facts: list[tuple[str, Fact]] = []
+    for name, fact in said.facts:
+        if name == "name" and named is not None:
+            fact = as_is(named) if isinstance(fact, Phrase) else named
+        elif isinstance(fact, Phrase):
+            fact = roster_named(fact, game, players)
+        facts.append((name, fact))
+    return Phrase(said.text, tuple(facts))
+
+
+def roster_players(table: Standings) -> Mapping[str, str]:
+    """The names ``roster_named`` gives: the players' where a roster names them, else none
+    (without a roster a game's words already name each side by its hello, as the tables
+    do: nothing to make again for each of ten thousand games)."""
+    return table.games.players if table.games.rules.roster else {}
 
 
 def report(
@@ -96,11 +143,34 @@ def write_json(
     out.write(before + '"games": [')
     count = 0
     for game in report_games(table, boards):
-        out.write(
-            ("," if count else "") + "\n" + textwrap.indent(json.dumps(game, indent=2), "    ")
-        )
+        out.write(("," if count else "") + "\n    ")
+        out.writelines(indented(game, 2))
         count += 1
     out.write(("\n  ]" if count else "]") + after + "\n")
+
+
+def indented(value: Any, level: int = 0) -> Iterator[str]:
+    """``value`` as ``json.dumps(value, indent=2)`` writes it, ``level`` indents in (its first
+    line not indented; the keys of its maps strings, as a game's are).  Not ``json.dumps``:
+    with ``indent`` it encodes in Python closures that refer to each other, a reference
+    cycle for each game, which only the garbage collector frees; ten thousand games'
+    cycles came and went with its timing, and the main process's peak with them.  Leaves
+    (and empty lists and maps) are ``json.dumps``'s own, in C, which makes none."""
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, dict) and value:
+        yield "{"
+        for number, (key, item) in enumerate(value.items()):
+            yield ("," if number else "") + inner + json.dumps(str(key)) + ": "
+            yield from indented(item, level + 1)
+        yield "\n" + "  " * level + "}"
+    elif isinstance(value, list | tuple) and value:
+        yield "["
+        for number, item in enumerate(value):
+            yield ("," if number else "") + inner
+            yield from indented(item, level + 1)
+        yield "\n" + "  " * level + "]"
+    else:
+        yield json.dumps(value)
 
 
 def _written_but_the_end(chunks: Iterable[str], out: IO[str], kept: int) -> str:
@@ -173,6 +243,8 @@ def _game_json(
     boards: BoardsOf,
     said: Words,
 ) -> dict[str, Any]:
+    players = roster_players(table)
+
     def side(role: Role) -> dict[str, Any]:
         key = game.keys.get(role)
         return {
@@ -194,12 +266,15 @@ def _game_json(
         "standing": game.standing.value,
         "end": game.end.value if game.end else None,
         "winner": game.winner.value if game.winner else None,
-        "result": game.result.in_words(said),
+        "result": roster_named(game.result, game, players).in_words(said),
         "logs": list(game.logs),
         "flags": [flag.value for flag in game.flags],
         "scored": why is None,
         "apart": None if why is None else {"why": why, "detail": detail},
-        "boards": [{"title": b.title.in_words(said), "lines": list(b.lines)} for b in boards(game)],
+        "boards": [
+            {"title": roster_named(b.title, game, players).in_words(said), "lines": list(b.lines)}
+            for b in boards(game)
+        ],
     }
 
 
@@ -235,10 +310,23 @@ def write_csv(table: Standings, which: str, out: IO[str]) -> None:
                 [number, game.game, *players, *result, *shots, game.rules or "", *scored, *logs]
             )
     else:
+        # A pair's games each get a column of their own (chess's double round robin: a
+        # sub-column a game): two games' points in one cell, 2 and 2, are no number a
+        # spreadsheet can read, and joined they read as twenty-two.
         keys = [line.key for line in table.lines]
-        writer.writerow(["player", *(table.games.name(key) for key in keys)])
+        meetings = range(table.games.rules.games_per_pair)
+        names = [table.games.name(key) for key in keys]
+        if len(meetings) == 1:
+            writer.writerow(["player", *names])
+        else:
+            writer.writerow(["player", *(f"{name} ({n + 1})" for name in names for n in meetings)])
         for row in keys:
-            cells = [_scores(table.crosstable[row].get(col)) for col in keys]
+            cells = [
+                _number(scores[n]) if n < len(scores) else ""
+                for col in keys
+                for scores in [table.crosstable[row].get(col, ())]
+                for n in meetings
+            ]
             writer.writerow([table.games.name(row), *cells])
 
 
@@ -253,7 +341,13 @@ def _said_number(value: float) -> str:
 
 
 def _scores(scores: tuple[float, ...] | None, said: Callable[[float], str] = _number) -> str:
-    return "".join(said(s) for s in scores) if scores else ""
+    """A crosstable's cell: each game's points, a space between them (``1 0``, chess's way
+    for a double round robin), so two games' 2 and 2 never read as 22."""
+    return GAMES_APART.join(said(s) for s in scores) if scores else ""
+
+
+GAMES_APART = " "
+"""Between the games of a crosstable's cell (the terminal's, the HTML page's)."""
 
 
 def _player(table: Standings, game: GameSummary, role: Role) -> str:
@@ -286,8 +380,45 @@ def _winner(table: Standings, game: GameSummary) -> str:
 
 def shown(text: str, width: int) -> str:
     """A name as a terminal shows it safely: no control characters, cut to ``width``."""
-    clean = "".join(c if c.isprintable() else "?" for c in text)
+    clean = _printable(text)
     return clean if len(clean) <= width else clean[: width - 1] + "~"
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def told_apart(names: Mapping[str, str], width: int) -> dict[str, str]:
+    """Each key's name as ``shown`` cuts it to ``width``, but where two names would be cut
+    the same (``Aleksandra Ko~`` for Kowalska-Nowak and Kowalczyk) they keep their ends
+    too (``Aleksa~a-Nowak``, ``Aleksa~walczyk``), or else the key's first digits: a
+    table whose players read alike is no table.  Only names that were cut change."""
+    cut = {key: shown(name, width) for key, name in names.items()}
+    alike: dict[str, list[str]] = {}
+    for key, said in cut.items():
+        alike.setdefault(said, []).append(key)
+    taken = set(cut.values())
+    for group in alike.values():
+        long = [key for key in group if len(_printable(names[key])) > width]
+        if len(group) < 2 or not long:
+            continue
+        # The cut the group shares is free again only if no name of it is shown whole.
+        free = taken - {cut[long[0]]} if len(long) == len(group) else taken
+        for tail in (width // 2, *range(1, width - 1)):
+            tried = {key: _ends(_printable(names[key]), width, tail) for key in long}
+            new = set(tried.values())
+            if len(new) == len(long) and not new & free:
+                break
+        else:
+            tried = {key: _ends(_printable(names[key]), width - 5, 0) + key[:5] for key in long}
+        cut.update(tried)
+        taken |= set(tried.values())
+    return cut
+
+
+def _ends(clean: str, width: int, tail: int) -> str:
+    """``clean`` in ``width`` characters: its start, ``~``, and its last ``tail``."""
+    return clean[: width - 1 - tail] + "~" + (clean[-tail:] if tail else "")
 
 
 FLAG_MARKS = {
@@ -372,6 +503,7 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
     """The tournament as a terminal shows it, in 80 columns, without colour, a line at a
     time (its games' table is as long as the tournament)."""
     games = table.games
+    said = _said_names(table)
     ties = ", ".join(_(TIE_BREAK_WORDS.get(name, name)) for name in TIE_BREAKS)
     out = [
         _(
@@ -389,34 +521,79 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         + " ".join(f"{w:>4}" for w in how_words().values())
         + f" {_('H2H'):>4} {_('SB'):>5} {_('Shots'):>6}",
     ]
+    player = told_apart(said, 14)
     for line in table.lines:
         how = " ".join(f"{f'{line.won_by[end]}-{line.lost_by[end]}':>4}" for end in HOW)
         out.append(
-            f"{line.place:>3}  {shown(_said(line.name, line.key), 14):<14}"
+            f"{line.place:>3}  {player[line.key]:<14}"
             f" {line.games:>3} {line.wins:>3}"
             f" {line.losses:>3} {_said_number(line.points):>4}  {how}"
             f" {_said_number(line.head_to_head):>4} {_said_number(line.sonneborn_berger):>5}"
             f" {line.shots_to_win:>+6}"
         )
-    out += ["", _("Ratings (Glicko-2, game by game in the order played), best first")]
+    out += [_wrap(shots_words()), ""]
+    out += [_("Ratings (Glicko-2, game by game in the order played), best first")]
     out.append(
         f"{'#':>3}  {_('Player'):<16} {_('Rating'):>7} {_('RD'):>6}  {_('Volatility'):>10}"
         f"  {_('Games')}"
     )
     by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
+    player = told_apart(said, 16)
     for rank, line in enumerate(by_rating, 1):
         r = line.rating
         out.append(
-            f"{rank:>3}  {shown(_said(line.name, line.key), 16):<16}"
+            f"{rank:>3}  {player[line.key]:<16}"
             f" {decimal(r.rating, 1, words()):>7} {decimal(r.deviation, 1, words()):>6}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
-    out += ["", *_crosstable_text(table), ""]
+    out += ["", *_crosstable_text(table, told_apart(said, 16)), ""]
     yield from out
-    yield from _games_text(table)
+    yield from _games_text(table, told_apart(said, 13))
 
 
-def _rules_words(rules: TournamentRules) -> str:
+def shots_words() -> str:
+    """What the Shots column adds up, under the standings (the text table's, the page's):
+    its losses count for a player, so a player beaten in long games shows the highest
+    number, which a referee took for the game's best until this said why."""
+    return _(
+        "Shots: over the games won by sinking a fleet, the shots opponents needed to sink"
+        " the player's (in its losses) less those it needed to sink theirs (in its wins);"
+        " a tie-break only among players level on all before it."
+    )
+
+
+def _said_names(table: Standings) -> dict[str, str]:
+    """Every player's name as the text table says it (``_said``), by key."""
+    return {key: _said(table.games.name(key), key) for key in table.games.players}
+
+
+def rules_from_report(report: dict[str, Any]) -> TournamentRules:
+    """The tournament's rules back from the report's ``tournament`` (the HTML page is drawn
+    from the report alone)."""
+    given = report["tournament"]
+    return TournamentRules(
+        preset=given["rules"],
+        min_move_ms=given["min_move_limit_ms"],
+        roster=given["roster"],
+        since=given["since"],
+        until=given["until"],
+        games_per_pair=given["games_per_pair"],
+        points=Points(**given["points"]),
+        tau=given["tau"],
+    )
+
+
+def rules_words(rules: TournamentRules, *, published: bool = False) -> str:
+    """The tournament's terms in one line; ``published`` (the HTML page) says the points
+    and Glicko-2's tau even where they are the defaults: a page read away from the
+    program says every term its table was made under."""
+    said = _rules_words(rules, published=published)
+    if published:
+        said += "; " + _("Glicko-2 tau {tau}").format(tau=_said_number(rules.tau))
+    return said
+
+
+def _rules_words(rules: TournamentRules, *, published: bool = False) -> str:
     said = [rules.preset or _("any preset or combination of presets")]
     if rules.min_move_ms:
         said.append(
@@ -430,7 +607,7 @@ def _rules_words(rules: TournamentRules) -> str:
         said.append(_("games begun {dates}").format(dates=_dates(rules.since, rules.until)))
     pair = rules.games_per_pair
     said.append(_("one game per pair") if pair == 1 else _("{n} games per pair").format(n=pair))
-    if rules.points != Points():
+    if published or rules.points != Points():
         p = rules.points
         said.append(
             _("points: win {win}, loss {loss}, by forfeit {forfeit}, by cheating {cheated}").format(
@@ -455,12 +632,16 @@ def _dates(since: int | None, until: int | None) -> str:
     return " ".join(parts) + " UTC"
 
 
-def _crosstable_text(table: Standings) -> list[str]:
+def _crosstable_text(table: Standings, player: Mapping[str, str]) -> list[str]:
     keys = [line.key for line in table.lines]
-    widest = (
-        len(_scores(s, _said_number)) for row in table.crosstable.values() for s in row.values()
-    )
-    cell = max([3, *(n + 1 for n in widest)])
+
+    def every_cell() -> Iterator[tuple[float, ...]]:
+        return (s for row in table.crosstable.values() for s in row.values())
+
+    # Two spaces between cells where a cell's games have one between them, so that
+    # ``1 0  0 1`` is two cells of two games, not four games.
+    gap = 2 if any(len(s) > 1 for s in every_cell()) else 1
+    cell = max([3, *(len(_scores(s, _said_number)) + gap for s in every_cell())])
     if 25 + cell * len(keys) > WIDTH:
         return [
             _(
@@ -477,16 +658,22 @@ def _crosstable_text(table: Standings) -> list[str]:
             f"{'x' if col == row else (_scores(scores.get(col), _said_number) or '.'):>{cell}}"
             for col in keys
         )
-        out.append(f"{number:>3}  {shown(_said(table.games.name(row), row), 16):<16}{cells}")
+        out.append(f"{number:>3}  {player[row]:<16}{cells}")
     return out
 
 
-def _games_text(table: Standings) -> Iterator[str]:
-    lines = _games_lines(table)
+def _games_text(table: Standings, player: Mapping[str, str]) -> Iterator[str]:
+    lines = _games_lines(table, player)
     return (_wrap(line) if len(line) > WIDTH else line.rstrip() for line in lines)
 
 
-def _games_lines(table: Standings) -> Iterator[str]:
+def _games_lines(table: Standings, player: Mapping[str, str]) -> Iterator[str]:
+    def named(game: GameSummary, role: Role | None) -> str:
+        if role is None:
+            return shown(_("nobody"), 13)
+        key = game.keys.get(role)
+        return player.get(key or "") or shown(_player_words(table, game, role), 13)
+
     yield _("Games, in the order played (1st: who shot first; shots: host-guest)")
     yield (
         f"{'#':>3}  {_('Host'):<13} {_('Guest'):<13} {_('1st'):<3}  {_('Winner'):<13}"
@@ -497,15 +684,16 @@ def _games_lines(table: Standings) -> Iterator[str]:
         if why is not None:
             continue
         shots = f"{game.shots.get(Role.HOST, 0)}-{game.shots.get(Role.GUEST, 0)}"
-        roles = " ".join(_log_marks(game))
         yield (
-            f"{number:>3}  {shown(_player_words(table, game, Role.HOST), 13):<13}"
-            f" {shown(_player_words(table, game, Role.GUEST), 13):<13}"
-            f" {_first_mark(game):<3}  {shown(_winner_words(table, game), 13):<13}"
-            f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {shown(roles, 5):<5}"
+            f"{number:>3}  {named(game, Role.HOST):<13} {named(game, Role.GUEST):<13}"
+            f" {_first_mark(game):<3}  {named(game, game.winner):<13}"
+            f" {how_words().get(game.end or '', '-'):<4} {shots:>7}  {_logs_said(game):<5}"
             f" {''.join(FLAG_MARKS[flag] for flag in game.flags)}"
         )
-    yield _("Logs: {host} the host's, {guest} the guest's.  Flags: {flags}").format(
+    yield _(
+        "Logs: {host} the host's, {guest} the guest's, {host}2 given twice, - not handed in."
+        "  Flags: {flags}"
+    ).format(
         host=log_mark("host"),
         guest=log_mark("guest"),
         flags=", ".join(f"{mark} {_(flag)}" for flag, mark in FLAG_MARKS.items()),
@@ -525,11 +713,19 @@ def _games_lines(table: Standings) -> Iterator[str]:
             yield from textwrap.wrap(line, WIDTH, subsequent_indent="       ")
 
 
-def _log_marks(game: GameSummary) -> list[str]:
-    """H for a host's log, G for a guest's (the host's first), ? for one naming no role."""
-    marks = {"host": log_mark("host"), "guest": log_mark("guest")}
-    order = [marks["host"], marks["guest"], "?"]
-    return sorted((marks.get(role or "", "?") for role in game.log_roles), key=order.index)
+def _logs_said(game: GameSummary) -> str:
+    """The logs a game was judged from: H for the host's, G for the guest's, each with how
+    many times it was given when more than once (``H2``), and ``-`` for a side's log not
+    handed in; ``?`` for one naming no role.  Never cut: ``H H ~`` hid that the guest's
+    log was the one missing."""
+    given = {role: game.log_roles.count(role) for role in ("host", "guest")}
+    unnamed = sum(role not in given for role in game.log_roles)
+
+    def said(mark: str, count: int) -> str:
+        return "-" if count == 0 else mark if count == 1 else f"{mark}{count}"
+
+    marks = [said(log_mark(role), count) for role, count in given.items()]
+    return " ".join(marks + ([said("?", unnamed)] if unnamed else []))
 
 
 def _first_mark(game: GameSummary) -> str:
@@ -537,10 +733,6 @@ def _first_mark(game: GameSummary) -> str:
     if game.first is None:
         return "-"
     return log_mark(game.first)
-
-
-def _winner_words(table: Standings, game: GameSummary) -> str:
-    return _player_words(table, game, game.winner) if game.winner else _("nobody")
 
 
 def _wrap(line: str) -> str:

@@ -9,9 +9,10 @@ level on points are ordered by, in this order:
 2. the number of wins;
 3. Sonneborn-Berger: the sum of the points of every opponent a player beat;
 4. the shots-to-win difference: over the games won by sinking the whole fleet,
-   the shots the player's opponents needed to sink its fleet, less the shots
-   it needed to sink theirs (so winning in fewer shots, and losing in more,
-   both count for a player);
+   whoever won them, the shots the player's opponents needed to sink its fleet
+   (in its losses), less the shots it needed to sink theirs (in its wins): so
+   winning in fewer shots, and losing in more, both count for a player (README,
+   "Referee's desk", says the same: what a referee reads is what is computed);
 
 and then by name, so the order is always the same.  Players equal on all
 of these share a place.  Ratings are Glicko-2 (``ratings``), from the games

@@ -264,7 +264,7 @@ class Sorted:
     played: Played
     rules: TournamentRules
     players: Mapping[str, str]
-    """Every key of a scored game -> the name it plays under."""
+    """Every key of the roster and of a scored game -> the name it plays under."""
     counted: tuple[int, int]
     """How many games are scored, and how many set apart."""
 
@@ -301,7 +301,10 @@ def sort_played(played: Played, rules: TournamentRules) -> Sorted:
     """``sort_games`` for games already in playing order, read in one pass here (to count
     them and name the players) and again at each pass over the result."""
     by_key = {key: name for name, key in rules.roster.items()}
-    first: dict[str, str] = {}
+    # Every entrant of a roster plays, scored games or none: a referee looks for each one
+    # in the standings (with no game), and a game set apart names its players as the
+    # roster does, as the scored ones do, not by their hellos.
+    first: dict[str, str] = dict(by_key)
     scored = apart = 0
     for game, set_apart in _sorted(played, rules):
         if set_apart is not None:
