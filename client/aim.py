@@ -82,18 +82,39 @@ class Aiming(CommonState):
         self.cursor = row * self.size + column
 
     def type_key(self, char: str) -> None:
-        """Typing a coordinate: a letter starts one, digits follow; the cursor jumps there."""
+        """Typing a coordinate: a letter starts one, digits follow; the cursor jumps there.
+
+        A letter off the board (``K``) or digits with no column before them (``11``)
+        start a coordinate too, a wrong one: Enter and Space then fire nothing until it
+        is put right (Backspace) or cleared (Esc), since the cursor, not the square the
+        player meant, is where a shot would go."""
         self.clicked = None
-        if char.isalpha():
-            if not self.typed:
-                self.typed_from = self.cursor
+        if not (char.isalpha() or char.isdigit()):
+            return
+        if not self.typed:
+            self.typed_from = self.cursor
+        if char.isalpha() or not self.typed:
             if self.typing_said and self.notice == self.typing_said:
                 self.say("")
             self.typed = char.upper()
-        elif char.isdigit() and self.typed:
-            self.typed = (self.typed + char)[:3]
         else:
+            self.typed = (self.typed + char)[:3]
+        self._follow_typing()
+
+    def erase_typed(self) -> None:
+        """Backspace: the last character typed of a coordinate goes; none left, the cursor
+        goes back where it was."""
+        if not self.typed:
             return
+        self.typed = self.typed[:-1]
+        if not self.typed:
+            self.cursor = self.typed_from
+            self.say("")
+            return
+        self._follow_typing()
+
+    def _follow_typing(self) -> None:
+        """The cursor on what is typed so far, or the notice that it names no square."""
         if not self._typed_wrong():
             if len(self.typed) == 1:  # a column alone: the cursor goes to it, a row follows
                 self.cursor = row_col(self.cursor, self.size)[0] * self.size + self._column()
@@ -106,10 +127,13 @@ class Aiming(CommonState):
         return ord(self.typed) - ord("A")
 
     def _typed_wrong(self) -> bool:
-        """Whether what was typed names no square: a column off the board (``K``), or a
-        column and a row that name none (``B11``).  A column alone on it awaits its row."""
+        """Whether what was typed names no square: a column off the board (``K``), a row
+        with no column (``1``), or a column and a row that name none (``B11``).  A column
+        alone on it awaits its row."""
         if not self.typed:
             return False
+        if not self.typed[0].isalpha():
+            return True
         if len(self.typed) == 1:
             return not 0 <= self._column() < self.size
         try:
@@ -225,7 +249,16 @@ class Aiming(CommonState):
         return True
 
     def toggle_mark(self, square: int | None = None) -> bool:
-        """Space: mark or unmark a square of the salvo."""
+        """Space: mark or unmark a square of the salvo; outside a salvo, nothing (Enter fires:
+        a player who took Space for a mark, as the help says it is, lost a shot)."""
+        if not self.salvo:
+            self.say(_("Space marks the squares of a salvo; Enter fires"), trouble=True)
+            return False
+        if square is None and self._typed_wrong():
+            self.say(
+                _("{typed} is not a square of this board").format(typed=self.typed), trouble=True
+            )
+            return False
         square = self.cursor if square is None else square
         if square in self.marks:
             self.marks.remove(square)

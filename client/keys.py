@@ -169,8 +169,14 @@ def _battle(model: Model, key: str) -> None:
         model.toggle_hints()
     elif key == "escape":
         model.clear_typing()
+    elif key == "backspace":
+        model.erase_typed()
+    elif len(key) == 1 and key.isalnum():
+        # A letter past the board's columns is a coordinate typed wrong, not a key that
+        # does nothing: Enter must not then fire at the cursor (k11 fired at A1).
+        model.type_key(key)
     elif len(key) == 1 and key.isprintable():
-        # A letter past J did nothing at all: a new player took the game for stuck.
+        # A key that does nothing at all: a new player took the game for stuck.
         model.say(_("The key {key} does nothing here; ? lists the keys").format(key=key))
 
 

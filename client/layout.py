@@ -816,7 +816,7 @@ def _play_keys() -> list[tuple[str, str]]:
         ("  R / u", _("choose the rules again (host) / resume an unfinished game")),
         (_("Battle"), ""),
         (_("  arrows"), _("move the cursor on the opponent's sea")),
-        (_("  a-j then 1-10"), _("type a square, like b4 or j10; Esc clears what you typed")),
+        (_("  a-j then 1-10"), _("type a square, like b4 or j10; Backspace or Esc undoes it")),
         ("  Enter", _("fire at the cursor (salvo: mark it; all marked: fire)")),
         (_("  Space"), _("mark or unmark a square of the salvo")),
         (_("  mouse"), _("click a ship, then a square; in battle click twice to fire")),

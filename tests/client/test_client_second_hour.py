@@ -60,9 +60,36 @@ def test_a_battle_key_that_is_no_command_says_what_the_keys_are(tmp_path: Path) 
     model, _history = game(tmp_path)
     model.ready()
     assert model.stage is Stage.BATTLE
-    screens = run_keys(model, "k")
-    assert "The key k does nothing here; ? lists the keys" in screens[0], screens[0]
+    screens = run_keys(model, "%")
+    assert "The key % does nothing here; ? lists the keys" in screens[0], screens[0]
     assert model.shots_fired(True) == 0
+
+
+def test_a_square_typed_wrong_fires_nothing_until_it_is_put_right(tmp_path: Path) -> None:
+    """A new player's first hour: k11 Enter fired at the cursor (the k did nothing, the
+    digits were dropped), d Space fired at D and the cursor's row, and Backspace erased
+    nothing.  The keys as the screen's bindings hand them on (``press``); k11 Enter
+    through the real application too."""
+    model, _history = game(tmp_path)
+    model.ready()
+    assert model.stage is Stage.BATTLE and model.my_turn
+    screens = run_keys(model, "k11\r")
+    assert "K11 is not a square of this board" in screens[3], screens[3]
+    assert model.shots_fired(True) == 0
+    (tmp_path / "again").mkdir()
+    model, _history = game(tmp_path / "again")
+    model.ready()
+    for key in ("1", "enter"):
+        press(model, key)
+    assert "1 is not a square of this board" in model.notice
+    for key in ("escape", "d", " "):
+        press(model, key)
+    assert "Space marks the squares of a salvo; Enter fires" in model.notice
+    assert model.shots_fired(True) == 0, "nothing typed wrong, nor Space, fired"
+    for key in ("escape", "b", "1", "1", "backspace", "enter"):  # B11, Backspace: B1
+        press(model, key)
+    mine = [volley.squares for volley in model.volleys if volley.mine]
+    assert mine == [(1,)], model.notice
 
 
 def test_a_muted_opponent_stays_muted_when_the_game_is_picked_up(tmp_path: Path) -> None:
