@@ -91,7 +91,7 @@ from statki_net.net.resume import Redial, Rejoin, TakeBack
 from statki_net.net.thinking import unpredictable
 from statki_net.protocol.endings import End, end_term
 from statki_net.protocol.errors import Code
-from statki_net.protocol.events import Event, Failed, GameClosed
+from statki_net.protocol.events import STOPPED, Event, Failed, GameClosed
 from statki_net.protocol.rematch import Rematch, next_session, rematch_of, who_starts
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import INVITE_SECRET_SIZE, Admit, Limits, Role
@@ -925,7 +925,7 @@ class GamesHere:
         # The front end is gone before the game ended (Ctrl-C, SIGTERM, a fault):
         # this side stops it, so it does not wait out the move limit for a player.
         for conn, running in self.running:
-            conn.stop(phrase(N_("this side stopped the game")))
+            conn.stop(phrase(STOPPED))
             await running
 
 

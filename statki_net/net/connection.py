@@ -67,6 +67,7 @@ from statki_net.net.resume import Rejoin, Rejoined
 from statki_net.protocol.endings import End, Ending, Result
 from statki_net.protocol.errors import Code
 from statki_net.protocol.events import (
+    STOPPED,
     ConnectionLost,
     Event,
     Evidence,
@@ -319,7 +320,7 @@ class GameConnection:
             await self._flush()
             await self._carry_on()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._stop_locally(Code.CLOSED, phrase(N_("this side stopped the game")))
+            self._stop_locally(Code.CLOSED, phrase(STOPPED))
             raise
         except Exception as error:  # a bug or a local failure must not lose the log
             self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))

@@ -18,6 +18,12 @@ from statki_net.protocol.talk import TalkDropped, TalkHeard, TalkSaid
 from statki_net.protocol.transcript import Finding
 from statki_net.protocol.wire import Envelope, Error, Frame, Hello, Limits, Role
 
+STOPPED = N_("statki was stopped before the game ended")
+"""The detail of this side's ``error`` when its program stops mid-game (Ctrl-C, SIGTERM, a
+front end gone): true as either side reads it ("this side stopped the game" told the other
+side the opponent had stopped the game, "this side" being the other).  A peer's detail is
+shown as it came, but this one, statki's own, in the reader's language."""
+
 
 @dataclass(frozen=True)
 class FrameAdded:
@@ -172,7 +178,8 @@ class Failed:
                     N_("Connection lost: {detail}; the game goes on in your log"), detail=detail
                 )
             case Code.CLOSED if by_peer:
-                return phrase(N_("The opponent stopped the game: {detail}"), detail=detail)
+                known = phrase(STOPPED) if self.detail == STOPPED else detail
+                return phrase(N_("The opponent stopped the game: {detail}"), detail=known)
             case Code.CLOSED:
                 return phrase(N_("You stopped the game: {detail}"), detail=detail)
             case Code.TIMEOUT:

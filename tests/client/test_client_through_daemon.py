@@ -42,7 +42,7 @@ from statki_net.game.board import square_name
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import Ruleset, ruleset_named
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import phrase
 from statki_net.net import notices, rematch
 from statki_net.net.clock import ScaledClock
 from statki_net.net.connection import GameConnection, Outcome
@@ -52,7 +52,7 @@ from statki_net.net.dialer import dial
 from statki_net.net.event_maps import event_from_map
 from statki_net.net.invite import Invite, parse_invite
 from statki_net.protocol.endings import End
-from statki_net.protocol.events import Failed, VolleyDone, YourTurn
+from statki_net.protocol.events import STOPPED, Failed, VolleyDone, YourTurn
 from statki_net.protocol.logformat import frames_of, read_log
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import Admit, Limits, Reveal, Role
@@ -654,7 +654,7 @@ async def leaving_guest(invite_text: str) -> Outcome:
         if isinstance(notice, notices.Rules):
             loop.call_soon(conn.accept, random_fleet(notice.rules, random.Random(4)))
         if isinstance(notice, notices.Started):
-            loop.call_soon(conn.stop, phrase(N_("this side stopped the game")))
+            loop.call_soon(conn.stop, phrase(STOPPED))
 
     conn.listeners.append(heard)
     return await conn.run()

@@ -13,12 +13,19 @@ from peers import finish, key_from, make_pair, play
 
 from statki_net.game.fleet import random_fleet
 from statki_net.game.rules import PRESETS
-from statki_net.game.words import N_, phrase
+from statki_net.game.words import phrase
 from statki_net.protocol.backtoback import BackToBack
 from statki_net.protocol.bounds import CLAIM_SLACK_MS
 from statki_net.protocol.endings import End
 from statki_net.protocol.errors import Code
-from statki_net.protocol.events import ConnectionLost, Evidence, Failed, FrameAdded, GameClosed
+from statki_net.protocol.events import (
+    STOPPED,
+    ConnectionLost,
+    Evidence,
+    Failed,
+    FrameAdded,
+    GameClosed,
+)
 from statki_net.protocol.phases import Phase
 from statki_net.protocol.session import Session, public_key_bytes
 from statki_net.protocol.wire import (
@@ -104,15 +111,33 @@ def test_a_stop_is_told_in_the_stopping_players_words_and_quoted_to_the_peer() -
     """The wire and the log keep the English; only the side that said it reads it as its own."""
     pair = in_battle(206)
     mover, waiting = movers(pair)
-    said = phrase(N_("this side stopped the game"))
+    said = phrase(STOPPED)
     pair.record(mover.role, mover.abort(Code.CLOSED, str(said), pair.now, said=said))
     pair.pump()
     polish = catalog("pl")
     mine, theirs = (side.ending for side in (mover, waiting))
     assert mine is not None and theirs is not None
-    assert "(closed: ta strona przerwała grę)" in mine.reason.in_words(polish)
-    assert "(closed: this side stopped the game)" in theirs.reason.in_words(polish)
+    assert "(closed: statki zatrzymano przed końcem gry)" in mine.reason.in_words(polish)
+    assert "(closed: statki was stopped before the game ended)" in theirs.reason.in_words(polish)
     assert str(mine.reason) == str(theirs.reason)
+
+
+def test_statki_s_own_stop_is_true_and_in_the_reader_s_words_on_both_sides() -> None:
+    """A new player's first hour: the winner read "The opponent stopped the game: this side
+    stopped the game", and in English on a Polish screen."""
+    pair = in_battle(207)
+    mover, waiting = movers(pair)
+    said = phrase(STOPPED)
+    pair.record(mover.role, mover.abort(Code.CLOSED, str(said), pair.now, said=said))
+    pair.pump()
+    polish = catalog("pl")
+    [told] = [e for e in pair.events[waiting.role] if isinstance(e, Failed)]
+    assert told.plainly().in_words(polish) == (
+        "Przeciwnik przerwał grę: statki zatrzymano przed końcem gry"
+    )
+    assert str(told.plainly()) == (
+        "The opponent stopped the game: statki was stopped before the game ended"
+    )
 
 
 def test_a_hello_of_another_version_is_answered_with_version_and_no_game() -> None:
