@@ -8,12 +8,11 @@ resigns a game in progress and leaves.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Callable
 
 from statki_net.game.answers import Command, typed_as, yes_or_no
-from statki_net.game.board import parse_square
+from statki_net.game.board import parse_square, square_words
 from statki_net.game.errors import UsageError
 from statki_net.game.words import N_
 from statki_net.store.language import _
@@ -40,8 +39,6 @@ At the end:  "a" analyses the game (your shots beside the best ones, how hard
              shoots first; "q" leaves."""
 )
 """The line prompt's help, translated where it is written."""
-
-_SPLIT = re.compile(r"[\s,;]+")
 
 
 def run_plain(model: Model, read_line: ReadLine, write: Write) -> None:
@@ -123,9 +120,8 @@ def _command(model: Model, line: str, read_line: ReadLine, write: Write) -> None
     if typed_as(word, Command.HINTS):
         model.toggle_hints()
         return
-    for text in _SPLIT.split(line):
-        if text:
-            _shoot(model, text)
+    for text in square_words(line):
+        _shoot(model, text)
 
 
 def _asked_yes(question: str, read_line: ReadLine, write: Write) -> bool:
@@ -145,9 +141,7 @@ def _shoot(model: Model, text: str) -> None:
     try:
         model.cursor = parse_square(text, model.size)
     except UsageError:  # the core's reason is English; the screen says it in the player's words
-        model.say(
-            _("{typed} is not a square of this board").format(typed=text.upper()), trouble=True
-        )
+        model.say(_("{typed} is not a square of this board").format(typed=text), trouble=True)
         return
     model.choose()
     if model.salvo and model.my_turn and len(model.marks) == model.shots_due:

@@ -35,7 +35,7 @@ from statki_net.cli.common import stdin_is_terminal
 from statki_net.cli.told import tell, tell_copyable, width, wrapped
 from statki_net.game.answers import Command, typed_as, yes_or_no
 from statki_net.game.battle import Cell, Score
-from statki_net.game.board import parse_square, square_name
+from statki_net.game.board import parse_square, square_name, square_words
 from statki_net.game.errors import UsageError
 from statki_net.game.fleet import Fleet, FleetProblem, random_fleet, typed_fleet
 from statki_net.game.picture import fleet_picture
@@ -290,8 +290,7 @@ async def placed_at_prompt(
 
 def parse_volley(text: str, size: int, due: int) -> tuple[int, ...]:
     """``"A1 b2,C3"`` as squares; exactly ``due`` of them."""
-    words = text.replace(",", " ").replace(";", " ").split()
-    squares = tuple(parse_square(word, size) for word in words)
+    squares = tuple(parse_square(word, size) for word in square_words(text))
     if len(squares) != due:
         raise UsageError(
             ngettext(

@@ -8,6 +8,7 @@ rows are numbers from 1, and a square's name is letter first: ``C7``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 
@@ -75,6 +76,16 @@ def parse_square(text: str, size: int = 10) -> int:
             )
         )
     return (row - 1) * size + (ord(letter) - ord("A"))
+
+
+_SQUARE_WORDS = re.compile(r"[A-Za-z]\s+\d+(?![\w])|[^\s,;]+")
+
+
+def square_words(text: str) -> list[str]:
+    """The squares a typed line names, each as typed: ``"A1 b2,C3"`` gives three, and
+    ``"a 1"`` one, ``A1`` with the space left out (read as two words, it was "1 is not
+    a square"); what is no square stays a word of its own, for its error to name it."""
+    return [word.replace(" ", "").replace("\t", "") for word in _SQUARE_WORDS.findall(text)]
 
 
 def square_name(square: int, size: int = 10) -> str:

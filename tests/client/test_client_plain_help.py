@@ -50,7 +50,7 @@ def test_a_square_off_the_board_is_refused_in_the_players_language(tmp_path: Pat
         run_plain(model, lambda prompt: next(lines, None), out.append)
     finally:
         speak("en")
-    assert "B11 to nie pole tej planszy" in out, out[-4:]
+    assert "b11 to nie pole tej planszy" in out, out[-4:]
     assert model.shots_fired(True) == 0
 
 

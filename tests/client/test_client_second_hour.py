@@ -163,3 +163,23 @@ def picked_up_model_muted(home: Path, game_id: str) -> bool:
     session = restored.session
     model, _link = picked_up_model(session, told_so_far(session, restored.contents), home=home)
     return model.muted
+
+
+def test_the_line_prompt_reads_a_square_typed_with_a_space_and_names_a_word_as_typed(
+    tmp_path: Path,
+) -> None:
+    """A new player's first hour: "a 1" said "1 is not a square of this board" (two words),
+    and "hello" came back as "HELLO".  One game against the computer, in-process."""
+    model, _history = game(tmp_path)
+    model.at_prompt = True
+    lines = iter(["", "hello", "b 4"])
+    notices: list[str] = []
+
+    def read(prompt: str) -> str | None:
+        notices.append(model.notice)
+        return next(lines, None)
+
+    run_plain(model, read, lambda line: None)
+    assert "hello is not a square of this board" in notices, notices
+    mine = [volley.squares for volley in model.volleys if volley.mine]
+    assert mine[:1] == [(31,)], mine  # B4: row 4, column B

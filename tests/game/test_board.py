@@ -8,6 +8,7 @@ from statki_net.game.board import (
     parse_square,
     side_neighbours,
     square_name,
+    square_words,
 )
 
 
@@ -58,3 +59,10 @@ def test_neighbour_tables() -> None:
     assert sorted(i for i in range(100) if corner >> i & 1) == [1, 10, 11]
     middle = side_neighbours(10)[parse_square("E5")]
     assert sorted(square_name(i) for i in range(100) if middle >> i & 1) == ["D5", "E4", "E6", "F5"]
+
+
+def test_the_squares_of_a_typed_line_are_read_with_or_without_a_space() -> None:
+    assert square_words("A1 b2,C3;d4") == ["A1", "b2", "C3", "d4"]
+    assert square_words("a 1  b 10") == ["a1", "b10"]
+    assert square_words("hello a1b k 11") == ["hello", "a1b", "k11"]
+    assert square_words(" , ") == []
