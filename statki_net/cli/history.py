@@ -197,7 +197,8 @@ def _score(tally: Tally) -> str:
         lead = _("they lead")
     else:
         lead = _("level")
-    share = _(", you win {percent}%").format(percent=100 * tally.won // decided) if decided else ""
+    percent = round(100 * tally.won / decided) if decided else 0  # 1 in 6: 17%, not 16%
+    share = _(", you win {percent}%").format(percent=percent) if decided else ""
     open_ = _(", {n} without a winner").format(n=tally.unfinished) if tally.unfinished else ""
     return f"{tally.won} : {tally.lost} ({lead}{share}); {_games(tally.games)}{open_}"
 

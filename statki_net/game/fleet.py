@@ -353,6 +353,7 @@ _SQUARE = re.compile(r"^([A-Za-z])(\d{1,2})$")
 
 _IN_A_FILE = {
     "off": N_("line {number}: {ship} goes off the board ({off})"),
+    "off-whole": N_("line {number}: {ship} is off the board"),
     "ends": N_("line {number}: expected START-END, like B2-E2"),
     "square": N_("line {number}: {text} is not a square like B2"),
 }
@@ -360,6 +361,7 @@ _IN_A_FILE = {
 
 _AS_TYPED = {
     "off": N_("{ship} goes off the board ({off})"),
+    "off-whole": N_("{ship} is off the board"),
     "ends": N_("{ship}: expected START-END, like B2-E2"),
     "square": N_("{text} is not a square like B2"),
 }
@@ -387,8 +389,10 @@ def read_fleet_text(
         name = label.strip().lower() or None
         ship, off_board = _read_ship(rules, cells.strip(), number, said_as)
         if off_board:
+            # A ship wholly off (a one-mast K11) is named once, not "K11 ... (K11)".
+            whole = off_board.upper() == cells.strip().upper()
             said = phrase(
-                said_as["off"],
+                said_as["off-whole" if whole else "off"],
                 number=number,
                 ship=cells.strip(),
                 off=off_board,

@@ -147,9 +147,9 @@ def test_stats_keep_score_per_opponent_and_rules(
     out = done.stdout
     assert "all games: 2 : 2 (level, you win 50%); 5 games, 1 without a winner" in out
     # An opponent is a key: Olek's new name does not make him someone else.
-    assert f"  Olek the Great [{OLEK}]: 2 : 1 (you lead, you win 66%); 3 games" in out
+    assert f"  Olek the Great [{OLEK}]: 2 : 1 (you lead, you win 67%); 3 games" in out
     assert f"  Zosia [{ZOSIA}]: 0 : 1 (they lead, you win 0%); 2 games, 1 without" in out
-    assert "  classic: 2 : 1 (you lead, you win 66%); 4 games, 1 without a winner" in out
+    assert "  classic: 2 : 1 (you lead, you win 67%); 4 games, 1 without a winner" in out
     assert "  salvo: 0 : 1 (they lead, you win 0%); 1 game" in out
     as_json = json.loads(cli("stats", "--json").stdout)
     assert as_json["total"] == {

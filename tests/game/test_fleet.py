@@ -108,6 +108,12 @@ def test_all_problems_reported() -> None:
     assert "D9-D12 goes off the board (D12)" in off[0].message
 
 
+def test_a_ship_wholly_off_the_board_is_named_once() -> None:
+    """A new player typed K11: "K11 goes off the board (K11)"."""
+    _, off = read_fleet_text(CLASSIC, "k11", typed=True)
+    assert [p.message for p in off] == ["k11 is off the board"]
+
+
 @pytest.mark.parametrize("text", ["", "# nothing\n", "hello world", "B2-", "B2-E2-F2", "2B-E2"])
 def test_unreadable_text(text: str) -> None:
     with pytest.raises(FleetTextError):
