@@ -31,18 +31,17 @@ from statki_net.ai.analysis import (
 from statki_net.ai.strategies import play
 from statki_net.cli.common import EXIT_BAD_INPUT, EXIT_OK, Metavar, Subcommands
 from statki_net.cli.told import StatusLine, tell, tell_error
-from statki_net.cli.verify import LOG, MAX_LOG_BYTES
+from statki_net.cli.verify import read_named_log
 from statki_net.game.fleet import Fleet, random_fleet
 from statki_net.game.replay import Volley
 from statki_net.game.rules import Ruleset
-from statki_net.protocol.logformat import LogContents, read_log
+from statki_net.protocol.logformat import LogContents
 from statki_net.protocol.transcript import Transcript
 from statki_net.protocol.wire import Role
 from statki_net.referee.report import fingerprint, said_side
 from statki_net.referee.verify import replay_log
 from statki_net.referee.violations import Violation, ViolationClass
 from statki_net.store.language import _, ngettext, words
-from statki_net.store.userfile import read_user_file
 
 PLAYED_REFERENCE = 20
 """Random fleets played to rank a fleet against where the rules have no kept ones."""
@@ -126,7 +125,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if (args.reference_fleets is not None and args.reference_fleets < 1) or args.fleet_games < 1:
         tell_error(_("statki: --reference-fleets and --fleet-games must be at least 1"))
         return EXIT_BAD_INPUT
-    contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
+    contents = read_named_log(args.log)
     transcript, violation = replay_log(contents)
     rules = transcript.rules
     if rules is None or transcript.score is None:

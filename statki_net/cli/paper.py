@@ -25,7 +25,7 @@ from statki_net.game.errors import UsageError
 from statki_net.game.rules import Ruleset, ruleset_named
 from statki_net.game.rules_words import describe
 from statki_net.store.language import _, ngettext, words
-from statki_net.store.userfile import read_user_file, write_user_file
+from statki_net.store.userfile import write_user_file
 
 if TYPE_CHECKING:
     from fpdf import FPDF
@@ -186,12 +186,11 @@ def _ships_of(length: int, count: int) -> str:
 
 def _record(args: argparse.Namespace) -> int:
     # Here, not at the top: the sheet needs no referee.
-    from statki_net.cli.verify import LOG, MAX_LOG_BYTES
-    from statki_net.protocol.logformat import read_log
+    from statki_net.cli.verify import read_named_log
     from statki_net.referee.record import game_record
     from statki_net.referee.verify import NamedLog, judge_game, replay_log
 
-    contents = read_log(read_user_file(args.log, limit=MAX_LOG_BYTES, what=LOG))
+    contents = read_named_log(args.log)
     transcript, __ = replay_log(contents)
     judgement = judge_game([NamedLog(args.log, contents)])
     started = contents.header.get("started")

@@ -364,6 +364,16 @@ def _unreadable_now(reason: Phrase) -> Phrase:
     return phrase(N_("unreadable now: {reason}"), reason=reason)
 
 
+def read_named_log(path: str) -> LogContents:
+    """The one log a command was named (``record``, ``analyze``); a file that is none is
+    refused naming it, as a file that cannot be read is ("statki: not a statki log" said
+    nothing of which file, where a shell script names many)."""
+    try:
+        return read_log(read_user_file(path, limit=MAX_LOG_BYTES, what=LOG))
+    except NotALog as error:
+        raise InputFileError(path, error.as_phrase()) from None
+
+
 def read_file(source: Source) -> LogContents:
     """A log's records; raises NotALog, or InputFileError when it cannot be read."""
     data, too_large = source.data, source.too_large

@@ -119,3 +119,17 @@ def test_a_preset_s_fleets_are_ranked_among_its_kept_random_fleets_unless_told(
         assert side["fleet"]["random_fleets"] == 200
         assert side["fleet"]["random_fleets_mean"] == mean
     assert {side["fleet"]["random_fleets"] for side in played.values()} == {2}
+
+
+def test_a_file_that_is_no_log_is_refused_by_name_by_analyze_and_record(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A referee's check: "statki: not a statki log" said nothing of which file."""
+    junk = tmp_path / "junk.statki"
+    junk.write_bytes(b"junk")
+    for command in ("analyze", "record"):
+        done = cli(command, str(junk))
+        assert done.returncode == 2, (command, done)
+        assert done.stderr.strip() == (
+            f"statki: {junk}: not a statki log (no magic value at the start)"
+        ), (command, done.stderr)
