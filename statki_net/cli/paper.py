@@ -193,8 +193,12 @@ def _record(args: argparse.Namespace) -> int:
     contents = read_named_log(args.log)
     transcript, __ = replay_log(contents)
     judgement = judge_game([NamedLog(args.log, contents)])
-    started = contents.header.get("started")
-    # Unsigned and for people only: a time that is not one is no date.
+    # The host's hello's time, signed, as the tournament dates a game (the header's
+    # "started" is the writer's word alone: edited, verify still said valid); a log with
+    # no frame falls back on it, for people only.
+    started = (
+        transcript.frames[0].header.at if transcript.frames else contents.header.get("started")
+    )
     when = started if isinstance(started, int) and not isinstance(started, bool) else None
     played = None
     if when is not None and 0 < when < MAX_DATE_MS:

@@ -7,14 +7,18 @@ A4 pages, and the words and coordinates on them.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
+import msgpack
 from conftest import Cli
 from peers import log_bytes, make_pair, play
 from pypdf import PdfReader
 from test_cli_verify import cheating_log, honest_log
 
 from statki_net.game.rules import PRESETS, Ruleset
+from statki_net.protocol.logformat import MAGIC, read_log
+from statki_net.referee.verify import replay_log
 
 A4_POINTS = (595.28, 841.89)
 LETTERS = " ".join("ABCDEFGHIJ")
@@ -173,3 +177,23 @@ def test_a_player_without_a_name_is_unnamed_in_the_record(cli: Cli, tmp_path: Pa
     log.write_bytes(log_bytes(pair.host))
     lines = cli("record", str(log)).stdout.splitlines()
     assert any(line.startswith("Host: unnamed [") for line in lines), lines
+
+
+def test_the_record_dates_a_game_by_its_signed_hello_not_the_log_s_header(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A referee's check: the header's "started", the writer's word alone, was printed as
+    "Played on"; edited, verify still said valid."""
+    original = Path(__file__).resolve().parents[2] / "protocol/logs/honest-classic.statki"
+    data = original.read_bytes()
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data[len(MAGIC) :])
+    header = unpacker.unpack()
+    rest = data[len(MAGIC) + unpacker.tell() :]
+    edited = tmp_path / "edited.statki"
+    edited.write_bytes(MAGIC + msgpack.packb({**header, "started": 86_400_000 * 365}) + rest)
+    hello_at = replay_log(read_log(data))[0].frames[0].header.at
+    when = datetime.fromtimestamp(hello_at / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+    done = cli("record", str(edited))
+    assert done.returncode == 0, done.stderr
+    assert f"Played on {when} UTC" in done.stdout, done.stdout[:300]
