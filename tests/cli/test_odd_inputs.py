@@ -23,7 +23,7 @@ import pytest
 from conftest import Cli, Finished
 from netproc import env_for, line_starting, start, stop
 
-from statki_net.cli import analyze, bench, fleet, verify
+from statki_net.cli import bench, fleet, verify
 from statki_net.cli.commands import COMMANDS
 from statki_net.store import userfile
 
@@ -178,8 +178,7 @@ def small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     FIFO case waits it out in full: nobody writes to the FIFO)."""
     monkeypatch.setattr(userfile, "STREAM_SECONDS", 0.05)
     for module, name in (
-        (verify, "MAX_LOG_BYTES"),
-        (analyze, "MAX_LOG_BYTES"),
+        (verify, "MAX_LOG_BYTES"),  # analyze and record read their log through verify's
         (fleet, "MAX_FLEET_TEXT"),
         (bench, "MAX_SHARD"),
     ):
