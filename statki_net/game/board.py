@@ -79,13 +79,14 @@ def parse_square(text: str, size: int = 10) -> int:
 
 
 _SQUARE_WORDS = re.compile(r"[A-Za-z]\s+\d+(?![\w])|[^\s,;]+")
+_SPACES = re.compile(r"\s")
 
 
 def square_words(text: str) -> list[str]:
     """The squares a typed line names, each as typed: ``"A1 b2,C3"`` gives three, and
     ``"a 1"`` one, ``A1`` with the space left out (read as two words, it was "1 is not
     a square"); what is no square stays a word of its own, for its error to name it."""
-    return [word.replace(" ", "").replace("\t", "") for word in _SQUARE_WORDS.findall(text)]
+    return [_SPACES.sub("", word) for word in _SQUARE_WORDS.findall(text)]
 
 
 def square_name(square: int, size: int = 10) -> str:

@@ -334,7 +334,8 @@ class GameConnection:
         """Close the stream, judge the log and record the end, even when cancelled meanwhile.
 
         A task of its own, shielded, so a cancellation cannot cut the record short; and
-        waited for to its end (bounded by ``CLOSE_WAIT``), so that whoever cancelled the
+        waited for to its end (bounded: the close's two waits of ``CLOSE_WAIT``, then the
+        judging of the log), so that whoever cancelled the
         game finds it recorded once this returns: a front end closes the history next
         (a player who stopped the full screen with SIGTERM found the game's end missing
         from it).  The cancellation itself then goes on, up."""
@@ -736,9 +737,11 @@ class GameConnection:
             game_id=self.game_id,
             failure=self.session.failure,
         )
-        self.recorder.ended(self.session, ending, verdict, self.now())
-        if self.keeper is not None:
-            self.keeper.forget()
-        self._release()
-        self._publish(self.outcome.closed())
-        self._done.set()
+        try:
+            self.recorder.ended(self.session, ending, verdict, self.now())
+        finally:  # a bug in recording (raised) must not leave every waiter waiting
+            if self.keeper is not None:
+                self.keeper.forget()
+            self._release()
+            self._publish(self.outcome.closed())
+            self._done.set()

@@ -226,8 +226,12 @@ def read_log(data: bytes) -> LogContents:
     )
     unpacker.feed(data[len(MAGIC) :])
     contents: LogContents | None = None
+    whole = 0
+    """Bytes read up to the end of the last whole record.  Not ``unpacker.tell()`` once
+    the loop is over: it counts the start of a record cut off (``0x92 0x01``) as read."""
     try:
         for record in unpacker:
+            whole = unpacker.tell()
             if contents is None:
                 contents = _header(record)
             else:
@@ -243,8 +247,7 @@ def read_log(data: bytes) -> LogContents:
         return contents
     if contents is None:
         return LogContents(header={}, damage=phrase(N_("the log has no header")))
-    consumed = unpacker.tell()
-    if consumed != len(data) - len(MAGIC):
+    if whole != len(data) - len(MAGIC):
         contents.damage = contents.damage or phrase(
             N_("the log is cut off after {messages} messages"), messages=len(contents.frames)
         )

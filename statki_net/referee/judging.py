@@ -104,9 +104,10 @@ def judged_read(logs: Sequence[NamedLog], read: list[ReadLog]) -> Judged:
     found = _findings(branches)
     result = _result(tree, branches, found, equivocations, read)
     whole = _proven_whole(read, branches, result)
+    # Each file's faults, by its name: not in the order the logs were given.
     violations = [
         replace(v, log=log.name, set_aside=whole and v.violation_class in FILE_FAULTS)
-        for log in read
+        for log in sorted(read, key=lambda log: log.name)
         for v in log.violations
     ]
     violations += [finding_violation(f.finding) for f in found]
@@ -353,10 +354,12 @@ def _unfinished_reason(branch: Branch, read: list[ReadLog]) -> Phrase:
     notes = [note for log in read for note in log.notes]
     if notes:
         # Unsigned, so it decides nothing; but it is what a writer saw, and often says why.
+        # The latest by its writer's clock, not the last log's: the order given says nothing.
+        last = max(notes, key=lambda note: (note.at, note.text))
         return phrase(
             N_("the logs stop at {phase}, before any ending (a log's writer noted: {note})"),
             phase=phase,
-            note=notes[-1].text,
+            note=last.text,
         )
     return phrase(N_("the logs stop at {phase}, before any ending"), phase=phase)
 
@@ -385,10 +388,12 @@ ROLE_WORDS = frozenset(role.value for role in Role)
 
 def _proven_whole(read: list[ReadLog], branches: list[Branch], result: Result) -> bool:
     """Whether one log read whole (no tampering or damage in it) holds, itself, every frame
-    of a branch whose ending is the result: then the faults of the other files change
-    nothing, and are set aside (SPEC.md section 16, "The standing").  Otherwise a player
-    could void a game the other's log proves by handing in a damaged copy of their own."""
-    if result.ending is None:
+    of a branch that ends with the result's winner: then the faults of the other files are
+    set aside (SPEC.md section 16, "The standing").  Otherwise a player could void a game
+    the other's log proves by handing in a damaged copy of their own.  The winner, not the
+    very ending: of endings with one winner the result may be the one stated in the
+    damaged copy's own frames (its writer's error), which no whole log holds."""
+    if result.ending is None or result.disputed:
         return False
     whole = {
         index
@@ -396,7 +401,9 @@ def _proven_whole(read: list[ReadLog], branches: list[Branch], result: Result) -
         if not any(v.violation_class in FILE_FAULTS for v in log.violations)
     }
     for branch in branches:
-        if branch.ending != result.ending or not branch.path:
+        if branch.ending is None or branch.ending.winner != result.ending.winner:
+            continue
+        if not branch.path:
             continue
         holders = set(whole)
         for node in branch.path:

@@ -8,11 +8,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from statki_net.game.rules import PRESETS
 from statki_net.protocol.endings import Standing
+from statki_net.protocol.errors import Code
 from statki_net.protocol.logformat import MAGIC, read_log
 from statki_net.referee.report import Judgement
 from statki_net.referee.verify import NamedLog, judge_log, judge_logs
 from statki_net.referee.violations import FILE_FAULTS
+from statki_net.vectors.games import into_the_battle
 
 LOGS = Path(__file__).resolve().parents[2] / "protocol" / "logs"
 PAIRS = ("talk", "resumed", "damaged-copy", "lost-connection", "forfeit-by-bad-frame")
@@ -117,3 +120,45 @@ def test_the_order_the_logs_are_given_in_changes_no_report(base: str) -> None:
                 branch.pop("logs")
             report["fork"]["branches"].sort(key=lambda b: (b["from"], b["type"], b["messages"]))
     assert mine == theirs
+
+
+def test_a_damaged_copy_stating_the_result_itself_is_set_aside_beside_a_whole_log() -> None:
+    """A review: the loser stops (its error), the winner waits and claims on time; the
+    result is the loser's forfeit, stated only in the loser's log.  A broken record at the
+    end of that log made the game invalid, worse for the winner than no copy at all."""
+    game, loser = into_the_battle(PRESETS["classic"], 37, 6)
+    game.act(loser.role, loser.shoot((PRESETS["classic"].size ** 2 - 1,), game.now))
+    game.link.cut()
+    game.act(loser.role, loser.abort(Code.CLOSED, "stopped", game.now))
+    winner = game.session(loser.role.other)
+    game.wait_out(winner.role)
+    whole, copy = game.log(winner.role), game.log(loser.role)
+    for spoiled in (copy + b"\x92\x01", copy[:-5]):
+        for logs in ((("w", whole), ("l", spoiled)), (("l", spoiled), ("w", whole))):
+            [judged] = _judged(*logs)
+            assert judged.standing is Standing.VALID, judged.headline()
+            assert judged.ending is not None and judged.ending.winner is winner.role
+            assert [v.log for v in judged.violations if v.set_aside] == ["l"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(PAIRS), st.floats(0.3, 1), st.floats(0.3, 1))
+def test_the_order_changes_no_report_of_two_cut_logs_either(
+    base: str, keep_host: float, keep_guest: float
+) -> None:
+    """A review: with both logs cut, the violations' order and a writer's note came from the
+    order the logs were given in."""
+    host, guest = _bytes(f"{base}-host"), _bytes(f"{base}-guest")
+    named = (
+        ("h", host[: int(len(host) * keep_host)]),
+        ("g", guest[: int(len(guest) * keep_guest)]),
+    )
+    reports = [[j.to_json() for j in _judged(*logs)] for logs in (named, named[::-1])]
+    for games in reports:
+        games.sort(key=lambda report: str(report["game"]))
+        for report in games:
+            report.pop("logs")
+            if report["fork"]:
+                for branch in report["fork"]["branches"]:
+                    branch.pop("logs")
+    assert reports[0] == reports[1]
