@@ -117,7 +117,9 @@ def summarize(judged: Judged) -> GameSummary:
         names={role: info["name"] for role, info in j.players.items()},
         started=started,
         rules=j.rules,
-        move_ms=t.limits.move_ms if t is not None else 0,
+        # The limits the host's hello proposed; none read (a file that is no game), none
+        # told: not the defaults a transcript starts with.
+        move_ms=t.limits.move_ms if t is not None and t.sides[Role.HOST].hello else 0,
         first=_first_shooter(t),
         standing=j.standing,
         end=j.end,

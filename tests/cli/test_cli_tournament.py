@@ -504,3 +504,12 @@ def test_progress_shows_only_after_a_second_and_clears_itself() -> None:
         "abc"
     )
     assert quiet.getvalue() == ""
+
+
+def test_a_file_that_is_no_game_is_given_no_move_limit(tmp_path: Path) -> None:
+    """A referee's check: a junk .statki file's entry said move_limit_ms 120000, the
+    defaults a transcript starts with, though no hello proposed any."""
+    (tmp_path / "junk.statki").write_bytes(b"no log at all")
+    done = statki("tournament", str(tmp_path), "--json")
+    [game] = json.loads(done.out)["games"]
+    assert game["move_limit_ms"] == 0, game
