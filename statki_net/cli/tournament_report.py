@@ -305,7 +305,8 @@ def write_csv(table: Standings, which: str, out: IO[str]) -> None:
             result = [game.first or "", _winner(table, game), game.end or "", game.standing]
             shots = [game.shots.get(Role.HOST, 0), game.shots.get(Role.GUEST, 0)]
             scored = ["yes" if why is None else "no", f"{why}: {detail}" if why else ""]
-            logs = ["; ".join(game.flags), " ".join(game.logs)]
+            # A log a line of its cell: a space, or a semicolon, may be in a log's name.
+            logs = ["; ".join(game.flags), "\n".join(game.logs)]
             writer.writerow(
                 [number, game.game, *players, *result, *shots, game.rules or "", *scored, *logs]
             )

@@ -329,6 +329,8 @@ def test_the_csv_tables_hold_what_the_json_holds(desk: Desk) -> None:
     games = list(csv.DictReader(io.StringIO(desk.file("games.csv"))))
     assert [g["game"] for g in games] == [g["game"] for g in report["games"]]
     assert [g["scored"] == "yes" for g in games] == [g["scored"] for g in report["games"]]
+    # Each log a line of its cell, whole: a name may hold a space (a referee's check).
+    assert [g["logs"].split("\n") for g in games] == [g["logs"] for g in report["games"]]
     # Pairs may meet twice: a column for each meeting, each game's points a number.
     cross = list(csv.reader(io.StringIO(desk.file("crosstable.csv"))))
     names = [line["name"] for line in report["standings"]]
