@@ -538,7 +538,10 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
         f"{'#':>3}  {_('Player'):<16} {_('Rating'):>7} {_('RD'):>6}  {_('Volatility'):>10}"
         f"  {_('Games')}"
     )
-    by_rating = sorted(table.lines, key=lambda line: (-line.rating.rating, line.name))
+    # An entrant with no game has Glicko-2's starting rating, which would rank it above
+    # every player who lost: it is listed last, unranked and unrated.
+    rated = [line for line in table.lines if line.rated_games]
+    by_rating = sorted(rated, key=lambda line: (-line.rating.rating, line.name))
     player = told_apart(said, 16)
     for rank, line in enumerate(by_rating, 1):
         r = line.rating
@@ -547,9 +550,16 @@ def text(table: Standings, rules: TournamentRules, logs: int) -> Iterator[str]:
             f" {decimal(r.rating, 1, words()):>7} {decimal(r.deviation, 1, words()):>6}"
             f"  {r.volatility:>10.6f}  {line.rated_games:>5}"
         )
+    unrated = sorted((line for line in table.lines if not line.rated_games), key=_by_name)
+    for line in unrated:
+        out.append(f"{'-':>3}  {player[line.key]:<16} {'-':>7} {'-':>6}  {'-':>10}  {0:>5}")
     out += ["", *_crosstable_text(table, told_apart(said, 16)), ""]
     yield from out
     yield from _games_text(table, told_apart(said, 13))
+
+
+def _by_name(line: Line) -> str:
+    return line.name
 
 
 def shots_words() -> str:

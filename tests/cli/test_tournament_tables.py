@@ -345,3 +345,13 @@ def test_each_game_s_json_is_json_dumps_own_and_leaves_no_reference_cycle() -> N
         return found
 
     assert cycles([won("Ala", "Olek")] * 3) == cycles([won("Ala", "Olek")])
+
+
+def test_an_entrant_with_no_game_is_listed_last_in_the_ratings_and_unrated() -> None:
+    """A referee's check: an entrant who played nothing showed Glicko-2's 1500, above every
+    player who lost."""
+    rules = TournamentRules(roster=ROSTER)
+    ratings = section(list(text(table([won("Ala", "Olek")], rules), rules, 1)), "Ratings")
+    rows = [line for line in ratings[2:] if line.strip()]
+    assert [row.split()[1] for row in rows] == ["Ala", "Olek", "Jan"], rows
+    assert rows[-1].split()[0] == "-" and rows[-1].split()[3] == "-", rows[-1]
