@@ -36,7 +36,6 @@ from statki_net.referee.violations import (
     FILE_FAULTS,
     Kind,
     Violation,
-    ViolationClass,
     finding_violation,
 )
 
@@ -311,8 +310,8 @@ def _result(
             N_("the logs fork at message {seq}, before the guest's accept"), seq=fork[0].seq
         )
         return Result(Ending(End.NO_GAME, None, blamed, reason), Phrase())
-    ended = [b for b in branches if b.ending is not None]
-    endings = [b.ending for b in ended if b.ending is not None]
+    ended = [(b, b.ending) for b in branches if b.ending is not None]
+    endings = [ending for _, ending in ended]
     if not endings:
         reason = phrase(
             N_("the logs fork at message {seq} and stop before any ending"), seq=fork[0].seq
@@ -321,11 +320,8 @@ def _result(
     if len({e.winner for e in endings}) == 1:
         # Someone's stop or refused frame, rather than a silence, says more; and a side's
         # own signed word (its error) more than a refusal read from the other's frame.
-        said = min(
-            ended,
-            key=lambda b: (b.ending is None or b.ending.end is End.TIME, b.refusal is not None),
-        )
-        return Result(said.ending, Phrase())
+        _, said = min(ended, key=lambda end: (end[1].end is End.TIME, end[0].refusal is not None))
+        return Result(said, Phrase())
     reason = phrase(
         N_("the logs fork at message {seq} into endings with different winners: {endings}"),
         seq=fork[0].seq,
@@ -401,9 +397,9 @@ def _proven_whole(read: list[ReadLog], branches: list[Branch], result: Result) -
         if not any(v.violation_class in FILE_FAULTS for v in log.violations)
     }
     for branch in branches:
-        if branch.ending is None or branch.ending.winner != result.ending.winner:
+        if not branch.path or branch.ending is None:
             continue
-        if not branch.path:
+        if branch.ending.winner != result.ending.winner:
             continue
         holders = set(whole)
         for node in branch.path:
@@ -414,8 +410,7 @@ def _proven_whole(read: list[ReadLog], branches: list[Branch], result: Result) -
 
 
 def _standing(violations: list[Violation], result: Result) -> Standing:
-    serious = {ViolationClass.TAMPERING, ViolationClass.DAMAGE, ViolationClass.CHEATING}
-    if any(v.violation_class in serious and v.weighs for v in violations):
+    if any(v.weighs for v in violations):  # cheating, tampering or damage, not set aside
         return Standing.INVALID
     if result.disputed:
         return Standing.DISPUTED

@@ -165,8 +165,9 @@ class Violation:
     """The log it was found in, as the caller named it, for a fault of one file (tampering,
     damage, bad talk); None for what the game's signed frames show, whichever log holds them."""
     set_aside: bool = False
-    """A fault of one file that another log, read whole, makes no matter: it holds the game
-    to the ending the result is (SPEC.md section 16, "The standing").  Listed; weighs nothing."""
+    """A fault of one file that another log, read whole, makes no matter: it holds a branch
+    ending with the result's winner (SPEC.md section 16, "The standing").  Listed; weighs
+    nothing."""
 
     @property
     def violation_class(self) -> ViolationClass:

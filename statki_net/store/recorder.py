@@ -139,8 +139,6 @@ class GameRecorder:
         self._ended = False
         self.complain = complain
         """Told, in a phrase, what could not be recorded: by default standard error."""
-        self.unrecorded: Phrase | None = None
-        """Why the history lacks the game's end, if it does (``ended``)."""
 
     @property
     def log_path(self) -> Path | None:
@@ -261,8 +259,8 @@ class GameRecorder:
         said nothing, before its hello) is in the history too, as every game with a log
         is: its row is named by its log (``NO_ID``) and begins when the log did.  A
         history that cannot take the row (a full disk, a database locked too long) must
-        not hide the outcome the log holds: why is kept in ``unrecorded`` and said on
-        standard error, a line naming the log."""
+        not hide the outcome the log holds: why is said (``complain``), a line naming the
+        log."""
         if self._ended or self.history is None or self.log is None:
             return
         self._ended = True
@@ -287,7 +285,6 @@ class GameRecorder:
             )
 
     def _unrecorded(self, what: str, error: StatkiError | OSError) -> None:
-        """The history could not take what the log holds: keep why, and say it."""
+        """The history could not take what the log holds: say why."""
         inner = error.as_phrase() if isinstance(error, StatkiError) else system_words(error)
-        self.unrecorded = phrase(what, log=str(self.log_path), error=inner)
-        self.complain(self.unrecorded)
+        self.complain(phrase(what, log=str(self.log_path), error=inner))
