@@ -326,19 +326,19 @@ class GameConnection:
             self._stop_locally(Code.INTERNAL, failed(N_("playing the game"), error))
         finally:
             self._disarm()
-            await self._wound_up()
+            await self._wind_up_to_the_end()
         assert self.outcome is not None
         return self.outcome
 
-    async def _wound_up(self) -> None:
+    async def _wind_up_to_the_end(self) -> None:
         """Close the stream, judge the log and record the end, even when cancelled meanwhile.
 
         A task of its own, shielded, so a cancellation cannot cut the record short; and
         waited for to its end (bounded: the close's two waits of ``CLOSE_WAIT``, then the
-        judging of the log), so that whoever cancelled the
-        game finds it recorded once this returns: a front end closes the history next
-        (a player who stopped the full screen with SIGTERM found the game's end missing
-        from it).  The cancellation itself then goes on, up."""
+        judging of the log), so that whoever cancelled the game finds it recorded once
+        this returns: a front end closes the history next (a player who stopped the full
+        screen with SIGTERM found the game's end missing from it).  The cancellation
+        itself then goes on, up."""
         self._winding_up = asyncio.ensure_future(self._wind_up())
         cancelled = False
         while not self._winding_up.done():
